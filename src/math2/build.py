@@ -1,0 +1,101 @@
+"""`math2 build`: import every source this machine has, then report what it skipped and why."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+from math2.config import Settings
+from math2.importers.registry import ImportResult, load_builtin_importers
+from math2.sources import IntakeClass, Manifest, load_manifest, sync_manifest
+from math2.store import Store
+
+log = logging.getLogger(__name__)
+
+# Classes under which nothing of a source is imported into the corpus.
+NOT_IMPORTED = {
+    IntakeClass.REFUSED: "refused (red flag) until a person records an override",
+    IntakeClass.EXCLUDE: "excluded by its licence or kind",
+    IntakeClass.LINK: "linked only (no usable licence)",
+    IntakeClass.REFERENCE: "copy-check reference only, not a source",
+    IntakeClass.EVALUATE: "evaluation only: read by the evaluation harness, never imported",
+}
+
+
+class SourceOutcome(BaseModel):
+    """What the build did with one source."""
+
+    source: str
+    status: str  # imported | skipped | failed
+    reason: str
+    result: ImportResult | None = None
+
+
+class BuildSummary(BaseModel):
+    """All outcomes of one build."""
+
+    outcomes: list[SourceOutcome]
+    steps: list[tuple[str, str]]
+
+
+def build(
+    settings: Settings,
+    store: Store,
+    manifest: Manifest | None = None,
+    on_outcome: Callable[[SourceOutcome], None] | None = None,
+) -> BuildSummary:
+    """Sync the manifest, run every importer whose data is here, and run the later steps."""
+    manifest = manifest or load_manifest(settings.manifest)
+    with store.session() as s:
+        sync_manifest(s, manifest)
+    importers = load_builtin_importers()
+    outcomes: list[SourceOutcome] = []
+    for entry in manifest.sources:
+        decision = entry.decide()
+        if decision.intake in NOT_IMPORTED:
+            outcome = SourceOutcome(
+                source=entry.name,
+                status="skipped",
+                reason=f"class {decision.intake.value}: {NOT_IMPORTED[decision.intake]}",
+            )
+        elif entry.name not in importers:
+            outcome = SourceOutcome(
+                source=entry.name,
+                status="skipped",
+                reason=f"no importer in this version for its route ({entry.route})",
+            )
+        elif entry.current_pin is None:
+            outcome = SourceOutcome(
+                source=entry.name, status="skipped", reason=f"unpinned: {entry.unpinned_reason}"
+            )
+        else:
+            spec = importers[entry.name]
+            path, why = spec.locate(settings)
+            if path is None:
+                outcome = SourceOutcome(source=entry.name, status="skipped", reason=why)
+            else:
+                try:
+                    result = spec.run(store, entry, path)
+                except Exception as exc:  # one source's failure must not stop the others
+                    log.exception("import of %s failed", entry.name)
+                    outcome = SourceOutcome(source=entry.name, status="failed", reason=str(exc))
+                else:
+                    outcome = SourceOutcome(
+                        source=entry.name,
+                        status="imported",
+                        reason="already imported at this pin"
+                        if result.skipped_already_done
+                        else f"from {path}",
+                        result=result,
+                    )
+        outcomes.append(outcome)
+        if on_outcome:
+            on_outcome(outcome)
+    steps = [
+        ("node selection (K6.4)", "not in this version"),
+        ("crosswalks (K6.7)", "not in this version"),
+        ("search index", "not in this version"),
+    ]
+    return BuildSummary(outcomes=outcomes, steps=steps)

@@ -1,0 +1,264 @@
+"""The `math2` command line: thin wrappers over the library."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from math2.config import Settings, load_settings
+from math2.errors import InputError, Math2Error
+
+app = typer.Typer(
+    help="math2: a corpus of mathematics, informal and formal side by side.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+sources_app = typer.Typer(
+    help="The sources manifest and intake classes (K06).", no_args_is_help=True
+)
+app.add_typer(sources_app, name="sources")
+
+out = Console(soft_wrap=False, width=200)
+err = Console(stderr=True, soft_wrap=True)
+
+
+class State:
+    """Per-invocation options shared by all commands."""
+
+    settings: Settings
+
+
+state = State()
+
+
+@app.callback()
+def _main(
+    verbose: Annotated[
+        int, typer.Option("--verbose", "-v", count=True, help="More logging (-v info, -vv debug).")
+    ] = 0,
+    db: Annotated[
+        str | None, typer.Option("--db", help="Store URL or SQLite path (default: MATH2_DB_URL).")
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    overrides = {"db_url": db} if db else {}
+    state.settings = load_settings(**overrides)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print an error to stderr and return the Exit to raise."""
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def _store(migrate: bool = False):
+    from math2.store import open_store
+
+    return open_store(state.settings.db_url, migrate=migrate)
+
+
+@app.command()
+def init(
+    manifest: Annotated[Path | None, typer.Option(help="Manifest to load.")] = None,
+) -> None:
+    """Create or migrate the store and load the sources manifest into it."""
+    from math2.sources import load_manifest, sync_manifest
+
+    try:
+        m = load_manifest(manifest or state.settings.manifest)
+    except InputError as exc:
+        raise fail(str(exc)) from exc
+    store = _store(migrate=True)
+    with store.session() as s:
+        rep = sync_manifest(s, m)
+    out.print(
+        f"store ready at {store.engine.url.render_as_string(hide_password=True)}; "
+        f"{len(m.sources)} sources ({len(rep.added)} new, {len(rep.updated)} changed, "
+        f"{len(rep.new_pins)} new pins)"
+    )
+    for change in rep.class_changes:
+        out.print(f"  class changed: {change}")
+
+
+@sources_app.command("check")
+def sources_check(
+    file: Annotated[Path | None, typer.Argument(help="Manifest file.")] = None,
+) -> None:
+    """Validate the manifest; print each source with its derived class and deciding rule."""
+    from math2.sources import load_manifest
+
+    try:
+        m = load_manifest(file or state.settings.manifest)
+    except InputError as exc:
+        raise fail(str(exc)) from exc
+    table = Table(title=f"{m.path}: {len(m.sources)} sources", show_lines=False)
+    for col in ("source", "kind", "system", "licence", "authored", "pin", "class", "decided by"):
+        table.add_column(col, overflow="fold")
+    for s in m.sources:
+        pin = s.current_pin
+        if s.per_item_licence:
+            decisions = s.decide_items()
+            cls = "per item: " + ", ".join(f"{d.licence}→{d.label}" for d in decisions)
+            rule = decisions[0].rule.value
+        else:
+            d = s.decide()
+            cls, rule = d.label, f"{d.rule.value}: {d.reason}"
+        table.add_row(
+            s.name,
+            s.kind.value,
+            s.system,
+            s.licence_at(),
+            s.authored.value,
+            (pin.key[:12] if pin else "unpinned"),
+            cls,
+            rule,
+        )
+    out.print(table)
+
+
+@sources_app.command("show")
+def sources_show(name: Annotated[str, typer.Argument(help="Source name.")]) -> None:
+    """Show one source of the manifest: every field, each pin and the class at each pin."""
+    from math2.sources import load_manifest
+
+    try:
+        m = load_manifest(state.settings.manifest)
+        entry = m.get(name)
+    except InputError as exc:
+        raise fail(str(exc)) from exc
+    except KeyError as exc:
+        raise fail(f"no source named {name!r} in {state.settings.manifest}") from exc
+    data = entry.model_dump(mode="json", exclude_none=True, exclude={"pins"}, by_alias=True)
+    for k, v in data.items():
+        out.print(f"[bold]{k}[/]: " + escape(str(v)), highlight=False)
+    for pin in entry.pins:
+        d = entry.decide(pin)
+        tc = f" ({pin.toolchain})" if pin.toolchain else ""
+        out.print(
+            f"[bold]pin[/] {pin.key}{tc}: licence {entry.licence_at(pin)} → {d.label} "
+            + escape(f"[{d.rule.value}: {d.reason}]"),
+            highlight=False,
+        )
+    if entry.per_item_licence:
+        for d in entry.decide_items():
+            out.print(f"[bold]item licence[/] {d.licence} → {d.label} " + escape(f"[{d.reason}]"))
+    elif not entry.pins:
+        d = entry.decide()
+        out.print(f"[bold]class[/] {d.label} " + escape(f"[{d.rule.value}: {d.reason}]"))
+
+
+def print_report(report) -> None:
+    """Render the corpus report as tables."""
+    table = Table(title="corpus report: per source")
+    cols = (
+        "source",
+        "class",
+        "authored",
+        "mentions",
+        "completable",
+        "retired",
+        "nodes",
+        "bindings",
+        "crosswalks",
+        "candidates",
+    )
+    for col in cols:
+        table.add_column(col, justify="left" if col in ("source", "class", "authored") else "right")
+    for r in report.sources:
+        if not (r.mentions_active or r.mentions_retired or r.crosswalks or r.crosswalk_candidates):
+            continue
+        table.add_row(
+            r.name,
+            r.intake_class,
+            r.authored,
+            str(r.mentions_active),
+            str(r.mentions_completable),
+            str(r.mentions_retired),
+            str(r.nodes),
+            str(r.bindings),
+            str(r.crosswalks),
+            str(r.crosswalk_candidates),
+        )
+    out.print(table)
+    empty = [r.name for r in report.sources if not (r.mentions_active or r.crosswalks)]
+    out.print(f"sources with nothing in the store yet ({len(empty)}): {', '.join(empty)}")
+    out.print(f"nodes: {report.nodes}  by selection signal: {report.nodes_by_selection or '-'}")
+    out.print(
+        f"bindings: {report.bindings}  to ai/mixed libraries: {report.bindings_to_ai} "
+        f"({report.ai_binding_share:.1%})  crosswalk edges: {report.crosswalks}"
+    )
+    out.print(
+        f"text by licence: {report.text_by_licence or '-'}  by author: "
+        f"{report.text_by_author or '-'}"
+    )
+    out.print("open questions (K15), unresolved:")
+    for q in report.open_questions:
+        out.print(f"  - {q}")
+
+
+@app.command()
+def report() -> None:
+    """Print the corpus report from the store."""
+    from math2.report import build_report
+
+    store = _store()
+    with store.session() as s:
+        print_report(build_report(s))
+
+
+@app.command("build")
+def build_cmd() -> None:
+    """The main job: import every source this machine has, build what follows, print the report."""
+    from math2.build import build
+    from math2.report import build_report
+
+    try:
+        store = _store(migrate=True)
+        summary = build(
+            state.settings,
+            store,
+            on_outcome=lambda o: out.print(
+                f"{o.status:>8}  {o.source:<28} " + escape(o.reason), highlight=False
+            ),
+        )
+    except InputError as exc:
+        raise fail(str(exc)) from exc
+    for step, status in summary.steps:
+        out.print(f"{'step':>8}  {step:<28} {status}")
+    with store.session() as s:
+        print_report(build_report(s))
+    failed = [o.source for o in summary.outcomes if o.status == "failed"]
+    if failed:
+        raise fail(f"imports failed: {', '.join(failed)}", code=1)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from math2 import __version__
+
+        out.print(f"math2 {__version__}")
+        raise typer.Exit()
+
+
+def main() -> None:
+    """Entry point of the `math2` script."""
+    try:
+        app()
+    except Math2Error as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""Configuration: `math2.toml` (or `MATH2_CONFIG`), overridden by `MATH2_*` env vars."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+
+class LeanSettings(BaseModel):
+    """Where Lean lives and how hard to drive it."""
+
+    backend: str = Field("repl", description="repl | kimina | lake")
+    project_dir: Path | None = Field(None, description="a Lake project with Mathlib built")
+    repl_command: list[str] = Field(
+        default_factory=lambda: ["lake", "env", "../repl/.lake/build/bin/repl"],
+        description="argv that starts one REPL, run inside project_dir",
+    )
+    header: str = "import Mathlib"
+    workers: int = 2
+    timeout_s: float = 60.0
+    header_timeout_s: float = 600.0
+    memory_limit_mb: int = 8192
+    recycle_after_uses: int = 500
+    recycle_above_mb: int = 6144
+    kimina_url: str = "http://127.0.0.1:8000"
+    kimina_api_key: str | None = None
+    toolchain: str | None = None
+    mathlib_commit: str | None = None
+
+
+class LLMSettings(BaseModel):
+    """An OpenAI-compatible endpoint (vLLM, SGLang, Ollama or a hosted API)."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str | None = None
+    concurrency: int = 8
+    timeout_s: float = 300.0
+
+
+class DataSettings(BaseModel):
+    """Where the local copies of sources are; `None` means look in the usual places."""
+
+    crosswalk_dir: Path | None = None
+    setmm: Path | None = None
+    mathlib_dir: Path | None = None
+    lean_scout_dir: Path | None = None
+
+
+def _default_manifest() -> Path:
+    """`manifests/sources.yaml` here, else the one of the checkout math2 is installed from."""
+    here = Path("manifests/sources.yaml")
+    if here.exists():
+        return here
+    checkout = Path(__file__).resolve().parents[2] / "manifests" / "sources.yaml"
+    return checkout if checkout.exists() else here
+
+
+def _config_file() -> Path:
+    return Path(os.environ.get("MATH2_CONFIG", "math2.toml"))
+
+
+class Settings(BaseSettings):
+    """All of math2's settings; env vars override `math2.toml`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MATH2_", env_nested_delimiter="__", extra="ignore"
+    )
+
+    db_url: str = "sqlite:///math2.db"
+    manifest: Path = Field(default_factory=lambda: _default_manifest())
+    lean: LeanSettings = Field(default_factory=LeanSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    data: DataSettings = Field(default_factory=DataSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=_config_file())
+        return (init_settings, env_settings, toml)
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read the settings now (not at import time), with explicit overrides on top."""
+    return Settings(**overrides)  # type: ignore[arg-type]

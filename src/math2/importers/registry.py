@@ -1,0 +1,51 @@
+"""Which manifest sources have an importer, and how each finds its data on this machine."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from math2.config import Settings
+    from math2.sources.manifest import SourceEntry
+    from math2.store import Store
+
+
+class ImportResult(BaseModel):
+    """What one import did, for the build summary and the report."""
+
+    source: str
+    pin: str
+    path: str
+    counts: dict[str, int]
+    skipped_already_done: bool = False
+    notes: list[str] = []
+
+
+@dataclass(frozen=True)
+class ImporterSpec:
+    """An importer: finds its input (or says why not) and imports it at the source's pin."""
+
+    source: str
+    locate: Callable[[Settings], tuple[Path | None, str]]
+    run: Callable[[Store, SourceEntry, Path], ImportResult]
+
+
+IMPORTERS: dict[str, ImporterSpec] = {}
+
+
+def register(spec: ImporterSpec) -> ImporterSpec:
+    """Add an importer to the registry (one per manifest source)."""
+    IMPORTERS[spec.source] = spec
+    return spec
+
+
+def load_builtin_importers() -> dict[str, ImporterSpec]:
+    """Import the modules that register math2's own importers."""
+    import math2.importers.builtin  # noqa: F401
+
+    return IMPORTERS

@@ -1,0 +1,107 @@
+"""The corpus report: what the store holds, per library, and what K06 leaves open."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from math2.store.models import Binding, Crosswalk, Mention, Node, Source, TextRecord
+
+# K15: the open questions K06 lists; shown as unresolved until a person settles them.
+OPEN_QUESTIONS = (
+    "the Mizar article count (1,493 in the version string, 1,498 in spec 01)",
+    "the size of Tau Ceti",
+    "the licences of the other 20 Formal Frontier repositories",
+    "the effect of the ATLAS v2 preamble",
+    "the Coquelicot licence",
+    "whether the terms of a model pass on to the data that it made",
+)
+
+
+class SourceRow(BaseModel):
+    """One library's line of the report."""
+
+    name: str
+    kind: str
+    intake_class: str
+    authored: str
+    mentions_active: int = 0
+    mentions_retired: int = 0
+    mentions_completable: int = 0
+    nodes: int = 0
+    bindings: int = 0
+    crosswalks: int = 0
+    crosswalk_candidates: int = 0
+
+
+class CorpusReport(BaseModel):
+    """The whole report, as data (the CLI renders it)."""
+
+    sources: list[SourceRow]
+    nodes: int
+    nodes_by_selection: dict[str, int]
+    bindings: int
+    bindings_to_ai: int
+    crosswalks: int
+    text_by_licence: dict[str, int]
+    text_by_author: dict[str, int]
+    open_questions: tuple[str, ...] = OPEN_QUESTIONS
+
+    @property
+    def ai_binding_share(self) -> float:
+        """Share of bindings whose declaration comes from an ai or mixed library (K6.5)."""
+        return self.bindings_to_ai / self.bindings if self.bindings else 0.0
+
+
+def _grouped(session: Session, *cols, where=None) -> dict:
+    q = select(*cols, func.count()).group_by(*cols)
+    if where is not None:
+        q = q.where(where)
+    return {tuple(r[:-1]) if len(r) > 2 else r[0]: r[-1] for r in session.execute(q)}
+
+
+def build_report(session: Session) -> CorpusReport:
+    """Count everything the report shows, in a handful of grouped queries."""
+    rows = {
+        s.id: SourceRow(name=s.name, kind=s.kind, intake_class=s.intake_class, authored=s.authored)
+        for s in session.scalars(select(Source).order_by(Source.id))
+    }
+    for (sid, status), n in _grouped(session, Mention.source_id, Mention.status).items():
+        setattr(rows[sid], f"mentions_{status}", n)
+    done = Mention.allow_completion.is_(True) & (Mention.status == "active")
+    for sid, n in _grouped(session, Mention.source_id, where=done).items():
+        rows[sid].mentions_completable = n
+    nodes_per = select(Mention.source_id, func.count(func.distinct(Mention.node_id))).where(
+        Mention.node_id.is_not(None)
+    )
+    for sid, n in session.execute(nodes_per.group_by(Mention.source_id)):
+        rows[sid].nodes = n
+    bind_q = select(Mention.source_id, func.count()).join(Binding, Binding.mention_id == Mention.id)
+    for sid, n in session.execute(bind_q.group_by(Mention.source_id)):
+        rows[sid].bindings = n
+    for (sid, status), n in _grouped(session, Crosswalk.source_id, Crosswalk.status).items():
+        if status == "accepted":
+            rows[sid].crosswalks = n
+        elif status == "candidate":
+            rows[sid].crosswalk_candidates = n
+
+    ai_bindings = session.scalar(
+        select(func.count())
+        .select_from(Binding)
+        .join(Mention, Binding.mention_id == Mention.id)
+        .where(Mention.authored.in_(("ai", "mixed")))
+    )
+    return CorpusReport(
+        sources=list(rows.values()),
+        nodes=session.scalar(select(func.count()).select_from(Node)) or 0,
+        nodes_by_selection={str(k): v for k, v in _grouped(session, Node.selected_by).items()},
+        bindings=session.scalar(select(func.count()).select_from(Binding)) or 0,
+        bindings_to_ai=ai_bindings or 0,
+        crosswalks=session.scalar(
+            select(func.count()).select_from(Crosswalk).where(Crosswalk.status == "accepted")
+        )
+        or 0,
+        text_by_licence={str(k): v for k, v in _grouped(session, TextRecord.licence).items()},
+        text_by_author={str(k): v for k, v in _grouped(session, TextRecord.author_kind).items()},
+    )

@@ -1,0 +1,277 @@
+"""The corpus schema: SQLAlchemy 2 models. Migrations in `migrations/` must follow this file."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    func,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+# Stable constraint names, so that migrations are the same on SQLite and PostgreSQL.
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    """Base of all corpus tables."""
+
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {dict[str, Any]: JSON}  # noqa: RUF012
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class Created:
+    """A creation timestamp on every row."""
+
+    created_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), default=_now, server_default=func.now()
+    )
+
+
+class Source(Created, Base):
+    """A library, list or dataset of the manifest, as last synchronised."""
+
+    __tablename__ = "sources"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(80), unique=True)
+    title: Mapped[str] = mapped_column(Text)
+    system: Mapped[str] = mapped_column(String(40))
+    kind: Mapped[str] = mapped_column(String(40))
+    licence: Mapped[str] = mapped_column(String(200))
+    per_item_licence: Mapped[bool] = mapped_column(Boolean, default=False)
+    authored: Mapped[str] = mapped_column(String(10))
+    authored_reason: Mapped[str] = mapped_column(Text)
+    route: Mapped[str] = mapped_column(Text)
+    intake_class: Mapped[str] = mapped_column(String(40))
+    bindings: Mapped[bool] = mapped_column(Boolean, default=False)
+    decided_by: Mapped[str] = mapped_column(Text)
+    manifest_digest: Mapped[str] = mapped_column(String(64))
+    pins: Mapped[list[Pin]] = relationship(
+        back_populates="source",
+        order_by="Pin.id",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+    )
+
+    __table_args__ = (CheckConstraint("authored IN ('human', 'ai', 'mixed')", name="authored"),)
+
+
+class Pin(Created, Base):
+    """A source at one commit (+ toolchain) or version, with the licence and class there."""
+
+    __tablename__ = "pins"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    source_id: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(200))
+    commit: Mapped[str | None] = mapped_column(String(64))
+    version: Mapped[str | None] = mapped_column(String(200))
+    toolchain: Mapped[str | None] = mapped_column(String(200))
+    licence: Mapped[str] = mapped_column(String(200))
+    intake_class: Mapped[str] = mapped_column(String(40))
+    bindings: Mapped[bool] = mapped_column(Boolean, default=False)
+    decided_by: Mapped[str] = mapped_column(Text)
+    is_current: Mapped[bool] = mapped_column(Boolean, default=False)
+    source: Mapped[Source] = relationship(back_populates="pins")
+
+    __table_args__ = (UniqueConstraint("source_id", "key", name="uq_pins_source_key"),)
+
+
+class Node(Created, Base):
+    """A row of the corpus: one mathematical result, keyed (where known) by a Wikidata id."""
+
+    __tablename__ = "nodes"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), unique=True)
+    wikidata: Mapped[str | None] = mapped_column(String(20), index=True)
+    title: Mapped[str | None] = mapped_column(Text)
+    msc: Mapped[str | None] = mapped_column(String(200))
+    level: Mapped[str] = mapped_column(String(4), default="W0")
+    selected_by: Mapped[str | None] = mapped_column(String(80))
+    extra: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class Mention(Created, Base):
+    """A declaration of a library at a pin (K4.2): active until a bump retires it."""
+
+    __tablename__ = "mentions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    source_id: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
+    pin_id: Mapped[int] = mapped_column(ForeignKey("pins.id"))
+    name: Mapped[str] = mapped_column(String(1000))
+    kind: Mapped[str | None] = mapped_column(String(40))
+    module: Mapped[str | None] = mapped_column(String(500))
+    statement: Mapped[str | None] = mapped_column(Text)
+    docstring: Mapped[str | None] = mapped_column(Text)
+    allow_completion: Mapped[bool] = mapped_column(Boolean, default=True)
+    type_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    licence: Mapped[str] = mapped_column(String(200))
+    intake_class: Mapped[str] = mapped_column(String(40))
+    authored: Mapped[str] = mapped_column(String(10))
+    status: Mapped[str] = mapped_column(String(10), default="active")
+    retired_pin_id: Mapped[int | None] = mapped_column(ForeignKey("pins.id"))
+    successor: Mapped[str | None] = mapped_column(String(1000))
+    node_id: Mapped[int | None] = mapped_column(ForeignKey("nodes.id", ondelete="SET NULL"))
+    outcome: Mapped[str] = mapped_column(String(20), default="formal_only")
+    extra: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+    __table_args__ = (
+        CheckConstraint("status IN ('active', 'retired')", name="status"),
+        CheckConstraint("authored IN ('human', 'ai', 'mixed')", name="authored"),
+        Index("ix_mentions_source_name", "source_id", "name"),
+    )
+
+
+class ModelEntry(Created, Base):
+    """The model register (X08): no model writes text into the corpus unless it is here."""
+
+    __tablename__ = "models"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    revision: Mapped[str] = mapped_column(String(200), default="")
+    provider: Mapped[str | None] = mapped_column(String(200))
+    terms: Mapped[str | None] = mapped_column(Text)
+    notes: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (UniqueConstraint("name", "revision", name="uq_models_name_revision"),)
+
+
+class Review(Created, Base):
+    """A person's confirmation or rejection of a row of another table."""
+
+    __tablename__ = "reviews"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    target_table: Mapped[str] = mapped_column(String(40))
+    target_id: Mapped[int] = mapped_column(Integer)
+    reviewer: Mapped[str] = mapped_column(String(200))
+    verdict: Mapped[str] = mapped_column(String(20))
+    note: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (
+        CheckConstraint("verdict IN ('confirmed', 'rejected', 'needs_work')", name="verdict"),
+        Index("ix_reviews_target", "target_table", "target_id"),
+    )
+
+
+class Binding(Created, Base):
+    """A node's Lean declaration (E5, spec 07.3); it needs a person's review."""
+
+    __tablename__ = "bindings"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    node_id: Mapped[int] = mapped_column(ForeignKey("nodes.id", ondelete="CASCADE"))
+    mention_id: Mapped[int] = mapped_column(ForeignKey("mentions.id"))
+    status: Mapped[str] = mapped_column(String(20), default="proposed")
+    review_id: Mapped[int | None] = mapped_column(ForeignKey("reviews.id"))
+
+    __table_args__ = (
+        UniqueConstraint("node_id", "mention_id", name="uq_bindings_node_mention"),
+        CheckConstraint("status IN ('proposed', 'confirmed', 'rejected')", name="status"),
+    )
+
+
+class Crosswalk(Created, Base):
+    """A node's same_as link to a declaration in some system, with the source that proposed it."""
+
+    __tablename__ = "crosswalks"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    node_id: Mapped[int] = mapped_column(ForeignKey("nodes.id", ondelete="CASCADE"))
+    system: Mapped[str] = mapped_column(String(40))
+    target: Mapped[str] = mapped_column(String(1000))
+    mention_id: Mapped[int | None] = mapped_column(ForeignKey("mentions.id", ondelete="SET NULL"))
+    relation: Mapped[str] = mapped_column(String(20), default="same_as")
+    source_id: Mapped[int] = mapped_column(ForeignKey("sources.id"))
+    pin_id: Mapped[int | None] = mapped_column(ForeignKey("pins.id"))
+    status: Mapped[str] = mapped_column(String(20), default="accepted")
+    extra: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+    __table_args__ = (
+        UniqueConstraint(
+            "node_id", "system", "target", "source_id", name="uq_crosswalks_node_target"
+        ),
+        CheckConstraint("status IN ('candidate', 'accepted', 'rejected')", name="status"),
+    )
+
+
+class TextRecord(Created, Base):
+    """Informal text with its zone, licence, attribution and author (a person or a model)."""
+
+    __tablename__ = "texts"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    node_id: Mapped[int | None] = mapped_column(ForeignKey("nodes.id", ondelete="CASCADE"))
+    mention_id: Mapped[int | None] = mapped_column(ForeignKey("mentions.id", ondelete="CASCADE"))
+    role: Mapped[str] = mapped_column(String(40))  # docstring, comment, prose, statement…
+    body: Mapped[str] = mapped_column(Text)
+    zone: Mapped[str] = mapped_column(String(20), default="prose")
+    licence: Mapped[str] = mapped_column(String(200))
+    share_alike: Mapped[bool] = mapped_column(Boolean, default=False)
+    attribution: Mapped[str] = mapped_column(Text)
+    author_kind: Mapped[str] = mapped_column(String(10))
+    author: Mapped[str | None] = mapped_column(Text)
+    model_id: Mapped[int | None] = mapped_column(ForeignKey("models.id"))
+    prompt_hash: Mapped[str | None] = mapped_column(String(64))
+    source_id: Mapped[int | None] = mapped_column(ForeignKey("sources.id"))
+    pin_id: Mapped[int | None] = mapped_column(ForeignKey("pins.id"))
+
+    __table_args__ = (
+        CheckConstraint("author_kind IN ('person', 'agent')", name="author_kind"),
+        # X08: text an agent wrote names a registered model and the prompt it was given.
+        CheckConstraint(
+            "author_kind = 'person' OR (model_id IS NOT NULL AND prompt_hash IS NOT NULL)",
+            name="agent_has_model",
+        ),
+        CheckConstraint("node_id IS NOT NULL OR mention_id IS NOT NULL", name="has_target"),
+    )
+
+
+class Run(Created, Base):
+    """A resumable job: its parameters, state and counters."""
+
+    __tablename__ = "runs"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    job: Mapped[str] = mapped_column(String(80))
+    key: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(20), default="running")
+    params: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    stats: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (
+        UniqueConstraint("job", "key", name="uq_runs_job_key"),
+        CheckConstraint("status IN ('running', 'done', 'failed')", name="status"),
+    )
+
+
+class RunItem(Base):
+    """One finished unit of a run: a rerun skips every item recorded here."""
+
+    __tablename__ = "run_items"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    item: Mapped[str] = mapped_column(String(500))
+    result: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    finished_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), default=_now, server_default=func.now()
+    )
+
+    __table_args__ = (UniqueConstraint("run_id", "item", name="uq_run_items_run_item"),)

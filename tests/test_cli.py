@@ -1,0 +1,42 @@
+"""The CLI: every command has help; build runs end to end on an empty machine."""
+
+from pathlib import Path
+
+import pytest
+from typer.main import get_command
+from typer.testing import CliRunner
+
+from math2.cli import app
+
+
+def _commands(cmd, prefix=()):
+    yield prefix
+    for name, sub in getattr(cmd, "commands", {}).items():
+        yield from _commands(sub, (*prefix, name))
+
+
+@pytest.mark.parametrize("path", list(_commands(get_command(app))), ids=" ".join)
+def test_every_command_has_help(path) -> None:
+    res = CliRunner().invoke(app, [*path, "--help"])
+    assert res.exit_code == 0, res.output
+    assert "Usage" in res.output
+
+
+def test_build_reports_what_it_skipped_and_why(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
+    res = CliRunner().invoke(app, ["build"])
+    assert res.exit_code == 0, res.output
+    assert "skipped  mathpile" in res.output
+    assert "class exclude" in res.output
+    assert "skipped  minif2f" in res.output and "evaluation only" in res.output
+    assert "open questions (K15)" in res.output
+    again = CliRunner().invoke(app, ["report"])
+    assert again.exit_code == 0, again.output
+
+
+def test_report_on_an_uninitialised_store_says_to_init(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'empty.db'}")
+    res = CliRunner().invoke(app, ["report"])
+    assert res.exit_code != 0
+    assert "math2 init" in str(res.exception)
