@@ -275,3 +275,17 @@ class RunItem(Base):
     )
 
     __table_args__ = (UniqueConstraint("run_id", "item", name="uq_run_items_run_item"),)
+
+
+class LeanResult(Base):
+    """A cached compile result, keyed by (toolchain, Mathlib commit, header, code)."""
+
+    __tablename__ = "lean_results"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    toolchain: Mapped[str] = mapped_column(String(200))
+    mathlib_commit: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(20))
+    result: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), default=_now, server_default=func.now()
+    )

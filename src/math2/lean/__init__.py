@@ -1,0 +1,96 @@
+"""Lean verification: REPL transport and pool, diagnostics, statement hygiene, backends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from math2.errors import Math2Error
+from math2.lean.backends import KiminaBackend, LakeBackend, LeanBackend, RawOutcome, ReplBackend
+from math2.lean.checker import CheckItem, CheckResult, LeanChecker, Mode, Status
+from math2.lean.diagnostics import Diagnostic, Kind, classify_text, diagnostics
+from math2.lean.hygiene import HygieneReport, check_statement, split_header
+from math2.lean.pool import PoolConfig, ReplPool
+
+if TYPE_CHECKING:
+    from math2.config import Settings
+    from math2.store import Store
+
+
+class LeanNotConfigured(Math2Error):
+    """No usable Lean backend is configured on this machine."""
+
+
+def make_backend(settings: Settings, backend: str | None = None) -> LeanBackend:
+    """The backend the settings ask for; LeanNotConfigured says what is missing."""
+    lean = settings.lean
+    kind = backend or lean.backend
+    if kind == "kimina":
+        return KiminaBackend(lean.kimina_url, lean.kimina_api_key)
+    project = lean.project_dir
+    if project is None or not Path(project).exists():
+        raise LeanNotConfigured(
+            f"the {kind!r} backend needs a Lake project with Mathlib: run `math2 lean setup`, "
+            "then set lean.project_dir in math2.toml (or MATH2_LEAN__PROJECT_DIR), or use "
+            "MATH2_LEAN__BACKEND=kimina with a Kimina Lean Server"
+        )
+    if kind == "lake":
+        return LakeBackend(project, memory_limit_mb=lean.memory_limit_mb, concurrency=lean.workers)
+    if kind == "repl":
+        return ReplBackend.from_config(
+            PoolConfig(
+                argv=lean.repl_command,
+                cwd=project,
+                size=lean.workers,
+                timeout_s=lean.timeout_s,
+                header_timeout_s=lean.header_timeout_s,
+                memory_limit_mb=lean.memory_limit_mb,
+                recycle_after_uses=lean.recycle_after_uses,
+                recycle_above_mb=lean.recycle_above_mb,
+            )
+        )
+    raise LeanNotConfigured(f"unknown Lean backend {kind!r} (repl, kimina or lake)")
+
+
+def make_checker(
+    settings: Settings, store: Store | None = None, backend: str | None = None
+) -> LeanChecker:
+    """A checker with the configured backend and, given a store, the result cache."""
+    from math2.lean.cache import ResultCache
+
+    toolchain = settings.lean.toolchain or "unknown"
+    commit = settings.lean.mathlib_commit or "unknown"
+    cache = ResultCache(store, toolchain, commit) if store is not None else None
+    return LeanChecker(
+        make_backend(settings, backend),
+        cache=cache,
+        toolchain=toolchain,
+        mathlib_commit=commit,
+        timeout_s=settings.lean.timeout_s,
+    )
+
+
+__all__ = [
+    "CheckItem",
+    "CheckResult",
+    "Diagnostic",
+    "HygieneReport",
+    "KiminaBackend",
+    "Kind",
+    "LakeBackend",
+    "LeanBackend",
+    "LeanChecker",
+    "LeanNotConfigured",
+    "Mode",
+    "PoolConfig",
+    "RawOutcome",
+    "ReplBackend",
+    "ReplPool",
+    "Status",
+    "check_statement",
+    "classify_text",
+    "diagnostics",
+    "make_backend",
+    "make_checker",
+    "split_header",
+]

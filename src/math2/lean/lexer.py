@@ -1,0 +1,248 @@
+"""A small Lean 4 lexer: enough to see commands, names and brackets, never fooled by comments
+and strings. Used by statement hygiene and by the source scanner."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Tok(StrEnum):
+    """Token kinds."""
+
+    IDENT = "ident"
+    KEYWORD = "keyword"  # #eval, #print, … (hash commands)
+    SYMBOL = "symbol"
+    STRING = "string"
+    CHAR = "char"
+    NUMBER = "number"
+    DOC = "doc"  # /-- … -/ and /-! … -/
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token with its 1-based line and 0-based column."""
+
+    kind: Tok
+    text: str
+    line: int
+    col: int
+    offset: int
+
+
+class LexError(ValueError):
+    """Unterminated comment or string; `line` is where it starts."""
+
+    def __init__(self, message: str, line: int):
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.reason = message
+
+
+# Lean's identifier rules: letters (but not λ Π Σ), Greek, letter-like symbols, subscripts,
+# digits after the first character, and _ ' ! ? after the first character.
+def _is_id_start(ch: str) -> bool:
+    if ch == "_" or (ch.isalpha() and ch not in "λΠΣ"):
+        return True
+    o = ord(ch)
+    return 0x2100 <= o <= 0x214F or 0x1D49C <= o <= 0x1D59F  # letter-like, script letters
+
+
+def _is_id_rest(ch: str) -> bool:
+    if _is_id_start(ch) or "0" <= ch <= "9" or ch in "'!?":
+        return True
+    o = ord(ch)
+    return 0x2080 <= o <= 0x209C or 0x1D62 <= o <= 0x1D6A or o == 0x2071  # subscripts
+
+
+_NUMBER = re.compile(
+    r"0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|[0-9][0-9_]*(\.[0-9]+)?([eE][+-]?[0-9]+)?"
+)
+_CHAR = re.compile(r"'(\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)|[^'\\\n])'")
+_SYMBOLS = sorted(
+    [
+        ":=",
+        "=>",
+        "<;>",
+        "..",
+        "...",
+        "←",
+        "→",
+        "↔",
+        "⟨",
+        "⟩",
+        "@[",
+        "::",
+        "|>.",
+        "|>",
+        "<|",
+        "≠",
+        "≤",
+        "≥",
+        "<=",
+        ">=",
+        "==",
+    ],
+    key=len,
+    reverse=True,
+)
+
+
+def tokenize(text: str) -> list[Token]:
+    """Tokens of Lean source, comments dropped (doc comments kept as DOC tokens)."""
+    toks: list[Token] = []
+    i, n, line, line_start = 0, len(text), 1, 0
+
+    def tok(kind: Tok, start: int, end: int, sline: int, scol: int) -> None:
+        toks.append(Token(kind, text[start:end], sline, scol, start))
+
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            line += 1
+            line_start = i + 1
+            i += 1
+            continue
+        if ch.isspace():
+            i += 1
+            continue
+        col = i - line_start
+        if text.startswith("--", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if text.startswith("/-", i):
+            is_doc = text.startswith("/--", i) or text.startswith("/-!", i)
+            depth, j, sline = 1, i + 2, line
+            while j < n and depth:
+                if text.startswith("/-", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("-/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    if text[j] == "\n":
+                        line += 1
+                        line_start = j + 1
+                    j += 1
+            if depth:
+                raise LexError("unterminated comment", sline)
+            if is_doc:
+                tok(Tok.DOC, i, j, sline, col)
+            i = j
+            continue
+        end = _string_end(text, i, line)
+        if end is not None:
+            tok(Tok.STRING, i, end, line, col)
+            nl = text.count("\n", i, end)
+            if nl:
+                line += nl
+                line_start = text.rfind("\n", i, end) + 1
+            i = end
+            continue
+        if ch == "'" and (m := _CHAR.match(text, i)):
+            tok(Tok.CHAR, i, m.end(), line, col)
+            i = m.end()
+            continue
+        if ch == "«" or _is_id_start(ch):
+            j = _ident(text, i, line)
+            tok(Tok.IDENT, i, j, line, col)
+            i = j
+            continue
+        if ch == "#" and i + 1 < n and text[i + 1].isalpha():
+            j = i + 1
+            while j < n and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            tok(Tok.KEYWORD, i, j, line, col)
+            i = j
+            continue
+        if "0" <= ch <= "9":
+            m = _NUMBER.match(text, i)
+            assert m is not None  # any ASCII digit starts a number
+            tok(Tok.NUMBER, i, m.end(), line, col)
+            i = m.end()
+            continue
+        for sym in _SYMBOLS:
+            if text.startswith(sym, i):
+                tok(Tok.SYMBOL, i, i + len(sym), line, col)
+                i += len(sym)
+                break
+        else:
+            tok(Tok.SYMBOL, i, i + 1, line, col)
+            i += 1
+    return toks
+
+
+def _string_end(text: str, i: int, line: int) -> int | None:
+    """End offset of a string literal ("…", s!"…", r"…", r#"…"#) at i, or None if none starts."""
+    n = len(text)
+    if text.startswith("r", i):
+        j = i + 1
+        while j < n and text[j] == "#":
+            j += 1
+        if j >= n or text[j] != '"':
+            return None
+        close = '"' + "#" * (j - i - 1)
+        k = text.find(close, j + 1)
+        if k < 0:
+            raise LexError("unterminated string", line)
+        return k + len(close)
+    if text.startswith('s!"', i):
+        j = i + 3
+    elif text[i] == '"':
+        j = i + 1
+    else:
+        return None
+    while j < n:
+        c = text[j]
+        if c == "\\":
+            j += 2
+        elif c == '"':
+            return j + 1
+        else:
+            j += 1
+    raise LexError("unterminated string", line)
+
+
+def _ident(text: str, i: int, line: int) -> int:
+    """End offset of a (possibly dotted, possibly «quoted») identifier starting at i."""
+    n = len(text)
+    j = i
+    while True:
+        if j < n and text[j] == "«":
+            k = text.find("»", j + 1)
+            if k < 0:
+                raise LexError("unterminated «name»", line)
+            j = k + 1
+        elif j < n and _is_id_start(text[j]):
+            j += 1
+            while j < n and _is_id_rest(text[j]):
+                j += 1
+        else:
+            break
+        if j + 1 < n and text[j] == "." and (text[j + 1] == "«" or _is_id_start(text[j + 1])):
+            j += 1
+            continue
+        break
+    return j
+
+
+# Characters that can make source read differently from what Lean sees.
+_INVISIBLE = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x00AD}
+_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
+
+
+def suspicious_characters(text: str) -> list[tuple[int, str]]:
+    """(line, description) of control, bidi and invisible characters anywhere in the text."""
+    out = []
+    for lineno, line in enumerate(text.split("\n"), 1):
+        for ch in line:
+            o = ord(ch)
+            if o in _BIDI:
+                out.append((lineno, f"bidirectional control character U+{o:04X}"))
+            elif o in _INVISIBLE:
+                out.append((lineno, f"invisible character U+{o:04X}"))
+            elif unicodedata.category(ch) == "Cc" and ch not in "\t\r":
+                out.append((lineno, f"control character U+{o:04X}"))
+    return out

@@ -1,0 +1,284 @@
+"""A fake Lean REPL: the real framing over stdin/stdout, scripted behaviours, no Lean.
+
+Run it as `python -m math2.lean.testing.fake_repl [options]`. It reads requests (a JSON object
+and a blank line) and answers like leanprover-community/repl: a pretty-printed JSON object and a
+blank line. Behaviours are chosen by directives in a command's text (`-- fake: <directive>`):
+
+    hang              never answer
+    crash             print "Stack overflow detected. Aborting." and abort (SIGABRT)
+    oom               allocate past RLIMIT_AS and die like Lean does, with nothing on stdout
+    slow SECONDS      take that long
+    alloc MEGABYTES   keep that much more memory (to test recycling)
+    error KIND NAME   answer with an error of KIND (unknown_identifier, unknown_constant,
+                      type_mismatch, synth_instance, unsolved_goals, parse_error, heartbeat)
+                      in the wording of --wording (old: Lean ≤ 4.9, new: Lean ≥ 4.19)
+    garbage           answer with something that is not JSON
+    axiom NAME        the environment gains axiom NAME (seen by `#print axioms`)
+
+Without directives: `import` lines load a header (taking --header-delay), a declaration whose
+text holds `sorry` gets the `declaration uses sorry` warning and a sorry with a proof state,
+and `#print axioms X` answers from what was declared. Each command takes --check-delay.
+With `--replay NAME.expected.out` it answers with the recorded frames instead, in order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import sys
+import time
+
+_DECL = re.compile(
+    r"^\s*(?:@\[[^\]]*\]\s*)?(?:private\s+|protected\s+|noncomputable\s+)*"
+    r"(theorem|lemma|def|abbrev|instance|axiom|example)\s+([^\s:({\[]*)",
+    re.M,
+)
+_DIRECTIVE = re.compile(r"--\s*fake:\s*(\w+)(?:[ \t]+([^\n]*))?")
+_PRINT_AXIOMS = re.compile(r"#print\s+axioms\s+(\S+)")
+
+_MISMATCH = "{t} mismatch\n  {{n}}\nhas type\n  ℕ : Type\nbut is expected to have type\n  ℝ : Type"
+_HEARTBEATS = "maximum number of heartbeats (200000) has been reached"
+WORDING = {
+    "old": {
+        "unknown_identifier": "unknown identifier '{n}'",
+        "unknown_constant": "unknown constant '{n}'",
+        "type_mismatch": _MISMATCH.format(t="type"),
+        "synth_instance": "failed to synthesize instance\n  {n} ℕ",
+        "unsolved_goals": "unsolved goals\n⊢ {n}",
+        "parse_error": "unexpected token '{n}'; expected term",
+        "heartbeat": f"(deterministic) timeout at whnf, {_HEARTBEATS} "
+        "(use 'set_option maxHeartbeats <num>' to set the limit)",
+    },
+    "new": {
+        "unknown_identifier": "Unknown identifier `{n}`",
+        "unknown_constant": "Unknown constant `{n}`",
+        "type_mismatch": _MISMATCH.format(t="Type"),
+        "synth_instance": "failed to synthesize\n  {n} ℕ\n\nHint: Additional diagnostic "
+        "information may be available using the `set_option diagnostics true` command.",
+        "unsolved_goals": "unsolved goals\n⊢ {n}",
+        "parse_error": "unexpected token '{n}'; expected term",
+        "heartbeat": f"(deterministic) timeout at `whnf`, {_HEARTBEATS}\n\n"
+        "Note: Use `set_option maxHeartbeats <num>` to set the limit.",
+    },
+}
+
+
+class Fake:
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.envs: dict[int, dict] = {}
+        self.proof_states: set[int] = set()
+        self.next_ps = 0
+        self.hoard: list[bytearray] = []
+
+    def new_env(self, base: dict | None, **changes) -> int:
+        env = {
+            "decls": dict(base["decls"]) if base else {},
+            "axioms": set(base["axioms"]) if base else set(),
+        }
+        env["decls"].update(changes.get("decls", {}))
+        env["axioms"] |= changes.get("axioms", set())
+        eid = len(self.envs)
+        self.envs[eid] = env
+        return eid
+
+    def command(self, req: dict) -> dict:
+        cmd = req["cmd"]
+        base = None
+        if req.get("env") is not None:
+            if req["env"] not in self.envs:
+                return {"message": "Unknown environment."}
+            base = self.envs[req["env"]]
+        delay = self.args.check_delay
+        if re.search(r"^\s*import\s", cmd, re.M):
+            delay = self.args.header_delay
+        messages: list[dict] = []
+        sorries: list[dict] = []
+        decls: dict[str, bool] = {}
+        axioms: set[str] = set()
+        for m in _DIRECTIVE.finditer(cmd):
+            what, arg = m.group(1), (m.group(2) or "").strip()
+            if what == "hang":
+                time.sleep(10**6)
+            elif what == "crash":
+                sys.stderr.write("Stack overflow detected. Aborting.\n")
+                sys.stderr.flush()
+                os.abort()
+            elif what == "oom":
+                self.oom()
+            elif what == "slow":
+                delay = float(arg)
+            elif what == "alloc":
+                block = bytearray(int(float(arg) * 2**20))
+                for i in range(0, len(block), 4096):  # touch every page so RSS grows
+                    block[i] = 1
+                self.hoard.append(block)
+            elif what == "garbage":
+                return {"__garbage__": True}
+            elif what == "axiom":
+                axioms.add(arg)
+            elif what == "error":
+                kind, _, name = arg.partition(" ")
+                text = WORDING[self.args.wording][kind].format(n=name or "x")
+                messages.append(_msg("error", 1, 0, text))
+        time.sleep(delay)
+        for m in _DECL.finditer(cmd):
+            kw, name = m.group(1), m.group(2)
+            line = cmd.count("\n", 0, m.start(1)) + 1
+            if kw == "axiom":
+                axioms.add(name)
+                continue
+            uses_sorry = re.search(r"\bsorry\b", cmd[m.end() :]) is not None
+            decls[name or "_example"] = uses_sorry
+            if uses_sorry:
+                col = m.start(2) - (cmd.rfind("\n", 0, m.start(2)) + 1)
+                messages.append(_msg("warning", line, col, "declaration uses `sorry`"))
+                sorries.append(
+                    {
+                        "proofState": self.next_ps,
+                        "pos": {"line": line, "column": 0},
+                        "goal": "⊢ " + name,
+                        "endPos": {"line": line, "column": 5},
+                    }
+                )
+                self.proof_states.add(self.next_ps)
+                self.next_ps += 1
+        known = dict(base["decls"]) if base else {}
+        known.update(decls)
+        for m in _PRINT_AXIOMS.finditer(cmd):
+            name = m.group(1)
+            line = cmd.count("\n", 0, m.start()) + 1
+            if name not in known:
+                text = WORDING[self.args.wording]["unknown_constant"].format(n=name)
+                messages.append(_msg("error", line, 0, text))
+                continue
+            used = ["propext", "Classical.choice", "Quot.sound"]
+            used += sorted(axioms | (base["axioms"] if base else set()))
+            if known[name]:
+                used.append("sorryAx")
+            messages.append(
+                _msg("info", line, 0, f"'{name}' depends on axioms: [{', '.join(used)}]")
+            )
+        out: dict = {}
+        if sorries:
+            out["sorries"] = sorries
+        if messages:
+            out["messages"] = messages
+        out["env"] = self.new_env(base, decls=decls, axioms=axioms)
+        return out
+
+    def oom(self) -> None:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        try:
+            if soft != resource.RLIM_INFINITY:
+                self.hoard.append(bytearray(soft))  # cannot fit under the limit
+        except MemoryError:
+            pass
+        sys.stderr.write("INTERNAL PANIC: out of memory\n")
+        sys.stderr.flush()
+        os._exit(1)
+
+    def tactic(self, req: dict) -> dict:
+        ps = req["proofState"]
+        if ps not in self.proof_states:
+            return {"message": "Unknown proof state."}
+        time.sleep(self.args.check_delay)
+        if "sorry" in req["tactic"]:
+            status, goals = "Incomplete: contains sorry", []
+        elif req["tactic"].strip() in ("skip", "intro"):
+            status, goals = "Incomplete: open goals remain", ["⊢ goal"]
+        else:
+            status, goals = "Completed", []
+        new = self.next_ps
+        self.next_ps += 1
+        self.proof_states.add(new)
+        return {"proofStatus": status, "proofState": new, "goals": goals}
+
+    def handle(self, req: dict) -> dict:
+        if "cmd" in req:
+            return self.command(req)
+        if "tactic" in req:
+            return self.tactic(req)
+        if "pickleTo" in req:
+            if "env" in req and req["env"] not in self.envs:
+                return {"message": "Unknown environment."}
+            with open(req["pickleTo"], "w") as fh:
+                json.dump({"env": req.get("env"), "proofState": req.get("proofState")}, fh)
+            return {"env": req.get("env", 0)}
+        if "unpickleEnvFrom" in req:
+            return {"env": self.new_env(None)}
+        return {"message": f"Could not parse as a valid JSON command: {json.dumps(req)}"}
+
+
+def _msg(severity: str, line: int, col: int, data: str) -> dict:
+    return {
+        "severity": severity,
+        "pos": {"line": line, "column": col},
+        "endPos": {"line": line, "column": col + 1},
+        "data": data,
+    }
+
+
+def _frames(stream):
+    buf: list[str] = []
+    for line in stream:
+        if line.strip():
+            buf.append(line)
+        elif buf:
+            yield "".join(buf)
+            buf = []
+    if buf:
+        yield "".join(buf)
+
+
+def _write(obj_or_text) -> None:
+    text = (
+        obj_or_text
+        if isinstance(obj_or_text, str)
+        else json.dumps(obj_or_text, indent=1, ensure_ascii=False)
+    )
+    sys.stdout.write(text.rstrip("\n") + "\n\n")
+    sys.stdout.flush()
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="fake_repl")
+    p.add_argument("--header-delay", type=float, default=0.0)
+    p.add_argument("--check-delay", type=float, default=0.0)
+    p.add_argument("--wording", choices=sorted(WORDING), default="new")
+    p.add_argument("--replay", help="answer with the frames of this .expected.out file, in order")
+    p.add_argument("--exit-after", type=int, default=0, help="exit after N answers (0: never)")
+    p.add_argument("--log", help="append every request received to this file (one JSON a line)")
+    args = p.parse_args(argv)
+    fake = Fake(args)
+    recorded = None
+    if args.replay:
+        with open(args.replay, encoding="utf-8") as fh:
+            recorded = list(_frames(fh))
+    answered = 0
+    for frame in _frames(sys.stdin):
+        if args.log:
+            with open(args.log, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(json.loads(frame, strict=False)) + "\n")
+        try:
+            req = json.loads(frame, strict=False)
+        except json.JSONDecodeError as exc:
+            _write({"message": f"Could not parse JSON:\n{exc}"})
+            continue
+        if recorded is not None:
+            _write(
+                recorded[answered] if answered < len(recorded) else {"message": "no more frames"}
+            )
+        else:
+            out = fake.handle(req)
+            _write("this is {not json" if out.get("__garbage__") else out)
+        answered += 1
+        if args.exit_after and answered >= args.exit_after:
+            return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,23 @@
+"""Fixtures for the Lean layer: the fake REPL as a real child process."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import shared_data
+
+FAKE = [sys.executable, "-m", "math2.lean.testing.fake_repl"]
+
+
+def fake_argv(*args: str) -> list[str]:
+    """argv that starts the fake REPL with options."""
+    return [*FAKE, *args]
+
+
+@pytest.fixture
+def transcripts() -> Path:
+    """../shared/data/lean-repl-transcripts."""
+    return shared_data("lean-repl-transcripts")

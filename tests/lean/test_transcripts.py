@@ -1,0 +1,119 @@
+"""Every real REPL transcript parses, and every message classifies to a sensible kind."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from math2.lean.diagnostics import Kind, diagnostics
+from math2.lean.protocol import (
+    CommandResponse,
+    PickleProofState,
+    ProofStep,
+    ProofStepResponse,
+    ReplError,
+    UnpickleProofState,
+    encode,
+    parse_request,
+    parse_response,
+    split_frames,
+)
+from math2.lean.repl import ReplProcess
+from tests.conftest import SHARED_DATA
+from tests.lean.conftest import fake_argv
+
+TRANSCRIPTS = SHARED_DATA / "lean-repl-transcripts"
+NAMES = sorted(p.name.removesuffix(".in") for p in TRANSCRIPTS.glob("*.in"))
+PAIRS = [n for n in NAMES if (TRANSCRIPTS / f"{n}.expected.out").exists()]
+
+# What the messages of these transcripts are, by their (first line of) text.
+EXPECTED_KIND = {
+    "declaration uses `sorry`": Kind.SORRY,
+    "Unknown identifier `g`": Kind.UNKNOWN_IDENTIFIER,
+    "unsolved goals": Kind.UNSOLVED_GOALS,
+    "unexpected token 'sorry'; expected command": Kind.PARSE_ERROR,
+    "don't know how to synthesize placeholder": Kind.SYNTH_PLACEHOLDER,
+    "type expected, got": Kind.TYPE_EXPECTED,
+    "No goals to be solved": Kind.NO_GOALS,
+    "(kernel) application type mismatch": Kind.KERNEL_ERROR,
+    "(kernel) declaration has metavariables '_example'": Kind.KERNEL_ERROR,
+    "fail to show termination for": Kind.TERMINATION,
+    "Variable name `h` is not explicitly referenced.": Kind.LINTER,
+    "Try this:": Kind.SUGGESTION,
+    "Unknown environment.": Kind.REPL_UNKNOWN_ENV,
+    "Unknown proof state.": Kind.REPL_UNKNOWN_PROOF_STATE,
+    "Lean error:": None,  # classified by its inner text, checked below
+    "Case tag `body` not found.": Kind.TACTIC_FAILED,
+    "`exact?` could not close the goal. Try `apply?` to see partial suggestions.": (
+        Kind.TACTIC_FAILED
+    ),
+}
+
+
+def _frames(path: Path) -> list[dict]:
+    return [json.loads(f, strict=False) for f in split_frames(path.read_text(encoding="utf-8"))]
+
+
+def test_transcripts_present() -> None:
+    if not TRANSCRIPTS.exists():
+        pytest.skip("no transcripts")
+    assert len(NAMES) >= 70 and len(PAIRS) >= 70
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_request_parses(name: str) -> None:
+    for obj in _frames(TRANSCRIPTS / f"{name}.in"):
+        req = parse_request(obj)
+        # Re-encoding gives the same JSON object (our client can send what the test sent).
+        assert json.loads(encode(req)) == obj
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_every_response_parses_and_classifies(name: str) -> None:
+    requests = _frames(TRANSCRIPTS / f"{name}.in")
+    responses = _frames(TRANSCRIPTS / f"{name}.expected.out")
+    assert len(requests) == len(responses)
+    for req, obj in zip(requests, responses, strict=True):
+        resp = parse_response(obj)
+        if "message" in obj and "env" not in obj:
+            assert isinstance(resp, ReplError)
+        elif isinstance(parse_request(req), ProofStep | PickleProofState | UnpickleProofState):
+            assert isinstance(resp, ProofStepResponse), obj
+        else:
+            assert isinstance(resp, CommandResponse), obj
+        for d in diagnostics(resp):
+            first = d.message.split("\n", 1)[0]
+            if d.is_error:
+                assert d.kind is not Kind.OTHER, f"unclassified error: {d.message!r}"
+            if first in EXPECTED_KIND and EXPECTED_KIND[first] is not None:
+                assert d.kind is EXPECTED_KIND[first], (first, d.kind)
+            if d.kind in (Kind.UNKNOWN_IDENTIFIER, Kind.UNKNOWN_CONSTANT):
+                assert d.identifier and d.identifier in d.message
+
+
+def test_lean_error_wrappers_are_classified_by_their_inner_message() -> None:
+    resp = parse_response({"message": "Lean error:\n<input>:1:1: unknown tactic"})
+    assert diagnostics(resp)[0].kind is Kind.UNKNOWN_TACTIC
+    resp = parse_response({"message": "Lean error:\nTactic `apply` failed: could not unify"})
+    assert diagnostics(resp)[0].kind is Kind.TACTIC_FAILED
+
+
+def test_identifiers_of_unknown_names() -> None:
+    obj = _frames(TRANSCRIPTS / "invalid_line_break.expected.out")[0]
+    [d] = diagnostics(parse_response(obj))
+    assert (d.kind, d.identifier) == (Kind.UNKNOWN_IDENTIFIER, "bysorry")
+
+
+@pytest.mark.parametrize("name", PAIRS)
+async def test_replayed_over_a_real_pipe(name: str) -> None:
+    """Our transport sends each recorded request and gets the recorded answer back, typed."""
+    out = TRANSCRIPTS / f"{name}.expected.out"
+    proc = ReplProcess(fake_argv("--replay", str(out)))
+    try:
+        for req_obj, expected in zip(
+            _frames(TRANSCRIPTS / f"{name}.in"), _frames(out), strict=True
+        ):
+            got = await proc.send(parse_request(req_obj), timeout=10)
+            assert got == parse_response(expected)
+    finally:
+        await proc.close()
