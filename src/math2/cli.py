@@ -325,6 +325,62 @@ def report() -> None:
         print_report(build_report(s))
 
 
+def _print_outcome(o) -> None:
+    out.print(f"{o.status:>8}  {o.source:<28} " + escape(o.reason), highlight=False)
+    if o.result is not None:
+        if o.result.counts:
+            counts = ", ".join(f"{k}: {v}" for k, v in o.result.counts.items())
+            out.print(f"{'':>8}  {'':<28} " + escape(counts), highlight=False)
+        for note in o.result.notes:
+            out.print(f"{'':>8}  {'':<28} [yellow]{escape(note)}[/]")
+
+
+@app.command("import")
+def import_cmd(
+    source: Annotated[str, typer.Argument(help="Manifest name of the source (e.g. setmm).")],
+    path: Annotated[Path | None, typer.Argument(help="Where its data is (default: look).")] = None,
+) -> None:
+    """Import one source at its pin (nothing is written if its data is malformed)."""
+    from math2.build import import_one
+
+    try:
+        store = _store(migrate=True)
+        outcome = import_one(state.settings, store, source, path)
+    except (InputError, KeyError) as exc:
+        raise fail(str(exc)) from exc
+    _print_outcome(outcome)
+    if outcome.status == "failed":
+        raise typer.Exit(1)
+
+
+crosswalk_app = typer.Typer(
+    help="Crosswalk lists and the clustering pass (K6.7).", no_args_is_help=True
+)
+app.add_typer(crosswalk_app, name="crosswalk")
+
+
+@crosswalk_app.command("import")
+def crosswalk_import(
+    name: Annotated[str, typer.Argument(help="1000-plus or mathlib-theorem-lists.")],
+    path: Annotated[Path | None, typer.Argument(help="The list's folder or file.")] = None,
+) -> None:
+    """Import a theorem list as nodes and crosswalk edges, then run the clustering pass."""
+    from math2.build import import_one
+    from math2.crosswalk.cluster import cluster
+
+    try:
+        store = _store(migrate=True)
+        outcome = import_one(state.settings, store, name, path)
+    except (InputError, KeyError) as exc:
+        raise fail(str(exc)) from exc
+    _print_outcome(outcome)
+    if outcome.status == "failed":
+        raise typer.Exit(1)
+    with store.session() as s:
+        rep = cluster(s)
+    out.print(f"clustering: {rep.model_dump()}")
+
+
 @app.command("build")
 def build_cmd() -> None:
     """The main job: import every source this machine has, build what follows, print the report."""
@@ -336,9 +392,7 @@ def build_cmd() -> None:
         summary = build(
             state.settings,
             store,
-            on_outcome=lambda o: out.print(
-                f"{o.status:>8}  {o.source:<28} " + escape(o.reason), highlight=False
-            ),
+            on_outcome=_print_outcome,
         )
     except InputError as exc:
         raise fail(str(exc)) from exc

@@ -32,6 +32,7 @@ class DuplicateKey:
     key: Any
     first_line: int
     line: int
+    first_value: Any = None  # the value YAML would have dropped
 
 
 class _Loader(yaml.SafeLoader):
@@ -55,7 +56,7 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = Fal
             ) from exc
         line = key_node.start_mark.line + 1
         if key in out:
-            loader.duplicates.append(DuplicateKey(key, out.key_lines[key], line))
+            loader.duplicates.append(DuplicateKey(key, out.key_lines[key], line, out[key]))
         out[key] = loader.construct_object(value_node, deep=True)
         out.key_lines[key] = line
     return out
@@ -92,7 +93,7 @@ def parse_yaml(
     if line_offset:
         _shift(data, line_offset)
         loader.duplicates = [
-            DuplicateKey(d.key, d.first_line + line_offset, d.line + line_offset)
+            DuplicateKey(d.key, d.first_line + line_offset, d.line + line_offset, d.first_value)
             for d in loader.duplicates
         ]
     return data, loader.duplicates

@@ -1,0 +1,138 @@
+"""The clustering pass (K4.3 pass 1, K6.7 step 4).
+
+1. A crosswalk edge whose target is a declaration math2 has imported is linked to that mention,
+   and the mention joins the node (outcome `node`).
+2. Two Lean declarations with the same type hash state the same thing: a declaration without a
+   node joins the node of its twin.
+3. Nodes merge across systems through shared Wikidata ids: a node that carries the Wikidata id
+   of a `wd:` node (and is not a suffixed variant of it) is merged into that node.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from pydantic import BaseModel
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from math2.store.models import Binding, Crosswalk, Mention, Node, Source, TextRecord
+
+
+class ClusterReport(BaseModel):
+    """What one pass changed."""
+
+    edges_linked: int = 0
+    mentions_joined: int = 0
+    conflicts: int = 0  # a declaration already on another node: left as it is, counted
+    type_hash_joined: int = 0
+    nodes_merged: int = 0
+
+
+def cluster(session: Session) -> ClusterReport:
+    """Run the three steps; idempotent."""
+    rep = ClusterReport()
+    _link_edges(session, rep)
+    _type_hash(session, rep)
+    _merge_wikidata(session, rep)
+    session.flush()
+    return rep
+
+
+def _link_edges(session: Session, rep: ClusterReport) -> None:
+    sources_by_system: dict[str, list[int]] = defaultdict(list)
+    for sid, system in session.execute(select(Source.id, Source.system)):
+        sources_by_system[system].append(sid)
+    edges = session.scalars(
+        select(Crosswalk).where(Crosswalk.mention_id.is_(None), Crosswalk.status == "accepted")
+    ).all()
+    by_system: dict[str, list[Crosswalk]] = defaultdict(list)
+    for e in edges:
+        if sources_by_system.get(e.system):
+            by_system[e.system].append(e)
+    for system, group in by_system.items():
+        names = {e.target for e in group}
+        mentions = {}
+        for m in session.scalars(
+            select(Mention).where(
+                Mention.source_id.in_(sources_by_system[system]),
+                Mention.status == "active",
+                Mention.name.in_(names),
+            )
+        ):
+            mentions.setdefault(m.name, m)
+        for e in group:
+            m = mentions.get(e.target)
+            if m is None:
+                continue
+            e.mention_id = m.id
+            rep.edges_linked += 1
+            if m.node_id is None:
+                m.node_id = e.node_id
+                m.outcome = "node"
+                rep.mentions_joined += 1
+            elif m.node_id != e.node_id:
+                rep.conflicts += 1
+
+
+def _type_hash(session: Session, rep: ClusterReport) -> None:
+    lean_sources = [
+        sid for (sid,) in session.execute(select(Source.id).where(Source.system == "lean4"))
+    ]
+    if not lean_sources:
+        return
+    groups: dict[str, list[Mention]] = defaultdict(list)
+    for m in session.scalars(
+        select(Mention).where(
+            Mention.source_id.in_(lean_sources),
+            Mention.status == "active",
+            Mention.type_hash.is_not(None),
+        )
+    ):
+        groups[m.type_hash].append(m)  # type: ignore[index]
+    for twins in groups.values():
+        if len(twins) < 2:
+            continue
+        nodes = {m.node_id for m in twins if m.node_id is not None}
+        if len(nodes) != 1:
+            continue
+        (node_id,) = nodes
+        for m in twins:
+            if m.node_id is None:
+                m.node_id, m.outcome = node_id, "node"
+                rep.type_hash_joined += 1
+
+
+def _merge_wikidata(session: Session, rep: ClusterReport) -> None:
+    nodes = session.scalars(select(Node).where(Node.wikidata.is_not(None))).all()
+    canonical = {n.wikidata: n for n in nodes if n.key == f"wd:{n.wikidata}"}
+    for n in nodes:
+        target = canonical.get(n.wikidata)
+        if target is None or target.id == n.id or n.key.startswith("wd:"):
+            continue  # suffixed variants (wd:Q…X) are distinct theorems
+        merge_nodes(session, keep=target, drop=n)
+        rep.nodes_merged += 1
+
+
+def merge_nodes(session: Session, keep: Node, drop: Node) -> None:
+    """Move everything of `drop` onto `keep`, then delete `drop`."""
+    session.execute(update(Mention).where(Mention.node_id == drop.id).values(node_id=keep.id))
+    session.execute(update(Binding).where(Binding.node_id == drop.id).values(node_id=keep.id))
+    session.execute(update(TextRecord).where(TextRecord.node_id == drop.id).values(node_id=keep.id))
+    have = {
+        (c.system, c.target, c.source_id)
+        for c in session.scalars(select(Crosswalk).where(Crosswalk.node_id == keep.id))
+    }
+    for c in session.scalars(select(Crosswalk).where(Crosswalk.node_id == drop.id)).all():
+        if (c.system, c.target, c.source_id) in have:
+            session.delete(c)
+        else:
+            c.node_id = keep.id
+    extra = dict(keep.extra or {})
+    extra.setdefault("merged", []).append(drop.key)
+    for k, v in (drop.extra or {}).items():
+        extra.setdefault(k, v)
+    keep.extra = extra
+    keep.title = keep.title or drop.title
+    session.flush()
+    session.delete(drop)

@@ -1,0 +1,108 @@
+"""What every importer shares: the run record that makes an import happen once per pin, and
+bulk writes of mentions and texts that keep their provenance."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
+
+from math2.errors import Math2Error
+from math2.sources.intake import IntakeClass
+from math2.store.models import Mention, Pin, Run, Source, TextRecord
+
+TEXT_CLASSES = {IntakeClass.OPEN_TEXT.value, IntakeClass.OPEN_TEXT_SA.value}
+
+
+class ImportConflict(Math2Error):
+    """The data at hand is not the data already imported at this pin."""
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file (or of every file under a directory, in name order)."""
+    h = hashlib.sha256()
+    paths = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for p in paths:
+        if path.is_dir():
+            h.update(str(p.relative_to(path)).encode())
+        with p.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def source_and_pin(session: Session, name: str) -> tuple[Source, Pin]:
+    """The stored source and its current pin (the manifest must have been synced)."""
+    src = session.scalar(select(Source).where(Source.name == name))
+    if src is None:
+        raise Math2Error(f"source {name!r} is not in the store: run `math2 init`")
+    pin = session.scalar(select(Pin).where(Pin.source_id == src.id, Pin.is_current.is_(True)))
+    if pin is None:
+        raise Math2Error(f"source {name!r} has no pin in the manifest; it cannot be imported")
+    return src, pin
+
+
+def already_done(session: Session, job: str, key: str, digest: str) -> bool:
+    """Whether this exact import finished before (checked before any parsing work)."""
+    run = session.scalar(select(Run).where(Run.job == job, Run.key == key))
+    return run is not None and run.status == "done" and run.params.get("digest") == digest
+
+
+def start_run(
+    session: Session, job: str, key: str, digest: str, params: dict[str, Any]
+) -> Run | None:
+    """A new run row, or None when this exact import is already done.
+
+    An import that was done with other data at the same pin is a conflict: a new pin is needed.
+    A run left `running` (killed half-way) held no committed rows, so it is simply restarted.
+    """
+    run = session.scalar(select(Run).where(Run.job == job, Run.key == key))
+    if run is not None and run.status == "done":
+        if run.params.get("digest") != digest:
+            raise ImportConflict(
+                f"{key} was imported from other data (digest {run.params.get('digest', '?')[:12]}"
+                f", now {digest[:12]}); record a new pin in the manifest to import this one"
+            )
+        return None
+    if run is None:
+        run = Run(job=job, key=key)
+        session.add(run)
+    run.status = "running"
+    run.params = {**params, "digest": digest}
+    session.flush()
+    return run
+
+
+def finish_run(run: Run, stats: dict[str, int]) -> None:
+    """Mark a run done with its counters."""
+    run.status = "done"
+    run.stats = stats
+    run.finished_at = dt.datetime.now(dt.UTC)
+
+
+def insert_mentions(session: Session, rows: list[dict[str, Any]]) -> list[int]:
+    """Bulk insert mentions; returns their ids in the order given."""
+    if not rows:
+        return []
+    result = session.execute(
+        insert(Mention).returning(Mention.id, sort_by_parameter_order=True), rows
+    )
+    return [r[0] for r in result]
+
+
+def insert_texts(session: Session, rows: Iterable[dict[str, Any]]) -> int:
+    """Bulk insert text rows; returns how many."""
+    rows = list(rows)
+    if rows:
+        session.execute(insert(TextRecord), rows)
+    return len(rows)
+
+
+def takes_text(pin: Pin) -> bool:
+    """Whether the class at this pin lets the source's text into the prose zone."""
+    return pin.intake_class in TEXT_CLASSES

@@ -1,0 +1,133 @@
+"""Metamath set.mm into the corpus: a mention per `$a`/`$p`, its comment as open text (K6.6)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from pathlib import Path
+
+from math2.config import Settings
+from math2.importers.common import (
+    already_done,
+    file_digest,
+    finish_run,
+    insert_mentions,
+    insert_texts,
+    source_and_pin,
+    start_run,
+    takes_text,
+)
+from math2.importers.metamath import Database, Statement, is_full_sentence, parse
+from math2.importers.registry import ImporterSpec, ImportResult, register
+from math2.sources.manifest import SourceEntry
+from math2.store import Store
+
+SOURCE = "setmm"
+DEBIAN_PATH = Path("/usr/share/metamath/databases/set.mm")
+_WS = re.compile(r"\s+")
+
+
+def locate(settings: Settings) -> tuple[Path | None, str]:
+    """set.mm from the settings, else Debian's metamath-databases."""
+    for path in (settings.data.setmm, DEBIAN_PATH):
+        if path is not None and Path(path).is_file():
+            return Path(path), ""
+    return None, "set.mm not found: install Debian's metamath-databases or set MATH2_DATA__SETMM"
+
+
+def _who(st: Statement, contributors: dict[str, str]) -> str | None:
+    if not st.contributions:
+        return None
+    first = st.contributions[0].who
+    return contributors.get(first, first)
+
+
+def _attribution(st: Statement, db: Database) -> str:
+    who = _who(st, db.contributors)
+    date = st.contributions[0].date if st.contributions else None
+    by = f", contributed by {who} ({date})" if who else ""
+    # CC0 asks for none; K13.8 rule 2 asks for it anyway.
+    return f"Metamath set.mm, ~ {st.label}{by}; CC0-1.0 public domain dedication"
+
+
+def import_setmm(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
+    """Parse first (a malformed file changes nothing), then write everything in one transaction."""
+    digest = file_digest(path)
+    with store.session() as s:
+        _, pin = source_and_pin(s, entry.name)
+        if already_done(s, "import", f"{entry.name}@{pin.key}", digest):
+            return ImportResult(
+                source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
+            )
+    db = parse(path)
+    with store.session() as s:
+        src, pin = source_and_pin(s, entry.name)
+        run = start_run(s, "import", f"{entry.name}@{pin.key}", digest, {"path": str(path)})
+        if run is None:
+            return ImportResult(
+                source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
+            )
+        rows = []
+        for st in db.statements:
+            full = is_full_sentence(st.comment)
+            rows.append(
+                dict(
+                    source_id=src.id,
+                    pin_id=pin.id,
+                    name=st.label,
+                    kind=st.kind,
+                    module=" / ".join(t for t in st.section if t) or None,
+                    statement=f"{st.typecode} {st.math}",
+                    docstring=_WS.sub(" ", st.comment).strip() if st.comment else None,
+                    allow_completion=st.kind != "syntax",
+                    licence=pin.licence,
+                    intake_class=pin.intake_class,
+                    authored=src.authored,
+                    extra={
+                        "line": st.line,
+                        "keyword": f"${st.keyword}",
+                        "section": list(st.section),
+                        "contributions": [asdict(c) for c in st.contributions],
+                        "discouraged": st.discouraged,
+                        "hypotheses": st.hypotheses,
+                        # K6.6: W1 once the copy check and body rules pass.
+                        "full_sentence": full,
+                    },
+                )
+            )
+        ids = insert_mentions(s, rows)
+        texts = 0
+        if takes_text(pin):
+            texts = insert_texts(
+                s,
+                (
+                    dict(
+                        mention_id=mid,
+                        role="comment",
+                        body=row["docstring"],
+                        zone="prose",
+                        licence=pin.licence,
+                        share_alike=False,
+                        attribution=_attribution(st, db),
+                        author_kind="person",
+                        author=_who(st, db.contributors),
+                        source_id=src.id,
+                        pin_id=pin.id,
+                    )
+                    for mid, row, st in zip(ids, rows, db.statements, strict=True)
+                    if row["docstring"]
+                ),
+            )
+        counts = {
+            "axioms ($a)": db.axioms,
+            "theorems ($p)": db.theorems,
+            "mentions": len(ids),
+            "texts": texts,
+            "full-sentence comments": sum(1 for r in rows if r["extra"]["full_sentence"]),
+            "discouraged": sum(1 for r in rows if r["extra"]["discouraged"]),
+        }
+        finish_run(run, counts)
+    return ImportResult(source=entry.name, pin=pin.key, path=str(path), counts=counts)
+
+
+register(ImporterSpec(source=SOURCE, locate=locate, run=import_setmm))
