@@ -130,6 +130,7 @@ def parse(path: str | Path, text: str | None = None) -> Database:
     last_comment: str | None = None
     section: list[str] = []
     scopes: list[list[str]] = [[]]  # active $e labels per scope
+    scope_lines: list[int] = []  # where each open ${ is
     stmts = db.statements
 
     def err(at: int, reason: str) -> MetamathError:
@@ -224,12 +225,14 @@ def parse(path: str | Path, text: str | None = None) -> Database:
             math, end = upto(i + 2, kw)
         elif kw == "{":
             scopes.append([])
+            scope_lines.append(line)
             pos = i + 2
             continue
         elif kw == "}":
             if len(scopes) == 1:
                 raise MetamathError(path, line, "$} without ${")
             scopes.pop()
+            scope_lines.pop()
             pos = i + 2
             continue
         elif kw == "[":
@@ -273,8 +276,8 @@ def parse(path: str | Path, text: str | None = None) -> Database:
             last_comment = None
         line += text.count("\n", i, end)
         pos = end + 2
-    if len(scopes) != 1:
-        raise MetamathError(path, line, f"{len(scopes) - 1} ${{ without $}} at the end of the file")
+    if scope_lines:
+        raise MetamathError(path, scope_lines[-1], "${ is never closed with $}")
     return db
 
 
