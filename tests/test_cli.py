@@ -40,3 +40,23 @@ def test_report_on_an_uninitialised_store_says_to_init(tmp_path: Path, monkeypat
     res = CliRunner().invoke(app, ["report"])
     assert res.exit_code != 0
     assert "math2 init" in str(res.exception)
+
+
+def test_import_and_crosswalk_commands(tmp_path: Path, monkeypatch) -> None:
+    from tests.conftest import shared_data
+
+    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
+    lists = shared_data("crosswalk")
+    res = CliRunner().invoke(app, ["crosswalk", "import", "1000-plus", str(lists / "1000-plus")])
+    assert res.exit_code == 0, res.output
+    assert "entries: 1200" in res.output and "clustering" in res.output
+    res = CliRunner().invoke(app, ["import", "mathlib-theorem-lists", str(lists / "mathlib-docs")])
+    assert res.exit_code == 0, res.output
+    again = CliRunner().invoke(
+        app, ["import", "mathlib-theorem-lists", str(lists / "mathlib-docs")]
+    )
+    assert "already imported at this pin" in again.output
+    bad = CliRunner().invoke(app, ["import", "mathpile"])
+    assert bad.exit_code == 2 and "no importer" in bad.stderr
+    missing = CliRunner().invoke(app, ["import", "setmm", str(tmp_path / "nope.mm")])
+    assert missing.exit_code == 2 and "nope.mm" in missing.stderr

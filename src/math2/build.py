@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from math2.config import Settings
+from math2.errors import InputError
 from math2.importers.registry import ImportResult, load_builtin_importers
 from math2.sources import IntakeClass, Manifest, load_manifest, sync_manifest
 from math2.store import Store
@@ -60,6 +61,8 @@ def import_one(
             reason=f"class {decision.intake.value}: {NOT_IMPORTED[decision.intake]}",
         )
     spec = importers[name]
+    if path is not None and not Path(path).exists():
+        raise InputError(path, None, "no such file or directory")
     if path is None:
         path, why = spec.locate(settings)
         if path is None:

@@ -53,6 +53,9 @@ class DataSettings(BaseModel):
     setmm: Path | None = None
     mathlib_dir: Path | None = None
     lean_scout_dir: Path | None = None
+    agda_unimath_dir: Path | None = None
+    afp_dir: Path | None = None
+    mizar_dir: Path | None = None
 
 
 def _default_manifest() -> Path:

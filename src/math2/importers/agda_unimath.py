@@ -1,0 +1,267 @@
+"""agda-unimath (literate `.lagda.md`): a mention per definition, prose as open text under MIT
+with the notice, and `{{#concept … WDID=Q… Agda=…}}` macros as crosswalks keyed by Wikidata."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from math2.config import Settings
+from math2.crosswalk.nodes import NodeIndex
+from math2.errors import InputError
+from math2.importers.common import (
+    already_done,
+    file_digest,
+    finish_run,
+    insert_mentions,
+    insert_texts,
+    source_and_pin,
+    start_run,
+    takes_text,
+)
+from math2.importers.registry import ImporterSpec, ImportResult, register
+from math2.sources.manifest import SourceEntry
+from math2.store import Store
+from math2.util.yamlfile import decode_utf8
+
+SOURCE = "agda-unimath"
+_FENCE = re.compile(r"^```(\w*)\s*$")
+_MODULE = re.compile(r"^module\s+([\w.-]+)")
+_SIG = re.compile(r"^\s*(?:data\s+|record\s+)?([^\s:;(){}]+)\s*:(?!=)")
+_CONCEPT = re.compile(r"\{\{#concept\s+\"([^\"]+)\"([^}]*)\}\}")
+_ATTR = re.compile(r"(\w+)=(\"[^\"]*\"|\S+)")
+_TAG = re.compile(r"<summary>.*?</summary>|<[^>]+>")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
+DEFAULT_NOTICE = "MIT License; see the LICENSE file of agda-unimath for the copyright notice"
+
+
+@dataclass
+class Definition:
+    """A top-level Agda name with its signature and the prose section it sits in."""
+
+    name: str
+    signature: str
+    line: int
+    section: str | None
+
+
+@dataclass
+class Concept:
+    """A `{{#concept}}` macro."""
+
+    label: str
+    wikidata: str | None
+    agda: str | None
+    line: int
+
+
+@dataclass
+class LiterateModule:
+    """One `.lagda.md` file."""
+
+    module: str
+    path: str
+    title: str | None
+    definitions: list[Definition] = field(default_factory=list)
+    prose: list[tuple[str | None, str]] = field(default_factory=list)  # (section, text)
+    concepts: list[Concept] = field(default_factory=list)
+
+
+def parse_module(path: Path) -> LiterateModule:
+    """Split a literate file into prose and Agda blocks; read names, prose and concepts."""
+    text = decode_utf8(path.read_bytes(), path)
+    lines = text.split("\n")
+    in_code: str | None = None
+    in_postulate = False
+    open_line = 0
+    section: str | None = None
+    title = None
+    module = None
+    prose_buf: list[str] = []
+    mod = LiterateModule(module="", path=str(path), title=None)
+
+    def flush() -> None:
+        # <details><summary>Imports</summary> wrappers are layout, not prose.
+        kept = [ln for ln in prose_buf if _TAG.sub("", ln).strip() or not ln.strip()]
+        body = _CONCEPT.sub(lambda m: m.group(1), "\n".join(kept)).strip()
+        if body:
+            mod.prose.append((section, body))
+        prose_buf.clear()
+
+    for no, line in enumerate(lines, 1):
+        fence = _FENCE.match(line)
+        if fence and in_code is None:
+            flush()
+            in_code, open_line = fence.group(1) or "text", no
+            continue
+        if fence and in_code is not None and not fence.group(1):
+            in_code = None
+            continue
+        if in_code == "agda":
+            top = bool(line) and not line[0].isspace()
+            if top:
+                in_postulate = line.strip() == "postulate"
+            if module is None and (m := _MODULE.match(line)):
+                module = m.group(1)
+            elif (
+                (top or in_postulate)
+                and not line.lstrip().startswith("--")
+                and (m := _SIG.match(line))
+            ):
+                name = m.group(1)
+                if name not in (
+                    "module",
+                    "open",
+                    "import",
+                    "private",
+                    "abstract",
+                    "infixl",
+                    "infixr",
+                    "infix",
+                    "postulate",
+                    "instance",
+                    "where",
+                ):
+                    mod.definitions.append(Definition(name, line.strip(), no, section))
+            continue
+        if in_code is not None:
+            continue
+        if (h := _HEADING.match(line)) is not None:
+            flush()
+            level, heading = len(h.group(1)), h.group(2)
+            if level == 1 and title is None:
+                title = heading
+            else:
+                section = heading
+            continue
+        for c in _CONCEPT.finditer(line):
+            attrs = {k: v.strip('"') for k, v in _ATTR.findall(c.group(2))}
+            mod.concepts.append(Concept(c.group(1), attrs.get("WDID"), attrs.get("Agda"), no))
+        prose_buf.append(line)
+    if in_code is not None:
+        raise InputError(path, open_line, "code block opened here is never closed")
+    flush()
+    if module is None:
+        raise InputError(path, 1, "no `module … where` line in any agda block")
+    mod.module, mod.title = module, title
+    return mod
+
+
+def _notice(root: Path) -> str:
+    lic = root / "LICENSE"
+    if lic.is_file():
+        first = [ln.strip() for ln in lic.read_text(errors="replace").splitlines() if ln.strip()]
+        copyright_line = next((ln for ln in first if ln.lower().startswith("copyright")), None)
+        if copyright_line:
+            return f"MIT License, {copyright_line}"
+    return DEFAULT_NOTICE
+
+
+def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
+    """Every `.lagda.md` under `path` (a checkout, or its `src/`)."""
+    files = sorted(path.rglob("*.lagda.md"))
+    if not files:
+        raise InputError(path, None, "no .lagda.md files")
+    digest = file_digest(path)
+    with store.session() as s:
+        _, pin = source_and_pin(s, entry.name)
+        if already_done(s, "import", f"{entry.name}@{pin.key}", digest):
+            return ImportResult(
+                source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
+            )
+    modules = [parse_module(f) for f in files]  # all parsed before anything is written
+    notice = _notice(path if (path / "LICENSE").exists() else path.parent)
+    with store.session() as s:
+        src, pin = source_and_pin(s, entry.name)
+        run = start_run(s, "import", f"{entry.name}@{pin.key}", digest, {"path": str(path)})
+        assert run is not None
+        rows, texts_for = [], []
+        for mod in modules:
+            rows.append(
+                dict(
+                    source_id=src.id,
+                    pin_id=pin.id,
+                    name=mod.module,
+                    kind="module",
+                    module=mod.module,
+                    statement=None,
+                    docstring=mod.title,
+                    licence=pin.licence,
+                    intake_class=pin.intake_class,
+                    authored=src.authored,
+                    extra={"path": mod.path},
+                )
+            )
+            texts_for.append([t for sec, t in mod.prose if sec in (None, "Idea")])
+            for d in mod.definitions:
+                rows.append(
+                    dict(
+                        source_id=src.id,
+                        pin_id=pin.id,
+                        name=f"{mod.module}.{d.name}",
+                        kind="definition",
+                        module=mod.module,
+                        statement=d.signature,
+                        licence=pin.licence,
+                        intake_class=pin.intake_class,
+                        authored=src.authored,
+                        extra={"line": d.line, "section": d.section},
+                    )
+                )
+                texts_for.append([t for sec, t in mod.prose if sec == d.section and sec])
+        ids = insert_mentions(s, rows)
+        n_texts = 0
+        if takes_text(pin):
+            n_texts = insert_texts(
+                s,
+                (
+                    dict(
+                        mention_id=mid,
+                        role="prose",
+                        body=body,
+                        zone="prose",
+                        licence=pin.licence,
+                        share_alike=False,
+                        attribution=f"agda-unimath, {row['name']}; {notice}",
+                        author_kind="person",
+                        author="agda-unimath contributors",
+                        source_id=src.id,
+                        pin_id=pin.id,
+                    )
+                    for mid, row, bodies in zip(ids, rows, texts_for, strict=True)
+                    for body in bodies
+                ),
+            )
+        index = NodeIndex(s)
+        edges = 0
+        for mod in modules:
+            for c in mod.concepts:
+                if not c.wikidata:
+                    continue
+                node = index.node(
+                    f"wd:{c.wikidata}", selected_by=entry.name, wikidata=c.wikidata, title=c.label
+                )
+                target = f"{mod.module}.{c.agda}" if c.agda else mod.module
+                edges += index.edge(
+                    node, "agda", target, src.id, pin.id, extra={"concept": c.label, "line": c.line}
+                )
+        counts = {
+            "modules": len(modules),
+            "mentions": len(ids),
+            "texts": n_texts,
+            "concepts with Wikidata id": edges,
+        }
+        finish_run(run, counts)
+    return ImportResult(source=entry.name, pin=pin.key, path=str(path), counts=counts)
+
+
+def locate(settings: Settings) -> tuple[Path | None, str]:
+    """An agda-unimath checkout from MATH2_DATA__AGDA_UNIMATH_DIR."""
+    d = settings.data.agda_unimath_dir
+    if d and Path(d).is_dir():
+        return Path(d), ""
+    return None, "no agda-unimath checkout: set MATH2_DATA__AGDA_UNIMATH_DIR"
+
+
+register(ImporterSpec(SOURCE, locate, import_agda_unimath))
