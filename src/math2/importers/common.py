@@ -89,8 +89,11 @@ def insert_mentions(session: Session, rows: list[dict[str, Any]]) -> list[int]:
     """Bulk insert mentions; returns their ids in the order given."""
     if not rows:
         return []
-    result = session.execute(
-        insert(Mention).returning(Mention.id, sort_by_parameter_order=True), rows
+    # Core, not ORM bulk insert: the ORM splits rows by which values are None, and splicing
+    # RETURNING rows back together is quadratic in the number of such groups.
+    table = Mention.__table__
+    result = session.connection().execute(
+        insert(table).returning(table.c.id, sort_by_parameter_order=True), rows
     )
     return [r[0] for r in result]
 
@@ -99,7 +102,7 @@ def insert_texts(session: Session, rows: Iterable[dict[str, Any]]) -> int:
     """Bulk insert text rows; returns how many."""
     rows = list(rows)
     if rows:
-        session.execute(insert(TextRecord), rows)
+        session.connection().execute(insert(TextRecord.__table__), rows)
     return len(rows)
 
 

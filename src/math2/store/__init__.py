@@ -4,6 +4,7 @@ from math2.store.db import Store, StoreError, head_revision, make_engine, open_s
 from math2.store.models import (
     Base,
     Binding,
+    ConstDep,
     Crosswalk,
     LeanResult,
     Mention,
@@ -20,6 +21,7 @@ from math2.store.models import (
 __all__ = [
     "Base",
     "Binding",
+    "ConstDep",
     "Crosswalk",
     "LeanResult",
     "Mention",

@@ -289,3 +289,13 @@ class LeanResult(Base):
     created_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), default=_now, server_default=func.now()
     )
+
+
+class ConstDep(Base):
+    """The constants a declaration uses (lean_scout const_dep), for selection and the prior."""
+
+    __tablename__ = "const_deps"
+    mention_id: Mapped[int] = mapped_column(
+        ForeignKey("mentions.id", ondelete="CASCADE"), primary_key=True
+    )
+    deps: Mapped[list[str]] = mapped_column(JSON, default=list)

@@ -1,0 +1,282 @@
+"""A lexical scanner for Lean 4 sources, with no toolchain: how math2 reads a repository that
+publishes no lean_scout data.
+
+Per file: comments and strings are blanked out (so nothing inside them is mistaken for code),
+doc comments are kept aside, then one regular expression finds the structural commands
+(`namespace`, `section`, `end`, `open`) and the declarations with their attributes and
+modifiers. Names are resolved against the namespace stack (`_root_` escapes it); the statement
+is the text up to the top-level `:=`, `|` or `where`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from math2.errors import InputError
+from math2.util.yamlfile import decode_utf8
+
+KEYWORDS = (
+    "theorem", "lemma", "def", "abbrev", "instance", "structure", "class", "inductive",
+    "opaque", "axiom", "alias", "irreducible_def", "example", "coinductive",
+)  # fmt: skip
+_MODIFIERS = r"(?:(?:private|protected|noncomputable|unsafe|partial|nonrec|scoped|local)\s+)*"
+# A declaration (with optional attributes) or a structural command, at the start of a line.
+_EVENT = re.compile(
+    r"^[ \t]*(?:"
+    r"(?P<attrs>(?:@\[(?:[^\[\]]|\[[^\[\]]*\])*\]\s*)+)?"
+    r"(?P<mods>" + _MODIFIERS + r")"
+    r"(?P<kw>class\s+inductive|" + "|".join(KEYWORDS) + r")\b"
+    r"|(?P<cmd>namespace|section|end|noncomputable\s+section|open|mutual)\b(?P<arg>[^\n]*)"
+    r")",
+    re.M,
+)
+_NAME = re.compile(r"\s*((?:«[^»]*»|[^\s:({\[⦃⟨|@,;]+))")
+_DEPRECATED = re.compile(
+    r"deprecated\s*(?P<succ>[^\s(\]\"]+)?\s*(?:\(\s*since\s*:=\s*(?P<since>[^)]*)\))?"
+)
+_STACKS = re.compile(r"stacks\s+([0-9A-Z]{4})")
+_STMT_STOP = re.compile(r"[()\[\]{}⟨⟩⦃⦄]|:=|\bwhere\b|\n[ \t]*\||\n(?=\S)")
+_WS = re.compile(r"\s+")
+_MAIN_SECTION = re.compile(
+    r"^#+\s*Main (results|statements|theorems|definitions)\b.*$", re.I | re.M
+)
+_BACKTICK = re.compile(r"`([^`\s]+)`")
+
+
+@dataclass(slots=True)
+class Declaration:
+    """One declaration found in a source file."""
+
+    name: str | None  # full name; None for `example` and anonymous instances
+    kind: str
+    module: str
+    line: int
+    statement: str
+    docstring: str | None
+    attributes: list[str]
+    modifiers: list[str]
+    deprecated_since: str | None = None
+    successor: str | None = None  # from `@[deprecated new]` or `alias old := new`
+    stacks: list[str] = field(default_factory=list)
+
+    @property
+    def statement_hash(self) -> str:
+        """sha256 of the statement text with whitespace collapsed (a source-level type hash)."""
+        return hashlib.sha256(_WS.sub(" ", self.statement).strip().encode()).hexdigest()[:32]
+
+
+@dataclass
+class SourceFile:
+    """What one file declares, and the main results its module docs name."""
+
+    module: str
+    path: str
+    declarations: list[Declaration]
+    main_results: list[str]
+
+
+def blank(text: str, path: str | Path) -> tuple[str, list[tuple[int, int, str]]]:
+    """Text with comments and strings replaced by spaces (newlines kept), and the doc comments
+    as (start, end, body). Unterminated comments and strings are InputErrors."""
+    out = []
+    docs: list[tuple[int, int, str]] = []
+    i, n, last = 0, len(text), 0
+    find = text.find
+    special = re.compile(r"/-|--|\"|'")
+    while True:
+        m = special.search(text, i)
+        if m is None:
+            break
+        j = m.start()
+        tok = m.group(0)
+        if tok == "--":
+            k = find("\n", j)
+            k = n if k < 0 else k
+        elif tok == "/-":
+            depth, k = 1, j + 2
+            while depth:
+                a, b = find("/-", k), find("-/", k)
+                if b < 0:
+                    raise InputError(path, text.count("\n", 0, j) + 1, "unterminated comment")
+                if 0 <= a < b:
+                    depth, k = depth + 1, a + 2
+                else:
+                    depth, k = depth - 1, b + 2
+            if text.startswith(("/--", "/-!"), j):
+                docs.append((j, k, text[j:k]))
+        elif tok == '"':
+            k = j + 1
+            while True:
+                q = find('"', k)
+                if q < 0:
+                    raise InputError(path, text.count("\n", 0, j) + 1, "unterminated string")
+                s = q - 1
+                while s >= k and text[s] == "\\":
+                    s -= 1
+                if (q - 1 - s) % 2 == 0:
+                    k = q + 1
+                    break
+                k = q + 1
+        else:  # a char literal only where an identifier cannot end: 'a' '\n' but not h'
+            prev = text[j - 1] if j else " "
+            cm = _CHAR.match(text, j)
+            if cm is None or prev.isalnum() or prev in "_'!?.₀₁₂₃₄₅₆₇₈₉":
+                i = j + 1
+                continue
+            k = cm.end()
+        out.append(text[last:j])
+        seg = text[j:k]
+        out.append(re.sub(r"[^\n]", " ", seg))
+        last = i = k
+    out.append(text[last:])
+    return "".join(out), docs
+
+
+def module_name(root: Path, path: Path) -> str:
+    """`Mathlib/Algebra/Group/Basic.lean` -> `Mathlib.Algebra.Group.Basic`."""
+    return ".".join(path.relative_to(root).with_suffix("").parts)
+
+
+def _main_results(docs: list[tuple[int, int, str]]) -> list[str]:
+    names: list[str] = []
+    for _, _, body in docs:
+        if not body.startswith("/-!"):
+            continue
+        for m in _MAIN_SECTION.finditer(body):
+            rest = body[m.end() :]
+            nxt = re.search(r"^#+\s", rest, re.M)
+            names += _BACKTICK.findall(rest[: nxt.start()] if nxt else rest)
+    return [n for n in names if len(n) > 2 and ("." in n or n.isidentifier())]
+
+
+_ATTR = re.compile(r"@\[((?:[^\[\]]|\[[^\[\]]*\])*)\]")
+_ALIAS_PAIR = re.compile(r"\s*⟨([^⟩]*)⟩\s*:=\s*(\S+)")
+_ALIAS_TARGET = re.compile(r"\s*:=\s*(\S+)")
+_CHAR = re.compile(r"'(?:\\.|[^\\'\n])'")
+
+
+def _statement_end(code: str, start: int) -> int:
+    """Offset of the top-level `:=`, `|`, `where`, or a line that starts a new command."""
+    depth = 0
+    for sm in _STMT_STOP.finditer(code, start):
+        tok = sm.group(0)
+        if tok in "([{⟨⦃":
+            depth += 1
+        elif tok in ")]}⟩⦄":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            return sm.start()
+    return len(code)
+
+
+def _doc_before(code: str, at: int, doc_ends: dict[int, str], positions: list[int]) -> str | None:
+    """The doc comment that ends right before `at` (only blanks between), without its marks."""
+    p = bisect.bisect_right(positions, at)
+    if p and not code[positions[p - 1] : at].strip():
+        return doc_ends[positions[p - 1]][3:-2].strip()
+    return None
+
+
+def scan_file(root: Path, path: Path) -> SourceFile:
+    """Scan one `.lean` file."""
+    raw = path.read_bytes()
+    text = decode_utf8(raw, path)
+    code, docs = blank(text, path)
+    module = module_name(root, path)
+    decls: list[Declaration] = []
+    ns: list[tuple[str, int]] = []  # (kind: "namespace"/"section", number of name parts)
+    parts: list[str] = []
+    doc_ends = {end: body for _, end, body in docs if body.startswith("/--")}
+    doc_positions = sorted(doc_ends)
+
+    for m in _EVENT.finditer(code):
+        cmd = m.group("cmd")
+        if cmd is not None:
+            arg = m.group("arg").strip()
+            if cmd == "namespace":
+                new = arg.split()[0].split(".") if arg else []
+                ns.append(("namespace", len(new)))
+                parts += new
+            elif cmd.endswith("section"):
+                ns.append(("section", 0))
+            elif cmd == "end" and ns:
+                _, k = ns.pop()
+                if k:
+                    del parts[-k:]
+            continue
+        kw = _WS.sub(" ", m.group("kw"))
+        start = m.end()
+        line = code.count("\n", 0, m.start()) + 1
+        # Attributes from the original text: their strings (`since := "…"`) matter.
+        attrs_text = text[m.start("attrs") : m.end("attrs")] if m.group("attrs") else ""
+        attrs = [_WS.sub(" ", a).strip() for a in _ATTR.findall(attrs_text)]
+        mods = m.group("mods").split()
+        name = None
+        nm = _NAME.match(code, start)
+        if kw not in ("example",) and nm and not nm.group(1).startswith(("(", "{", "[", ":")):
+            local = nm.group(1)
+            if kw == "instance" and (local in ("where", ":=") or local.startswith("(")):
+                local = None
+            if local and local not in ("where", ":="):
+                name = (
+                    local.removeprefix("_root_.")
+                    if local.startswith("_root_.")
+                    else (".".join([*parts, local]) if parts else local)
+                )
+                start = nm.end()
+        end = _statement_end(code, start)
+        statement = _WS.sub(" ", text[start:end]).strip() if kw != "alias" else ""
+        indent = len(m.group(0)) - len(m.group(0).lstrip())
+        d = Declaration(
+            name=name,
+            kind=kw,
+            module=module,
+            line=line,
+            statement=statement,
+            docstring=_doc_before(code, m.start() + indent, doc_ends, doc_positions),
+            attributes=attrs,
+            modifiers=mods,
+        )
+        for a in attrs:
+            if a.lstrip().startswith("deprecated") and (dm := _DEPRECATED.search(a)):
+                d.successor = dm.group("succ")
+                d.deprecated_since = (dm.group("since") or "").strip().strip('"') or "unknown"
+            d.stacks += _STACKS.findall(a)
+        if kw == "alias" and (target := _ALIAS_TARGET.match(code, start)):
+            d.successor = d.successor or target.group(1)
+        if kw == "alias" and name is None and (pair := _ALIAS_PAIR.match(code, start)):
+            # `alias ⟨mp, mpr⟩ := foo_iff`: one alias per named direction
+            for local in (x.strip() for x in pair.group(1).split(",")):
+                if local and local != "_":
+                    full = ".".join([*parts, local]) if parts else local
+                    decls.append(
+                        Declaration(
+                            name=full,
+                            kind="alias",
+                            module=module,
+                            line=line,
+                            statement="",
+                            docstring=d.docstring,
+                            attributes=attrs,
+                            modifiers=mods,
+                            deprecated_since=d.deprecated_since,
+                            successor=d.successor or pair.group(2),
+                        )
+                    )
+            continue
+        decls.append(d)
+    return SourceFile(
+        module=module, path=str(path), declarations=decls, main_results=_main_results(docs)
+    )
+
+
+def lean_files(root: Path) -> Iterator[Path]:
+    """Every `.lean` file under root, in a stable order (build outputs skipped)."""
+    for p in sorted(root.rglob("*.lean")):
+        if ".lake" not in p.parts and "lake-packages" not in p.parts:
+            yield p

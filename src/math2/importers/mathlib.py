@@ -1,0 +1,368 @@
+"""Mathlib (and any Lean 4 library) into the corpus at its pin (K6.4, K6.10).
+
+Two routes: the lean_scout datasets (a mention per constant with allowCompletion = true), or a
+source scan of a checkout where none are published. Importing at a pin that is not the first is
+a bump: new declarations become new mentions, removed or renamed ones are retired with their
+successor (Mathlib's deprecation aliases give it), and a changed type hash is a new mention.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, insert, select
+
+from math2.config import Settings
+from math2.errors import InputError
+from math2.importers import lean_scout
+from math2.importers.common import (
+    already_done,
+    file_digest,
+    finish_run,
+    insert_mentions,
+    insert_texts,
+    source_and_pin,
+    start_run,
+    takes_text,
+)
+from math2.importers.lean_source import lean_files, scan_file
+from math2.importers.registry import ImporterSpec, ImportResult, register
+from math2.sources.manifest import SourceEntry
+from math2.store import ConstDep, Mention, Pin, Run, Store
+
+DEF_KINDS = {
+    "def",
+    "abbrev",
+    "structure",
+    "class",
+    "inductive",
+    "class inductive",
+    "irreducible_def",
+    "opaque",
+    "coinductive",
+}
+
+
+@dataclass
+class DeclRecord:
+    """A declaration as an importer read it, before it is a mention."""
+
+    name: str
+    kind: str | None
+    module: str | None
+    statement: str | None
+    docstring: str | None
+    allow_completion: bool
+    type_hash: str | None
+    extra: dict[str, Any] = field(default_factory=dict)
+    deps: list[str] | None = None
+    successor: str | None = None  # deprecation alias target
+    deprecated: bool = False
+
+
+@dataclass
+class LibraryData:
+    """Everything one route read."""
+
+    records: list[DeclRecord]
+    counts: dict[str, int]
+    notes: list[str]
+    route: str
+
+
+def read_checkout(root: Path) -> LibraryData:
+    """Scan a Lean checkout (its `Mathlib/` when there is one); every file before any write."""
+    base = root / "Mathlib" if (root / "Mathlib").is_dir() else root
+    records: dict[str, DeclRecord] = {}
+    dup = anon = files = 0
+    kinds: Counter[str] = Counter()
+    main_named: set[str] = set()
+    stacks = 0
+    for path in lean_files(base):
+        f = scan_file(root, path)
+        files += 1
+        for d in f.declarations:
+            kinds[d.kind] += 1
+            if d.name is None:
+                anon += 1
+                continue
+            if d.name in records:
+                dup += 1
+                continue
+            stacks += bool(d.stacks)
+            records[d.name] = DeclRecord(
+                name=d.name,
+                kind=d.kind,
+                module=d.module,
+                statement=d.statement or None,
+                docstring=d.docstring,
+                allow_completion="private" not in d.modifiers,
+                type_hash=d.statement_hash if d.statement else None,
+                extra={
+                    "line": d.line,
+                    "attributes": d.attributes[:8],
+                    "stacks": d.stacks,
+                    **({"deprecated_since": d.deprecated_since} if d.deprecated_since else {}),
+                },
+                successor=d.successor,
+                deprecated=d.deprecated_since is not None,
+            )
+        main_named.update(f.main_results)
+    # Module docs name main results by short or full name; keep those that resolve.
+    by_short: dict[str, list[str]] = {}
+    for name in records:
+        by_short.setdefault(name.rsplit(".", 1)[-1], []).append(name)
+    main = 0
+    for n in main_named:
+        for full in [n] if n in records else by_short.get(n, [])[:1]:
+            if records[full].kind in ("theorem", "lemma"):
+                records[full].extra["main_result"] = True
+                main += 1
+    counts = {
+        "files": files,
+        "declarations": sum(kinds.values()),
+        "named, unique": len(records),
+        "anonymous (instances, examples)": anon,
+        "duplicate names": dup,
+        "with docstring": sum(1 for r in records.values() if r.docstring),
+        "deprecated": sum(1 for r in records.values() if r.deprecated),
+        "with @[stacks] tags": stacks,
+        "module-doc main results": main,
+        **{f"kind {k}": v for k, v in kinds.most_common()},
+    }
+    return LibraryData(list(records.values()), counts, [], "source scan")
+
+
+def _dataset(root: Path, *names: str) -> Path | None:
+    for n in names:
+        if (root / n).exists():
+            return root / n
+    return None
+
+
+def read_lean_scout(root: Path) -> LibraryData:
+    """mathlib-types (+ const_dep, + tactics when present) from a folder holding them."""
+    types = _dataset(root, "mathlib-types", "types")
+    if types is None:
+        raise InputError(root, None, "no mathlib-types (or types/) dataset folder")
+    deps_dir = _dataset(root, "mathlib-const-dep", "const_dep", "const-dep")
+    tactics_dir = _dataset(root, "mathlib-tactics", "tactics")
+    all_constants = completable = named_in_lib = 0
+    has_flag = True
+    records: list[DeclRecord] = []
+    for row in lean_scout.read_types(types):
+        all_constants += 1
+        if row.allow_completion is None:
+            has_flag = False
+        if row.allow_completion is False:
+            continue
+        completable += 1
+        if (row.module or "").startswith("Mathlib"):
+            named_in_lib += 1
+        records.append(
+            DeclRecord(
+                name=row.name,
+                kind=None,
+                module=row.module,
+                statement=row.type,
+                docstring=row.docstring,
+                allow_completion=True,
+                type_hash=row.type_hash,
+            )
+        )
+    counts = {
+        "all constants (every row of mathlib-types)": all_constants,
+        "constants a user can complete (allowCompletion = true; the mentions)": completable,
+        "named theorems and definitions (completable, in Mathlib's own modules)": named_in_lib,
+        "with docstring": sum(1 for r in records if r.docstring),
+    }
+    notes = (
+        []
+        if has_flag
+        else ["older types schema without allowCompletion: every constant taken as a mention"]
+    )
+    if deps_dir is not None:
+        deps = dict(lean_scout.read_const_dep(deps_dir))
+        for r in records:
+            r.deps = deps.get(r.name)
+        counts["with const_dep"] = sum(1 for r in records if r.deps is not None)
+    if tactics_dir is not None:
+        counts["tactic invocations (mathlib-tactics)"] = sum(
+            1 for _ in lean_scout.read_tactics(tactics_dir)
+        )
+    return LibraryData(records, counts, notes, "lean_scout")
+
+
+def _text_row(mid: int, r: DeclRecord, pin: Pin, source_id: int, title: str) -> dict[str, Any]:
+    return dict(
+        mention_id=mid,
+        role="docstring",
+        body=r.docstring,
+        zone="prose",
+        licence=pin.licence,
+        share_alike=False,
+        attribution=f"{title}, docstring of {r.name} ({r.module}); {pin.licence}; "
+        f"© the {title} contributors",
+        author_kind="person",
+        author=f"{title} contributors",
+        source_id=source_id,
+        pin_id=pin.id,
+    )
+
+
+def write_library(
+    store: Store, entry: SourceEntry, data: LibraryData, digest: str, path: Path
+) -> ImportResult:
+    """Insert (first pin) or diff against what is active (a bump), in one transaction."""
+    with store.session() as s:
+        src, pin = source_and_pin(s, entry.name)
+        run = start_run(
+            s, "import", f"{entry.name}@{pin.key}", digest, {"path": str(path), "route": data.route}
+        )
+        assert run is not None
+        active = {
+            m.name: m
+            for m in s.scalars(
+                select(Mention).where(Mention.source_id == src.id, Mention.status == "active")
+            )
+        }
+        base = dict(
+            source_id=src.id,
+            pin_id=pin.id,
+            licence=pin.licence,
+            intake_class=pin.intake_class,
+            authored=src.authored,
+        )
+        new_records: list[DeclRecord] = []
+        retire: list[tuple[Mention, str | None, str]] = []
+        unchanged = 0
+        for r in data.records:
+            old = active.pop(r.name, None)
+            if old is None:
+                new_records.append(r)
+            elif old.type_hash == r.type_hash and old.kind == r.kind:
+                unchanged += 1
+            elif r.deprecated and r.successor:
+                retire.append((old, r.successor, "renamed (deprecation alias)"))
+                new_records.append(r)
+            else:
+                retire.append((old, r.name, "type hash changed"))
+                new_records.append(r)
+        successors = {r.name: r.successor for r in data.records if r.successor}
+        for name, old in active.items():  # gone from the new data
+            retire.append((old, successors.get(name), "removed"))
+        bump = bool(retire or unchanged)
+        for old, succ, why in retire:
+            old.status, old.retired_pin_id, old.successor = "retired", pin.id, succ
+            old.extra = {**(old.extra or {}), "retired_because": why}
+        rows = [
+            dict(
+                base,
+                name=r.name,
+                kind=r.kind,
+                module=r.module,
+                statement=r.statement,
+                docstring=r.docstring,
+                allow_completion=r.allow_completion,
+                type_hash=r.type_hash,
+                extra={**r.extra, **({"successor": r.successor} if r.successor else {})},
+            )
+            for r in new_records
+        ]
+        ids = insert_mentions(s, rows)
+        deps = [
+            dict(mention_id=mid, deps=r.deps)
+            for mid, r in zip(ids, new_records, strict=True)
+            if r.deps is not None
+        ]
+        if deps:
+            s.connection().execute(insert(ConstDep.__table__), deps)
+        texts = 0
+        if takes_text(pin):
+            texts = insert_texts(
+                s,
+                (
+                    _text_row(mid, r, pin, src.id, src.title)
+                    for mid, r in zip(ids, new_records, strict=True)
+                    if r.docstring
+                ),
+            )
+        touched_nodes = {old.node_id for old, _, _ in retire if old.node_id is not None}
+        counts = dict(data.counts)
+        counts.update(
+            {
+                "mentions added": len(ids),
+                "mentions retired": len(retire),
+                "mentions unchanged": unchanged,
+                "docstring texts": texts,
+            }
+        )
+        if bump:
+            total = s.scalar(
+                select(func.count()).select_from(Mention).where(Mention.source_id == src.id)
+            )
+            counts.update(
+                {
+                    "bump: change in active mentions": len(ids) - len(retire),
+                    "bump: mention rows now": total,
+                    "bump: nodes whose declarations changed": len(touched_nodes),
+                    "bump: retired with a successor": sum(1 for _, succ, _ in retire if succ),
+                }
+            )
+            s.add(
+                Run(
+                    job="bump",
+                    key=f"{entry.name}@{pin.key}",
+                    status="done",
+                    stats=counts,
+                    params={"path": str(path)},
+                )
+            )
+        finish_run(run, counts)
+    return ImportResult(
+        source=entry.name, pin=pin.key, path=str(path), counts=counts, notes=data.notes
+    )
+
+
+def import_lean_library(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
+    """A lean_scout folder or a Lean checkout, whichever `path` is."""
+    is_scout = _dataset(path, "mathlib-types", "types") is not None
+    digest = file_digest(path) if is_scout else _tree_digest(path)
+    with store.session() as s:
+        _, pin = source_and_pin(s, entry.name)
+        if already_done(s, "import", f"{entry.name}@{pin.key}", digest):
+            return ImportResult(
+                source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
+            )
+    data = read_lean_scout(path) if is_scout else read_checkout(path)
+    return write_library(store, entry, data, digest, path)
+
+
+def _tree_digest(root: Path) -> str:
+    """A cheap digest of a checkout: its git HEAD when it has one, else every file's content."""
+    head = root / ".git" / "HEAD"
+    if head.is_file():
+        ref = head.read_text().strip()
+        if ref.startswith("ref: "):
+            target = root / ".git" / ref[5:]
+            if target.is_file():
+                return target.read_text().strip()
+        return ref
+    return file_digest(root / "Mathlib" if (root / "Mathlib").is_dir() else root)
+
+
+def locate(settings: Settings) -> tuple[Path | None, str]:
+    """lean_scout data first (the manifest's route), else a Mathlib checkout to scan."""
+    for d in (settings.data.lean_scout_dir, settings.data.mathlib_dir):
+        if d and Path(d).is_dir():
+            return Path(d), ""
+    return None, (
+        "no lean_scout data or Mathlib checkout: set MATH2_DATA__LEAN_SCOUT_DIR or "
+        "MATH2_DATA__MATHLIB_DIR"
+    )
+
+
+register(ImporterSpec("mathlib", locate, import_lean_library))
