@@ -85,6 +85,32 @@ def finish_run(run: Run, stats: dict[str, int]) -> None:
     run.finished_at = dt.datetime.now(dt.UTC)
 
 
+def _uniform(table, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every row with the same keys (executemany needs that); a missing value takes the
+    column's default, or NULL."""
+    keys = set().union(*rows)
+    fill = {}
+    for k in keys:
+        default = table.c[k].default
+        if default is None:
+            fill[k] = None
+        elif default.is_callable:
+            fill[k] = default.arg  # called per row below
+        else:
+            fill[k] = default.arg
+    out = []
+    for r in rows:
+        if len(r) == len(keys):
+            out.append(r)
+            continue
+        row = dict(r)
+        for k in keys - r.keys():
+            v = fill[k]
+            row[k] = v(None) if callable(v) else v
+        out.append(row)
+    return out
+
+
 def insert_mentions(session: Session, rows: list[dict[str, Any]]) -> list[int]:
     """Bulk insert mentions; returns their ids in the order given."""
     if not rows:
@@ -93,7 +119,7 @@ def insert_mentions(session: Session, rows: list[dict[str, Any]]) -> list[int]:
     # RETURNING rows back together is quadratic in the number of such groups.
     table = Mention.__table__
     result = session.connection().execute(
-        insert(table).returning(table.c.id, sort_by_parameter_order=True), rows
+        insert(table).returning(table.c.id, sort_by_parameter_order=True), _uniform(table, rows)
     )
     return [r[0] for r in result]
 
@@ -102,7 +128,8 @@ def insert_texts(session: Session, rows: Iterable[dict[str, Any]]) -> int:
     """Bulk insert text rows; returns how many."""
     rows = list(rows)
     if rows:
-        session.connection().execute(insert(TextRecord.__table__), rows)
+        table = TextRecord.__table__
+        session.connection().execute(insert(table), _uniform(table, rows))
     return len(rows)
 
 
