@@ -60,3 +60,22 @@ def test_import_and_crosswalk_commands(tmp_path: Path, monkeypatch) -> None:
     assert bad.exit_code == 2 and "no importer" in bad.stderr
     missing = CliRunner().invoke(app, ["import", "setmm", str(tmp_path / "nope.mm")])
     assert missing.exit_code == 2 and "nope.mm" in missing.stderr
+
+
+def test_bump_refuses_a_pin_that_is_not_in_the_manifest(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
+    res = CliRunner().invoke(app, ["bump", "mathlib", "--to", "deadbeef", str(tmp_path)])
+    assert res.exit_code == 2 and "record the new pin there first" in res.stderr
+
+
+def test_bump_and_select_on_the_fixture(tmp_path: Path, monkeypatch) -> None:
+    fixture = Path(__file__).parent / "fixtures" / "leanproj"
+    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
+    res = CliRunner().invoke(
+        app, ["bump", "mathlib", "--to", "f4a75053ba65be55859c28f56b58c48ddff8db5f", str(fixture)]
+    )
+    assert res.exit_code == 0, res.output
+    assert "mentions added: 16" in res.output
+    res = CliRunner().invoke(app, ["select", "--request", "Demo.idf_apply"])
+    assert res.exit_code == 0, res.output
+    assert "statement_definitions: 1" in res.output

@@ -126,9 +126,11 @@ def build(
         if on_outcome:
             on_outcome(outcome)
     from math2.crosswalk.cluster import cluster
+    from math2.crosswalk.select import select_nodes
 
     with store.session() as s:
         rep = cluster(s)
+        sel = select_nodes(s, "mathlib", settings.select.requests)
     steps = [
         (
             "crosswalks + clustering (K6.7)",
@@ -136,7 +138,13 @@ def build(
             f"{rep.mentions_joined} mentions joined nodes, {rep.type_hash_joined} by type hash, "
             f"{rep.nodes_merged} nodes merged by Wikidata id, {rep.conflicts} conflicts left",
         ),
-        ("node selection (K6.4)", "Mathlib selection signals need a Mathlib import (not here)"),
+        (
+            "node selection (K6.4)",
+            f"{sel.total} Mathlib declarations selected: {sel.human_mention} by a human mention,"
+            f" {sel.theorem_lists} by the theorem lists, {sel.module_doc_main_results} as "
+            f"module-doc main results, {sel.requested_or_bound} requested or bound, "
+            f"{sel.statement_definitions} as definitions in selected statements",
+        ),
         ("search index", "not in this version"),
     ]
     return BuildSummary(outcomes=outcomes, steps=steps)

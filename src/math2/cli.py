@@ -381,6 +381,57 @@ def crosswalk_import(
     out.print(f"clustering: {rep.model_dump()}")
 
 
+@app.command("bump")
+def bump_cmd(
+    library: Annotated[str, typer.Argument(help="Manifest name of the library (e.g. mathlib).")],
+    to: Annotated[str, typer.Option("--to", help="The new pin (commit or version).")],
+    path: Annotated[Path | None, typer.Argument(help="The library's data at that pin.")] = None,
+) -> None:
+    """Move a library to a new pin: new, retired (with successor) and changed mentions."""
+    from math2.build import import_one
+    from math2.sources import load_manifest
+
+    try:
+        entry = load_manifest(state.settings.manifest).get(library)
+    except (InputError, KeyError) as exc:
+        raise fail(str(exc)) from exc
+    pin = entry.current_pin
+    if pin is None or pin.key != to:
+        raise fail(
+            f"{library}'s current pin in {state.settings.manifest} is "
+            f"{pin.key if pin else 'none'}, not {to}: record the new pin there first (K6.10)"
+        )
+    try:
+        outcome = import_one(state.settings, _store(migrate=True), library, path)
+    except (InputError, KeyError) as exc:
+        raise fail(str(exc)) from exc
+    _print_outcome(outcome)
+    if outcome.status != "imported":
+        raise typer.Exit(1)
+
+
+@app.command("select")
+def select_cmd(
+    request: Annotated[
+        list[str] | None, typer.Option("--request", help="A declaration a person asks for.")
+    ] = None,
+    library: Annotated[str, typer.Option(help="Library whose declarations are selected.")] = (
+        "mathlib"
+    ),
+) -> None:
+    """Run node selection (K6.4) and print how many declarations each signal selected."""
+    from math2.crosswalk.cluster import cluster
+    from math2.crosswalk.select import select_nodes
+
+    store = _store()
+    with store.session() as s:
+        cluster(s)
+        rep = select_nodes(s, library, [*state.settings.select.requests, *(request or [])])
+    for k, v in rep.model_dump().items():
+        out.print(f"{k}: {v}")
+    out.print(f"selected declarations: {rep.total}")
+
+
 @app.command("build")
 def build_cmd() -> None:
     """The main job: import every source this machine has, build what follows, print the report."""

@@ -58,6 +58,12 @@ class DataSettings(BaseModel):
     mizar_dir: Path | None = None
 
 
+class SelectSettings(BaseModel):
+    """Node selection (K6.4): declarations a person asks for (signal 3)."""
+
+    requests: list[str] = Field(default_factory=list)
+
+
 def _default_manifest() -> Path:
     """`manifests/sources.yaml` here, else the one of the checkout math2 is installed from."""
     here = Path("manifests/sources.yaml")
@@ -83,6 +89,7 @@ class Settings(BaseSettings):
     lean: LeanSettings = Field(default_factory=LeanSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     data: DataSettings = Field(default_factory=DataSettings)
+    select: SelectSettings = Field(default_factory=SelectSettings)
 
     @classmethod
     def settings_customise_sources(

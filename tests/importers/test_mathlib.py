@@ -110,7 +110,8 @@ def test_checkout_scan_import(corpus, tmp_path: Path) -> None:
             "Apache-2.0",
             "open_text",
         )
-        assert m.extra["main_result"] is True and m.type_hash
+        assert m.extra["main_result"] is True and m.extra["statement_hash"]
+        assert m.type_hash is None  # a source statement is not an elaborated type
     again = import_lean_library(corpus, entry, FIX)
     assert again.skipped_already_done
 

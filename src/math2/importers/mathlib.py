@@ -100,8 +100,11 @@ def read_checkout(root: Path) -> LibraryData:
                 statement=d.statement or None,
                 docstring=d.docstring,
                 allow_completion="private" not in d.modifiers,
-                type_hash=d.statement_hash if d.statement else None,
+                # A source statement is not an elaborated type: its hash lives in `extra`, so
+                # that the type-hash clustering (same type, same statement) never sees it.
+                type_hash=None,
                 extra={
+                    "statement_hash": d.statement_hash if d.statement else None,
                     "line": d.line,
                     "attributes": d.attributes[:8],
                     "stacks": d.stacks,
@@ -196,6 +199,11 @@ def read_lean_scout(root: Path) -> LibraryData:
     return LibraryData(records, counts, notes, "lean_scout")
 
 
+def _hash(type_hash: str | None, extra: dict[str, Any] | None) -> str | None:
+    """The hash a bump compares: the elaborated type's, else the source statement's."""
+    return type_hash or (extra or {}).get("statement_hash")
+
+
 def _text_row(mid: int, r: DeclRecord, pin: Pin, source_id: int, title: str) -> dict[str, Any]:
     return dict(
         mention_id=mid,
@@ -243,7 +251,9 @@ def write_library(
             old = active.pop(r.name, None)
             if old is None:
                 new_records.append(r)
-            elif old.type_hash == r.type_hash and old.kind == r.kind:
+            elif _hash(old.type_hash, old.extra) == _hash(r.type_hash, r.extra) and (
+                old.kind == r.kind
+            ):
                 unchanged += 1
             elif r.deprecated and r.successor:
                 retire.append((old, r.successor, "renamed (deprecation alias)"))
