@@ -432,6 +432,60 @@ def select_cmd(
     out.print(f"selected declarations: {rep.total}")
 
 
+index_app = typer.Typer(help="The search index over declarations.", no_args_is_help=True)
+app.add_typer(index_app, name="index")
+
+
+@index_app.command("build")
+def index_build(
+    library: Annotated[str, typer.Option(help="Whose declarations.")] = "mathlib",
+    dense: Annotated[bool, typer.Option(help="Also compute MiniLM embeddings (resumable).")] = True,
+    limit: Annotated[int | None, typer.Option(help="Only the first N declarations.")] = None,
+) -> None:
+    """Build (or resume) the BM25 + dense + PageRank index of a library's declarations."""
+    from math2.retrieval.index import build_index
+
+    folder = Path(state.settings.retrieval.index_dir) / library
+    try:
+        meta = build_index(
+            _store(), folder, library, dense=dense, limit=limit, progress=lambda m: err.print(m)
+        )
+    except LookupError as exc:
+        raise fail(str(exc)) from exc
+    out.print(f"index of {meta['count']} declarations at {folder}")
+
+
+@app.command("search")
+def search_cmd(
+    query: Annotated[str, typer.Argument(help="What to look for, in words or Lean.")],
+    k: Annotated[int, typer.Option("-k", help="How many results.")] = 10,
+    library: Annotated[str, typer.Option(help="Whose index.")] = "mathlib",
+) -> None:
+    """Search the declarations of a library (BM25 + dense + dependency prior, fused)."""
+    from sqlalchemy import select
+
+    from math2.retrieval.index import SearchIndex
+    from math2.store import Mention
+
+    folder = Path(state.settings.retrieval.index_dir) / library
+    if not (folder / "meta.json").exists():
+        raise fail(f"no index at {folder}: run `math2 build` or `math2 index build`")
+    index = SearchIndex(folder)
+    hits = index.search(query, k)
+    store = _store()
+    with store.session() as s:
+        rows = {
+            m.id: m
+            for m in s.scalars(select(Mention).where(Mention.id.in_([h.mention_id for h in hits])))
+        }
+    if not index.has_dense:
+        err.print("note: no dense embeddings in this index; BM25 and the prior only")
+    for i, h in enumerate(hits, 1):
+        m = rows.get(h.mention_id)
+        stmt = (m.statement or "")[:120] if m else ""
+        out.print(f"{i:>2}. {h.name}  [dim]{h.score:.4f}[/]\n    " + escape(stmt), highlight=False)
+
+
 @app.command("build")
 def build_cmd() -> None:
     """The main job: import every source this machine has, build what follows, print the report."""

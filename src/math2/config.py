@@ -58,6 +58,15 @@ class DataSettings(BaseModel):
     mizar_dir: Path | None = None
 
 
+class RetrievalSettings(BaseModel):
+    """The search index."""
+
+    index_dir: Path = Path(".math2/index")
+    # Embedding all of Mathlib takes about an hour on two CPU cores, so `math2 build` leaves it
+    # to `math2 index build --dense` unless this is on.
+    dense_in_build: bool = False
+
+
 class SelectSettings(BaseModel):
     """Node selection (K6.4): declarations a person asks for (signal 3)."""
 
@@ -90,6 +99,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     data: DataSettings = Field(default_factory=DataSettings)
     select: SelectSettings = Field(default_factory=SelectSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
 
     @classmethod
     def settings_customise_sources(

