@@ -335,22 +335,28 @@ def _print_outcome(o) -> None:
             out.print(f"{'':>8}  {'':<28} [yellow]{escape(note)}[/]")
 
 
+def _import(name: str, path: Path | None):
+    """Import one source and print the outcome; exit 1 when it failed."""
+    from math2.build import import_one
+
+    try:
+        store = _store(migrate=True)
+        outcome = import_one(state.settings, store, name, path)
+    except (InputError, KeyError) as exc:
+        raise fail(str(exc)) from exc
+    _print_outcome(outcome)
+    if outcome.status == "failed":
+        raise typer.Exit(1)
+    return store, outcome
+
+
 @app.command("import")
 def import_cmd(
     source: Annotated[str, typer.Argument(help="Manifest name of the source (e.g. setmm).")],
     path: Annotated[Path | None, typer.Argument(help="Where its data is (default: look).")] = None,
 ) -> None:
     """Import one source at its pin (nothing is written if its data is malformed)."""
-    from math2.build import import_one
-
-    try:
-        store = _store(migrate=True)
-        outcome = import_one(state.settings, store, source, path)
-    except (InputError, KeyError) as exc:
-        raise fail(str(exc)) from exc
-    _print_outcome(outcome)
-    if outcome.status == "failed":
-        raise typer.Exit(1)
+    _import(source, path)
 
 
 crosswalk_app = typer.Typer(
@@ -365,17 +371,9 @@ def crosswalk_import(
     path: Annotated[Path | None, typer.Argument(help="The list's folder or file.")] = None,
 ) -> None:
     """Import a theorem list as nodes and crosswalk edges, then run the clustering pass."""
-    from math2.build import import_one
     from math2.crosswalk.cluster import cluster
 
-    try:
-        store = _store(migrate=True)
-        outcome = import_one(state.settings, store, name, path)
-    except (InputError, KeyError) as exc:
-        raise fail(str(exc)) from exc
-    _print_outcome(outcome)
-    if outcome.status == "failed":
-        raise typer.Exit(1)
+    store, _ = _import(name, path)
     with store.session() as s:
         rep = cluster(s)
     out.print(f"clustering: {rep.model_dump()}")
@@ -388,7 +386,6 @@ def bump_cmd(
     path: Annotated[Path | None, typer.Argument(help="The library's data at that pin.")] = None,
 ) -> None:
     """Move a library to a new pin: new, retired (with successor) and changed mentions."""
-    from math2.build import import_one
     from math2.sources import load_manifest
 
     try:
@@ -401,11 +398,7 @@ def bump_cmd(
             f"{library}'s current pin in {state.settings.manifest} is "
             f"{pin.key if pin else 'none'}, not {to}: record the new pin there first (K6.10)"
         )
-    try:
-        outcome = import_one(state.settings, _store(migrate=True), library, path)
-    except (InputError, KeyError) as exc:
-        raise fail(str(exc)) from exc
-    _print_outcome(outcome)
+    _, outcome = _import(library, path)
     if outcome.status != "imported":
         raise typer.Exit(1)
 

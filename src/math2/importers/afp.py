@@ -8,15 +8,15 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from math2.config import Settings
 from math2.errors import InputError
 from math2.importers.common import (
     TEXT_CLASSES,
-    already_done,
+    dir_locator,
     file_digest,
     finish_run,
     insert_mentions,
     insert_texts,
+    skip_if_done,
     source_and_pin,
     start_run,
 )
@@ -130,12 +130,8 @@ def import_afp(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     if not files:
         raise InputError(folder, None, "no entry metadata (*.toml)")
     digest = file_digest(folder)
-    with store.session() as s:
-        _, pin = source_and_pin(s, entry.name)
-        if already_done(s, "import", f"{entry.name}@{pin.key}", digest):
-            return ImportResult(
-                source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
-            )
+    if (done := skip_if_done(store, entry, path, digest)) is not None:
+        return done
     entries = [parse_entry(f) for f in files]
     with store.session() as s:
         src, pin = source_and_pin(s, entry.name)
@@ -200,12 +196,4 @@ def import_afp(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     return ImportResult(source=entry.name, pin=pin.key, path=str(path), counts=counts)
 
 
-def locate(settings: Settings) -> tuple[Path | None, str]:
-    """An AFP checkout from MATH2_DATA__AFP_DIR."""
-    d = settings.data.afp_dir
-    if d and Path(d).is_dir():
-        return Path(d), ""
-    return None, "no AFP checkout: set MATH2_DATA__AFP_DIR"
-
-
-register(ImporterSpec(SOURCE, locate, import_afp))
+register(ImporterSpec(SOURCE, dir_locator("afp_dir", "AFP checkout"), import_afp))

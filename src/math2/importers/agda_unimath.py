@@ -7,15 +7,15 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from math2.config import Settings
 from math2.crosswalk.nodes import NodeIndex
 from math2.errors import InputError
 from math2.importers.common import (
-    already_done,
+    dir_locator,
     file_digest,
     finish_run,
     insert_mentions,
     insert_texts,
+    skip_if_done,
     source_and_pin,
     start_run,
     takes_text,
@@ -164,12 +164,8 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
     if not files:
         raise InputError(path, None, "no .lagda.md files")
     digest = file_digest(path)
-    with store.session() as s:
-        _, pin = source_and_pin(s, entry.name)
-        if already_done(s, "import", f"{entry.name}@{pin.key}", digest):
-            return ImportResult(
-                source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
-            )
+    if (done := skip_if_done(store, entry, path, digest)) is not None:
+        return done
     modules = [parse_module(f) for f in files]  # all parsed before anything is written
     notice = _notice(path if (path / "LICENSE").exists() else path.parent)
     with store.session() as s:
@@ -256,12 +252,8 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
     return ImportResult(source=entry.name, pin=pin.key, path=str(path), counts=counts)
 
 
-def locate(settings: Settings) -> tuple[Path | None, str]:
-    """An agda-unimath checkout from MATH2_DATA__AGDA_UNIMATH_DIR."""
-    d = settings.data.agda_unimath_dir
-    if d and Path(d).is_dir():
-        return Path(d), ""
-    return None, "no agda-unimath checkout: set MATH2_DATA__AGDA_UNIMATH_DIR"
-
-
-register(ImporterSpec(SOURCE, locate, import_agda_unimath))
+register(
+    ImporterSpec(
+        SOURCE, dir_locator("agda_unimath_dir", "agda-unimath checkout"), import_agda_unimath
+    )
+)

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
+from math2.config import Settings
 from math2.errors import Math2Error
+from math2.importers.registry import ImportResult
 from math2.sources.intake import IntakeClass
+from math2.sources.manifest import SourceEntry
+from math2.store import Store
 from math2.store.models import Mention, Pin, Run, Source, TextRecord
 
 TEXT_CLASSES = {IntakeClass.OPEN_TEXT.value, IntakeClass.OPEN_TEXT_SA.value}
@@ -51,6 +55,29 @@ def already_done(session: Session, job: str, key: str, digest: str) -> bool:
     """Whether this exact import finished before (checked before any parsing work)."""
     run = session.scalar(select(Run).where(Run.job == job, Run.key == key))
     return run is not None and run.status == "done" and run.params.get("digest") == digest
+
+
+def skip_if_done(store: Store, entry: SourceEntry, path: Path, digest: str) -> ImportResult | None:
+    """The "already imported" result when this exact import finished before, else None."""
+    with store.session() as s:
+        _, pin = source_and_pin(s, entry.name)
+        if already_done(s, "import", f"{entry.name}@{pin.key}", digest):
+            return ImportResult(
+                source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
+            )
+    return None
+
+
+def dir_locator(field: str, what: str) -> Callable[[Settings], tuple[Path | None, str]]:
+    """A `locate` for a source whose data is a folder named by `settings.data.<field>`."""
+
+    def locate(settings: Settings) -> tuple[Path | None, str]:
+        d = getattr(settings.data, field)
+        if d and Path(d).is_dir():
+            return Path(d), ""
+        return None, f"no {what}: set MATH2_DATA__{field.upper()}"
+
+    return locate
 
 
 def start_run(

@@ -19,11 +19,11 @@ from math2.config import Settings
 from math2.errors import InputError
 from math2.importers import lean_scout
 from math2.importers.common import (
-    already_done,
     file_digest,
     finish_run,
     insert_mentions,
     insert_texts,
+    skip_if_done,
     source_and_pin,
     start_run,
     takes_text,
@@ -32,18 +32,6 @@ from math2.importers.lean_source import lean_files, scan_file
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
 from math2.store import ConstDep, Mention, Pin, Run, Store
-
-DEF_KINDS = {
-    "def",
-    "abbrev",
-    "structure",
-    "class",
-    "inductive",
-    "class inductive",
-    "irreducible_def",
-    "opaque",
-    "coinductive",
-}
 
 
 @dataclass
@@ -341,12 +329,8 @@ def import_lean_library(store: Store, entry: SourceEntry, path: Path) -> ImportR
     """A lean_scout folder or a Lean checkout, whichever `path` is."""
     is_scout = _dataset(path, "mathlib-types", "types") is not None
     digest = file_digest(path) if is_scout else _tree_digest(path)
-    with store.session() as s:
-        _, pin = source_and_pin(s, entry.name)
-        if already_done(s, "import", f"{entry.name}@{pin.key}", digest):
-            return ImportResult(
-                source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
-            )
+    if (done := skip_if_done(store, entry, path, digest)) is not None:
+        return done
     data = read_lean_scout(path) if is_scout else read_checkout(path)
     return write_library(store, entry, data, digest, path)
 

@@ -7,13 +7,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from math2.config import Settings
 from math2.errors import InputError
 from math2.importers.common import (
-    already_done,
+    dir_locator,
     file_digest,
     finish_run,
     insert_mentions,
+    skip_if_done,
     source_and_pin,
     start_run,
 )
@@ -84,12 +84,8 @@ def import_mizar(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     if not files:
         raise InputError(path, None, "no .miz articles")
     digest = file_digest(path)
-    with store.session() as s:
-        _, pin = source_and_pin(s, entry.name)
-        if already_done(s, "import", f"{entry.name}@{pin.key}", digest):
-            return ImportResult(
-                source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
-            )
+    if (done := skip_if_done(store, entry, path, digest)) is not None:
+        return done
     articles = [parse_article(f) for f in files]
     with store.session() as s:
         src, pin = source_and_pin(s, entry.name)
@@ -146,12 +142,4 @@ def import_mizar(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     return ImportResult(source=entry.name, pin=pin.key, path=str(path), counts=counts)
 
 
-def locate(settings: Settings) -> tuple[Path | None, str]:
-    """An MML checkout from MATH2_DATA__MIZAR_DIR."""
-    d = settings.data.mizar_dir
-    if d and Path(d).is_dir():
-        return Path(d), ""
-    return None, "no Mizar MML checkout: set MATH2_DATA__MIZAR_DIR"
-
-
-register(ImporterSpec(SOURCE, locate, import_mizar))
+register(ImporterSpec(SOURCE, dir_locator("mizar_dir", "Mizar MML checkout"), import_mizar))

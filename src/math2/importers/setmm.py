@@ -8,11 +8,11 @@ from pathlib import Path
 
 from math2.config import Settings
 from math2.importers.common import (
-    already_done,
     file_digest,
     finish_run,
     insert_mentions,
     insert_texts,
+    skip_if_done,
     source_and_pin,
     start_run,
     takes_text,
@@ -53,12 +53,8 @@ def _attribution(st: Statement, db: Database) -> str:
 def import_setmm(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     """Parse first (a malformed file changes nothing), then write everything in one transaction."""
     digest = file_digest(path)
-    with store.session() as s:
-        _, pin = source_and_pin(s, entry.name)
-        if already_done(s, "import", f"{entry.name}@{pin.key}", digest):
-            return ImportResult(
-                source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
-            )
+    if (done := skip_if_done(store, entry, path, digest)) is not None:
+        return done
     db = parse(path)
     with store.session() as s:
         src, pin = source_and_pin(s, entry.name)

@@ -13,7 +13,7 @@ from typing import Any
 from math2.config import Settings
 from math2.crosswalk.nodes import NodeIndex
 from math2.errors import InputError
-from math2.importers.common import already_done, file_digest, finish_run, source_and_pin, start_run
+from math2.importers.common import file_digest, finish_run, skip_if_done, source_and_pin, start_run
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
@@ -276,20 +276,10 @@ def write_entries(
     return ImportResult(source=entry.name, pin=pin.key, path=str(path), counts=counts, notes=notes)
 
 
-def _skip_if_done(store: Store, entry: SourceEntry, path: Path, digest: str) -> ImportResult | None:
-    with store.session() as s:
-        _, pin = source_and_pin(s, entry.name)
-        if already_done(s, "import", f"{entry.name}@{pin.key}", digest):
-            return ImportResult(
-                source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
-            )
-    return None
-
-
 def import_thousand_plus(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     """The 1000+ list (a checkout, or its `_thm` folder)."""
     digest = file_digest(path)
-    if (done := _skip_if_done(store, entry, path, digest)) is not None:
+    if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
     return write_entries(store, entry, parse_thousand_plus(path), digest, path, [])
 
@@ -301,7 +291,7 @@ def import_mathlib_lists(store: Store, entry: SourceEntry, path: Path) -> Import
     if not files:
         raise InputError(path, None, "neither 100.yaml nor 1000.yaml found")
     digest = "".join(file_digest(f) for f in files)
-    if (done := _skip_if_done(store, entry, path, digest)) is not None:
+    if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
     entries: list[ListEntry] = []
     notes: list[str] = []

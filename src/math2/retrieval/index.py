@@ -105,6 +105,7 @@ def build_index(
     dense: bool = True,
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
+    only: set[int] | None = None,
 ) -> dict:
     """Build (or resume) the index of a source's active, completable mentions under `out`."""
     import bm25s
@@ -125,6 +126,8 @@ def build_index(
             .order_by(Mention.id)
         )
         rows = s.execute(q.limit(limit) if limit else q).all()
+        if only is not None:  # a sub-corpus (benchmarks index a pool of mention ids)
+            rows = [r for r in rows if r[0] in only]
         deps = dict(s.execute(select(ConstDep.mention_id, ConstDep.deps)).all())
     if not rows:
         raise LookupError(f"{source} has no active, completable mentions to index")
