@@ -79,3 +79,18 @@ def test_bump_and_select_on_the_fixture(tmp_path: Path, monkeypatch) -> None:
     res = CliRunner().invoke(app, ["select", "--request", "Demo.idf_apply"])
     assert res.exit_code == 0, res.output
     assert "statement_definitions: 1" in res.output
+
+
+def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
+    fixture = Path(__file__).parent / "fixtures" / "leanproj"
+    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
+    monkeypatch.setenv("MATH2_RETRIEVAL__INDEX_DIR", str(tmp_path / "index"))
+    res = CliRunner().invoke(app, ["search", "anything"])
+    assert res.exit_code == 2 and "no index" in res.stderr
+    CliRunner().invoke(app, ["import", "mathlib", str(fixture)])
+    res = CliRunner().invoke(app, ["index", "build", "--no-dense"])
+    assert res.exit_code == 0, res.output
+    assert "index of 16 declarations" in res.output
+    res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2"])
+    assert res.exit_code == 0, res.output
+    assert "Demo.idf_apply" in res.output and "no dense embeddings" in res.stderr

@@ -56,6 +56,8 @@ class DataSettings(BaseModel):
     agda_unimath_dir: Path | None = None
     afp_dir: Path | None = None
     mizar_dir: Path | None = None
+    stacks_dir: Path | None = None
+    theoremgraph_dir: Path | None = None
 
 
 class RetrievalSettings(BaseModel):

@@ -1,3 +1,11 @@
 """Registers math2's built-in importers (each module adds itself to the registry)."""
 
-from math2.importers import afp, agda_unimath, mathlib, mizar, setmm, theorem_lists  # noqa: F401
+from math2.importers import (  # noqa: F401
+    afp,
+    agda_unimath,
+    matching,
+    mathlib,
+    mizar,
+    setmm,
+    theorem_lists,
+)

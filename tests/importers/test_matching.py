@@ -1,0 +1,70 @@
+"""Matching datasets enter as candidate pairs, never as edges, until the align role accepts."""
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from math2.crosswalk.cluster import cluster
+from math2.errors import InputError
+from math2.importers.matching import import_pairs
+from math2.report import build_report
+from math2.sources import load_manifest, sync_manifest
+from math2.store import Crosswalk
+from tests.conftest import REPO
+
+
+@pytest.fixture
+def manifest(tmp_path: Path):
+    import yaml
+
+    data = yaml.safe_load((REPO / "manifests" / "sources.yaml").read_text())
+    for s in data["sources"]:
+        if s["name"] in ("stacks-mathlib", "theoremgraph"):
+            s.pop("unpinned_reason", None)
+            s["pins"] = [{"version": "fixture-1"}]
+    path = tmp_path / "sources.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return load_manifest(path)
+
+
+def test_stacks_pairs_are_candidates(sqlite_store, manifest, tmp_path: Path) -> None:
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    f = tmp_path / "stacks.jsonl"
+    f.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {"tag": "09HY", "decl": "Algebra.IsSeparable.of_algHom", "score": 0.9},
+                {"tag": "030N", "decl": "Field.finSepDegree_eq"},
+            ]
+        )
+        + "\n"
+    )
+    res = import_pairs(sqlite_store, manifest.get("stacks-mathlib"), f)
+    assert res.counts == {"pairs": 2, "candidate rows": 2, "nodes created": 2}
+    with sqlite_store.session() as s:
+        rows = s.scalars(select(Crosswalk)).all()
+        assert {r.status for r in rows} == {"candidate"}
+        assert rows[0].extra == {"score": 0.9}
+        assert cluster(s).edges_linked == 0
+        report = build_report(s)
+    stacks = next(r for r in report.sources if r.name == "stacks-mathlib")
+    assert (stacks.crosswalks, stacks.crosswalk_candidates) == (0, 2)
+    assert report.crosswalks == 0
+
+
+def test_theoremgraph_csv_and_a_row_missing_a_side(sqlite_store, manifest, tmp_path: Path):
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    f = tmp_path / "pairs.csv"
+    f.write_text(
+        "statement_id,lean_decl,score\n2401.00001#thm1,Nat.Prime.two_le,0.8\n2401.00002#thm3,,0.5\n"
+    )
+    with pytest.raises(InputError) as info:
+        import_pairs(sqlite_store, manifest.get("theoremgraph"), f)
+    assert (info.value.path, info.value.line) == (str(f), 3)
+    with sqlite_store.session() as s:
+        assert s.scalars(select(Crosswalk)).all() == []
