@@ -74,6 +74,8 @@ def parse_module(path: Path) -> LiterateModule:
     lines = text.split("\n")
     in_code: str | None = None
     in_postulate = False
+    pending_module = False
+    sig_open: Definition | None = None
     open_line = 0
     section: str | None = None
     title = None
@@ -100,10 +102,20 @@ def parse_module(path: Path) -> LiterateModule:
             continue
         if in_code == "agda":
             top = bool(line) and not line[0].isspace()
+            if top or not line.strip():
+                sig_open = None
             if top:
                 in_postulate = line.strip() == "postulate"
-            if module is None and (m := _MODULE.match(line)):
+            if module is None and pending_module and line.strip():
+                module, pending_module = line.split()[0], False
+            elif module is None and line.strip() == "module":
+                pending_module = True  # `module` alone: the name is on the next line
+            elif module is None and (m := _MODULE.match(line)):
                 module = m.group(1)
+            elif sig_open is not None and not top and line.strip() and not in_postulate:
+                # a signature continued on indented lines
+                sig_open.signature = f"{sig_open.signature} {line.strip()}"
+                continue
             elif (
                 (top or in_postulate)
                 and not line.lstrip().startswith("--")
@@ -122,8 +134,11 @@ def parse_module(path: Path) -> LiterateModule:
                     "postulate",
                     "instance",
                     "where",
+                    "_",
                 ):
-                    mod.definitions.append(Definition(name, line.strip(), no, section))
+                    sig_open = Definition(name, line.strip(), no, section)
+                    mod.definitions.append(sig_open)
+                continue
             continue
         if in_code is not None:
             continue
@@ -149,9 +164,13 @@ def parse_module(path: Path) -> LiterateModule:
 
 
 def _notice(root: Path) -> str:
-    lic = root / "LICENSE"
-    if lic.is_file():
-        first = [ln.strip() for ln in lic.read_text(errors="replace").splitlines() if ln.strip()]
+    lic = next(
+        (root / n for n in ("LICENSE", "LICENSE.md", "LICENSE.txt") if (root / n).is_file()), None
+    )
+    if lic is not None:
+        first = [
+            ln.strip(" #*") for ln in lic.read_text(errors="replace").splitlines() if ln.strip()
+        ]
         copyright_line = next((ln for ln in first if ln.lower().startswith("copyright")), None)
         if copyright_line:
             return f"MIT License, {copyright_line}"
@@ -167,7 +186,7 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
     if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
     modules = [parse_module(f) for f in files]  # all parsed before anything is written
-    notice = _notice(path if (path / "LICENSE").exists() else path.parent)
+    notice = _notice(path if any(path.glob("LICENSE*")) else path.parent)
     with store.session() as s:
         src, pin = source_and_pin(s, entry.name)
         run = start_run(s, "import", f"{entry.name}@{pin.key}", digest, {"path": str(path)})
@@ -189,7 +208,13 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
                     extra={"path": mod.path},
                 )
             )
-            texts_for.append([t for sec, t in mod.prose if sec in (None, "Idea")])
+            # Each prose section once: on the first definition under it, else on the module.
+            first_under: dict[str, str] = {}
+            for d in mod.definitions:
+                if d.section:
+                    first_under.setdefault(d.section, d.name)
+            module_texts = [t for sec, t in mod.prose if not sec or sec not in first_under]
+            texts_for.append(module_texts)
             for d in mod.definitions:
                 rows.append(
                     dict(
@@ -205,7 +230,8 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
                         extra={"line": d.line, "section": d.section},
                     )
                 )
-                texts_for.append([t for sec, t in mod.prose if sec == d.section and sec])
+                own = d.section and first_under.get(d.section) == d.name
+                texts_for.append([t for sec, t in mod.prose if own and sec == d.section])
         ids = insert_mentions(s, rows)
         n_texts = 0
         if takes_text(pin):
