@@ -3,6 +3,7 @@ of each entry. BSD entries give open text (the abstract); LGPL entries give no t
 
 from __future__ import annotations
 
+import html
 import re
 import tomllib
 from dataclasses import dataclass
@@ -53,6 +54,7 @@ _AI = re.compile(
     re.I,
 )
 _TOML_LINE = re.compile(r"at line (\d+)")
+_TAG = re.compile(r"<[^>]+>")
 
 
 @dataclass
@@ -100,7 +102,8 @@ def parse_entry(path: Path) -> AfpEntry:
     return AfpEntry(
         id=path.stem,
         title=str(data["title"]).strip(),
-        abstract=" ".join(str(data["abstract"]).split()),
+        # AFP abstracts are HTML fragments: keep the text.
+        abstract=" ".join(html.unescape(_TAG.sub(" ", str(data["abstract"]))).split()),
         licence=LICENCES[lic],
         topics=topics,
         msc=sorted({c for t in topics if (c := _msc(t))}),
