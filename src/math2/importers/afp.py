@@ -17,9 +17,11 @@ from math2.importers.common import (
     finish_run,
     insert_mentions,
     insert_texts,
+    mention_row,
     skip_if_done,
     source_and_pin,
     start_run,
+    text_row,
 )
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
@@ -144,13 +146,12 @@ def import_afp(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
         for e in entries:
             decision = entry.decide(item_licence=e.licence)
             rows.append(
-                dict(
-                    source_id=src.id,
-                    pin_id=pin.id,
-                    name=e.id,
+                mention_row(
+                    src,
+                    pin,
+                    e.id,
                     kind="entry",
                     module=e.id,
-                    statement=None,
                     docstring=e.title,
                     licence=e.licence,
                     intake_class=decision.intake.value,
@@ -170,19 +171,16 @@ def import_afp(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
         n_texts = insert_texts(
             s,
             (
-                dict(
-                    mention_id=mid,
+                text_row(
+                    mid,
+                    src,
+                    pin,
+                    e.abstract,
                     role="abstract",
-                    body=e.abstract,
-                    zone="prose",
                     licence=e.licence,
-                    share_alike=False,
                     attribution=f"Archive of Formal Proofs, entry {e.id} by {', '.join(e.authors)}"
                     f" ({e.licence})",
-                    author_kind="person",
                     author=", ".join(e.authors) or None,
-                    source_id=src.id,
-                    pin_id=pin.id,
                 )
                 for mid, e, row in zip(ids, entries, rows, strict=True)
                 if row["intake_class"] in TEXT_CLASSES and row["authored"] == "human"

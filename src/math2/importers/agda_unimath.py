@@ -15,10 +15,12 @@ from math2.importers.common import (
     finish_run,
     insert_mentions,
     insert_texts,
+    mention_row,
     skip_if_done,
     source_and_pin,
     start_run,
     takes_text,
+    text_row,
 )
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
@@ -194,17 +196,13 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
         rows, texts_for = [], []
         for mod in modules:
             rows.append(
-                dict(
-                    source_id=src.id,
-                    pin_id=pin.id,
-                    name=mod.module,
+                mention_row(
+                    src,
+                    pin,
+                    mod.module,
                     kind="module",
                     module=mod.module,
-                    statement=None,
                     docstring=mod.title,
-                    licence=pin.licence,
-                    intake_class=pin.intake_class,
-                    authored=src.authored,
                     extra={"path": mod.path},
                 )
             )
@@ -217,16 +215,13 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
             texts_for.append(module_texts)
             for d in mod.definitions:
                 rows.append(
-                    dict(
-                        source_id=src.id,
-                        pin_id=pin.id,
-                        name=f"{mod.module}.{d.name}",
+                    mention_row(
+                        src,
+                        pin,
+                        f"{mod.module}.{d.name}",
                         kind="definition",
                         module=mod.module,
                         statement=d.signature,
-                        licence=pin.licence,
-                        intake_class=pin.intake_class,
-                        authored=src.authored,
                         extra={"line": d.line, "section": d.section},
                     )
                 )
@@ -238,18 +233,14 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
             n_texts = insert_texts(
                 s,
                 (
-                    dict(
-                        mention_id=mid,
+                    text_row(
+                        mid,
+                        src,
+                        pin,
+                        body,
                         role="prose",
-                        body=body,
-                        zone="prose",
-                        licence=pin.licence,
-                        share_alike=False,
                         attribution=f"agda-unimath, {row['name']}; {notice}",
-                        author_kind="person",
                         author="agda-unimath contributors",
-                        source_id=src.id,
-                        pin_id=pin.id,
                     )
                     for mid, row, bodies in zip(ids, rows, texts_for, strict=True)
                     for body in bodies

@@ -160,6 +160,48 @@ def insert_texts(session: Session, rows: Iterable[dict[str, Any]]) -> int:
     return len(rows)
 
 
+def mention_row(src: Source, pin: Pin, name: str, **fields: Any) -> dict[str, Any]:
+    """A mention row with the provenance every mention carries (source, pin, licence, class,
+    authored); `fields` add to it or override it (a per-item licence, say)."""
+    row: dict[str, Any] = dict(
+        source_id=src.id,
+        pin_id=pin.id,
+        name=name,
+        licence=pin.licence,
+        intake_class=pin.intake_class,
+        authored=src.authored,
+    )
+    row.update(fields)
+    return row
+
+
+def text_row(
+    mention_id: int,
+    src: Source,
+    pin: Pin,
+    body: str,
+    *,
+    role: str,
+    attribution: str,
+    author: str | None,
+    licence: str | None = None,
+) -> dict[str, Any]:
+    """A row of text a person wrote, in the prose zone, with its licence and attribution."""
+    return dict(
+        mention_id=mention_id,
+        role=role,
+        body=body,
+        zone="prose",
+        licence=licence or pin.licence,
+        share_alike=pin.intake_class == IntakeClass.OPEN_TEXT_SA.value,
+        attribution=attribution,
+        author_kind="person",
+        author=author,
+        source_id=src.id,
+        pin_id=pin.id,
+    )
+
+
 def takes_text(pin: Pin) -> bool:
     """Whether the class at this pin lets the source's text into the prose zone."""
     return pin.intake_class in TEXT_CLASSES

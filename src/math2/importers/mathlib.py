@@ -23,15 +23,17 @@ from math2.importers.common import (
     finish_run,
     insert_mentions,
     insert_texts,
+    mention_row,
     skip_if_done,
     source_and_pin,
     start_run,
     takes_text,
+    text_row,
 )
 from math2.importers.lean_source import lean_files, scan_file
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
-from math2.store import ConstDep, Mention, Pin, Run, Store
+from math2.store import ConstDep, Mention, Run, Store
 
 
 @dataclass
@@ -192,23 +194,6 @@ def _hash(type_hash: str | None, extra: dict[str, Any] | None) -> str | None:
     return type_hash or (extra or {}).get("statement_hash")
 
 
-def _text_row(mid: int, r: DeclRecord, pin: Pin, source_id: int, title: str) -> dict[str, Any]:
-    return dict(
-        mention_id=mid,
-        role="docstring",
-        body=r.docstring,
-        zone="prose",
-        licence=pin.licence,
-        share_alike=False,
-        attribution=f"{title}, docstring of {r.name} ({r.module}); {pin.licence}; "
-        f"© the {title} contributors",
-        author_kind="person",
-        author=f"{title} contributors",
-        source_id=source_id,
-        pin_id=pin.id,
-    )
-
-
 def write_library(
     store: Store, entry: SourceEntry, data: LibraryData, digest: str, path: Path
 ) -> ImportResult:
@@ -225,13 +210,6 @@ def write_library(
                 select(Mention).where(Mention.source_id == src.id, Mention.status == "active")
             )
         }
-        base = dict(
-            source_id=src.id,
-            pin_id=pin.id,
-            licence=pin.licence,
-            intake_class=pin.intake_class,
-            authored=src.authored,
-        )
         new_records: list[DeclRecord] = []
         retire: list[tuple[Mention, str | None, str]] = []
         unchanged = 0
@@ -257,9 +235,10 @@ def write_library(
             old.status, old.retired_pin_id, old.successor = "retired", pin.id, succ
             old.extra = {**(old.extra or {}), "retired_because": why}
         rows = [
-            dict(
-                base,
-                name=r.name,
+            mention_row(
+                src,
+                pin,
+                r.name,
                 kind=r.kind,
                 module=r.module,
                 statement=r.statement,
@@ -283,7 +262,16 @@ def write_library(
             texts = insert_texts(
                 s,
                 (
-                    _text_row(mid, r, pin, src.id, src.title)
+                    text_row(
+                        mid,
+                        src,
+                        pin,
+                        r.docstring,
+                        role="docstring",
+                        attribution=f"{src.title}, docstring of {r.name} ({r.module}); "
+                        f"{pin.licence}; © the {src.title} contributors",
+                        author=f"{src.title} contributors",
+                    )
                     for mid, r in zip(ids, new_records, strict=True)
                     if r.docstring
                 ),

@@ -13,6 +13,7 @@ from math2.importers.common import (
     file_digest,
     finish_run,
     insert_mentions,
+    mention_row,
     skip_if_done,
     source_and_pin,
     start_run,
@@ -91,19 +92,13 @@ def import_mizar(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
         src, pin = source_and_pin(s, entry.name)
         run = start_run(s, "import", f"{entry.name}@{pin.key}", digest, {"path": str(path)})
         assert run is not None
-        base = dict(
-            source_id=src.id,
-            pin_id=pin.id,
-            licence=pin.licence,
-            intake_class=pin.intake_class,
-            authored=src.authored,
-        )
         rows = []
         for a in articles:
             rows.append(
-                dict(
-                    base,
-                    name=a.name,
+                mention_row(
+                    src,
+                    pin,
+                    a.name,
                     kind="article",
                     module=a.name,
                     docstring=a.title,
@@ -112,9 +107,10 @@ def import_mizar(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
             )
             for n, label, line, stmt in a.theorems:
                 rows.append(
-                    dict(
-                        base,
-                        name=f"{a.name}:{n}",
+                    mention_row(
+                        src,
+                        pin,
+                        f"{a.name}:{n}",
                         kind="theorem",
                         module=a.name,
                         statement=stmt[:2000] or None,
@@ -123,9 +119,10 @@ def import_mizar(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
                 )
             for n, label, line in a.definitions:
                 rows.append(
-                    dict(
-                        base,
-                        name=f"{a.name}:def {n}",
+                    mention_row(
+                        src,
+                        pin,
+                        f"{a.name}:def {n}",
                         kind="definition",
                         module=a.name,
                         extra={"label": label, "line": line},

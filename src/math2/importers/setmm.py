@@ -12,10 +12,12 @@ from math2.importers.common import (
     finish_run,
     insert_mentions,
     insert_texts,
+    mention_row,
     skip_if_done,
     source_and_pin,
     start_run,
     takes_text,
+    text_row,
 )
 from math2.importers.metamath import Database, Statement, is_full_sentence, parse
 from math2.importers.registry import ImporterSpec, ImportResult, register
@@ -67,18 +69,15 @@ def import_setmm(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
         for st in db.statements:
             full = is_full_sentence(st.comment)
             rows.append(
-                dict(
-                    source_id=src.id,
-                    pin_id=pin.id,
-                    name=st.label,
+                mention_row(
+                    src,
+                    pin,
+                    st.label,
                     kind=st.kind,
                     module=" / ".join(t for t in st.section if t) or None,
                     statement=f"{st.typecode} {st.math}",
                     docstring=_WS.sub(" ", st.comment).strip() if st.comment else None,
                     allow_completion=st.kind != "syntax",
-                    licence=pin.licence,
-                    intake_class=pin.intake_class,
-                    authored=src.authored,
                     extra={
                         "line": st.line,
                         "keyword": f"${st.keyword}",
@@ -97,18 +96,14 @@ def import_setmm(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
             texts = insert_texts(
                 s,
                 (
-                    dict(
-                        mention_id=mid,
+                    text_row(
+                        mid,
+                        src,
+                        pin,
+                        row["docstring"],
                         role="comment",
-                        body=row["docstring"],
-                        zone="prose",
-                        licence=pin.licence,
-                        share_alike=False,
                         attribution=_attribution(st, db),
-                        author_kind="person",
                         author=_who(st, db.contributors),
-                        source_id=src.id,
-                        pin_id=pin.id,
                     )
                     for mid, row, st in zip(ids, rows, db.statements, strict=True)
                     if row["docstring"]
