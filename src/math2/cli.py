@@ -448,6 +448,28 @@ def index_build(
     out.print(f"index of {meta['count']} declarations at {folder}")
 
 
+@index_app.command("serve")
+def index_serve(
+    port: Annotated[int, typer.Option(help="TCP port on 127.0.0.1.")] = 8765,
+    library: Annotated[str, typer.Option(help="Whose index.")] = "mathlib",
+) -> None:
+    """Answer `GET /search?q=…&k=10` with JSON hits from the index (until interrupted)."""
+    from math2.retrieval.index import SearchIndex
+    from math2.retrieval.server import make_server
+
+    folder = Path(state.settings.retrieval.index_dir) / library
+    if not (folder / "meta.json").exists():
+        raise fail(f"no index at {folder}: run `math2 build` or `math2 index build`")
+    server = make_server(SearchIndex(folder), port=port)
+    out.print(f"serving {folder} on http://127.0.0.1:{server.server_address[1]}/search?q=…")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
 @app.command("search")
 def search_cmd(
     query: Annotated[str, typer.Argument(help="What to look for, in words or Lean.")],

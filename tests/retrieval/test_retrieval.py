@@ -90,3 +90,24 @@ def test_dense_embedding_resumes(index: Path, sqlite_store) -> None:
     chunk.unlink()  # as if the run was killed before this chunk finished
     build_index(sqlite_store, index, dense=True)
     assert chunk.exists() and SearchIndex(index).has_dense
+
+
+def test_http_endpoint(index: Path) -> None:
+    import threading
+
+    import httpx
+
+    from math2.retrieval.server import make_server
+
+    server = make_server(SearchIndex(index))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        assert httpx.get(f"{base}/health").json()["documents"] == 16
+        r = httpx.get(f"{base}/search", params={"q": "identity function", "k": 2})
+        assert r.status_code == 200 and len(r.json()["hits"]) == 2
+        assert r.json()["hits"][0]["name"].startswith("Demo.")
+        assert httpx.get(f"{base}/search", params={"q": "x", "k": 0}).status_code == 400
+        assert httpx.get(f"{base}/nope").status_code == 404
+    finally:
+        server.shutdown()
