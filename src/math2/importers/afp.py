@@ -15,12 +15,11 @@ from math2.importers.common import (
     dir_locator,
     file_digest,
     finish_run,
+    import_transaction,
     insert_mentions,
     insert_texts,
     mention_row,
     skip_if_done,
-    source_and_pin,
-    start_run,
     text_row,
 )
 from math2.importers.registry import ImporterSpec, ImportResult, register
@@ -138,10 +137,7 @@ def import_afp(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
     entries = [parse_entry(f) for f in files]
-    with store.session() as s:
-        src, pin = source_and_pin(s, entry.name)
-        run = start_run(s, "import", f"{entry.name}@{pin.key}", digest, {"path": str(path)})
-        assert run is not None
+    with import_transaction(store, entry, path, digest) as (s, src, pin, run):
         rows = []
         for e in entries:
             decision = entry.decide(item_licence=e.licence)

@@ -13,12 +13,11 @@ from math2.importers.common import (
     dir_locator,
     file_digest,
     finish_run,
+    import_transaction,
     insert_mentions,
     insert_texts,
     mention_row,
     skip_if_done,
-    source_and_pin,
-    start_run,
     takes_text,
     text_row,
 )
@@ -189,10 +188,7 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
         return done
     modules = [parse_module(f) for f in files]  # all parsed before anything is written
     notice = _notice(path if any(path.glob("LICENSE*")) else path.parent)
-    with store.session() as s:
-        src, pin = source_and_pin(s, entry.name)
-        run = start_run(s, "import", f"{entry.name}@{pin.key}", digest, {"path": str(path)})
-        assert run is not None
+    with import_transaction(store, entry, path, digest) as (s, src, pin, run):
         rows, texts_for = [], []
         for mod in modules:
             rows.append(

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,21 @@ def start_run(
     run.params = {**params, "digest": digest}
     session.flush()
     return run
+
+
+@contextmanager
+def import_transaction(
+    store: Store, entry: SourceEntry, path: Path, digest: str, **params: Any
+) -> Iterator[tuple[Session, Source, Pin, Run]]:
+    """The one transaction of an import: its session, the source and pin rows, and the run
+    (mark it with `finish_run`). Everything is rolled back if the block raises."""
+    with store.session() as s:
+        src, pin = source_and_pin(s, entry.name)
+        key = f"{entry.name}@{pin.key}"
+        run = start_run(s, "import", key, digest, {"path": str(path), **params})
+        if run is None:  # finished by another process since `skip_if_done` looked
+            raise ImportConflict(f"{key} was imported meanwhile by another run")
+        yield s, src, pin, run
 
 
 def finish_run(run: Run, stats: dict[str, int]) -> None:

@@ -16,9 +16,8 @@ from math2.importers.common import (
     dir_locator,
     file_digest,
     finish_run,
+    import_transaction,
     skip_if_done,
-    source_and_pin,
-    start_run,
 )
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
@@ -109,10 +108,7 @@ def import_pairs(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
             )
         score = _pick(row, spec.score)
         pairs.append((other, lean, float(score) if score is not None else None))
-    with store.session() as s:
-        src, pin = source_and_pin(s, entry.name)
-        run = start_run(s, "import", f"{entry.name}@{pin.key}", digest, {"path": str(path)})
-        assert run is not None
+    with import_transaction(store, entry, path, digest) as (s, src, pin, run):
         index = NodeIndex(s)
         for other, lean, score in pairs:
             node = index.node(f"{spec.node_prefix}:{other}", selected_by=entry.name)

@@ -21,12 +21,11 @@ from math2.importers import lean_scout
 from math2.importers.common import (
     file_digest,
     finish_run,
+    import_transaction,
     insert_mentions,
     insert_texts,
     mention_row,
     skip_if_done,
-    source_and_pin,
-    start_run,
     takes_text,
     text_row,
 )
@@ -198,12 +197,7 @@ def write_library(
     store: Store, entry: SourceEntry, data: LibraryData, digest: str, path: Path
 ) -> ImportResult:
     """Insert (first pin) or diff against what is active (a bump), in one transaction."""
-    with store.session() as s:
-        src, pin = source_and_pin(s, entry.name)
-        run = start_run(
-            s, "import", f"{entry.name}@{pin.key}", digest, {"path": str(path), "route": data.route}
-        )
-        assert run is not None
+    with import_transaction(store, entry, path, digest, route=data.route) as (s, src, pin, run):
         active = {
             m.name: m
             for m in s.scalars(

@@ -12,11 +12,10 @@ from math2.importers.common import (
     dir_locator,
     file_digest,
     finish_run,
+    import_transaction,
     insert_mentions,
     mention_row,
     skip_if_done,
-    source_and_pin,
-    start_run,
 )
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
@@ -88,10 +87,7 @@ def import_mizar(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
     articles = [parse_article(f) for f in files]
-    with store.session() as s:
-        src, pin = source_and_pin(s, entry.name)
-        run = start_run(s, "import", f"{entry.name}@{pin.key}", digest, {"path": str(path)})
-        assert run is not None
+    with import_transaction(store, entry, path, digest) as (s, src, pin, run):
         rows = []
         for a in articles:
             rows.append(

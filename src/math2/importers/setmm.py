@@ -10,12 +10,11 @@ from math2.config import Settings
 from math2.importers.common import (
     file_digest,
     finish_run,
+    import_transaction,
     insert_mentions,
     insert_texts,
     mention_row,
     skip_if_done,
-    source_and_pin,
-    start_run,
     takes_text,
     text_row,
 )
@@ -58,13 +57,7 @@ def import_setmm(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
     db = parse(path)
-    with store.session() as s:
-        src, pin = source_and_pin(s, entry.name)
-        run = start_run(s, "import", f"{entry.name}@{pin.key}", digest, {"path": str(path)})
-        if run is None:
-            return ImportResult(
-                source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
-            )
+    with import_transaction(store, entry, path, digest) as (s, src, pin, run):
         rows = []
         for st in db.statements:
             full = is_full_sentence(st.comment)

@@ -13,7 +13,7 @@ from typing import Any
 from math2.config import Settings
 from math2.crosswalk.nodes import NodeIndex
 from math2.errors import InputError
-from math2.importers.common import file_digest, finish_run, skip_if_done, source_and_pin, start_run
+from math2.importers.common import file_digest, finish_run, import_transaction, skip_if_done
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
@@ -77,11 +77,7 @@ def _strings(value: Any) -> list[str]:
         return []
     if isinstance(value, list):
         return [str(v) for v in value]
-    return (
-        [s.strip() for s in str(value).split(",") if s.strip()]
-        if "," in str(value)
-        else [str(value)]
-    )
+    return [s.strip() for s in str(value).split(",") if s.strip()]
 
 
 def _derive_ids(system: str, url: str | None) -> list[str]:
@@ -216,18 +212,7 @@ def write_entries(
     notes: list[str],
 ) -> ImportResult:
     """Nodes and edges for parsed entries, in one transaction, once per pin and data."""
-    with store.session() as s:
-        src, pin = source_and_pin(s, entry.name)
-        run = start_run(s, "import", f"{entry.name}@{pin.key}", digest, {"path": str(path)})
-        if run is None:
-            return ImportResult(
-                source=entry.name,
-                pin=pin.key,
-                path=str(path),
-                counts={},
-                skipped_already_done=True,
-                notes=notes,
-            )
+    with import_transaction(store, entry, path, digest) as (s, src, pin, run):
         index = NodeIndex(s)
         facts = 0
         for e in entries:
