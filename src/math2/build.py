@@ -10,8 +10,8 @@ from pydantic import BaseModel
 
 from math2.config import Settings
 from math2.errors import InputError
-from math2.importers.registry import ImportResult, load_builtin_importers
-from math2.sources import IntakeClass, Manifest, load_manifest, sync_manifest
+from math2.importers.registry import ImporterSpec, ImportResult, load_builtin_importers
+from math2.sources import IntakeClass, Manifest, SourceEntry, load_manifest, sync_manifest
 from math2.store import Store
 
 log = logging.getLogger(__name__)
@@ -42,6 +42,42 @@ class BuildSummary(BaseModel):
     steps: list[tuple[str, str]]
 
 
+def _class_skip(entry: SourceEntry) -> SourceOutcome | None:
+    """A skip when the source's class lets nothing in."""
+    decision = entry.decide()
+    if decision.intake not in NOT_IMPORTED:
+        return None
+    return SourceOutcome(
+        source=entry.name,
+        status="skipped",
+        reason=f"class {decision.intake.value}: {NOT_IMPORTED[decision.intake]}",
+    )
+
+
+def _build_skip(entry: SourceEntry, importers: dict[str, ImporterSpec]) -> SourceOutcome | None:
+    """A skip when math2 has no importer for the source, or the manifest gives it no pin."""
+    if entry.name not in importers:
+        reason = f"no importer in this version for its route ({entry.route})"
+    elif entry.current_pin is None:
+        reason = f"unpinned: {entry.unpinned_reason}"
+    else:
+        return None
+    return SourceOutcome(source=entry.name, status="skipped", reason=reason)
+
+
+def _run_importer(
+    settings: Settings, store: Store, entry: SourceEntry, spec: ImporterSpec, path: Path | None
+) -> SourceOutcome:
+    """Run one importer on `path`, or wherever it looks; a skip when its data is not here."""
+    if path is None:
+        path, why = spec.locate(settings)
+        if path is None:
+            return SourceOutcome(source=entry.name, status="skipped", reason=why)
+    result = spec.run(store, entry, Path(path))
+    reason = "already imported at this pin" if result.skipped_already_done else f"from {path}"
+    return SourceOutcome(source=entry.name, status="imported", reason=reason, result=result)
+
+
 def import_one(
     settings: Settings, store: Store, name: str, path: Path | None = None
 ) -> SourceOutcome:
@@ -53,23 +89,11 @@ def import_one(
     importers = load_builtin_importers()
     if name not in importers:
         raise KeyError(f"no importer for {name!r} (importers: {', '.join(sorted(importers))})")
-    decision = entry.decide()
-    if decision.intake in NOT_IMPORTED:
-        return SourceOutcome(
-            source=name,
-            status="skipped",
-            reason=f"class {decision.intake.value}: {NOT_IMPORTED[decision.intake]}",
-        )
-    spec = importers[name]
+    if (skip := _class_skip(entry)) is not None:
+        return skip
     if path is not None and not Path(path).exists():
         raise InputError(path, None, "no such file or directory")
-    if path is None:
-        path, why = spec.locate(settings)
-        if path is None:
-            return SourceOutcome(source=name, status="skipped", reason=why)
-    result = spec.run(store, entry, Path(path))
-    reason = "already imported at this pin" if result.skipped_already_done else f"from {path}"
-    return SourceOutcome(source=name, status="imported", reason=reason, result=result)
+    return _run_importer(settings, store, entry, importers[name], path)
 
 
 def _index_step(settings: Settings, store: Store) -> str:
@@ -101,43 +125,13 @@ def build(
     importers = load_builtin_importers()
     outcomes: list[SourceOutcome] = []
     for entry in manifest.sources:
-        decision = entry.decide()
-        if decision.intake in NOT_IMPORTED:
-            outcome = SourceOutcome(
-                source=entry.name,
-                status="skipped",
-                reason=f"class {decision.intake.value}: {NOT_IMPORTED[decision.intake]}",
-            )
-        elif entry.name not in importers:
-            outcome = SourceOutcome(
-                source=entry.name,
-                status="skipped",
-                reason=f"no importer in this version for its route ({entry.route})",
-            )
-        elif entry.current_pin is None:
-            outcome = SourceOutcome(
-                source=entry.name, status="skipped", reason=f"unpinned: {entry.unpinned_reason}"
-            )
-        else:
-            spec = importers[entry.name]
-            path, why = spec.locate(settings)
-            if path is None:
-                outcome = SourceOutcome(source=entry.name, status="skipped", reason=why)
-            else:
-                try:
-                    result = spec.run(store, entry, path)
-                except Exception as exc:  # one source's failure must not stop the others
-                    log.debug("import of %s failed", entry.name, exc_info=True)
-                    outcome = SourceOutcome(source=entry.name, status="failed", reason=str(exc))
-                else:
-                    outcome = SourceOutcome(
-                        source=entry.name,
-                        status="imported",
-                        reason="already imported at this pin"
-                        if result.skipped_already_done
-                        else f"from {path}",
-                        result=result,
-                    )
+        outcome = _class_skip(entry) or _build_skip(entry, importers)
+        if outcome is None:
+            try:
+                outcome = _run_importer(settings, store, entry, importers[entry.name], None)
+            except Exception as exc:  # one source's failure must not stop the others
+                log.debug("import of %s failed", entry.name, exc_info=True)
+                outcome = SourceOutcome(source=entry.name, status="failed", reason=str(exc))
         outcomes.append(outcome)
         if on_outcome:
             on_outcome(outcome)

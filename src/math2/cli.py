@@ -448,6 +448,14 @@ def index_build(
     out.print(f"index of {meta['count']} declarations at {folder}")
 
 
+def _built_index(library: str) -> Path:
+    """The folder of a library's index; exit 2 with what to run when there is none."""
+    folder = Path(state.settings.retrieval.index_dir) / library
+    if not (folder / "meta.json").exists():
+        raise fail(f"no index at {folder}: run `math2 build` or `math2 index build`")
+    return folder
+
+
 @index_app.command("serve")
 def index_serve(
     port: Annotated[int, typer.Option(help="TCP port on 127.0.0.1.")] = 8765,
@@ -457,9 +465,7 @@ def index_serve(
     from math2.retrieval.index import SearchIndex
     from math2.retrieval.server import make_server
 
-    folder = Path(state.settings.retrieval.index_dir) / library
-    if not (folder / "meta.json").exists():
-        raise fail(f"no index at {folder}: run `math2 build` or `math2 index build`")
+    folder = _built_index(library)
     server = make_server(SearchIndex(folder), port=port)
     out.print(f"serving {folder} on http://127.0.0.1:{server.server_address[1]}/search?q=…")
     try:
@@ -482,9 +488,7 @@ def search_cmd(
     from math2.retrieval.index import SearchIndex
     from math2.store import Mention
 
-    folder = Path(state.settings.retrieval.index_dir) / library
-    if not (folder / "meta.json").exists():
-        raise fail(f"no index at {folder}: run `math2 build` or `math2 index build`")
+    folder = _built_index(library)
     index = SearchIndex(folder)
     hits = index.search(query, k)
     store = _store()

@@ -135,12 +135,7 @@ def _uniform(table, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     fill = {}
     for k in keys:
         default = table.c[k].default
-        if default is None:
-            fill[k] = None
-        elif default.is_callable:
-            fill[k] = default.arg  # called per row below
-        else:
-            fill[k] = default.arg
+        fill[k] = None if default is None else default.arg  # a callable is called per row
     out = []
     for r in rows:
         if len(r) == len(keys):
