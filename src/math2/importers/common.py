@@ -19,7 +19,8 @@ from math2.importers.registry import ImportResult
 from math2.sources.intake import IntakeClass
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
-from math2.store.models import Mention, Pin, Run, Source, TextRecord
+from math2.store.models import Mention, Pin, Source, TextRecord
+from math2.store.work import Run
 
 TEXT_CLASSES = {IntakeClass.OPEN_TEXT.value, IntakeClass.OPEN_TEXT_SA.value}
 

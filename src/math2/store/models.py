@@ -183,6 +183,8 @@ class Binding(Created, Base):
     mention_id: Mapped[int] = mapped_column(ForeignKey("mentions.id"))
     status: Mapped[str] = mapped_column(String(20), default="proposed")
     review_id: Mapped[int | None] = mapped_column(ForeignKey("reviews.id"))
+    # A binding a role proposed points at the attempt that proposed it.
+    attempt_id: Mapped[int | None] = mapped_column(ForeignKey("attempts.id", ondelete="SET NULL"))
 
     __table_args__ = (
         UniqueConstraint("node_id", "mention_id", name="uq_bindings_node_mention"),
@@ -242,39 +244,6 @@ class TextRecord(Created, Base):
         ),
         CheckConstraint("node_id IS NOT NULL OR mention_id IS NOT NULL", name="has_target"),
     )
-
-
-class Run(Created, Base):
-    """A resumable job: its parameters, state and counters."""
-
-    __tablename__ = "runs"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    job: Mapped[str] = mapped_column(String(80))
-    key: Mapped[str] = mapped_column(String(200))
-    status: Mapped[str] = mapped_column(String(20), default="running")
-    params: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    stats: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
-
-    __table_args__ = (
-        UniqueConstraint("job", "key", name="uq_runs_job_key"),
-        CheckConstraint("status IN ('running', 'done', 'failed')", name="status"),
-    )
-
-
-class RunItem(Base):
-    """One finished unit of a run: a rerun skips every item recorded here."""
-
-    __tablename__ = "run_items"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
-    item: Mapped[str] = mapped_column(String(500))
-    result: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    finished_at: Mapped[dt.datetime] = mapped_column(
-        DateTime(timezone=True), default=_now, server_default=func.now()
-    )
-
-    __table_args__ = (UniqueConstraint("run_id", "item", name="uq_run_items_run_item"),)
 
 
 class LeanResult(Base):

@@ -1,0 +1,20 @@
+"""The `math2` command line: thin wrappers over the library, one module per capability."""
+
+from __future__ import annotations
+
+import sys
+
+from math2.cli import corpus, lean, search, sources  # noqa: F401  (register commands)
+from math2.cli._common import app, err
+from math2.errors import Math2Error
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Entry point of the `math2` script."""
+    try:
+        app()
+    except Math2Error as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(2)

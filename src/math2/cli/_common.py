@@ -1,0 +1,67 @@
+"""Shared pieces of the command line: the app, per-invocation state, consoles, errors."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from math2.config import Settings, load_settings
+
+app = typer.Typer(
+    help="math2: a corpus of mathematics, informal and formal side by side.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+out = Console(soft_wrap=False, width=200)
+err = Console(stderr=True, soft_wrap=True)
+
+
+class State:
+    """Per-invocation options shared by all commands."""
+
+    settings: Settings
+
+
+state = State()
+
+
+def _version(value: bool) -> None:
+    if value:
+        from math2 import __version__
+
+        out.print(f"math2 {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    verbose: Annotated[
+        int, typer.Option("--verbose", "-v", count=True, help="More logging (-v info, -vv debug).")
+    ] = 0,
+    db: Annotated[
+        str | None, typer.Option("--db", help="Store URL or SQLite path (default: MATH2_DB_URL).")
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    overrides = {"db_url": db} if db else {}
+    state.settings = load_settings(**overrides)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print an error to stderr and return the Exit to raise."""
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def _store(migrate: bool = False):
+    from math2.store import open_store
+
+    return open_store(state.settings.db_url, migrate=migrate)

@@ -1,0 +1,121 @@
+"""`math2 lean …`: check Lean code, set Lean up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from math2.cli._common import _store, app, fail, out, state
+from math2.errors import InputError
+
+lean_app = typer.Typer(
+    help="Lean verification: check files and statements, set Lean up.", no_args_is_help=True
+)
+app.add_typer(lean_app, name="lean")
+
+
+def _mathlib_pin() -> tuple[str, str]:
+    """(toolchain, Mathlib commit): from the settings, else the manifest's Mathlib pin."""
+    lean = state.settings.lean
+    if lean.toolchain and lean.mathlib_commit:
+        return lean.toolchain, lean.mathlib_commit
+    from math2.sources import load_manifest
+
+    pin = load_manifest(state.settings.manifest).get("mathlib").current_pin
+    assert pin is not None and pin.toolchain and pin.commit
+    return lean.toolchain or pin.toolchain, lean.mathlib_commit or pin.commit
+
+
+@lean_app.command("check")
+def lean_check(
+    file: Annotated[Path, typer.Argument(help="A .lean file, or .jsonl with one item a line.")],
+    mode: Annotated[
+        str | None,
+        typer.Option(
+            help="statement | proof | plain (default: plain for .lean, statement for .jsonl)"
+        ),
+    ] = None,
+    backend: Annotated[str | None, typer.Option(help="repl | kimina | lake")] = None,
+    cache: Annotated[bool, typer.Option(help="Use the result cache in the store.")] = True,
+    concurrency: Annotated[int, typer.Option(help="Checks in flight at once.")] = 8,
+) -> None:
+    """Check Lean code; print a verdict per item; exit 1 when any item fails."""
+    import asyncio
+
+    from math2.lean import LeanNotConfigured, Mode, make_checker
+    from math2.lean.items import load_items
+
+    try:
+        items = load_items(file, Mode(mode) if mode else None)
+    except (InputError, ValueError) as exc:
+        raise fail(str(exc)) from exc
+    toolchain, commit = _mathlib_pin()
+    settings = state.settings.model_copy(
+        update={
+            "lean": state.settings.lean.model_copy(
+                update={"toolchain": toolchain, "mathlib_commit": commit}
+            )
+        }
+    )
+    store = _store(migrate=True) if cache else None
+    try:
+        checker = make_checker(settings, store, backend)
+    except LeanNotConfigured as exc:
+        raise fail(str(exc)) from exc
+
+    async def go() -> list:
+        results = []
+        try:
+            async for r in checker.check_many(items, concurrency=concurrency):
+                mark = "[green]pass[/]" if r.passed else "[red]FAIL[/]"
+                out.print(
+                    f"{mark} {r.id:<30} {r.status.value:<12} "
+                    + escape(r.reason.splitlines()[0] if r.reason else "")
+                )
+                results.append(r)
+        finally:
+            await checker.backend.close()
+        return results
+
+    results = asyncio.run(go())
+    failed = sum(not r.passed for r in results)
+    out.print(f"{len(results)} checked: {len(results) - failed} passed, {failed} failed")
+    if failed:
+        raise typer.Exit(1)
+
+
+@lean_app.command("setup")
+def lean_setup(
+    project_dir: Annotated[
+        Path | None, typer.Option(help="Where the Lake project goes (default ~/.math2/lean/check).")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option(help="Only say what is missing.")] = False,
+) -> None:
+    """Install the toolchain, Mathlib (with `lake exe cache get`) and the REPL, where possible."""
+    from math2.lean import install
+
+    toolchain, commit = _mathlib_pin()
+    project = (
+        project_dir
+        or state.settings.lean.project_dir
+        or (Path.home() / ".math2" / "lean" / "check")
+    )
+    steps = install.plan(Path(project), toolchain, commit)
+    for st in steps:
+        out.print(f"{'ok' if st.done else 'missing':<8} {st.name}: {st.detail}", highlight=False)
+    if dry_run or all(st.done for st in steps):
+        missing = [st.name for st in steps if not st.done]
+        if missing:
+            out.print("missing: " + ", ".join(missing) + " (run without --dry-run to install)")
+        return
+    try:
+        install.run(steps, Path(project), toolchain, commit, echo=out.print)
+    except install.SetupFailed as exc:
+        raise fail(str(exc)) from exc
+    out.print(
+        f'Lean is set up. Put this in math2.toml:\n[lean]\nproject_dir = "{project}"\n'
+        f'toolchain = "{toolchain}"\nmathlib_commit = "{commit}"'
+    )

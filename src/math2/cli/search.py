@@ -1,0 +1,90 @@
+"""`math2 index …` and `math2 search`: the search index over declarations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from math2.cli._common import _store, app, err, fail, out, state
+
+index_app = typer.Typer(help="The search index over declarations.", no_args_is_help=True)
+app.add_typer(index_app, name="index")
+
+
+@index_app.command("build")
+def index_build(
+    library: Annotated[str, typer.Option(help="Whose declarations.")] = "mathlib",
+    dense: Annotated[bool, typer.Option(help="Also compute MiniLM embeddings (resumable).")] = True,
+    limit: Annotated[int | None, typer.Option(help="Only the first N declarations.")] = None,
+) -> None:
+    """Build (or resume) the BM25 + dense + PageRank index of a library's declarations."""
+    from math2.retrieval.index import build_index
+
+    folder = Path(state.settings.retrieval.index_dir) / library
+    try:
+        meta = build_index(
+            _store(), folder, library, dense=dense, limit=limit, progress=lambda m: err.print(m)
+        )
+    except LookupError as exc:
+        raise fail(str(exc)) from exc
+    out.print(f"index of {meta['count']} declarations at {folder}")
+
+
+def _built_index(library: str) -> Path:
+    """The folder of a library's index; exit 2 with what to run when there is none."""
+    folder = Path(state.settings.retrieval.index_dir) / library
+    if not (folder / "meta.json").exists():
+        raise fail(f"no index at {folder}: run `math2 build` or `math2 index build`")
+    return folder
+
+
+@index_app.command("serve")
+def index_serve(
+    port: Annotated[int, typer.Option(help="TCP port on 127.0.0.1.")] = 8765,
+    library: Annotated[str, typer.Option(help="Whose index.")] = "mathlib",
+) -> None:
+    """Answer `GET /search?q=…&k=10` with JSON hits from the index (until interrupted)."""
+    from math2.retrieval.index import SearchIndex
+    from math2.retrieval.server import make_server
+
+    folder = _built_index(library)
+    server = make_server(SearchIndex(folder), port=port)
+    out.print(f"serving {folder} on http://127.0.0.1:{server.server_address[1]}/search?q=…")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+@app.command("search")
+def search_cmd(
+    query: Annotated[str, typer.Argument(help="What to look for, in words or Lean.")],
+    k: Annotated[int, typer.Option("-k", help="How many results.")] = 10,
+    library: Annotated[str, typer.Option(help="Whose index.")] = "mathlib",
+) -> None:
+    """Search the declarations of a library (BM25 + dense + dependency prior, fused)."""
+    from sqlalchemy import select
+
+    from math2.retrieval.index import SearchIndex
+    from math2.store import Mention
+
+    folder = _built_index(library)
+    index = SearchIndex(folder)
+    hits = index.search(query, k)
+    store = _store()
+    with store.session() as s:
+        rows = {
+            m.id: m
+            for m in s.scalars(select(Mention).where(Mention.id.in_([h.mention_id for h in hits])))
+        }
+    if not index.has_dense:
+        err.print("note: no dense embeddings in this index; BM25 and the prior only")
+    for i, h in enumerate(hits, 1):
+        m = rows.get(h.mention_id)
+        stmt = (m.statement or "")[:120] if m else ""
+        out.print(f"{i:>2}. {h.name}  [dim]{h.score:.4f}[/]\n    " + escape(stmt), highlight=False)
