@@ -14,6 +14,7 @@ from math2.store import (
     Binding,
     CheckResultRow,
     Crosswalk,
+    ItemStatus,
     Mention,
     ModelEntry,
     Node,
@@ -203,7 +204,8 @@ def run_view(s: Session, run_id: int) -> dict[str, Any] | None:
     """Progress, per-state counts, pass-round distribution and the items of one run.
 
     The pass round of an item is the smallest `round` of its attempts with a passing verdict
-    (pass/passed/ok/accepted); items of a run that never passed are counted as `never`.
+    (pass/passed/ok/accepted); finished items that never passed count as `never`, pending or
+    running ones as `not yet`.
     """
     run = s.get(Run, run_id)
     if run is None:
@@ -238,11 +240,13 @@ def run_view(s: Session, run_id: int) -> dict[str, Any] | None:
     rounds: Counter[str] = Counter()
     for it in items:
         r = first_pass.get(it.item)
-        rounds[str(r) if r is not None else "never"] += 1
-    ordered = sorted((k for k in rounds if k != "never"), key=int)
-    distribution = [(k, rounds[k]) for k in ordered] + (
-        [("never", rounds["never"])] if rounds["never"] else []
-    )
+        if r is not None:
+            rounds[str(r)] += 1
+        else:
+            unfinished = it.status in (ItemStatus.PENDING.value, ItemStatus.RUNNING.value)
+            rounds["not yet" if unfinished else "never"] += 1
+    ordered = sorted((k for k in rounds if k.isdigit()), key=int)
+    distribution = [(k, rounds[k]) for k in [*ordered, "never", "not yet"] if rounds[k]]
     tokens = s.execute(
         select(func.count(), func.sum(Attempt.tokens_in), func.sum(Attempt.tokens_out)).where(
             Attempt.run_id == run_id
