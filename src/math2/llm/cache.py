@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Protocol
 
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -40,11 +41,16 @@ class MemoryCache:
         self.data[response.key] = response
 
 
-def insert_ignore(session: Session, table, values: dict) -> None:
-    """INSERT … ON CONFLICT DO NOTHING on SQLite and PostgreSQL."""
-    dialect = session.get_bind().dialect.name
+@lru_cache(maxsize=64)
+def _insert_ignore_stmt(dialect: str, table):
     ins = pg_insert if dialect == "postgresql" else sqlite_insert
-    session.execute(ins(table).values(**values).on_conflict_do_nothing())
+    return ins(table).on_conflict_do_nothing()
+
+
+def insert_ignore(session: Session, table, values: dict) -> None:
+    """INSERT … ON CONFLICT DO NOTHING on SQLite and PostgreSQL (one compiled statement)."""
+    dialect = session.get_bind().dialect.name
+    session.execute(_insert_ignore_stmt(dialect, table), values)
 
 
 class StoreCache:

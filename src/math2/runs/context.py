@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import time
 from contextlib import AbstractAsyncContextManager, nullcontext
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from math2.llm.cache import insert_ignore
 from math2.llm.client import LLMClient
 from math2.llm.structured import structured
 from math2.llm.templates import Template
@@ -94,8 +96,10 @@ class ItemContext:
         }
 
         def write(s: Session) -> int:
-            insert_ignore(s, Attempt.__table__, values)
-            return s.scalar(
+            new_id = s.scalar(_insert_attempt(s.get_bind().dialect.name), values)
+            if new_id is not None:
+                return new_id
+            return s.scalar(  # written before (a resumed item replayed from the caches)
                 select(Attempt.id).where(
                     Attempt.run_id == self.run_id,
                     Attempt.item == self.item,
@@ -206,6 +210,12 @@ class ItemContext:
             duration_s=time.monotonic() - started,
         )
         return result, aid
+
+
+@lru_cache(maxsize=4)
+def _insert_attempt(dialect: str):
+    ins = (pg_insert if dialect == "postgresql" else sqlite_insert)(Attempt.__table__)
+    return ins.on_conflict_do_nothing().returning(Attempt.__table__.c.id)
 
 
 def _reply(resp: ChatResponse) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import datetime as dt
 import logging
 import time
 from collections.abc import AsyncIterable, Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -91,12 +92,22 @@ def open_run(session: Session, job: Job, params: dict[str, Any] | None = None) -
     return run.id
 
 
-def _upsert_item(session: Session, values: dict[str, Any], update: dict[str, Any]) -> None:
-    dialect = session.get_bind().dialect.name
-    ins = (pg_insert if dialect == "postgresql" else sqlite_insert)(RunItem.__table__).values(
-        **values
+@lru_cache(maxsize=16)
+def _upsert_stmt(dialect: str, update: tuple[str, ...]):
+    ins = (pg_insert if dialect == "postgresql" else sqlite_insert)(RunItem.__table__)
+    return ins.on_conflict_do_update(
+        index_elements=["run_id", "item"], set_={c: ins.excluded[c] for c in update}
     )
-    session.execute(ins.on_conflict_do_update(index_elements=["run_id", "item"], set_=update))
+
+
+def _upsert_item(session: Session, values: dict[str, Any], update: tuple[str, ...]) -> None:
+    """Insert a run item, or update the `update` columns of the existing one (one compiled
+    statement per column set, values as parameters)."""
+    session.execute(_upsert_stmt(session.get_bind().dialect.name, update), values)
+
+
+_START = ("status", "attempt_count", "error")
+_END = ("status", "result", "error", "stage", "finished_at")
 
 
 async def _aiter(records: Iterable[Any] | AsyncIterable[Any]):
@@ -185,11 +196,12 @@ async def execute(
                         {
                             "run_id": run_id,
                             "item": item,
-                            "status": ItemStatus.RUNNING,
+                            "status": ItemStatus.RUNNING.value,
                             "attempt_count": count + 1,
                             "result": {},
+                            "error": None,
                         },
-                        {"status": ItemStatus.RUNNING, "attempt_count": count + 1, "error": None},
+                        _START,
                     )
                 )
                 cur: Any = rec
@@ -215,19 +227,14 @@ async def execute(
                         {
                             "run_id": run_id,
                             "item": item,
-                            "status": status,
+                            "status": status.value,
                             "attempt_count": count + 1,
-                            "result": result,
-                            "error": error,
-                            "stage": ctx.stage,
-                        },
-                        {
-                            "status": status,
                             "result": result,
                             "error": error,
                             "stage": ctx.stage,
                             "finished_at": _now(),
                         },
+                        _END,
                     )
                 )
                 if error:
