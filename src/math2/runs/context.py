@@ -42,11 +42,14 @@ class ItemContext:
         astore: AsyncStore,
         resources: dict[str, Resource],
         attempts_before: int = 0,
+        services: dict[str, Any] | None = None,
     ):
         self.run_id = run_id
         self.item = item
         self.astore = astore
         self.resources = resources
+        # Runtime objects the steps use (clients, checker, index): not part of the spec.
+        self.services = services or {}
         self.attempts_before = attempts_before  # how many times this item was started before
         self.stage: str | None = None
         self.calls = 0

@@ -125,6 +125,7 @@ async def execute(
     records: Iterable[Any] | AsyncIterable[Any],
     *,
     resources: dict[str, Resource] | None = None,
+    services: dict[str, Any] | None = None,
     max_in_flight: int | None = None,
     max_attempts: int = 3,
     params: dict[str, Any] | None = None,
@@ -136,7 +137,9 @@ async def execute(
     """Run (or resume) `job` over `records`; return how it ended.
 
     `resources` are the limits items share (e.g. {"model": Resource("model", 8), "lean":
-    Resource("lean", 4)}); by default at most 2 × their total capacity items are open at once.
+    Resource("lean", 4)}); `services` are runtime objects the steps find in `ctx.services`
+    (clients, a checker, an index: not hashed into the spec). By default at most 2 × the
+    resources' total capacity items are open at once.
     An item that raised is `failed` with its error and is tried again on resume while it has been
     started fewer than `max_attempts` times. `on_result(record, result)` sees each finished item.
     """
@@ -187,7 +190,9 @@ async def execute(
 
         async def process(rec: Any, count: int) -> None:
             item = str(rec.id)
-            ctx = ItemContext(run_id, item, astore, resources, attempts_before=count)
+            ctx = ItemContext(
+                run_id, item, astore, resources, attempts_before=count, services=services
+            )
             prog.running += 1
             try:
                 await astore.write(
