@@ -14,6 +14,7 @@ from math2.importers.common import (
     insert_mentions,
     insert_texts,
     mention_row,
+    refuse_empty,
     skip_if_done,
     takes_text,
     text_row,
@@ -57,6 +58,7 @@ def import_setmm(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
     db = parse(path)
+    refuse_empty(path, len(db.statements), "$a or $p statements", entry.name)
     with import_transaction(store, entry, path, digest) as (s, src, pin, run):
         rows = []
         for st in db.statements:
