@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, select, union, update
 from sqlalchemy.orm import Session
 
 from math2.config import Settings
@@ -193,18 +193,19 @@ def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
                 del extra["lists"]
             node.extra = extra
     session.flush()
-    used = (
-        select(Mention.node_id)
-        .where(Mention.node_id.is_not(None))
-        .union(select(Crosswalk.node_id))
-        .union(select(Binding.node_id))
-        .union(select(TextRecord.node_id).where(TextRecord.node_id.is_not(None)))
+    used = union(
+        select(Mention.node_id).where(Mention.node_id.is_not(None)),
+        select(Crosswalk.node_id),
+        select(Binding.node_id),
+        select(TextRecord.node_id).where(TextRecord.node_id.is_not(None)),
     )
     counts["nodes removed"] = session.execute(
         delete(Node).where(Node.id.not_in(used), Node.selected_by == src.name)
     ).rowcount
     session.execute(delete(Node).where(Node.id.not_in(used), Node.key.like(f"decl:{src.name}:%")))
-    session.execute(delete(Run).where(Run.job == "bump", Run.key == f"{src.name}@{pin.key}"))
+    session.execute(
+        delete(Run).where(Run.job.in_(("import", "bump")), Run.key == f"{src.name}@{pin.key}")
+    )
     session.flush()
     return counts
 
