@@ -115,8 +115,7 @@ def _run_importer(
     if path is None:
         path, why = spec.locate(settings)
         if path is None and entry.name in FETCHABLE:
-            path, fetched_why = _fetch(settings, entry, offline, say)
-            why = f"{why}; {fetched_why}" if path is None else why
+            path, why = _fetch(settings, entry, offline, say)
         if path is None:
             return SourceOutcome(source=entry.name, status="skipped", reason=why)
     result = spec.run(store, entry, Path(path))

@@ -18,6 +18,7 @@ from pathlib import Path
 from math2.errors import Math2Error
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
+_PROGRESS = re.compile(r"^(?:remote: )?([A-Za-z ]+):\s+(\d+)%")
 _PARTIAL = ".partial-"
 
 
@@ -55,13 +56,23 @@ def _git(args: list[str], cwd: Path, timeout_s: float, say: Callable[[str], None
     """Run git, passing its progress lines to `say`; FetchError with git's last words."""
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
     proc = subprocess.Popen(
-        ["git", "-c", "advice.detachedHead=false", *args],
+        [
+            "git",
+            "-c",
+            "advice.detachedHead=false",
+            "-c",
+            "http.lowSpeedLimit=1000",
+            "-c",
+            "http.lowSpeedTime=60",
+            *args,
+        ],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=env,
     )
     tail: list[str] = []
+    shown: dict[str, int] = {}  # progress phase -> last percentage shown (every 10%)
     assert proc.stdout is not None
     buf = b""
     try:
@@ -70,9 +81,15 @@ def _git(args: list[str], cwd: Path, timeout_s: float, say: Callable[[str], None
             *lines, buf = re.split(rb"[\r\n]", buf)
             for raw in lines:
                 line = raw.decode(errors="replace").strip()
-                if line:
-                    tail = [*tail[-4:], line]
-                    say(line)
+                if not line:
+                    continue
+                tail = [*tail[-4:], line]
+                if m := _PROGRESS.match(line):
+                    pct = int(m.group(2))
+                    if pct < shown.get(m.group(1), -10) + 10 and "done" not in line:
+                        continue
+                    shown[m.group(1)] = pct
+                say(line)
         rc = proc.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired as exc:
         proc.kill()
