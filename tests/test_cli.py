@@ -25,8 +25,9 @@ def test_every_command_has_help(path) -> None:
 def test_build_reports_what_it_skipped_and_why(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
-    res = CliRunner().invoke(app, ["build"])
+    res = CliRunner().invoke(app, ["build", "--offline"])  # tests never reach the internet
     assert res.exit_code == 0, res.output
+    assert "skipped  mathlib" in res.output and "not fetched (--offline)" in res.output
     assert "skipped  mathpile" in res.output
     assert "class exclude" in res.output
     assert "skipped  minif2f" in res.output and "evaluation only" in res.output

@@ -184,7 +184,7 @@ def select_cmd(
     from math2.crosswalk.select import select_nodes
 
     store = _store()
-    with store.session() as s:
+    with store.lock("build", on_wait=_say), store.session() as s:
         cluster(s)
         rep = select_nodes(s, library, [*state.settings.select.requests, *(request or [])])
     for k, v in rep.model_dump().items():
