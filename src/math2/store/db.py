@@ -135,7 +135,10 @@ class Store:
     def __init__(self, url: str):
         self.url = url
         self.engine = make_engine(url)
-        self.name = self.engine.url.render_as_string(hide_password=True)
+        # as the user wrote it (the driver math2 adds is not theirs), without a password
+        self.name = make_url(url if "://" in url else f"sqlite:///{url}").render_as_string(
+            hide_password=True
+        )
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     @property
@@ -177,7 +180,21 @@ class Store:
             )
         if "password authentication failed" in low or "no password supplied" in low:
             return StoreError(f"{where}: the server refused the login ({first}); fix MATH2_DB_URL")
-        if isinstance(exc, OperationalError) and self.engine.dialect.name == "postgresql":
+        unreachable = (
+            "connection failed",
+            "could not connect",
+            "connection refused",
+            "could not translate host name",
+            "name or service not known",
+            "timeout expired",
+            "server closed the connection",
+            "no route to host",
+        )
+        if (
+            isinstance(exc, OperationalError)
+            and self.engine.dialect.name == "postgresql"
+            and any(u in low for u in unreachable)
+        ):
             return StoreError(
                 f"cannot reach the PostgreSQL server of {where} ({first}): start the server, or "
                 "fix MATH2_DB_URL (or --db)"
