@@ -164,3 +164,22 @@ def test_cli_refusal_then_build_then_force(tmp_path: Path) -> None:
     res = math2(["import", "setmm", str(other), "--force"], env, tmp_path)
     assert res.returncode == 0, res.stderr
     assert "mentions: 3" in res.stdout
+
+
+def test_force_never_drops_a_persons_binding(corpus, tmp_path: Path) -> None:
+    from math2.store import Binding
+
+    f = tmp_path / "set.mm"
+    f.write_text(SMALL_MM)
+    import_setmm(corpus, SETMM, f)
+    with corpus.session() as s:
+        node = Node(key="wd:Q1", title="x")
+        s.add(node)
+        s.flush()
+        m = s.scalar(select(Mention).where(Mention.name == "id"))
+        s.add(Binding(node_id=node.id, mention_id=m.id, status="confirmed"))
+    g = tmp_path / "other.mm"
+    g.write_text(SMALL_MM.replace("id $p", "id2 $p"))
+    with replacing(), pytest.raises(ImportConflict, match="binding"):
+        import_setmm(corpus, SETMM, g)
+    assert _names(corpus) == ["ax-mp", "id", "wi"]
