@@ -183,3 +183,17 @@ def test_force_never_drops_a_persons_binding(corpus, tmp_path: Path) -> None:
     with replacing(), pytest.raises(ImportConflict, match="binding"):
         import_setmm(corpus, SETMM, g)
     assert _names(corpus) == ["ax-mp", "id", "wi"]
+
+
+def test_debians_setmm_at_another_version_is_refused(corpus, tmp_path, monkeypatch) -> None:
+    f = tmp_path / "set.mm"
+    f.write_text(SMALL_MM)
+    monkeypatch.setattr("math2.importers.setmm.debian_version", lambda _p: "0.0.0~2025-1")
+    with pytest.raises(InputError, match=r"is 0\.0\.0~2025-1, the manifest pins setmm at") as info:
+        import_setmm(corpus, SETMM, f)
+    assert "metamath-databases=0.0.0~20210101.git55fe226-2" in str(info.value)
+    assert _count(corpus, Mention) == 0 and _count(corpus, Run) == 0
+    monkeypatch.setattr(
+        "math2.importers.setmm.debian_version", lambda _p: SETMM.current_pin.version
+    )
+    assert import_setmm(corpus, SETMM, f).counts["mentions"] == 3
