@@ -146,3 +146,32 @@ def test_a_live_holder_makes_no_wait_exit_and_a_dead_one_is_taken_over(store: St
         s.add(StoreLock(name="build", holder=f"{host}:{dead}"))
     with store.lock("build", wait=False), store.session() as s:
         assert s.get(StoreLock, "build").holder == f"{host}:{os.getpid()}"
+
+
+def test_a_store_another_process_is_writing_is_a_clear_error(tmp_path: Path, monkeypatch) -> None:
+    import sqlite3
+
+    from math2.store import Source
+    from math2.store import db as dbmod
+
+    f = tmp_path / "math2.db"
+    open_store(_sqlite(f), migrate=True).close()
+
+    def short_wait(conn, _record) -> None:
+        conn.execute("PRAGMA busy_timeout=200")
+
+    monkeypatch.setattr(dbmod, "_sqlite_pragmas", short_wait)
+    store = Store(_sqlite(f))
+    other = sqlite3.connect(f, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        with (
+            pytest.raises(StoreError, match="locked by another process") as info,
+            store.session() as s,
+        ):
+            s.add(Source(name="x"))
+        assert str(f) in str(info.value)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+        store.close()

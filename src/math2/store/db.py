@@ -140,6 +140,7 @@ class Store:
             hide_password=True
         )
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._lock_fh = None
 
     @property
     def sqlite_path(self) -> Path | None:
@@ -254,12 +255,15 @@ class Store:
         PostgreSQL), so two first builds on one new store do not both create tables."""
         path = self.sqlite_path
         if path is not None:
-            with path.open("ab") as fh:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-                try:
-                    yield
-                finally:
-                    fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+            # The descriptor stays open until `close()`: closing a descriptor of the database
+            # file would drop the POSIX locks that SQLite's own connections hold on it.
+            if self._lock_fh is None:
+                self._lock_fh = path.open("ab")
+            fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_UN)
             return
         if self.engine.dialect.name != "postgresql":
             yield
@@ -382,6 +386,9 @@ class Store:
     def close(self) -> None:
         """Release all connections."""
         self.engine.dispose()
+        if self._lock_fh is not None:
+            self._lock_fh.close()
+            self._lock_fh = None
 
 
 def _stale(holder: str, heartbeat_at) -> bool:
