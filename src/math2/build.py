@@ -136,8 +136,10 @@ def import_one(
     force: bool = False,
     wait: bool = True,
     on_wait: Callable[[str], None] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> SourceOutcome:
-    """Sync the manifest and import one source (from `path`, or wherever its importer looks).
+    """Sync the manifest and import one source (from `path`, or wherever its importer looks,
+    fetching a fetchable library at its pin when it is nowhere here).
 
     With `force`, the data already imported at the pin is replaced in the same transaction.
     """
@@ -169,10 +171,13 @@ def import_one(
             sync_manifest(s, manifest)
         if (skip := _class_skip(entry)) is not None:
             return skip
+        say = progress or (lambda _m: None)
         if force:
             with replacing():
-                return _run_importer(settings, store, entry, importers[name], path)
-        return _run_importer(settings, store, entry, importers[name], path)
+                return _run_importer(
+                    settings, store, entry, importers[name], path, offline=False, say=say
+                )
+        return _run_importer(settings, store, entry, importers[name], path, offline=False, say=say)
 
 
 def _index_fingerprint(store: Store, name: str) -> list[int]:

@@ -97,7 +97,14 @@ def _import(name: str, path: Path | None, force: bool = False, no_wait: bool = F
     try:
         store = _store(migrate=True, create=False)
         outcome = import_one(
-            state.settings, store, name, path, force=force, wait=not no_wait, on_wait=_say
+            state.settings,
+            store,
+            name,
+            path,
+            force=force,
+            wait=not no_wait,
+            on_wait=_say,
+            progress=_say,
         )
     except Math2Error as exc:
         raise fail(escape(str(exc))) from exc

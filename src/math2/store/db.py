@@ -8,12 +8,8 @@ from __future__ import annotations
 
 import fcntl
 import logging
-import os
-import socket
-import threading
-import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from importlib.resources import files
 from pathlib import Path
 
@@ -22,7 +18,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
-from sqlalchemy import Engine, create_engine, delete, event, inspect, text, update
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -33,9 +29,6 @@ log = logging.getLogger(__name__)
 
 BACKENDS = ("sqlite", "postgresql")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-# A lock whose holder has not written a heartbeat for this long is taken over (another host).
-STALE_AFTER_S = 600.0
-HEARTBEAT_S = 30.0
 
 
 class StoreError(Math2Error):
@@ -305,7 +298,6 @@ class Store:
         with self.translated(), self._sessions() as s, s.begin():
             yield s
 
-    @contextmanager
     def lock(
         self,
         name: str = "build",
@@ -313,75 +305,11 @@ class Store:
         wait: bool = True,
         on_wait: Callable[[str], None] | None = None,
         poll_s: float = 0.5,
-    ) -> Iterator[None]:
-        """Hold the store's named lock (a `locks` row) for the block.
+    ) -> AbstractContextManager[None]:
+        """Hold the store's named lock for a block (see `math2.store.lock.hold_lock`)."""
+        from math2.store.lock import hold_lock
 
-        A holder on this host whose process is gone, or one silent for STALE_AFTER_S, is taken
-        over. Otherwise wait (telling `on_wait` once), or raise StoreLocked with `wait=False`.
-        """
-        from math2.store.work import StoreLock
-
-        holder = f"{socket.gethostname()}:{os.getpid()}"
-        told = False
-        while True:
-            try:
-                with self.session() as s:
-                    s.add(StoreLock(name=name, holder=holder))
-                break
-            except IntegrityError:
-                pass
-            with self.session() as s:
-                row = s.get(StoreLock, name)
-                if row is None:
-                    continue
-                if _stale(row.holder, row.heartbeat_at):
-                    log.info("taking over the stale %s lock of %s", name, row.holder)
-                    s.execute(
-                        delete(StoreLock).where(
-                            StoreLock.name == name, StoreLock.holder == row.holder
-                        )
-                    )
-                    continue
-                what = (
-                    f"store {self.name} is in use by another math2 {name} ({row.holder}, "
-                    f"since {row.acquired_at:%Y-%m-%d %H:%M:%S})"
-                )
-            if not wait:
-                raise StoreLocked(f"{what}: wait for it to finish, or run again without --no-wait")
-            if on_wait and not told:
-                on_wait(f"{what}: waiting for it to finish")
-                told = True
-            time.sleep(poll_s)
-        stop = threading.Event()
-        beat = threading.Thread(
-            target=self._heartbeat, args=(name, holder, stop), daemon=True, name="store-lock"
-        )
-        beat.start()
-        try:
-            yield
-        finally:
-            stop.set()
-            beat.join()
-            with self.session() as s:
-                s.execute(
-                    delete(StoreLock).where(StoreLock.name == name, StoreLock.holder == holder)
-                )
-
-    def _heartbeat(self, name: str, holder: str, stop: threading.Event) -> None:
-        import datetime as dt
-
-        from math2.store.work import StoreLock
-
-        while not stop.wait(HEARTBEAT_S):
-            try:
-                with self.session() as s:
-                    s.execute(
-                        update(StoreLock)
-                        .where(StoreLock.name == name, StoreLock.holder == holder)
-                        .values(heartbeat_at=dt.datetime.now(dt.UTC))
-                    )
-            except Exception:  # a busy store delays a heartbeat; the next one will do
-                log.debug("lock heartbeat skipped", exc_info=True)
+        return hold_lock(self, name, wait=wait, on_wait=on_wait, poll_s=poll_s)
 
     def close(self) -> None:
         """Release all connections."""
@@ -389,26 +317,6 @@ class Store:
         if self._lock_fh is not None:
             self._lock_fh.close()
             self._lock_fh = None
-
-
-def _stale(holder: str, heartbeat_at) -> bool:
-    """Whether a lock's holder is gone: its process ended (same host), or it went silent."""
-    import datetime as dt
-
-    host, _, pid = holder.rpartition(":")
-    if host == socket.gethostname() and pid.isdigit():
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
-        return False
-    if heartbeat_at is None:
-        return True
-    if heartbeat_at.tzinfo is None:
-        heartbeat_at = heartbeat_at.replace(tzinfo=dt.UTC)
-    return (dt.datetime.now(dt.UTC) - heartbeat_at).total_seconds() > STALE_AFTER_S
 
 
 def open_store(url: str, *, migrate: bool = False, create: bool | None = None) -> Store:
