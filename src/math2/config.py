@@ -73,6 +73,10 @@ class DataSettings(BaseModel):
     mizar_dir: Path | None = None
     stacks_dir: Path | None = None
     theoremgraph_dir: Path | None = None
+    # Where `math2 build` fetches a pinned source from when no local copy is given (the
+    # manifest's url when unset), and the folder its verified checkouts are kept in.
+    mathlib_url: str | None = None
+    cache_dir: Path = Path(".math2/cache")
 
 
 class RetrievalSettings(BaseModel):
