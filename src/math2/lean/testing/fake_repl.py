@@ -101,7 +101,7 @@ class Fake:
         axioms: set[str] = set()
         # --rule 'REGEX=>DIRECTIVE': a directive for commands that match (math2 strips comments
         # before compiling, so a test of generated code cannot rely on `-- fake:` lines).
-        extra = [d for pat, d in self.args.rule if re.search(pat, cmd)]
+        extra = [d for pat, d in getattr(self.args, "rule", []) if re.search(pat, cmd)]
         found = [(m.group(1), (m.group(2) or "").strip()) for m in _DIRECTIVE.finditer(cmd)]
         for d in extra:
             what, _, arg = d.partition(" ")
