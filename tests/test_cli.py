@@ -25,8 +25,9 @@ def test_every_command_has_help(path) -> None:
 def test_build_reports_what_it_skipped_and_why(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
-    res = CliRunner().invoke(app, ["build"])
+    res = CliRunner().invoke(app, ["build", "--offline"])  # tests never reach the internet
     assert res.exit_code == 0, res.output
+    assert "skipped  mathlib" in res.output and "not fetched (--offline)" in res.output
     assert "skipped  mathpile" in res.output
     assert "class exclude" in res.output
     assert "skipped  minif2f" in res.output and "evaluation only" in res.output
@@ -47,6 +48,7 @@ def test_import_and_crosswalk_commands(tmp_path: Path, monkeypatch) -> None:
 
     monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
     lists = shared_data("crosswalk")
+    assert CliRunner().invoke(app, ["init"]).exit_code == 0
     res = CliRunner().invoke(app, ["crosswalk", "import", "1000-plus", str(lists / "1000-plus")])
     assert res.exit_code == 0, res.output
     assert "entries: 1200" in res.output and "clustering" in res.output
@@ -71,6 +73,7 @@ def test_bump_refuses_a_pin_that_is_not_in_the_manifest(tmp_path: Path, monkeypa
 def test_bump_and_select_on_the_fixture(tmp_path: Path, monkeypatch) -> None:
     fixture = Path(__file__).parent / "fixtures" / "leanproj"
     monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
+    assert CliRunner().invoke(app, ["init"]).exit_code == 0
     res = CliRunner().invoke(
         app, ["bump", "mathlib", "--to", "f4a75053ba65be55859c28f56b58c48ddff8db5f", str(fixture)]
     )
@@ -87,6 +90,7 @@ def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("MATH2_RETRIEVAL__INDEX_DIR", str(tmp_path / "index"))
     res = CliRunner().invoke(app, ["search", "anything"])
     assert res.exit_code == 2 and "no index" in res.stderr
+    assert CliRunner().invoke(app, ["init"]).exit_code == 0
     CliRunner().invoke(app, ["import", "mathlib", str(fixture)])
     res = CliRunner().invoke(app, ["index", "build", "--no-dense"])
     assert res.exit_code == 0, res.output

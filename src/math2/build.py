@@ -12,6 +12,7 @@ from math2.config import Settings
 from math2.errors import InputError
 from math2.importers.registry import ImporterSpec, ImportResult, load_builtin_importers
 from math2.sources import IntakeClass, Manifest, SourceEntry, load_manifest, sync_manifest
+from math2.sources.intake import Kind
 from math2.store import Store
 
 log = logging.getLogger(__name__)
@@ -24,6 +25,11 @@ NOT_IMPORTED = {
     IntakeClass.REFERENCE: "copy-check reference only, not a source",
     IntakeClass.EVALUATE: "evaluation only: read by the evaluation harness, never imported",
 }
+
+
+# Sources `math2 build` can fetch at their pin when this machine has no copy (their manifest
+# `url` is a git repository and the pin a commit).
+FETCHABLE = {"mathlib": "mathlib_dir"}
 
 
 class SourceOutcome(BaseModel):
@@ -65,12 +71,51 @@ def _build_skip(entry: SourceEntry, importers: dict[str, ImporterSpec]) -> Sourc
     return SourceOutcome(source=entry.name, status="skipped", reason=reason)
 
 
+def _fetch(
+    settings: Settings, entry: SourceEntry, offline: bool, say: Callable[[str], None]
+) -> tuple[Path | None, str]:
+    """The source at its pin from the cache, else fetched (unless offline); else why not."""
+    from math2.importers.fetch import FetchError, cached_checkout, fetch_pinned
+
+    pin = entry.current_pin
+    commit = pin.commit if pin else None
+    field = FETCHABLE[entry.name]
+    supply = (
+        f"give a checkout at commit {commit} with MATH2_DATA__{field.upper()}=PATH, or a git "
+        f"URL to fetch it from with MATH2_DATA__{entry.name.upper()}_URL"
+    )
+    if not commit:
+        return None, "no commit pinned in the manifest to fetch"
+    cache = Path(settings.data.cache_dir)
+    if (done := cached_checkout(cache, entry.name, commit)) is not None:
+        return done, ""
+    url = getattr(settings.data, f"{entry.name}_url", None) or entry.url
+    if offline:
+        return None, f"not fetched (--offline): {entry.name} at {commit[:12]} from {url}; {supply}"
+    if not url:
+        return None, f"no URL to fetch {entry.name} from; {supply}"
+    try:
+        return fetch_pinned(url, commit, cache, entry.name, progress=say), ""
+    except FetchError as exc:
+        return None, f"could not fetch {entry.name} at {commit[:12]} from {url} ({exc}); {supply}"
+
+
 def _run_importer(
-    settings: Settings, store: Store, entry: SourceEntry, spec: ImporterSpec, path: Path | None
+    settings: Settings,
+    store: Store,
+    entry: SourceEntry,
+    spec: ImporterSpec,
+    path: Path | None,
+    *,
+    offline: bool = True,
+    say: Callable[[str], None] = lambda _m: None,
 ) -> SourceOutcome:
-    """Run one importer on `path`, or wherever it looks; a skip when its data is not here."""
+    """Run one importer on `path`, or wherever it looks (or a fetch at its pin); a skip when
+    its data is not here."""
     if path is None:
         path, why = spec.locate(settings)
+        if path is None and entry.name in FETCHABLE:
+            path, why = _fetch(settings, entry, offline, say)
         if path is None:
             return SourceOutcome(source=entry.name, status="skipped", reason=why)
     result = spec.run(store, entry, Path(path))
@@ -78,38 +123,118 @@ def _run_importer(
     return SourceOutcome(source=entry.name, status="imported", reason=reason, result=result)
 
 
+class UnknownSource(InputError):
+    """A source name that is not in the manifest, or has no importer."""
+
+
 def import_one(
-    settings: Settings, store: Store, name: str, path: Path | None = None
+    settings: Settings,
+    store: Store,
+    name: str,
+    path: Path | None = None,
+    *,
+    force: bool = False,
+    wait: bool = True,
+    on_wait: Callable[[str], None] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> SourceOutcome:
-    """Sync the manifest and import one source (from `path`, or wherever its importer looks)."""
+    """Sync the manifest and import one source (from `path`, or wherever its importer looks,
+    fetching a fetchable library at its pin when it is nowhere here).
+
+    With `force`, the data already imported at the pin is replaced in the same transaction.
+    """
+    from math2.importers.common import replacing
+
     manifest = load_manifest(settings.manifest)
-    entry = manifest.get(name)
-    with store.session() as s:
-        sync_manifest(s, manifest)
     importers = load_builtin_importers()
+    names = sorted(importers)
+    try:
+        entry = manifest.get(name)
+    except KeyError:
+        raise UnknownSource(
+            settings.manifest,
+            None,
+            f"no source named {name!r}; sources with an importer: {', '.join(names)} "
+            "(`math2 sources check` lists every source)",
+        ) from None
     if name not in importers:
-        raise KeyError(f"no importer for {name!r} (importers: {', '.join(sorted(importers))})")
-    if (skip := _class_skip(entry)) is not None:
-        return skip
+        raise UnknownSource(
+            settings.manifest,
+            None,
+            f"no importer for {name!r} in this version (its route: {entry.route}); "
+            f"importers: {', '.join(names)}",
+        )
     if path is not None and not Path(path).exists():
         raise InputError(path, None, "no such file or directory")
-    return _run_importer(settings, store, entry, importers[name], path)
+    with store.lock("build", wait=wait, on_wait=on_wait):
+        with store.session() as s:
+            sync_manifest(s, manifest)
+        if (skip := _class_skip(entry)) is not None:
+            return skip
+        say = progress or (lambda _m: None)
+        if force:
+            with replacing():
+                return _run_importer(
+                    settings, store, entry, importers[name], path, offline=False, say=say
+                )
+        return _run_importer(settings, store, entry, importers[name], path, offline=False, say=say)
 
 
-def _index_step(settings: Settings, store: Store) -> str:
+def _index_fingerprint(store: Store, name: str) -> list[int]:
+    """What an index of `name` was built from: count, first and last mention id."""
+    from sqlalchemy import func, select
+
+    from math2.store import Mention, Source
+
+    with store.session() as s:
+        row = s.execute(
+            select(func.count(Mention.id), func.min(Mention.id), func.max(Mention.id))
+            .join(Source, Source.id == Mention.source_id)
+            .where(
+                Source.name == name,
+                Mention.status == "active",
+                Mention.allow_completion.is_(True),
+            )
+        ).one()
+    return [int(row[0] or 0), int(row[1] or 0), int(row[2] or 0)]
+
+
+def _index_steps(
+    settings: Settings, store: Store, libraries: list[str], say: Callable[[str], None]
+) -> list[tuple[str, str]]:
+    """A BM25 (+ PageRank prior) index for every library in the store, so that `math2
+    search` works after a build; dense embeddings only when `retrieval.dense_in_build`."""
+    import json
+
     from math2.retrieval.index import build_index
 
-    out = Path(settings.retrieval.index_dir) / "mathlib"
-    try:
-        meta = build_index(store, out, "mathlib", dense=settings.retrieval.dense_in_build)
-    except LookupError as exc:
-        return f"skipped: {exc}"
-    dense = (
-        f"dense embeddings in {meta['dense_chunks']} chunks"
-        if meta["dense_chunks"]
-        else "dense embeddings not built (math2 index build --dense; about an hour on 2 cores)"
-    )
-    return f"BM25 + PageRank prior over {meta['count']} declarations at {out}; {dense}"
+    steps = []
+    dense = settings.retrieval.dense_in_build
+    for name in libraries:
+        out = Path(settings.retrieval.index_dir) / name
+        fp = _index_fingerprint(store, name)
+        if fp[0] == 0:
+            continue
+        meta_path = out / "meta.json"
+        if meta_path.exists() and not dense:
+            old = json.loads(meta_path.read_text())
+            if [old.get("count"), *(old.get("first_last") or [])] == fp:
+                steps.append((f"search index {name}", f"up to date ({fp[0]} declarations)"))
+                continue
+        try:
+            meta = build_index(store, out, name, dense=dense, progress=say)
+        except LookupError as exc:
+            steps.append((f"search index {name}", f"skipped: {exc}"))
+            continue
+        extra = (
+            f"dense embeddings in {meta['dense_chunks']} chunks"
+            if meta["dense_chunks"]
+            else f"no dense embeddings (opt in: math2 index build --library {name} --dense)"
+        )
+        steps.append(
+            (f"search index {name}", f"BM25 over {meta['count']} declarations at {out}; {extra}")
+        )
+    return steps
 
 
 def build(
@@ -117,9 +242,28 @@ def build(
     store: Store,
     manifest: Manifest | None = None,
     on_outcome: Callable[[SourceOutcome], None] | None = None,
+    *,
+    offline: bool = False,
+    wait: bool = True,
+    on_wait: Callable[[str], None] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> BuildSummary:
-    """Sync the manifest, run every importer whose data is here, and run the later steps."""
+    """Sync the manifest, run every importer whose data is here (fetching a pinned library
+    that is not, unless `offline`), and run the later steps; one build at a time per store."""
     manifest = manifest or load_manifest(settings.manifest)
+    with store.lock("build", wait=wait, on_wait=on_wait):
+        return _build(settings, store, manifest, on_outcome, offline, progress)
+
+
+def _build(
+    settings: Settings,
+    store: Store,
+    manifest: Manifest,
+    on_outcome: Callable[[SourceOutcome], None] | None,
+    offline: bool,
+    progress: Callable[[str], None] | None,
+) -> BuildSummary:
+    say = progress or (lambda _m: None)
     with store.session() as s:
         sync_manifest(s, manifest)
     importers = load_builtin_importers()
@@ -128,7 +272,9 @@ def build(
         outcome = _class_skip(entry) or _build_skip(entry, importers)
         if outcome is None:
             try:
-                outcome = _run_importer(settings, store, entry, importers[entry.name], None)
+                outcome = _run_importer(
+                    settings, store, entry, importers[entry.name], None, offline=offline, say=say
+                )
             except Exception as exc:  # one source's failure must not stop the others
                 log.debug("import of %s failed", entry.name, exc_info=True)
                 outcome = SourceOutcome(source=entry.name, status="failed", reason=str(exc))
@@ -155,6 +301,11 @@ def build(
             f"module-doc main results, {sel.requested_or_bound} requested or bound, "
             f"{sel.statement_definitions} as definitions in selected statements",
         ),
-        ("search index", _index_step(settings, store)),
     ]
+    libraries = [
+        o.source
+        for o in outcomes
+        if o.status == "imported" and manifest.get(o.source).kind is Kind.LIBRARY
+    ]
+    steps += _index_steps(settings, store, libraries, say)
     return BuildSummary(outcomes=outcomes, steps=steps)

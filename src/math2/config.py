@@ -36,14 +36,29 @@ class LeanSettings(BaseModel):
     mathlib_commit: str | None = None
 
 
+class EndpointSettings(BaseModel):
+    """Where one model is served, when it is not the default endpoint."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    served_name: str | None = Field(None, description="the server's name for it, if different")
+    json_schema: bool = True
+    concurrency: int | None = None
+
+
 class LLMSettings(BaseModel):
-    """An OpenAI-compatible endpoint (vLLM, SGLang, Ollama or a hosted API)."""
+    """OpenAI-compatible endpoints (vLLM, SGLang, Ollama, llama.cpp's server or a hosted API)."""
 
     base_url: str | None = None
     api_key: str | None = None
     model: str | None = None
     concurrency: int = 8
     timeout_s: float = 300.0
+    max_retries: int = 5
+    json_schema: bool = Field(True, description="the default endpoint honours JSON-schema output")
+    endpoints: dict[str, EndpointSettings] = Field(
+        default_factory=dict, description="per-model endpoints, keyed by the registered name"
+    )
 
 
 class DataSettings(BaseModel):
@@ -58,6 +73,10 @@ class DataSettings(BaseModel):
     mizar_dir: Path | None = None
     stacks_dir: Path | None = None
     theoremgraph_dir: Path | None = None
+    # Where `math2 build` fetches a pinned source from when no local copy is given (the
+    # manifest's url when unset), and the folder its verified checkouts are kept in.
+    mathlib_url: str | None = None
+    cache_dir: Path = Path(".math2/cache")
 
 
 class RetrievalSettings(BaseModel):

@@ -105,3 +105,44 @@ def build_report(session: Session) -> CorpusReport:
         text_by_licence={str(k): v for k, v in _grouped(session, TextRecord.licence).items()},
         text_by_author={str(k): v for k, v in _grouped(session, TextRecord.author_kind).items()},
     )
+
+
+# Columns that say when or in which order rows were written, not what the corpus holds.
+_NOT_CONTENT = {"id", "created_at", "finished_at", "acquired_at", "heartbeat_at"}
+
+
+def export_rows(session: Session) -> dict[str, list[str]]:
+    """The corpus as sorted JSON lines per table, with natural keys in place of row ids, so
+    that two stores holding the same corpus export byte for byte the same rows."""
+    import json
+
+    from math2.store.models import ConstDep, Pin
+
+    sources = {s.id: s.name for s in session.scalars(select(Source))}
+    pins = {p.id: f"{sources[p.source_id]}@{p.key}" for p in session.scalars(select(Pin))}
+    nodes = {n.id: n.key for n in session.scalars(select(Node))}
+    mentions = {
+        m.id: f"{sources[m.source_id]}:{m.name}@{pins[m.pin_id]}"
+        for m in session.execute(
+            select(Mention.id, Mention.source_id, Mention.name, Mention.pin_id)
+        )
+    }
+    refs = {
+        "source_id": sources,
+        "pin_id": pins,
+        "retired_pin_id": pins,
+        "node_id": nodes,
+        "mention_id": mentions,
+    }
+    out: dict[str, list[str]] = {}
+    for model in (Source, Pin, Node, Mention, Crosswalk, TextRecord, Binding, ConstDep):
+        cols = [c.name for c in model.__table__.columns if c.name not in _NOT_CONTENT]
+        rows = []
+        for r in session.execute(select(*(model.__table__.c[c] for c in cols))):
+            row = {
+                c: refs[c].get(v, v) if c in refs and v is not None else v
+                for c, v in zip(cols, r, strict=True)
+            }
+            rows.append(json.dumps(row, sort_keys=True, ensure_ascii=False, default=str))
+        out[model.__tablename__] = sorted(rows)
+    return out

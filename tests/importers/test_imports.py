@@ -87,7 +87,7 @@ def test_rerun_redoes_nothing_and_other_data_at_the_same_pin_is_refused(corpus, 
     assert again.skipped_already_done
     assert count(corpus, Mention) == 3
     f.write_text(SMALL_MM + "id2 $p |- ( ph -> ph ) $= ? $.\n")
-    with pytest.raises(ImportConflict, match="new pin"):
+    with pytest.raises(ImportConflict, match="--force"):
         import_setmm(corpus, MANIFEST.get("setmm"), f)
     assert count(corpus, Mention) == 3
 

@@ -36,7 +36,7 @@ HOSTILE = {
     "implemented_by": "@[implemented_by foo] def g := 1\n" + OK,
     "skip kernel": "set_option debug.skipKernelTC true\n" + OK,
     "auto implicit": "set_option autoImplicit true\n" + OK,
-    "attribute instance": "attribute [instance] foo\n" + OK,
+    "attribute extern": 'attribute [extern "c"] foo\n' + OK,
     "two theorems": OK + "\ntheorem bar : True := sorry",
     "sorry in statement": "theorem foo : sorry := sorry",
     "bidi": "theorem foo : 1 = 1 \u202e:= by sorry",

@@ -61,7 +61,11 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _store(migrate: bool = False):
+def _store(migrate: bool = False, create: bool | None = None):
+    """The store of this invocation. Only `create` makes a new one (`math2 init`, `math2
+    build`); `create` follows `migrate` unless given."""
     from math2.store import open_store
 
-    return open_store(state.settings.db_url, migrate=migrate)
+    return open_store(
+        state.settings.db_url, migrate=migrate, create=migrate if create is None else create
+    )

@@ -9,8 +9,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from math2.cli._common import _store, app, fail, out, state
-from math2.errors import InputError
+from math2.cli._common import _store, app, err, fail, out, state
+from math2.errors import InputError, Math2Error
+
+_NO_WAIT = typer.Option(
+    "--no-wait", help="Exit (code 2) instead of waiting when another build holds the store."
+)
 
 
 def print_report(report) -> None:
@@ -82,15 +86,28 @@ def _print_outcome(o) -> None:
             out.print(f"{'':>8}  {'':<28} [yellow]{escape(note)}[/]")
 
 
-def _import(name: str, path: Path | None):
-    """Import one source and print the outcome; exit 1 when it failed."""
+def _say(message: str) -> None:
+    err.print(escape(message), highlight=False)
+
+
+def _import(name: str, path: Path | None, force: bool = False, no_wait: bool = False):
+    """Import one source and print the outcome; exit 2 when it was refused, 1 when it failed."""
     from math2.build import import_one
 
     try:
-        store = _store(migrate=True)
-        outcome = import_one(state.settings, store, name, path)
-    except (InputError, KeyError) as exc:
-        raise fail(str(exc)) from exc
+        store = _store(migrate=True, create=False)
+        outcome = import_one(
+            state.settings,
+            store,
+            name,
+            path,
+            force=force,
+            wait=not no_wait,
+            on_wait=_say,
+            progress=_say,
+        )
+    except Math2Error as exc:
+        raise fail(escape(str(exc))) from exc
     _print_outcome(outcome)
     if outcome.status == "failed":
         raise typer.Exit(1)
@@ -101,9 +118,17 @@ def _import(name: str, path: Path | None):
 def import_cmd(
     source: Annotated[str, typer.Argument(help="Manifest name of the source (e.g. setmm).")],
     path: Annotated[Path | None, typer.Argument(help="Where its data is (default: look).")] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Replace the data already imported at this pin (one transaction)."
+        ),
+    ] = False,
+    no_wait: Annotated[bool, _NO_WAIT] = False,
 ) -> None:
-    """Import one source at its pin (nothing is written if its data is malformed)."""
-    _import(source, path)
+    """Import one source at its pin (nothing is written if its data is malformed, empty or
+    not the data at the pin)."""
+    _import(source, path, force=force, no_wait=no_wait)
 
 
 crosswalk_app = typer.Typer(
@@ -137,8 +162,10 @@ def bump_cmd(
 
     try:
         entry = load_manifest(state.settings.manifest).get(library)
-    except (InputError, KeyError) as exc:
+    except InputError as exc:
         raise fail(str(exc)) from exc
+    except KeyError as exc:
+        raise fail(f"no source named {library!r} in {state.settings.manifest}") from exc
     pin = entry.current_pin
     if pin is None or pin.key != to:
         raise fail(
@@ -164,7 +191,7 @@ def select_cmd(
     from math2.crosswalk.select import select_nodes
 
     store = _store()
-    with store.session() as s:
+    with store.lock("build", on_wait=_say), store.session() as s:
         cluster(s)
         rep = select_nodes(s, library, [*state.settings.select.requests, *(request or [])])
     for k, v in rep.model_dump().items():
@@ -173,22 +200,33 @@ def select_cmd(
 
 
 @app.command("build")
-def build_cmd() -> None:
-    """The main job: import every source this machine has, build what follows, print the report."""
+def build_cmd(
+    offline: Annotated[
+        bool,
+        typer.Option("--offline", help="Fetch nothing; say what is skipped and how to supply it."),
+    ] = False,
+    no_wait: Annotated[bool, _NO_WAIT] = False,
+) -> None:
+    """The main job: import every source this machine has (fetching Mathlib at its pin where
+    there is a network), build the search indexes, print the report."""
     from math2.build import build
     from math2.report import build_report
 
     try:
-        store = _store(migrate=True)
+        store = _store(migrate=True, create=True)
         summary = build(
             state.settings,
             store,
             on_outcome=_print_outcome,
+            offline=offline,
+            wait=not no_wait,
+            on_wait=_say,
+            progress=_say,
         )
-    except InputError as exc:
-        raise fail(str(exc)) from exc
+    except Math2Error as exc:
+        raise fail(escape(str(exc))) from exc
     for step, status in summary.steps:
-        out.print(f"{'step':>8}  {step:<28} {status}")
+        out.print(f"{'step':>8}  {step:<28} " + escape(status), highlight=False)
     with store.session() as s:
         print_report(build_report(s))
     failed = [o.source for o in summary.outcomes if o.status == "failed"]

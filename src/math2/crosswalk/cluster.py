@@ -6,6 +6,10 @@
    node joins the node of its twin.
 3. Nodes merge across systems through shared Wikidata ids: a node that carries the Wikidata id
    of a `wd:` node (and is not a suffixed variant of it) is merged into that node.
+
+The result does not depend on the order in which sources were imported and clustered: a node
+that node selection made for one declaration (`decl:…`) gives way to a crosswalk or twin node
+that arrives later, exactly as if that had been there first.
 """
 
 from __future__ import annotations
@@ -16,7 +20,13 @@ from pydantic import BaseModel
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from math2.crosswalk.nodes import precedence, resolve
 from math2.store.models import Binding, Crosswalk, Mention, Node, Source, TextRecord
+
+
+def _is_selection_node(node: Node | None) -> bool:
+    """A node that node selection made for a single declaration."""
+    return node is not None and node.key.startswith("decl:")
 
 
 class ClusterReport(BaseModel):
@@ -41,8 +51,10 @@ def cluster(session: Session) -> ClusterReport:
 
 def _link_edges(session: Session, rep: ClusterReport) -> None:
     sources_by_system: dict[str, list[int]] = defaultdict(list)
-    for sid, system in session.execute(select(Source.id, Source.system)):
+    source_names: dict[int, str] = {}
+    for sid, system, name in session.execute(select(Source.id, Source.system, Source.name)):
         sources_by_system[system].append(sid)
+        source_names[sid] = name
     edges = session.scalars(
         select(Crosswalk).where(Crosswalk.mention_id.is_(None), Crosswalk.status == "accepted")
     ).all()
@@ -50,15 +62,18 @@ def _link_edges(session: Session, rep: ClusterReport) -> None:
     for e in edges:
         if sources_by_system.get(e.system):
             by_system[e.system].append(e)
+    touched: dict[int, Mention] = {}
     for system, group in by_system.items():
         names = {e.target for e in group}
         mentions = {}
         for m in session.scalars(
-            select(Mention).where(
+            select(Mention)
+            .where(
                 Mention.source_id.in_(sources_by_system[system]),
                 Mention.status == "active",
                 Mention.name.in_(names),
             )
+            .order_by(Mention.source_id, Mention.name)
         ):
             mentions.setdefault(m.name, m)
         for e in group:
@@ -67,12 +82,37 @@ def _link_edges(session: Session, rep: ClusterReport) -> None:
                 continue
             e.mention_id = m.id
             rep.edges_linked += 1
-            if m.node_id is None:
-                m.node_id = e.node_id
-                m.outcome = "node"
-                rep.mentions_joined += 1
-            elif m.node_id != e.node_id:
-                rep.conflicts += 1
+            touched[m.id] = m
+    if not touched:
+        return
+    session.flush()
+    # A declaration that several nodes claim sits on the claim of the strongest list (then the
+    # node key): the same whichever list arrived first.
+    claims: dict[int, list[tuple[tuple[int, str], str, int]]] = defaultdict(list)
+    ids = list(touched)
+    for i in range(0, len(ids), 5000):
+        q = (
+            select(Crosswalk.mention_id, Crosswalk.source_id, Node.key, Node.id)
+            .join(Node, Node.id == Crosswalk.node_id)
+            .where(Crosswalk.mention_id.in_(ids[i : i + 5000]), Crosswalk.status == "accepted")
+        )
+        for mid, sid, key, nid in session.execute(q):
+            claims[mid].append((precedence(source_names.get(sid)), key, nid))
+    for mid, m in touched.items():
+        best = min(claims[mid])[2]
+        if m.node_id == best:
+            continue
+        if m.node_id is None:
+            m.node_id, m.outcome = best, "node"
+            rep.mentions_joined += 1
+            continue
+        current = session.get(Node, m.node_id)
+        if _is_selection_node(current):  # a list names it: as if the list came first
+            merge_nodes(session, keep=session.get(Node, best), drop=current)
+            rep.mentions_joined += 1
+        else:
+            m.node_id = best
+            rep.conflicts += 1
 
 
 def _type_hash(session: Session, rep: ClusterReport) -> None:
@@ -93,12 +133,19 @@ def _type_hash(session: Session, rep: ClusterReport) -> None:
     for twins in groups.values():
         if len(twins) < 2:
             continue
-        nodes = {m.node_id for m in twins if m.node_id is not None}
+        on = {m.node_id: session.get(Node, m.node_id) for m in twins if m.node_id is not None}
+        nodes = {nid for nid, n in on.items() if not _is_selection_node(n)}
         if len(nodes) != 1:
             continue
         (node_id,) = nodes
+        keep = on[node_id]
         for m in twins:
             if m.node_id is None:
+                m.node_id, m.outcome = node_id, "node"
+                rep.type_hash_joined += 1
+            elif m.node_id != node_id and _is_selection_node(on.get(m.node_id)):
+                if session.get(Node, m.node_id) is not None:
+                    merge_nodes(session, keep=keep, drop=on[m.node_id])
                 m.node_id, m.outcome = node_id, "node"
                 rep.type_hash_joined += 1
 
@@ -115,7 +162,10 @@ def _merge_wikidata(session: Session, rep: ClusterReport) -> None:
 
 
 def merge_nodes(session: Session, keep: Node, drop: Node) -> None:
-    """Move everything of `drop` onto `keep`, then delete `drop`."""
+    """Move everything of `drop` onto `keep`, then delete `drop`.
+
+    A node that selection made for one declaration leaves no trace on `keep` (no `merged`
+    entry, no fields): the corpus is then the one where `keep` had been there first."""
     session.execute(update(Mention).where(Mention.node_id == drop.id).values(node_id=keep.id))
     session.execute(update(Binding).where(Binding.node_id == drop.id).values(node_id=keep.id))
     session.execute(update(TextRecord).where(TextRecord.node_id == drop.id).values(node_id=keep.id))
@@ -128,11 +178,22 @@ def merge_nodes(session: Session, keep: Node, drop: Node) -> None:
             session.delete(c)
         else:
             c.node_id = keep.id
+    if _is_selection_node(drop):
+        session.flush()
+        session.delete(drop)
+        session.flush()
+        return
     extra = dict(keep.extra or {})
-    extra.setdefault("merged", []).append(drop.key)
+    dropped = (drop.extra or {}).get("merged", [])
+    extra["merged"] = sorted({*extra.get("merged", []), drop.key, *dropped})
     for k, v in (drop.extra or {}).items():
         extra.setdefault(k, v)
+    named = {**(drop.extra or {}).get("named_by", {}), **extra.get("named_by", {})}
+    if named:
+        extra["named_by"] = named
     keep.extra = extra
     keep.title = keep.title or drop.title
+    resolve(keep)
     session.flush()
     session.delete(drop)
+    session.flush()

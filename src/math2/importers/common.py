@@ -3,6 +3,7 @@ bulk writes of mentions and texts that keep their provenance."""
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
@@ -10,23 +11,47 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import delete, func, insert, select, union, update
 from sqlalchemy.orm import Session
 
 from math2.config import Settings
-from math2.errors import Math2Error
+from math2.errors import InputError, Math2Error
 from math2.importers.registry import ImportResult
 from math2.sources.intake import IntakeClass
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
-from math2.store.models import Mention, Pin, Source, TextRecord
+from math2.store.models import Binding, Crosswalk, Mention, Node, Pin, Source, TextRecord
 from math2.store.work import Run
 
 TEXT_CLASSES = {IntakeClass.OPEN_TEXT.value, IntakeClass.OPEN_TEXT_SA.value}
+# Set by `replacing()`: the next import replaces what was imported at the pin (`--force`).
+_FORCE: contextvars.ContextVar[bool] = contextvars.ContextVar("math2_import_force", default=False)
 
 
 class ImportConflict(Math2Error):
     """The data at hand is not the data already imported at this pin."""
+
+
+@contextmanager
+def replacing() -> Iterator[None]:
+    """Within the block, an import replaces the data already imported at its pin (in the same
+    one transaction that writes the new data) instead of refusing other data."""
+    token = _FORCE.set(True)
+    try:
+        yield
+    finally:
+        _FORCE.reset(token)
+
+
+def refuse_empty(path: Path, found: int, what: str, source: str) -> None:
+    """An import of data with nothing in it is refused before anything is written."""
+    if found == 0:
+        raise InputError(
+            path,
+            None,
+            f"no {what} in this data (empty or cut short): nothing was imported; give "
+            f"`math2 import {source}` the complete data at the manifest's pin",
+        )
 
 
 def file_digest(path: Path) -> str:
@@ -61,6 +86,8 @@ def already_done(session: Session, job: str, key: str, digest: str) -> bool:
 
 def skip_if_done(store: Store, entry: SourceEntry, path: Path, digest: str) -> ImportResult | None:
     """The "already imported" result when this exact import finished before, else None."""
+    if _FORCE.get():
+        return None
     with store.session() as s:
         _, pin = source_and_pin(s, entry.name)
         if already_done(s, "import", f"{entry.name}@{pin.key}", digest):
@@ -93,9 +120,14 @@ def start_run(
     run = session.scalar(select(Run).where(Run.job == job, Run.key == key))
     if run is not None and run.status == "done":
         if run.params.get("digest") != digest:
+            name, _, pin = key.partition("@")
+            path = params.get("path", "PATH")
             raise ImportConflict(
                 f"{key} was imported from other data (digest {run.params.get('digest', '?')[:12]}"
-                f", now {digest[:12]}); record a new pin in the manifest to import this one"
+                f" from {run.params.get('path', '?')}; this data's is {digest[:12]}). If this "
+                f"data is the right one for pin {pin}, replace what was imported: `math2 import "
+                f"{name} {path} --force`; if it is a newer version, record its pin in the "
+                f"manifest and run `math2 bump {name} --to PIN {path}`"
             )
         return None
     if run is None:
@@ -116,10 +148,66 @@ def import_transaction(
     with store.session() as s:
         src, pin = source_and_pin(s, entry.name)
         key = f"{entry.name}@{pin.key}"
+        if _FORCE.get():
+            clear_pin(s, src, pin)
         run = start_run(s, "import", key, digest, {"path": str(path), **params})
         if run is None:  # finished by another process since `skip_if_done` looked
             raise ImportConflict(f"{key} was imported meanwhile by another run")
         yield s, src, pin, run
+
+
+def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
+    """Undo what the import of `src` at `pin` wrote, inside the caller's transaction: its
+    mentions (and their texts and dependencies), the retirements it made, its crosswalk edges,
+    the nodes only it made, and its run rows. Refused when a person bound one of its mentions."""
+    mention_ids = select(Mention.id).where(Mention.source_id == src.id, Mention.pin_id == pin.id)
+    bound = session.scalar(
+        select(func.count()).select_from(Binding).where(Binding.mention_id.in_(mention_ids))
+    )
+    if bound:
+        raise ImportConflict(
+            f"{src.name}@{pin.key}: {bound} binding(s) a person made point at mentions of this "
+            "import; replacing it would drop them. Record a new pin and bump instead"
+        )
+    counts = {}
+    counts["mentions removed"] = session.execute(
+        delete(Mention).where(Mention.source_id == src.id, Mention.pin_id == pin.id)
+    ).rowcount
+    session.execute(
+        update(Mention)
+        .where(Mention.source_id == src.id, Mention.retired_pin_id == pin.id)
+        .values(status="active", retired_pin_id=None, successor=None)
+    )
+    session.execute(
+        delete(TextRecord).where(TextRecord.source_id == src.id, TextRecord.pin_id == pin.id)
+    )
+    counts["edges removed"] = session.execute(
+        delete(Crosswalk).where(Crosswalk.source_id == src.id)
+    ).rowcount
+    for node in session.scalars(select(Node)).all():
+        lists = (node.extra or {}).get("lists", {})
+        if src.name in lists:
+            extra = dict(node.extra)
+            extra["lists"] = {k: v for k, v in lists.items() if k != src.name}
+            if not extra["lists"]:
+                del extra["lists"]
+            node.extra = extra
+    session.flush()
+    used = union(
+        select(Mention.node_id).where(Mention.node_id.is_not(None)),
+        select(Crosswalk.node_id),
+        select(Binding.node_id),
+        select(TextRecord.node_id).where(TextRecord.node_id.is_not(None)),
+    )
+    counts["nodes removed"] = session.execute(
+        delete(Node).where(Node.id.not_in(used), Node.selected_by == src.name)
+    ).rowcount
+    session.execute(delete(Node).where(Node.id.not_in(used), Node.key.like(f"decl:{src.name}:%")))
+    session.execute(
+        delete(Run).where(Run.job.in_(("import", "bump")), Run.key == f"{src.name}@{pin.key}")
+    )
+    session.flush()
+    return counts
 
 
 def finish_run(run: Run, stats: dict[str, int]) -> None:

@@ -17,6 +17,7 @@ from math2.importers.common import (
     file_digest,
     finish_run,
     import_transaction,
+    refuse_empty,
     skip_if_done,
 )
 from math2.importers.registry import ImporterSpec, ImportResult, register
@@ -108,6 +109,7 @@ def import_pairs(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
             )
         score = _pick(row, spec.score)
         pairs.append((other, lean, float(score) if score is not None else None))
+    refuse_empty(path, len(pairs), "pairs", entry.name)
     with import_transaction(store, entry, path, digest) as (s, src, pin, run):
         index = NodeIndex(s)
         for other, lean, score in pairs:

@@ -25,6 +25,7 @@ from math2.importers.common import (
     insert_mentions,
     insert_texts,
     mention_row,
+    refuse_empty,
     skip_if_done,
     takes_text,
     text_row,
@@ -313,8 +314,28 @@ def import_lean_library(store: Store, entry: SourceEntry, path: Path) -> ImportR
     digest = file_digest(path) if is_scout else _tree_digest(path)
     if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
+    if not is_scout:
+        check_commit(path, entry)
     data = read_lean_scout(path) if is_scout else read_checkout(path)
+    refuse_empty(path, len(data.records), "declarations", entry.name)
     return write_library(store, entry, data, digest, path)
+
+
+def check_commit(root: Path, entry: SourceEntry) -> None:
+    """A git checkout must be at the manifest's pinned commit (checked before any parsing)."""
+    from math2.importers.fetch import head_commit
+
+    pin = entry.current_pin
+    want = pin.commit if pin else None
+    have = head_commit(root)
+    if want and have and not have.startswith(want):
+        raise InputError(
+            root,
+            None,
+            f"this checkout is at commit {have[:12]}, the manifest pins {entry.name} at "
+            f"{want[:12]}: check that commit out (`git -C {root} checkout {want}`), or record "
+            "the new pin in the manifest and run `math2 bump`",
+        )
 
 
 def _tree_digest(root: Path) -> str:

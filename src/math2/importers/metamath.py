@@ -131,6 +131,10 @@ def parse(path: str | Path, text: str | None = None) -> Database:
     section: list[str] = []
     scopes: list[list[str]] = [[]]  # active $e labels per scope
     scope_lines: list[int] = []  # where each open ${ is
+    # $c/$v discipline: every math symbol must be declared before use; $v is scoped.
+    constants: set[str] = set()
+    variables: set[str] = set()
+    scope_vars: list[list[str]] = [[]]
     stmts = db.statements
 
     def err(at: int, reason: str) -> MetamathError:
@@ -225,6 +229,7 @@ def parse(path: str | Path, text: str | None = None) -> Database:
             math, end = upto(i + 2, kw)
         elif kw == "{":
             scopes.append([])
+            scope_vars.append([])
             scope_lines.append(line)
             pos = i + 2
             continue
@@ -232,6 +237,7 @@ def parse(path: str | Path, text: str | None = None) -> Database:
             if len(scopes) == 1:
                 raise MetamathError(path, line, "$} without ${")
             scopes.pop()
+            variables.difference_update(scope_vars.pop())
             scope_lines.pop()
             pos = i + 2
             continue
@@ -239,6 +245,16 @@ def parse(path: str | Path, text: str | None = None) -> Database:
             raise MetamathError(path, line, "file inclusion $[ … $] is not supported")
         else:
             raise MetamathError(path, line, f"unknown keyword ${kw}")
+        if kw in "apefd":
+            for sym in math.split():
+                if sym not in constants and sym not in variables:
+                    raise MetamathError(
+                        path,
+                        line,
+                        f"${kw} {label or ''}: symbol {sym!r} is not declared by a $c or an "
+                        "active $v before it; the file is not a well-formed Metamath database "
+                        "(use an intact set.mm: Debian's metamath-databases, or MATH2_DATA__SETMM)",
+                    )
         if kw in "ap":
             tokens = math.split()
             if not tokens:
@@ -267,9 +283,22 @@ def parse(path: str | Path, text: str | None = None) -> Database:
         elif kw == "f":
             db.floating += 1
         elif kw == "c":
-            db.constants += len(math.split())
+            syms = math.split()
+            if len(scopes) > 1:
+                raise MetamathError(path, line, "$c inside a ${ … $} block")
+            for sym in syms:
+                if sym in constants or sym in variables:
+                    raise MetamathError(path, line, f"$c {sym!r} is declared twice")
+                constants.add(sym)
+            db.constants += len(syms)
         elif kw == "v":
-            db.variables += len(math.split())
+            syms = math.split()
+            for sym in syms:
+                if sym in constants or sym in variables:
+                    raise MetamathError(path, line, f"$v {sym!r} is declared twice")
+                variables.add(sym)
+            scope_vars[-1].extend(syms)
+            db.variables += len(syms)
         elif kw == "d":
             db.disjoint += 1
         if kw != "e":  # a comment before a theorem's hypotheses still describes the theorem

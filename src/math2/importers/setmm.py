@@ -7,6 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from math2.config import Settings
+from math2.errors import InputError
 from math2.importers.common import (
     file_digest,
     finish_run,
@@ -14,6 +15,7 @@ from math2.importers.common import (
     insert_mentions,
     insert_texts,
     mention_row,
+    refuse_empty,
     skip_if_done,
     takes_text,
     text_row,
@@ -36,6 +38,37 @@ def locate(settings: Settings) -> tuple[Path | None, str]:
     return None, "set.mm not found: install Debian's metamath-databases or set MATH2_DATA__SETMM"
 
 
+def debian_version(path: Path) -> str | None:
+    """The installed metamath-databases version when `path` is Debian's set.mm, else None."""
+    import shutil
+    import subprocess
+
+    if path.resolve() != DEBIAN_PATH.resolve() or shutil.which("dpkg-query") is None:
+        return None
+    res = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Version}", "metamath-databases"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return res.stdout.strip() or None if res.returncode == 0 else None
+
+
+def check_pin(path: Path, entry: SourceEntry) -> None:
+    """Debian's set.mm must be the package version the manifest pins (checked before parsing)."""
+    pin = entry.current_pin
+    want = pin.version if pin else None
+    have = debian_version(path)
+    if want and have and have != want:
+        raise InputError(
+            path,
+            None,
+            f"Debian's metamath-databases here is {have}, the manifest pins {entry.name} at "
+            f"{want}: install that version (apt-get install metamath-databases={want}), or "
+            f"record the new pin in the manifest and run `math2 bump {entry.name} --to PIN`",
+        )
+
+
 def _who(st: Statement, contributors: dict[str, str]) -> str | None:
     if not st.contributions:
         return None
@@ -53,10 +86,12 @@ def _attribution(st: Statement, db: Database) -> str:
 
 def import_setmm(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     """Parse first (a malformed file changes nothing), then write everything in one transaction."""
+    check_pin(path, entry)
     digest = file_digest(path)
     if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
     db = parse(path)
+    refuse_empty(path, len(db.statements), "$a or $p statements", entry.name)
     with import_transaction(store, entry, path, digest) as (s, src, pin, run):
         rows = []
         for st in db.statements:

@@ -13,7 +13,13 @@ from typing import Any
 from math2.config import Settings
 from math2.crosswalk.nodes import NodeIndex
 from math2.errors import InputError
-from math2.importers.common import file_digest, finish_run, import_transaction, skip_if_done
+from math2.importers.common import (
+    file_digest,
+    finish_run,
+    import_transaction,
+    refuse_empty,
+    skip_if_done,
+)
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
@@ -212,6 +218,7 @@ def write_entries(
     notes: list[str],
 ) -> ImportResult:
     """Nodes and edges for parsed entries, in one transaction, once per pin and data."""
+    refuse_empty(path, len(entries), "list entries", entry.name)
     with import_transaction(store, entry, path, digest) as (s, src, pin, run):
         index = NodeIndex(s)
         facts = 0

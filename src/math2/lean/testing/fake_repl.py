@@ -99,8 +99,14 @@ class Fake:
         sorries: list[dict] = []
         decls: dict[str, bool] = {}
         axioms: set[str] = set()
-        for m in _DIRECTIVE.finditer(cmd):
-            what, arg = m.group(1), (m.group(2) or "").strip()
+        # --rule 'REGEX=>DIRECTIVE': a directive for commands that match (math2 strips comments
+        # before compiling, so a test of generated code cannot rely on `-- fake:` lines).
+        extra = [d for pat, d in getattr(self.args, "rule", []) if re.search(pat, cmd)]
+        found = [(m.group(1), (m.group(2) or "").strip()) for m in _DIRECTIVE.finditer(cmd)]
+        for d in extra:
+            what, _, arg = d.partition(" ")
+            found.append((what, arg.strip()))
+        for what, arg in found:
             if what == "hang":
                 time.sleep(10**6)
             elif what == "crash":
@@ -252,6 +258,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--replay", help="answer with the frames of this .expected.out file, in order")
     p.add_argument("--exit-after", type=int, default=0, help="exit after N answers (0: never)")
     p.add_argument("--log", help="append every request received to this file (one JSON a line)")
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        type=lambda v: tuple(v.split("=>", 1)),
+        help="REGEX=>DIRECTIVE: apply DIRECTIVE to commands matching REGEX (repeatable)",
+    )
     args = p.parse_args(argv)
     fake = Fake(args)
     recorded = None

@@ -1,0 +1,96 @@
+"""`math2 formalize INPUT.jsonl`: natural language in, Lean 4 statements out (MathForm's loop)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from math2.cli._common import _store, app, err, fail, out, state
+
+
+def _pinned_settings():
+    """The settings with the Lean toolchain and Mathlib commit filled from the manifest's pin."""
+    from math2.cli.lean import _mathlib_pin
+
+    toolchain, commit = _mathlib_pin()
+    lean = state.settings.lean.model_copy(update={"toolchain": toolchain, "mathlib_commit": commit})
+    return state.settings.model_copy(update={"lean": lean})
+
+
+@app.command("formalize")
+def formalize_cmd(
+    input_file: Annotated[Path, typer.Argument(help="JSONL, one statement a line.")],
+    model: Annotated[str, typer.Option(help="Generator (and planner) model, registered.")],
+    judge: Annotated[str, typer.Option(help="Consistency judge model, registered.")],
+    lean: Annotated[str | None, typer.Option(help="Lean backend: repl | kimina | lake.")] = None,
+    top_k: Annotated[int, typer.Option(help="Mathlib hits per query given to the generator.")] = 2,
+    max_rounds: Annotated[int, typer.Option(help="Refinement rounds at most.")] = 3,
+    field: Annotated[
+        str | None,
+        typer.Option(help="Field with the statement (default: statement, informal_statement, …)."),
+    ] = None,
+    retrieval: Annotated[
+        bool, typer.Option(help="Plan and search Mathlib (ablation: off).")
+    ] = True,
+    refine: Annotated[bool, typer.Option(help="Refine with feedback (ablation: off).")] = True,
+    best_of_n: Annotated[
+        int, typer.Option(help="Independent single-round samples instead of refinement.")
+    ] = 1,
+    temperature: Annotated[float, typer.Option(help="Generator temperature.")] = 0.7,
+    limit: Annotated[int | None, typer.Option(help="Only the first N statements.")] = None,
+    index: Annotated[str, typer.Option(help="Library whose search index is used.")] = "mathlib",
+) -> None:
+    """Formalize every statement: plan → retrieve → generate → compile → judge → refine."""
+    import asyncio
+
+    from math2.cli._progress import ProgressDisplay
+    from math2.errors import InputError, Math2Error
+    from math2.roles.formalize import FormalizeOptions, run_formalize
+
+    if best_of_n > 1 and not refine:
+        raise fail("--best-of-n already means single-round samples; drop --no-refine")
+    options = FormalizeOptions(
+        model=model,
+        judge=judge,
+        top_k=top_k,
+        max_rounds=max_rounds,
+        retrieval=retrieval,
+        refine=refine,
+        best_of_n=best_of_n,
+        temperature=temperature,
+        field=field,
+        limit=limit,
+        lean_backend=lean,
+        index_library=index,
+    )
+    settings = _pinned_settings()
+    store = _store(migrate=True)
+    rounds: dict[int | None, int] = {}
+
+    def tally(_rec, result) -> None:
+        rounds[result.passed_round] = rounds.get(result.passed_round, 0) + 1
+
+    try:
+        with ProgressDisplay(err) as show:
+            summary = asyncio.run(
+                run_formalize(
+                    settings, store, input_file, options, on_progress=show, on_result=tally
+                )
+            )
+    except (InputError, Math2Error) as exc:
+        raise fail(str(exc)) from exc
+    passed = sum(n for r, n in rounds.items() if r is not None)
+    by_round = ", ".join(
+        f"round {r}: {n}" for r, n in sorted((k, v) for k, v in rounds.items() if k)
+    )
+    out.print(
+        f"run {summary.run_id}: {summary.done} formalized this time ({passed} passed"
+        + (f"; {by_round}" if by_round else "")
+        + f"), {summary.failed} failed, {summary.skipped} already finished"
+    )
+    out.print(
+        escape(f"see `math2 runs show {summary.run_id}`; accepted statements wait for review")
+    )

@@ -1,0 +1,152 @@
+"""A library's source at its pinned commit, fetched by git into a cache folder.
+
+`fetch_pinned` makes a shallow fetch of exactly the manifest's commit (no branch, no history),
+checks the commit out, verifies that HEAD is that commit, and only then moves the folder to its
+final name, so a fetch killed at any point leaves either nothing or a complete, verified
+checkout; the next call removes half-done folders and starts again.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from math2.errors import Math2Error
+
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
+_PROGRESS = re.compile(r"^(?:remote: )?([A-Za-z ]+):\s+(\d+)%")
+_PARTIAL = ".partial-"
+
+
+class FetchError(Math2Error):
+    """The pinned source could not be fetched or verified."""
+
+
+def head_commit(root: Path) -> str | None:
+    """The commit a git checkout is at, or None when `root` is not one (or git is missing)."""
+    if not (root / ".git").exists():
+        return None
+    try:
+        res = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    sha = res.stdout.strip()
+    return sha if res.returncode == 0 and _FULL_SHA.fullmatch(sha) else None
+
+
+def cached_checkout(cache: Path, name: str, commit: str) -> Path | None:
+    """The verified checkout of `name` at `commit` under `cache`, when a fetch finished."""
+    final = cache / f"{name}-{commit}"
+    if final.is_dir() and (head := head_commit(final)) is not None and head.startswith(commit):
+        return final
+    return None
+
+
+def _git(args: list[str], cwd: Path, timeout_s: float, say: Callable[[str], None]) -> None:
+    """Run git, passing its progress lines to `say`; FetchError with git's last words."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
+    proc = subprocess.Popen(
+        [
+            "git",
+            "-c",
+            "advice.detachedHead=false",
+            "-c",
+            "http.lowSpeedLimit=1000",
+            "-c",
+            "http.lowSpeedTime=60",
+            *args,
+        ],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    tail: list[str] = []
+    shown: dict[str, int] = {}  # progress phase -> last percentage shown (every 10%)
+    assert proc.stdout is not None
+    buf = b""
+    try:
+        while chunk := proc.stdout.read1(4096):  # type: ignore[attr-defined]
+            buf += chunk
+            *lines, buf = re.split(rb"[\r\n]", buf)
+            for raw in lines:
+                line = raw.decode(errors="replace").strip()
+                if not line:
+                    continue
+                tail = [*tail[-4:], line]
+                if m := _PROGRESS.match(line):
+                    pct = int(m.group(2))
+                    if pct < shown.get(m.group(1), -10) + 10 and "done" not in line:
+                        continue
+                    shown[m.group(1)] = pct
+                say(line)
+        rc = proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired as exc:
+        proc.kill()
+        raise FetchError(f"git {args[0]} took longer than {timeout_s:.0f} s") from exc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if rc != 0:
+        raise FetchError(f"git {args[0]} failed: {' / '.join(tail[-2:]) or f'exit {rc}'}")
+
+
+def fetch_pinned(
+    url: str,
+    commit: str,
+    cache: Path,
+    name: str,
+    progress: Callable[[str], None] | None = None,
+    timeout_s: float = 3600.0,
+) -> Path:
+    """A verified checkout of `url` at `commit` under `cache` (fetched once, then reused).
+
+    `commit` must be the full 40-hex commit: a shallow fetch asks the server for exactly that
+    object, and verification compares it with HEAD.
+    """
+    say = progress or (lambda _m: None)
+    if not _FULL_SHA.fullmatch(commit):
+        raise FetchError(f"the pin {commit!r} of {name} is not a full 40-hex commit")
+    if shutil.which("git") is None:
+        raise FetchError("git is not installed (Debian: apt-get install git)")
+    if (done := cached_checkout(cache, name, commit)) is not None:
+        return done
+    cache.mkdir(parents=True, exist_ok=True)
+    final = cache / f"{name}-{commit}"
+    for stale in cache.glob(f"{name}-{commit}{_PARTIAL}*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    if final.exists():  # there, but not at the commit: not ours to trust
+        shutil.rmtree(final)
+    work = cache / f"{name}-{commit}{_PARTIAL}{os.getpid()}"
+    work.mkdir()
+    try:
+        say(f"fetching {name} at {commit[:12]} from {url} into {final}")
+        _git(["init", "-q"], work, 60, say)
+        _git(["remote", "add", "origin", url], work, 60, say)
+        _git(
+            ["fetch", "--depth", "1", "--progress", "--no-tags", "origin", commit],
+            work,
+            timeout_s,
+            say,
+        )
+        _git(["checkout", "-q", "--detach", "FETCH_HEAD"], work, timeout_s, say)
+        head = head_commit(work)
+        if head != commit:
+            raise FetchError(f"fetched {name} is at {head or 'no commit'}, not the pin {commit}")
+        work.rename(final)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    say(f"{name} at {commit[:12]} verified in {final}")
+    return final

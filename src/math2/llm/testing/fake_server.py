@@ -1,0 +1,247 @@
+"""A fake OpenAI-compatible server over real HTTP, with scripted answers and injected faults.
+
+    python -m math2.llm.testing.fake_server --script script.json [--port 0] [--port-file F]
+        [--log requests.jsonl]
+
+`POST /v1/chat/completions` answers by the first rule of the script that matches the request
+(regexes over the model, the system message and the last user message); `GET /v1/models` lists
+the script's models; `GET /_log` returns every request received (with its hash); `GET /health`.
+
+A rule can answer with text (`reply`, or `replies` cycled by call count), a JSON value (`json`,
+sent as text), reasoning content, or a fault: `status` 429 (with Retry-After) or 500 for its first
+`fail_times` calls, `malformed` (a body that is not JSON), `drop` (the connection closes with no
+answer). The latency model is `latency_s + per_token_s × completion tokens`. With `--log`, every
+request is appended to a file as it arrives, so counts survive a restart of the client under test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import re
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Rule(BaseModel):
+    """One scripted behaviour."""
+
+    model: str | None = None  # regex on the request's model
+    system: str | None = None  # regex on the system message
+    user: str | None = None  # regex on the last user message
+    reply: str | None = None
+    replies: list[str] | None = None
+    json_value: Any = Field(None, alias="json")
+    reasoning: str | None = None
+    status: int | None = None  # 429 or 5xx for the first `fail_times` matching calls
+    fail_times: int = 1_000_000
+    malformed: bool = False
+    drop: bool = False
+    latency_s: float | None = None
+
+    model_config = {"populate_by_name": True}
+
+
+class Script(BaseModel):
+    """Rules in order, a default reply, and the latency model."""
+
+    rules: list[Rule] = Field(default_factory=list)
+    default: str = "I do not know."
+    models: list[str] = Field(default_factory=lambda: ["fake-model"])
+    latency_s: float = 0.0
+    per_token_s: float = 0.0
+    honour_json_schema: bool = True
+
+
+def load_script(path: Path) -> Script:
+    """A script from a JSON file."""
+    return Script.model_validate_json(Path(path).read_text(encoding="utf-8"))
+
+
+def request_hash(body: dict[str, Any]) -> str:
+    """The hash a request is counted under (the whole body, canonical)."""
+    canon = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+class FakeServer:
+    """The server; `with FakeServer(script) as srv: srv.base_url …` runs it on a free port."""
+
+    def __init__(self, script: Script, port: int = 0, log_path: Path | None = None):
+        self.script = script
+        self.log_path = Path(log_path) if log_path else None
+        self.requests: list[dict[str, Any]] = []
+        self.calls_per_rule: dict[int, int] = {}
+        self.active = 0
+        self.max_active = 0
+        self._lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        self.httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return self.httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> FakeServer:
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def hashes(self) -> list[str]:
+        """The hash of every chat request received, in order."""
+        return [r["hash"] for r in self.requests]
+
+    def _match(self, body: dict[str, Any]) -> tuple[int, Rule] | None:
+        msgs = body.get("messages") or []
+        system = "\n".join(m.get("content", "") for m in msgs if m.get("role") == "system")
+        users = [m.get("content", "") for m in msgs if m.get("role") == "user"]
+        user = users[-1] if users else ""
+        for i, rule in enumerate(self.script.rules):
+            if rule.model and not re.search(rule.model, body.get("model", "")):
+                continue
+            if rule.system and not re.search(rule.system, system, re.S):
+                continue
+            if rule.user and not re.search(rule.user, user, re.S):
+                continue
+            return i, rule
+        return None
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes | None]:
+        """(status, headers, body bytes or None to drop the connection) for a chat request."""
+        entry = {"hash": request_hash(body), "body": body, "t": time.time()}
+        with self._lock:
+            self.requests.append(entry)
+            if self.log_path:
+                with self.log_path.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+            found = self._match(body)
+            idx, rule = found if found else (-1, Rule(reply=self.script.default))
+            n = self.calls_per_rule.get(idx, 0)
+            self.calls_per_rule[idx] = n + 1
+        if rule.drop:
+            return 0, {}, None
+        if rule.status is not None and n < rule.fail_times:
+            headers = {"Retry-After": "0"} if rule.status == 429 else {}
+            return rule.status, headers, b'{"error": {"message": "injected failure"}}'
+        if rule.malformed:
+            return 200, {}, b'{"choices": [ {"message": '
+        if rule.json_value is not None:
+            content = json.dumps(rule.json_value, ensure_ascii=False)
+        elif rule.replies:
+            content = rule.replies[n % len(rule.replies)]
+        else:
+            content = rule.reply if rule.reply is not None else self.script.default
+        tokens = max(1, len(content) // 4)
+        latency = rule.latency_s if rule.latency_s is not None else self.script.latency_s
+        time.sleep(latency + self.script.per_token_s * tokens)
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if rule.reasoning is not None:
+            message["reasoning_content"] = rule.reasoning
+        prompt_tokens = sum(len(m.get("content", "")) for m in body.get("messages", [])) // 4
+        payload = {
+            "id": f"fake-{len(self.requests)}",
+            "object": "chat.completion",
+            "model": body.get("model"),
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": tokens},
+        }
+        return 200, {}, json.dumps(payload, ensure_ascii=False).encode("utf-8")
+
+    def _handler(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _send(self, status: int, data: bytes, headers: dict[str, str] | None = None):
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    data = {"data": [{"id": m, "object": "model"} for m in server.script.models]}
+                    self._send(200, json.dumps(data).encode())
+                elif self.path.startswith("/_log"):
+                    self._send(200, json.dumps(server.requests, ensure_ascii=False).encode())
+                elif self.path.startswith("/health"):
+                    self._send(200, b'{"status": "ok"}')
+                else:
+                    self._send(404, b'{"error": "not found"}')
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, b'{"error": "not found"}')
+                    return
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    self._send(400, b'{"error": {"message": "body is not JSON"}}')
+                    return
+                with server._lock:
+                    server.active += 1
+                    server.max_active = max(server.max_active, server.active)
+                try:
+                    status, headers, data = server.answer(body)
+                finally:
+                    with server._lock:
+                        server.active -= 1
+                if data is None:
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                self._send(status, data, headers)
+
+        return Handler
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="fake_server", description=__doc__.splitlines()[0])
+    p.add_argument("--script", type=Path, help="a JSON script (default: answer the default)")
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--port-file", type=Path, help="write the port here once listening")
+    p.add_argument("--log", type=Path, help="append each request (one JSON a line)")
+    args = p.parse_args(argv)
+    script = load_script(args.script) if args.script else Script()
+    srv = FakeServer(script, args.port, args.log)
+    if args.port_file:
+        tmp = args.port_file.with_suffix(".tmp")
+        tmp.write_text(str(srv.port))
+        tmp.replace(args.port_file)
+    with contextlib.suppress(KeyboardInterrupt):
+        srv.httpd.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Typed requests, responses and errors of the LLM client."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, Field
+
+from math2.errors import Math2Error
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class LLMError(Math2Error):
+    """A model call failed for good (after the retries), or the endpoint refused it."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False):
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+
+
+class LLMNotConfigured(Math2Error):
+    """No endpoint is configured for the model a role asked for."""
+
+
+class UnregisteredModel(Math2Error):
+    """Rule X08: only a model in the register may write text for math2."""
+
+
+class Endpoint(BaseModel):
+    """An OpenAI-compatible endpoint serving one model (vLLM, SGLang, Ollama, llama.cpp, APIs)."""
+
+    base_url: str
+    model: str  # the name the server knows the model by
+    api_key: str | None = None
+    json_schema: bool = True  # honours response_format {"type": "json_schema", ...}
+    concurrency: int = 8
+    timeout_s: float = 300.0
+    max_retries: int = 5
+    backoff_s: float = 0.5
+    backoff_max_s: float = 30.0
+
+
+class Usage(BaseModel):
+    """Token and call accounting."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    retries: int = 0
+    failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, other: Usage) -> None:
+        """Accumulate `other` into this one."""
+        for f in type(self).model_fields:
+            setattr(self, f, getattr(self, f) + getattr(other, f))
+
+
+class ChatResponse(BaseModel):
+    """One reply: text, reasoning (where the server gives it), tokens, timings, provenance."""
+
+    key: str  # the cache key: model + parameters + messages + sample index
+    model: str
+    content: str
+    reasoning: str | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cached: bool = False
+    request: dict[str, Any] = Field(default_factory=dict)
+
+
+class Structured(BaseModel, Generic[T]):
+    """A structured reply: `value` when it parsed and validated, else `error` (never both)."""
+
+    value: T | None = None
+    error: str | None = None
+    responses: list[ChatResponse] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the reply parsed and validated."""
+        return self.value is not None and self.error is None
+
+
+def canonical(obj: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces, Unicode kept."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def cache_key(
+    model: str, params: dict[str, Any], messages: list[dict[str, Any]], sample: int
+) -> str:
+    """The response cache key: everything that can change the answer, and the sample index."""
+    payload = {"model": model, "params": params, "messages": messages, "sample": sample}
+    return hashlib.sha256(canonical(payload).encode("utf-8")).hexdigest()

@@ -1,0 +1,233 @@
+"""`run_formalize`: the formalize job over a JSONL file, on the run engine, with provenance.
+
+Both models must be in the register (X08). Each accepted statement is written as agent text
+(`agent_texts`, kind `formal_statement`, status `pending`): it names the generator model, the
+generate template's id and hash, the run and the attempt that wrote it, and the informal
+statement it came from. It becomes corpus text only through a person's review.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from math2.config import Settings
+from math2.lean import make_checker
+from math2.llm import load_template, make_client, require_model
+from math2.roles.formalize.inputs import input_digest, read_inputs
+from math2.roles.formalize.loop import formalize_loop
+from math2.roles.formalize.records import FormalizeResult, Hit, Outcome
+from math2.runs import ItemContext, Job, Progress, RunSummary, execute, register_job, step
+from math2.store import AgentText, AgentTextKind, Store
+from math2.store.aio import AsyncStore
+from math2.util.limits import Resource
+
+JOB = "formalize"
+
+
+class FormalizeOptions(BaseModel):
+    """What a formalize run is asked to do (the spec, plus what resume needs)."""
+
+    model: str
+    judge: str
+    top_k: int = 2
+    max_rounds: int = 3
+    retrieval: bool = True
+    refine: bool = True
+    best_of_n: int = 1
+    temperature: float = 0.7
+    max_tokens: int = 2048
+    field: str | None = None
+    limit: int | None = None
+    lean_backend: str | None = None
+    index_library: str = "mathlib"
+
+
+class IndexRetriever:
+    """Search through a built `math2.retrieval` index; hits with their statements."""
+
+    def __init__(self, store: Store, folder: Path):
+        from math2.retrieval.index import SearchIndex
+
+        self.store = store
+        self.index = SearchIndex(folder)
+
+    async def search(self, query: str, k: int) -> list[Hit]:
+        """The top k declarations for a query."""
+        return await asyncio.to_thread(self._search, query, k)
+
+    def _search(self, query: str, k: int) -> list[Hit]:
+        from math2.store import Mention
+
+        hits = self.index.search(query, k)
+        with self.store.session() as s:
+            rows = {
+                m.id: m.statement or ""
+                for m in s.scalars(
+                    select(Mention).where(Mention.id.in_([h.mention_id for h in hits]))
+                )
+            }
+        return [Hit(name=h.name, statement=rows.get(h.mention_id, "")[:400]) for h in hits]
+
+
+def make_retriever(settings: Settings, store: Store, library: str) -> IndexRetriever | None:
+    """The retriever over a library's built index, or None when there is none."""
+    folder = Path(settings.retrieval.index_dir) / library
+    if not (folder / "meta.json").exists():
+        return None
+    return IndexRetriever(store, folder)
+
+
+def _record_accepted(
+    s: Session, run_id: int, result: FormalizeResult, model_id: int, source: str
+) -> int:
+    existing = s.scalar(
+        select(AgentText.id).where(
+            AgentText.run_id == run_id,
+            AgentText.item == result.id,
+            AgentText.kind == AgentTextKind.FORMAL_STATEMENT,
+        )
+    )
+    if existing is not None:
+        return existing
+    t = load_template("formalize/generate")
+    row = AgentText(
+        kind=AgentTextKind.FORMAL_STATEMENT,
+        body=result.lean or "",
+        source_text=result.statement,
+        item=result.id,
+        run_id=run_id,
+        attempt_id=result.generate_attempt_id,
+        model_id=model_id,
+        template_id=t.ref,
+        template_hash=t.hash,
+        extra={"passed_round": result.passed_round, "theorem": result.theorem, "source": source},
+    )
+    s.add(row)
+    s.flush()
+    return row.id
+
+
+@step("formalize.accept")
+def accept():
+    """Write each passed item's statement as agent text waiting for review (idempotent)."""
+
+    async def run(result: FormalizeResult, ctx: ItemContext) -> FormalizeResult:
+        if result.outcome is not Outcome.PASSED:
+            return result
+        model_id = ctx.services["model_id"]
+        source = ctx.services.get("sources", {}).get(result.id, "")
+        text_id = await ctx.astore.write(
+            lambda s: _record_accepted(s, ctx.run_id, result, model_id, source)
+        )
+        return result.model_copy(update={"agent_text_id": text_id})
+
+    return run
+
+
+def build_job(options: FormalizeOptions, input_key: str) -> Job:
+    """The job for these options over an input."""
+    loop = formalize_loop(
+        model=options.model,
+        judge=options.judge,
+        top_k=options.top_k,
+        max_rounds=options.max_rounds,
+        retrieval=options.retrieval,
+        refine=options.refine,
+        best_of_n=options.best_of_n,
+        temperature=options.temperature,
+        max_tokens=options.max_tokens,
+    )
+    return Job(JOB, input_key, [loop, accept()])
+
+
+async def run_formalize(
+    settings: Settings,
+    store: Store,
+    input_path: Path,
+    options: FormalizeOptions,
+    *,
+    on_progress: Callable[[Progress], None] | None = None,
+    on_result: Callable[[Any, Any], None] | None = None,
+) -> RunSummary:
+    """Formalize every statement of a JSONL file (or resume that run).
+
+    Raises UnregisteredModel, LLMNotConfigured, LeanNotConfigured or InputError, each saying what
+    to do, before any model call.
+    """
+    input_path = Path(input_path)
+    total = sum(1 for _ in read_inputs(input_path, options.field, options.limit))  # validate
+    with store.session() as s:
+        gen_entry = require_model(s, options.model)
+        require_model(s, options.judge)
+        model_id = gen_entry.id
+    toolchain, commit = settings.lean.toolchain, settings.lean.mathlib_commit
+    checker = make_checker(settings, store, options.lean_backend)
+    checker.toolchain = toolchain or checker.toolchain
+    checker.mathlib_commit = commit or checker.mathlib_commit
+    astore = AsyncStore(store)
+    generator = make_client(settings, options.model, astore)
+    judge = (
+        generator
+        if options.judge == options.model
+        else make_client(settings, options.judge, astore)
+    )
+    retriever = (
+        make_retriever(settings, store, options.index_library) if options.retrieval else None
+    )
+    resources = {
+        "model": generator.limiter,
+        "lean": Resource("lean", max(1, settings.lean.workers)),
+        "search": Resource("search", 1),
+    }
+    if judge is not generator:
+        resources["judge"] = judge.limiter
+    job = build_job(options, input_digest(input_path))
+    params = {"input": str(input_path.resolve()), "options": options.model_dump(mode="json")}
+    try:
+        return await execute(
+            astore,
+            job,
+            read_inputs(input_path, options.field, options.limit),
+            resources=resources,
+            services={
+                "generator": generator,
+                "judge": judge,
+                "checker": checker,
+                "retriever": retriever,
+                "header": settings.lean.header,
+                "model_id": model_id,
+            },
+            params=params,
+            total=total,
+            on_progress=on_progress,
+            on_result=on_result,
+        )
+    finally:
+        await generator.aclose()
+        if judge is not generator:
+            await judge.aclose()
+        await checker.backend.close()
+        await astore.aclose()
+
+
+async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+    from math2.runs import CannotResume
+
+    params = run.params or {}
+    path = Path(params.get("input", ""))
+    if not path.exists():
+        raise CannotResume(f"run {run.id}: its input {path} is gone")
+    if input_digest(path) != run.key:
+        raise CannotResume(f"run {run.id}: its input {path} has changed since the run started")
+    options = FormalizeOptions.model_validate(params.get("options", {}))
+    return await run_formalize(settings, store, path, options, on_progress=on_progress)
+
+
+register_job(JOB, _resume)

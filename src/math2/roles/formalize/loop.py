@@ -1,0 +1,203 @@
+"""MathForm's loop for one statement, as a registered step of `math2.runs`.
+
+plan retrieval → retrieve top-k → generate → extract the Lean block → hygiene + compile →
+consistency judge (six defect kinds) → refine with that feedback (re-retrieving when the judge or
+Lean asks), at most `max_rounds` rounds, stopping when both checks pass.
+
+Ablations: `retrieval=False` (no planner, no search), `refine=False` (one round), and
+`best_of_n=N` (N independent single-round samples, the seed's equal-budget baseline: pass when
+any sample passes both checks).
+
+Services the step finds in `ctx.services`: `generator` and `judge` (LLMClient), `checker`
+(LeanChecker), `retriever` (an object with `async search(query, k) -> list[Hit]`, or None), and
+`header` (the import header).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from math2.lean import CheckItem, Mode
+from math2.llm import load_template
+from math2.roles.formalize.feedback import (
+    compile_feedback,
+    extract_lean,
+    judge_feedback,
+    names_unknown,
+    theorem_name,
+)
+from math2.roles.formalize.records import (
+    FormalizeInput,
+    FormalizeResult,
+    Hit,
+    Outcome,
+    RoundLog,
+)
+from math2.roles.formalize.schemas import JudgeVerdict, PlannerDecision
+from math2.runs import ItemContext, step
+
+
+async def _retrieve(
+    ctx: ItemContext,
+    rec: FormalizeInput,
+    log: RoundLog,
+    queries_so_far: list[str],
+    feedback: str,
+    top_k: int,
+    round_: int,
+    sample: int,
+    extra_queries: list[str],
+) -> list[Hit]:
+    """Ask the planner, then search; the hits the generator will see (deduplicated)."""
+    retriever = ctx.services.get("retriever")
+    planner = load_template("formalize/planner")
+    decision, aid = await ctx.structured(
+        ctx.services["generator"],
+        planner,
+        {"statement": rec.statement, "queries": queries_so_far, "feedback": feedback},
+        PlannerDecision,
+        stage="plan",
+        round=round_,
+        sample=sample,
+        temperature=0.0,
+    )
+    log.attempt_ids.append(aid)
+    queries = list(extra_queries)
+    if decision.ok and decision.value.search:
+        queries += decision.value.queries
+    queries = [q.strip() for q in dict.fromkeys(queries) if q.strip()][:5]
+    log.queries = queries
+    if not queries or retriever is None:
+        return []
+    hits: dict[str, Hit] = {}
+    async with ctx.slot("search"):
+        for q in queries:
+            for h in await retriever.search(q, top_k):
+                hits.setdefault(h.name, h)
+    return list(hits.values())
+
+
+@step("formalize.loop")
+def formalize_loop(
+    model: str,
+    judge: str,
+    top_k: int = 2,
+    max_rounds: int = 3,
+    retrieval: bool = True,
+    refine: bool = True,
+    best_of_n: int = 1,
+    temperature: float = 0.7,
+    max_tokens: int = 2048,
+):
+    """The formalize step; its arguments (the two models and the switches) make the spec."""
+    rounds = max_rounds if refine and best_of_n == 1 else 1
+    samples = best_of_n
+
+    async def run(rec: FormalizeInput, ctx: ItemContext) -> FormalizeResult:
+        gen_t = load_template("formalize/generate")
+        judge_t = load_template("formalize/judge")
+        header = ctx.services.get("header", "import Mathlib")
+        if rec.header:
+            header = header + "\n" + rec.header
+        result = FormalizeResult(id=rec.id, statement=rec.statement, outcome=Outcome.NO_LEAN)
+        for sample in range(samples):
+            queries: list[str] = []
+            hits: list[Hit] = []
+            previous: str | None = None
+            feedback = ""
+            want_search = retrieval
+            extra: list[str] = []
+            for rnd in range(1, rounds + 1):
+                log = RoundLog(round=rnd, sample=sample)
+                result.rounds.append(log)
+                if want_search:
+                    hits = await _retrieve(
+                        ctx, rec, log, queries, feedback, top_k, rnd, sample, extra
+                    )
+                    queries += log.queries
+                    log.hits = hits
+                variables: dict[str, Any] = {
+                    "statement": rec.statement,
+                    "hits": [h.model_dump() for h in hits],
+                    "previous": previous,
+                    "feedback": feedback,
+                    "round": rnd,
+                }
+                reply, gen_aid = await ctx.chat(
+                    ctx.services["generator"],
+                    gen_t,
+                    variables,
+                    stage="generate",
+                    round=rnd,
+                    sample=sample,
+                    temperature=temperature,
+                    max_tokens=max_tokens,
+                )
+                log.attempt_ids.append(gen_aid)
+                lean, dropped = extract_lean(reply.content)
+                if lean is None:
+                    feedback = "Your answer had no Lean theorem in a ```lean block."
+                    log.feedback = feedback
+                    want_search = False
+                    continue
+                log.lean = lean
+                code = header + "\n\n" + lean
+                check, lean_aid = await ctx.lean(
+                    ctx.services["checker"],
+                    CheckItem(id=f"{rec.id}/s{sample}/r{rnd}", code=code, mode=Mode.STATEMENT),
+                    round=rnd,
+                    sample=sample,
+                )
+                log.attempt_ids.append(lean_aid)
+                log.compile_status = check.status.value
+                log.compile_passed = check.passed
+                if result.outcome is Outcome.NO_LEAN:
+                    result.outcome = Outcome.FAILED
+                if not check.passed:
+                    feedback = compile_feedback(check)
+                    if dropped:
+                        feedback += "\n(Import lines were removed: do not write imports.)"
+                    log.feedback = feedback
+                    unknown = names_unknown(check)
+                    want_search = retrieval and bool(unknown)
+                    extra = unknown
+                    previous = lean
+                    continue
+                verdict, judge_aid = await ctx.structured(
+                    ctx.services["judge"],
+                    judge_t,
+                    {"statement": rec.statement, "lean": lean},
+                    JudgeVerdict,
+                    stage="judge",
+                    round=rnd,
+                    sample=sample,
+                    temperature=0.0,
+                )
+                log.attempt_ids.append(judge_aid)
+                if not verdict.ok:
+                    log.judge_error = verdict.error
+                    feedback = (
+                        "The consistency judge's answer could not be read, so the statement is "
+                        "not accepted. Check it against the text once more."
+                    )
+                    log.feedback = feedback
+                    previous, want_search, extra = lean, False, []
+                    continue
+                v = verdict.value
+                log.consistent = v.passed()
+                log.defects = v.defects
+                if v.passed():
+                    result.outcome = Outcome.PASSED
+                    result.passed_round = rnd
+                    result.lean = code
+                    result.theorem = theorem_name(lean)
+                    result.generate_attempt_id = gen_aid
+                    return result
+                feedback = judge_feedback(v)
+                log.feedback = feedback
+                previous = lean
+                want_search = retrieval and v.needs_retrieval
+                extra = list(v.queries)
+        return result
+
+    return run

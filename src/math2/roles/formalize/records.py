@@ -1,0 +1,64 @@
+"""The typed records of the formalize role."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from math2.roles.formalize.schemas import Defect
+
+
+class FormalizeInput(BaseModel):
+    """One natural-language statement to formalize."""
+
+    id: str
+    statement: str = Field(min_length=1)
+    header: str | None = None  # extra `open …` lines (imports come from the settings)
+    source: str | None = None  # where the statement came from (file:line, benchmark item)
+
+
+class Outcome(StrEnum):
+    """How an item ended."""
+
+    PASSED = "passed"  # compiled and judged consistent
+    FAILED = "failed"  # no round passed both checks
+    NO_LEAN = "no_lean"  # the model never produced a Lean block
+
+
+class Hit(BaseModel):
+    """A retrieved Mathlib declaration, as the generator saw it."""
+
+    name: str
+    statement: str = ""
+
+
+class RoundLog(BaseModel):
+    """What happened in one round (or one best-of-N sample)."""
+
+    round: int
+    sample: int = 0
+    queries: list[str] = Field(default_factory=list)
+    hits: list[Hit] = Field(default_factory=list)
+    lean: str | None = None
+    compile_status: str | None = None
+    compile_passed: bool = False
+    feedback: str = ""
+    consistent: bool | None = None
+    defects: list[Defect] = Field(default_factory=list)
+    judge_error: str | None = None
+    attempt_ids: list[int] = Field(default_factory=list)
+
+
+class FormalizeResult(BaseModel):
+    """The item after the loop: the outcome, the accepted Lean, and every round."""
+
+    id: str
+    statement: str
+    outcome: Outcome
+    passed_round: int | None = None
+    lean: str | None = None
+    theorem: str | None = None
+    rounds: list[RoundLog] = Field(default_factory=list)
+    generate_attempt_id: int | None = None
+    agent_text_id: int | None = None

@@ -1,0 +1,138 @@
+"""Reading runs back: the list, one run with its per-state counts, one item's trajectory."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from math2.store.work import Attempt, Run, RunItem
+
+
+class RunRow(BaseModel):
+    """A run as listed."""
+
+    id: int
+    job: str
+    key: str
+    spec_hash: str
+    status: str
+    created_at: dt.datetime | None
+    finished_at: dt.datetime | None
+    items: dict[str, int]
+    attempts: int
+
+
+class AttemptRow(BaseModel):
+    """One attempt of an item."""
+
+    id: int
+    stage: str
+    round: int
+    sample: int
+    model: str | None
+    template_id: str | None
+    template_hash: str | None
+    verdict: str | None
+    error: str | None
+    cached: bool
+    duration_s: float
+    tokens_in: int
+    tokens_out: int
+    request: dict[str, Any]
+    response: dict[str, Any]
+
+
+class RunDetail(RunRow):
+    """A run with its spec, parameters, statistics and failing items."""
+
+    spec: dict[str, Any]
+    params: dict[str, Any]
+    stats: dict[str, Any]
+    failed_items: list[tuple[str, str | None]]
+
+
+def _counts(session: Session, run_ids: list[int]) -> dict[int, dict[str, int]]:
+    out: dict[int, dict[str, int]] = {i: {} for i in run_ids}
+    rows = session.execute(
+        select(RunItem.run_id, RunItem.status, func.count())
+        .where(RunItem.run_id.in_(run_ids))
+        .group_by(RunItem.run_id, RunItem.status)
+    )
+    for rid, status, n in rows:
+        out[rid][status] = n
+    return out
+
+
+def _attempt_counts(session: Session, run_ids: list[int]) -> dict[int, int]:
+    rows = session.execute(
+        select(Attempt.run_id, func.count())
+        .where(Attempt.run_id.in_(run_ids))
+        .group_by(Attempt.run_id)
+    )
+    return dict(rows.all())
+
+
+def list_runs(session: Session, job: str | None = None, limit: int = 50) -> list[RunRow]:
+    """The newest runs first."""
+    q = select(Run).order_by(Run.id.desc()).limit(limit)
+    if job:
+        q = q.where(Run.job == job)
+    runs = list(session.scalars(q))
+    ids = [r.id for r in runs]
+    counts, attempts = _counts(session, ids), _attempt_counts(session, ids)
+    return [
+        RunRow(
+            id=r.id,
+            job=r.job,
+            key=r.key,
+            spec_hash=r.spec_hash,
+            status=r.status,
+            created_at=r.created_at,
+            finished_at=r.finished_at,
+            items=counts[r.id],
+            attempts=attempts.get(r.id, 0),
+        )
+        for r in runs
+    ]
+
+
+def run_detail(session: Session, run_id: int) -> RunDetail | None:
+    """One run, or None."""
+    r = session.get(Run, run_id)
+    if r is None:
+        return None
+    failed = session.execute(
+        select(RunItem.item, RunItem.error)
+        .where(RunItem.run_id == run_id, RunItem.status == "failed")
+        .order_by(RunItem.item)
+        .limit(20)
+    ).all()
+    return RunDetail(
+        id=r.id,
+        job=r.job,
+        key=r.key,
+        spec_hash=r.spec_hash,
+        status=r.status,
+        created_at=r.created_at,
+        finished_at=r.finished_at,
+        items=_counts(session, [r.id])[r.id],
+        attempts=_attempt_counts(session, [r.id]).get(r.id, 0),
+        spec=r.spec or {},
+        params=r.params or {},
+        stats=r.stats or {},
+        failed_items=[(i, e) for i, e in failed],
+    )
+
+
+def item_attempts(session: Session, run_id: int, item: str) -> list[AttemptRow]:
+    """An item's trajectory: its attempts in order (round, then when they were made)."""
+    rows = session.scalars(
+        select(Attempt)
+        .where(Attempt.run_id == run_id, Attempt.item == item)
+        .order_by(Attempt.round, Attempt.id)
+    )
+    return [AttemptRow.model_validate(a, from_attributes=True) for a in rows]

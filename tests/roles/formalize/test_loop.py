@@ -1,0 +1,170 @@
+"""The formalize loop end to end: fake model server over HTTP, fake Lean REPL, real store."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import pytest
+from sqlalchemy import select
+
+from math2.config import LeanSettings, LLMSettings, Settings
+from math2.llm import UnregisteredModel, add_model
+from math2.llm.testing import FakeServer
+from math2.roles.formalize import FormalizeOptions, Outcome, run_formalize
+from math2.store import AgentText, Attempt, RunItem
+from tests.roles.formalize.scripts import ITEMS, REPL_RULES, formalize_script, write_items
+
+
+def settings_for(tmp_path, base_url: str, repl_log) -> Settings:
+    return Settings(
+        db_url=f"sqlite:///{tmp_path / 'm.db'}",
+        llm=LLMSettings(base_url=base_url, concurrency=4),
+        lean=LeanSettings(
+            project_dir=tmp_path,
+            repl_command=[
+                sys.executable,
+                "-m",
+                "math2.lean.testing.fake_repl",
+                "--log",
+                str(repl_log),
+                *(a for r in REPL_RULES for a in ("--rule", r)),
+            ],
+            workers=2,
+            timeout_s=30,
+        ),
+    )
+
+
+@pytest.fixture
+def registered(sqlite_store):
+    with sqlite_store.session() as s:
+        add_model(s, "gen", provider="fake")
+        add_model(s, "judge", provider="fake")
+    return sqlite_store
+
+
+def results(store) -> dict:
+    with store.session() as s:
+        return {r.item: r for r in s.scalars(select(RunItem))}
+
+
+def test_rounds_hostile_and_malformed_judge(tmp_path, registered):
+    inp = tmp_path / "in.jsonl"
+    write_items(inp)
+    repl_log = tmp_path / "repl.jsonl"
+    with FakeServer(formalize_script()) as srv:
+        st = settings_for(tmp_path, srv.base_url, repl_log)
+        summary = asyncio.run(
+            run_formalize(st, registered, inp, FormalizeOptions(model="gen", judge="judge"))
+        )
+        requests = list(srv.requests)
+    assert summary.done == 6 and summary.failed == 0
+    res = {k: v.result for k, v in results(registered).items()}
+    assert res["alpha"]["outcome"] == Outcome.PASSED and res["alpha"]["passed_round"] == 1
+    assert res["beta"]["passed_round"] == 2
+    assert res["gamma"]["passed_round"] == 3
+    assert res["delta"]["outcome"] == Outcome.FAILED and len(res["delta"]["rounds"]) == 3
+    # round 2 of beta saw Lean's structured diagnostic, not a truncated string
+    beta_gen = [r for r in requests if "BETA" in r["body"]["messages"][-1]["content"]]
+    assert any(
+        "[unknown_identifier (Evn)]" in r["body"]["messages"][-1]["content"] for r in beta_gen
+    )
+    # gamma's refinements carried the judge's defect with its clause
+    gamma_r2 = [
+        r
+        for r in requests
+        if "GAMMA" in r["body"]["messages"][-1]["content"]
+        and "round 1)" in r["body"]["messages"][-1]["content"]
+    ]
+    assert (
+        gamma_r2
+        and "missing_precondition: “every prime above two”"
+        in (gamma_r2[0]["body"]["messages"][-1]["content"])
+    )
+    # the hostile item was refused every round and never reached Lean
+    eps = res["epsilon"]
+    assert eps["outcome"] == Outcome.FAILED
+    assert {r["compile_status"] for r in eps["rounds"]} == {"rejected"}
+    sent = repl_log.read_text()
+    assert "IO.Process" not in sent and "alpha" in sent
+    # the judge's garbage: retried, then a clear failure, never a pass
+    zeta = res["zeta"]
+    assert zeta["outcome"] == Outcome.FAILED
+    assert all("no valid JudgeVerdict" in (r["judge_error"] or "") for r in zeta["rounds"])
+    zeta_judge = [
+        r
+        for r in requests
+        if r["body"]["model"] == "judge" and "theorem zeta" in r["body"]["messages"][1]["content"]
+    ]
+    # one reply and two retries; later rounds asked the very same question, answered from the cache
+    assert len(zeta_judge) == 3
+    with registered.session() as s:
+        texts = {t.item: t for t in s.scalars(select(AgentText))}
+        assert set(texts) == {"alpha", "beta", "gamma"}
+        t = texts["gamma"]
+        assert t.status == "pending" and t.kind == "formal_statement"
+        assert "gamma3" in t.body and t.source_text.startswith("GAMMA")
+        assert t.template_id == "formalize/generate@1" and len(t.template_hash) == 64
+        assert t.extra["passed_round"] == 3
+        att = s.get(Attempt, t.attempt_id)
+        assert att.stage == "generate" and att.round == 3 and att.model == "gen"
+        stages = {a.stage for a in s.scalars(select(Attempt).where(Attempt.item == "gamma"))}
+        assert stages == {"plan", "generate", "compile", "judge"}
+
+
+def test_ablation_switches_make_other_runs(tmp_path, registered):
+    inp = tmp_path / "in.jsonl"
+    write_items(inp, ITEMS[:3])
+    opts = {"model": "gen", "judge": "judge"}
+    with FakeServer(formalize_script()) as srv:
+        st = settings_for(tmp_path, srv.base_url, tmp_path / "r.log")
+        full = asyncio.run(run_formalize(st, registered, inp, FormalizeOptions(**opts)))
+        once = asyncio.run(
+            run_formalize(st, registered, inp, FormalizeOptions(**opts, refine=False))
+        )
+        before = len(srv.requests)
+        plain = asyncio.run(
+            run_formalize(st, registered, inp, FormalizeOptions(**opts, retrieval=False))
+        )
+        during_plain = srv.requests[before:]
+    assert len({full.run_id, once.run_id, plain.run_id}) == 3
+    by_run = by_run_results(registered)
+    assert by_run[full.run_id]["beta"]["passed_round"] == 2
+    assert by_run[once.run_id]["beta"]["outcome"] == Outcome.FAILED  # it needed round 2
+    assert len(by_run[once.run_id]["gamma"]["rounds"]) == 1
+    assert all(r["queries"] == [] for r in by_run[plain.run_id]["gamma"]["rounds"])
+    assert not any("retrieval planner" in json.dumps(r["body"]) for r in during_plain)
+
+
+def by_run_results(store) -> dict[int, dict[str, dict]]:
+    out: dict[int, dict[str, dict]] = {}
+    with store.session() as s:
+        for r in s.scalars(select(RunItem)):
+            out.setdefault(r.run_id, {})[r.item] = r.result
+    return out
+
+
+def test_best_of_n(tmp_path, registered):
+    inp = tmp_path / "in.jsonl"
+    write_items(inp, ITEMS[:2])
+    with FakeServer(formalize_script()) as srv:
+        st = settings_for(tmp_path, srv.base_url, tmp_path / "r.log")
+        summ = asyncio.run(
+            run_formalize(
+                st, registered, inp, FormalizeOptions(model="gen", judge="judge", best_of_n=3)
+            )
+        )
+    res = by_run_results(registered)[summ.run_id]
+    assert res["alpha"]["passed_round"] == 1
+    beta = res["beta"]
+    assert beta["outcome"] == Outcome.FAILED and [r["sample"] for r in beta["rounds"]] == [0, 1, 2]
+
+
+def test_unregistered_model_refused(tmp_path, sqlite_store):
+    inp = tmp_path / "in.jsonl"
+    write_items(inp, ITEMS[:1])
+    st = settings_for(tmp_path, "http://127.0.0.1:9/v1", tmp_path / "r.log")
+    with pytest.raises(UnregisteredModel, match="math2 models add gen"):
+        asyncio.run(run_formalize(st, sqlite_store, inp, FormalizeOptions(model="gen", judge="j")))
