@@ -179,10 +179,11 @@ def seed(store: Store) -> Seeded:
         run = Run(job="formalize", key="minif2f@abc", spec_hash="f" * 64, status="done")
         s.add(run)
         s.flush()
-        outcomes = {"item-a": 0, "item-b": 1, "item-c": 2, "item-d": None}
+        # As the formalize role records them: rounds from 1, the passing round in the result.
+        outcomes = {"item-a": 1, "item-b": 2, "item-c": 3, "item-d": None}
         for item, passed in outcomes.items():
-            rounds = 3 if passed is None else passed + 1
-            for r in range(rounds):
+            rounds = 3 if passed is None else passed
+            for r in range(1, rounds + 1):
                 s.add(
                     Attempt(
                         run_id=run.id,
@@ -205,7 +206,7 @@ def seed(store: Store) -> Seeded:
                         item=item,
                         stage="compile",
                         round=r,
-                        verdict="pass" if r == passed else "fail",
+                        verdict="ok" if r == passed else "error",
                         error=None if r == passed else "unknown identifier 'foo'",
                     )
                 )
@@ -217,6 +218,10 @@ def seed(store: Store) -> Seeded:
                     stage="compile",
                     attempt_count=2 * rounds,
                     error=None if passed is not None else "no round passed",
+                    result={
+                        "outcome": "passed" if passed else "failed",
+                        "passed_round": passed,
+                    },
                 )
             )
         s.add(RunItem(run_id=run.id, item="item-e", status="pending"))

@@ -11,7 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import func, select
 
+from math2.store import AuditGrade, Review
 from tests.web.conftest import PASSWORD
 
 IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
@@ -141,6 +143,9 @@ def test_anonymous_cannot_reach_review_actions(page, live_server) -> None:
     assert r.status == 403
     page.goto(f"{base}/review")
     assert page.locator(f"#agent-text-{seeded.agent_text_id}").count() == 1  # still pending
+    with store.session() as s:
+        assert s.scalar(select(func.count()).select_from(Review)) == 0
+        assert s.scalar(select(func.count()).select_from(AuditGrade)) == 0
 
 
 def test_hostile_text_renders_inert(page, live_server) -> None:
@@ -168,7 +173,7 @@ def test_run_page(page, live_server) -> None:
         r.locator("td").nth(0).text_content(): r.locator("td").nth(1).text_content()
         for r in page.locator("#rounds tr:has(td)").all()
     }
-    assert rounds == {"0": "1", "1": "1", "2": "1", "never": "1", "not yet": "1"}
+    assert rounds == {"1": "1", "2": "1", "3": "1", "never": "1", "not yet": "1"}
     page.screenshot(path=str(IMG / "run.png"), full_page=True)
     page.click("a:has-text('item-c')")
     assert page.locator(".attempt").count() == 6

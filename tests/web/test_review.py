@@ -146,3 +146,22 @@ def test_rendering_escapes_everything() -> None:
     assert crosswalk_url("lean4", "a b/../c").startswith("https://leanprover-community.github.io/")
     assert "/" not in crosswalk_url("metamath", "../x").split("mpeuni/")[1][:-5]
     assert crosswalk_url("unknown", "x") is None
+
+
+def test_pass_round_from_results_else_from_attempts(web_store) -> None:
+    from math2.store import Attempt, Run, RunItem
+    from math2.web.queries import run_view
+
+    store, seeded, _ = web_store
+    with store.session() as s:
+        view = run_view(s, seeded.run_id)
+        assert view["rounds"] == [("1", 1), ("2", 1), ("3", 1), ("never", 1), ("not yet", 1)]
+        run = Run(job="eval", key="k", spec_hash="e", status="done")
+        s.add(run)
+        s.flush()
+        for item, verdicts in {"x": ["fail", "pass"], "y": ["fail", "fail"]}.items():
+            s.add(RunItem(run_id=run.id, item=item, status="done"))
+            for r, v in enumerate(verdicts):
+                s.add(Attempt(run_id=run.id, item=item, stage="check", round=r, verdict=v))
+        s.flush()
+        assert run_view(s, run.id)["rounds"] == [("1", 1), ("never", 1)]

@@ -26,7 +26,15 @@ from math2.store import (
     TextRecord,
 )
 
-PASS_VERDICTS = frozenset({"pass", "passed", "ok", "accepted"})
+PASS_VERDICTS = frozenset({"pass", "passed", "accepted"})
+
+
+def _pass_round(item: RunItem, first_pass: dict[str, int]) -> int | None:
+    result = item.result if isinstance(item.result, dict) else {}
+    if "passed_round" in result:
+        r = result["passed_round"]
+        return r if isinstance(r, int) and not isinstance(r, bool) else None
+    return first_pass.get(item.item)
 
 
 def _models(s: Session, ids: set[int]) -> dict[int, str]:
@@ -203,9 +211,10 @@ def runs(s: Session, limit: int = 200) -> list[Run]:
 def run_view(s: Session, run_id: int) -> dict[str, Any] | None:
     """Progress, per-state counts, pass-round distribution and the items of one run.
 
-    The pass round of an item is the smallest `round` of its attempts with a passing verdict
-    (pass/passed/ok/accepted); finished items that never passed count as `never`, pending or
-    running ones as `not yet`.
+    The pass round of an item is the `passed_round` its role wrote into the item's result (the
+    formalize role does); for a job that does not, the smallest `round` of its attempts with a
+    passing verdict (pass/passed/accepted). Finished items that never passed count as `never`,
+    pending or running ones as `not yet`.
     """
     run = s.get(Run, run_id)
     if run is None:
@@ -238,8 +247,10 @@ def run_view(s: Session, run_id: int) -> dict[str, Any] | None:
         .all()
     )
     rounds: Counter[str] = Counter()
+    pass_round: dict[str, int | None] = {}
     for it in items:
-        r = first_pass.get(it.item)
+        r = _pass_round(it, first_pass)
+        pass_round[it.item] = r
         if r is not None:
             rounds[str(r)] += 1
         else:
@@ -260,7 +271,7 @@ def run_view(s: Session, run_id: int) -> dict[str, Any] | None:
         "stages": dict(sorted(stages.items())),
         "rounds": distribution,
         "max_round": max((n for _, n in distribution), default=0),
-        "items": [{"it": it, "pass_round": first_pass.get(it.item)} for it in items],
+        "items": [{"it": it, "pass_round": pass_round[it.item]} for it in items],
         "attempts": tokens[0] or 0,
         "tokens_in": tokens[1] or 0,
         "tokens_out": tokens[2] or 0,
