@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from math2.store import AgentText, Review
+from math2.store import AgentText, Review, TextRecord
 from math2.web import create_app
 from tests.web.conftest import PASSWORD
 
@@ -130,3 +130,31 @@ def test_trusted_header_only_when_configured(web_store) -> None:
             c.get("/review", headers={"x-user": "mallory"}, follow_redirects=False).status_code
             == 303
         )
+
+
+def test_repeated_wrong_passwords_are_throttled(client) -> None:
+    c, _, _ = client
+    token = _csrf(c.get("/login").text)
+    bad = {"csrf_token": token, "username": "alice", "password": "wrong password"}
+    assert [c.post("/login", data=bad).status_code for _ in range(5)] == [401] * 5
+    good = {**bad, "password": PASSWORD}
+    assert c.post("/login", data=good).status_code == 429  # even the right password, for now
+    assert c.get("/review", follow_redirects=False).status_code == 303
+
+
+def test_confirm_refuses_a_changed_text(client) -> None:
+    c, store, seeded = client
+    token = _sign_in(c)
+    r = c.post(
+        f"/review/agent-text/{seeded.agent_text_id}",
+        data={"csrf_token": token, "decision": "confirm", "reason": "ok", "body": "changed"},
+    )
+    assert "save it as an edit" in r.text
+    r = c.post(
+        f"/review/agent-text/{seeded.agent_text_id}",
+        data={"csrf_token": token, "decision": "edit", "reason": "tidier", "body": "A\r\nB"},
+    )
+    assert "edit (confirmed)" in r.text
+    with store.session() as s:
+        text = s.scalar(select(TextRecord).where(TextRecord.node_id == seeded.node_id))
+        assert text.body == "A\nB"

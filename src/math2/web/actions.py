@@ -4,6 +4,7 @@ reviewing and grading need a signed-in reviewer)."""
 from __future__ import annotations
 
 import secrets
+import time
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Request
@@ -16,6 +17,35 @@ from math2.web.review import Decision, ReviewError, decide_agent_text, decide_bi
 from math2.web.security import check_csrf, current_reviewer, require_reviewer
 
 router = APIRouter()
+
+
+class LoginThrottle:
+    """At most `limit` failed sign-ins per name within `window_s` seconds (in this process)."""
+
+    def __init__(self, limit: int = 5, window_s: float = 300.0):
+        self.limit, self.window_s = limit, window_s
+        self._fails: dict[str, list[float]] = {}
+
+    def _recent(self, name: str) -> list[float]:
+        now = time.monotonic()
+        recent = [t for t in self._fails.get(name, []) if now - t < self.window_s]
+        if recent:
+            self._fails[name] = recent
+        else:
+            self._fails.pop(name, None)
+        return recent
+
+    def blocked(self, name: str) -> bool:
+        """Whether sign-ins for this name are refused for now."""
+        return len(self._recent(name)) >= self.limit
+
+    def failed(self, name: str) -> None:
+        """Count one failure."""
+        self._fails.setdefault(name, []).append(time.monotonic())
+
+    def clear(self, name: str) -> None:
+        """Forget the failures after a good sign-in."""
+        self._fails.pop(name, None)
 
 
 def _local(path: str | None, default: str = "/") -> str:
@@ -37,14 +67,24 @@ def login_form(request: Request, next: str = "/review"):
 
 @router.post("/login")
 async def login(request: Request, form: dict = Depends(check_csrf)):
-    name = authenticate(
-        request.app.state.store, form.get("username", "")[:200], form.get("password", "")[:1000]
-    )
+    username = form.get("username", "")[:200]
     target = _local(form.get("next"), "/review")
+    throttle: LoginThrottle = request.app.state.login_throttle
+    if throttle.blocked(username):
+        return page(
+            request,
+            "login.html",
+            status_code=429,
+            next=target,
+            error="Too many failed sign-ins for this name: wait a few minutes.",
+        )
+    name = authenticate(request.app.state.store, username, form.get("password", "")[:1000])
     if name is None:
+        throttle.failed(username)
         return page(
             request, "login.html", status_code=401, next=target, error="Wrong name or password."
         )
+    throttle.clear(username)
     request.session.clear()  # a fresh session (and CSRF token) for the signed-in reviewer
     request.session["user"] = name
     request.session["csrf"] = secrets.token_urlsafe(32)

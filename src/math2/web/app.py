@@ -72,6 +72,7 @@ def create_app(
     app.state.indexes = {}
     app.state.trusted_header = trusted_header
     app.state.templates = _templates()
+    app.state.login_throttle = actions.LoginThrottle()
     app.state.lean_css = render.lean_css()
     app.add_middleware(SecurityHeaders)
     app.add_middleware(

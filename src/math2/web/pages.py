@@ -35,10 +35,12 @@ def _index(request: Request, library: str):
     if not library.replace("-", "").replace("_", "").isalnum():
         return None, f"no library named {library!r}"
     cache = request.app.state.indexes
-    if library in cache:
-        return cache[library], None
     folder: Path = request.app.state.index_dir / library
-    if not (folder / "meta.json").exists():
+    meta = folder / "meta.json"
+    stamp = meta.stat().st_mtime_ns if meta.exists() else None
+    if library in cache and cache[library][0] == stamp:  # reloaded when the index is rebuilt
+        return cache[library][1], None
+    if stamp is None:
         return None, (
             f"No search index is built for {library} (looked in {folder}). "
             f"Build it with `math2 index build --library {library}` (or `math2 build`)."
@@ -46,11 +48,11 @@ def _index(request: Request, library: str):
     from math2.retrieval.index import SearchIndex
 
     try:
-        cache[library] = SearchIndex(folder)
+        cache[library] = (stamp, SearchIndex(folder))
     except (OSError, ValueError, KeyError) as exc:
         log.warning("cannot load the index at %s: %s", folder, exc)
         return None, f"The search index at {folder} cannot be read ({exc}); rebuild it."
-    return cache[library], None
+    return cache[library][1], None
 
 
 @router.get("/search")

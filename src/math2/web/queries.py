@@ -208,7 +208,7 @@ def runs(s: Session, limit: int = 200) -> list[Run]:
     return list(s.execute(select(Run).order_by(Run.id.desc()).limit(limit)).scalars())
 
 
-def run_view(s: Session, run_id: int) -> dict[str, Any] | None:
+def run_view(s: Session, run_id: int, items_shown: int = 500) -> dict[str, Any] | None:
     """Progress, per-state counts, pass-round distribution and the items of one run.
 
     The pass round of an item is the `passed_round` its role wrote into the item's result (the
@@ -271,7 +271,7 @@ def run_view(s: Session, run_id: int) -> dict[str, Any] | None:
         "stages": dict(sorted(stages.items())),
         "rounds": distribution,
         "max_round": max((n for _, n in distribution), default=0),
-        "items": [{"it": it, "pass_round": pass_round[it.item]} for it in items],
+        "items": [{"it": it, "pass_round": pass_round[it.item]} for it in items[:items_shown]],
         "attempts": tokens[0] or 0,
         "tokens_in": tokens[1] or 0,
         "tokens_out": tokens[2] or 0,
@@ -289,14 +289,22 @@ def trajectory(s: Session, run_id: int, item: str) -> list[Attempt]:
     )
 
 
-def review_queue(s: Session) -> dict[str, Any]:
-    """Agent text waiting for a person, and proposed bindings, oldest first."""
+def review_queue(s: Session, limit: int = 100) -> dict[str, Any]:
+    """Agent text waiting for a person, and proposed bindings: the oldest `limit` of each, and
+    how many wait in all."""
     agent = s.execute(
         select(AgentText, Node.key, Node.title, Node.level)
         .outerjoin(Node, Node.id == AgentText.node_id)
         .where(AgentText.status == "pending")
         .order_by(AgentText.id)
+        .limit(limit)
     ).all()
+    agent_total = s.scalar(
+        select(func.count()).select_from(AgentText).where(AgentText.status == "pending")
+    )
+    binding_total = s.scalar(
+        select(func.count()).select_from(Binding).where(Binding.status == "proposed")
+    )
     models = _models(s, {a.model_id for a, *_ in agent})
     checks: dict[int, list[CheckResultRow]] = {}
     ids = [a.id for a, *_ in agent]
@@ -311,8 +319,11 @@ def review_queue(s: Session) -> dict[str, Any]:
         .join(Mention, Mention.id == Binding.mention_id)
         .where(Binding.status == "proposed")
         .order_by(Binding.id)
+        .limit(limit)
     ).all()
     return {
+        "agent_total": agent_total or 0,
+        "binding_total": binding_total or 0,
         "agent_texts": [
             {
                 "a": a,

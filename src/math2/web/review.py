@@ -126,12 +126,16 @@ def decide_agent_text(
     if row.status != ReviewStatus.PENDING.value:
         raise ReviewError(f"agent text {agent_text_id} was already decided ({row.status})")
     body = row.body
+    # Browsers send a textarea's line ends as CRLF.
+    edited = (edited_body or "").replace("\r\n", "\n").strip() if edited_body is not None else None
     if decision is Decision.EDIT:
-        body = (edited_body or "").strip()
-        if not body:
+        if not edited:
             raise ReviewError("an edit needs the new text")
-        if body == row.body.strip():
+        if edited == row.body.strip():
             raise ReviewError("the edit does not change the text: confirm it instead")
+        body = edited
+    elif decision is Decision.CONFIRM and edited is not None and edited != row.body.strip():
+        raise ReviewError("the text was changed: save it as an edit, or undo the change")
     verdict = "rejected" if decision is Decision.REJECT else "confirmed"
     note = reason if decision is not Decision.EDIT else f"edited: {reason}"
     review = Review(
