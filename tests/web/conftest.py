@@ -16,17 +16,30 @@ from tests.web.seed import Seeded, seed
 PASSWORD = "correct horse battery"
 
 
-@pytest.fixture
-def web_store(tmp_path: Path) -> Iterator[tuple[Store, Seeded, Path]]:
-    """A migrated store with the seed corpus, a reviewer `alice`, and a BM25 index of it."""
+def _seeded(url: str, tmp_path: Path) -> tuple[Store, Seeded, Path]:
     from math2.retrieval.index import build_index
     from math2.web import add_reviewer
 
-    store = open_store(f"sqlite:///{tmp_path / 'math2.db'}", migrate=True)
+    store = open_store(url, migrate=True)
     seeded = seed(store)
     add_reviewer(store, "alice", PASSWORD)
     index_dir = tmp_path / "index"
     build_index(store, index_dir / "mathlib", "mathlib", dense=False)
+    return store, seeded, index_dir
+
+
+@pytest.fixture
+def web_store(tmp_path: Path) -> Iterator[tuple[Store, Seeded, Path]]:
+    """A migrated SQLite store with the seed corpus, a reviewer `alice`, and a BM25 index."""
+    store, seeded, index_dir = _seeded(f"sqlite:///{tmp_path / 'math2.db'}", tmp_path)
+    yield store, seeded, index_dir
+    store.close()
+
+
+@pytest.fixture
+def any_web_store(store_url: str, tmp_path: Path) -> Iterator[tuple[Store, Seeded, Path]]:
+    """The same on each backend (SQLite, and PostgreSQL where a test server is given)."""
+    store, seeded, index_dir = _seeded(store_url, tmp_path)
     yield store, seeded, index_dir
     store.close()
 

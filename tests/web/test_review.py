@@ -22,8 +22,8 @@ from math2.web.render import crosswalk_url, lean_html, math_html
 from tests.web.conftest import PASSWORD
 
 
-def test_confirming_agent_text_writes_node_text_and_raises_the_level(web_store) -> None:
-    store, seeded, _ = web_store
+def test_confirming_agent_text_writes_node_text_and_raises_the_level(any_web_store) -> None:
+    store, seeded, _ = any_web_store
     with store.session() as s:
         assert s.get(Node, seeded.node_id).level == "W0"
         review = decide_agent_text(
@@ -46,8 +46,8 @@ def test_confirming_agent_text_writes_node_text_and_raises_the_level(web_store) 
         assert s.get(Node, seeded.node_id).level == "W3"
 
 
-def test_rejecting_writes_no_text_and_keeps_the_level(web_store) -> None:
-    store, seeded, _ = web_store
+def test_rejecting_writes_no_text_and_keeps_the_level(any_web_store) -> None:
+    store, seeded, _ = any_web_store
     with store.session() as s:
         decide_agent_text(s, seeded.agent_text_id, Decision.REJECT, "alice", "wrong direction")
     with store.session() as s:
@@ -56,8 +56,8 @@ def test_rejecting_writes_no_text_and_keeps_the_level(web_store) -> None:
         assert s.get(Node, seeded.node_id).level == "W0"
 
 
-def test_edit_stores_the_edited_body(web_store) -> None:
-    store, seeded, _ = web_store
+def test_edit_stores_the_edited_body(any_web_store) -> None:
+    store, seeded, _ = any_web_store
     with store.session() as s:
         decide_agent_text(
             s, seeded.agent_text_id, Decision.EDIT, "alice", "clearer", "Pythagoras: $a^2+b^2=c^2$."
@@ -75,22 +75,22 @@ def test_edit_stores_the_edited_body(web_store) -> None:
         (Decision.EDIT, "why", "", "new text"),
     ],
 )
-def test_bad_decisions_are_refused(web_store, decision, reason, body, message) -> None:
-    store, seeded, _ = web_store
+def test_bad_decisions_are_refused(any_web_store, decision, reason, body, message) -> None:
+    store, seeded, _ = any_web_store
     with store.session() as s, pytest.raises(ReviewError, match=message):
         decide_agent_text(s, seeded.agent_text_id, decision, "alice", reason, body)
 
 
-def test_a_decision_is_made_once(web_store) -> None:
-    store, seeded, _ = web_store
+def test_a_decision_is_made_once(any_web_store) -> None:
+    store, seeded, _ = any_web_store
     with store.session() as s:
         decide_agent_text(s, seeded.agent_text_id, Decision.CONFIRM, "alice", "ok")
     with store.session() as s, pytest.raises(ReviewError, match="already decided"):
         decide_agent_text(s, seeded.agent_text_id, Decision.REJECT, "bob", "no")
 
 
-def test_binding_review_and_level_rule(web_store) -> None:
-    store, seeded, _ = web_store
+def test_binding_review_and_level_rule(any_web_store) -> None:
+    store, seeded, _ = any_web_store
     with store.session() as s:
         assert level_for(s, seeded.xss_node_id) == "W1"  # person text, no confirmed Lean side
         decide_binding(s, seeded.binding_id, Decision.CONFIRM, "alice", "same statement")
@@ -101,8 +101,8 @@ def test_binding_review_and_level_rule(web_store) -> None:
             decide_binding(s, seeded.binding_id, Decision.EDIT, "alice", "x")
 
 
-def test_audit_grades_change_the_report(web_store) -> None:
-    store, seeded, _ = web_store
+def test_audit_grades_change_the_report(any_web_store) -> None:
+    store, seeded, _ = any_web_store
     with store.session() as s:
         before = {r.stratum: r for r in report(s, seeded.audit)}
         assert before["algebra"].graded == 0 and before["algebra"].correct_rate is None
@@ -122,8 +122,8 @@ def test_audit_grades_change_the_report(web_store) -> None:
         assert alg.correct_rate == 0.5
 
 
-def test_accounts_store_only_a_hash(web_store) -> None:
-    store, _, _ = web_store
+def test_accounts_store_only_a_hash(any_web_store) -> None:
+    store, _, _ = any_web_store
     with store.session() as s:
         row = s.scalar(select(Reviewer).where(Reviewer.username == "alice"))
         assert PASSWORD not in row.password_hash and row.password_hash.startswith("$argon2")
@@ -148,11 +148,11 @@ def test_rendering_escapes_everything() -> None:
     assert crosswalk_url("unknown", "x") is None
 
 
-def test_pass_round_from_results_else_from_attempts(web_store) -> None:
+def test_pass_round_from_results_else_from_attempts(any_web_store) -> None:
     from math2.store import Attempt, Run, RunItem
     from math2.web.queries import run_view
 
-    store, seeded, _ = web_store
+    store, seeded, _ = any_web_store
     with store.session() as s:
         view = run_view(s, seeded.run_id)
         assert view["rounds"] == [("1", 1), ("2", 1), ("3", 1), ("never", 1), ("not yet", 1)]
