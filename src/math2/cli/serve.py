@@ -61,7 +61,9 @@ def serve(
             help="Create this reviewer (password from the prompt or stdin) and exit.",
         ),
     ] = None,
-    password_stdin: Annotated[bool, typer.Option("--password-stdin")] = False,
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="With --add-reviewer: read it from stdin.")
+    ] = False,
     trusted_header: Annotated[
         str | None,
         typer.Option(
@@ -75,8 +77,7 @@ def serve(
 ) -> None:
     """Browse the corpus, review agent text and bindings, grade audits (until interrupted).
 
-    Sessions are signed with MATH2_WEB_SECRET, or a random key per start (sign in again after
-    a restart)."""
+    Sessions are signed with MATH2_WEB_SECRET, or a random key per start."""
     if add_reviewer:
         _add(add_reviewer, password_stdin)
         return

@@ -29,12 +29,11 @@ from math2.store import (
 PASS_VERDICTS = frozenset({"pass", "passed", "accepted"})
 
 
-def _pass_round(item: RunItem, first_pass: dict[str, int]) -> int | None:
-    result = item.result if isinstance(item.result, dict) else {}
-    if "passed_round" in result:
+def _pass_round(item: str, result: Any, first_pass: dict[str, int]) -> int | None:
+    if isinstance(result, dict) and "passed_round" in result:
         r = result["passed_round"]
         return r if isinstance(r, int) and not isinstance(r, bool) else None
-    return first_pass.get(item.item)
+    return first_pass.get(item)
 
 
 def _models(s: Session, ids: set[int]) -> dict[int, str]:
@@ -241,21 +240,30 @@ def run_view(s: Session, run_id: int, items_shown: int = 500) -> dict[str, Any] 
             .group_by(Attempt.item)
         ).all()
     )
-    items = (
-        s.execute(select(RunItem).where(RunItem.run_id == run_id).order_by(RunItem.item))
-        .scalars()
-        .all()
-    )
+    # Plain columns for the distribution (a run has up to millions of items); full rows only
+    # for the items shown.
     rounds: Counter[str] = Counter()
     pass_round: dict[str, int | None] = {}
-    for it in items:
-        r = _pass_round(it, first_pass)
-        pass_round[it.item] = r
+    for item, status, result in s.execute(
+        select(RunItem.item, RunItem.status, RunItem.result).where(RunItem.run_id == run_id)
+    ):
+        r = _pass_round(item, result, first_pass)
+        pass_round[item] = r
         if r is not None:
             rounds[str(r)] += 1
         else:
-            unfinished = it.status in (ItemStatus.PENDING.value, ItemStatus.RUNNING.value)
+            unfinished = status in (ItemStatus.PENDING.value, ItemStatus.RUNNING.value)
             rounds["not yet" if unfinished else "never"] += 1
+    items = (
+        s.execute(
+            select(RunItem)
+            .where(RunItem.run_id == run_id)
+            .order_by(RunItem.item)
+            .limit(items_shown)
+        )
+        .scalars()
+        .all()
+    )
     ordered = sorted((k for k in rounds if k.isdigit()), key=int)
     distribution = [(k, rounds[k]) for k in [*ordered, "never", "not yet"] if rounds[k]]
     tokens = s.execute(
@@ -271,7 +279,7 @@ def run_view(s: Session, run_id: int, items_shown: int = 500) -> dict[str, Any] 
         "stages": dict(sorted(stages.items())),
         "rounds": distribution,
         "max_round": max((n for _, n in distribution), default=0),
-        "items": [{"it": it, "pass_round": pass_round[it.item]} for it in items[:items_shown]],
+        "items": [{"it": it, "pass_round": pass_round.get(it.item)} for it in items],
         "attempts": tokens[0] or 0,
         "tokens_in": tokens[1] or 0,
         "tokens_out": tokens[2] or 0,
