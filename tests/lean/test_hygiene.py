@@ -133,3 +133,26 @@ def test_lexer_positions_and_errors() -> None:
     with pytest.raises(LexError) as info:
         tokenize('def s := "open')
     assert info.value.line == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (
+            "tactic 'rewrite' failed, did not find instance of the pattern in the target "
+            "expression\n  a + b",
+            "rewrite_failed",
+        ),
+        ("motive is not type correct:\n  fun _a => P _a", "motive_not_type_correct"),
+        ("function expected at\n  f\nterm has type\n  ℕ", "function_expected"),
+        ("Try this: set_option maxHeartbeats 400000 in", "suggestion"),
+        (
+            "(deterministic) timeout at `whnf`, maximum number of heartbeats (200000)",
+            "heartbeat_timeout",
+        ),
+    ],
+)
+def test_new_diagnostic_kinds(text: str, kind: str) -> None:
+    from math2.lean import classify_text
+
+    assert classify_text(text)[0].value == kind

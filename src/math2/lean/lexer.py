@@ -188,9 +188,9 @@ def _string_end(text: str, i: int, line: int) -> int | None:
         if k < 0:
             raise LexError("unterminated string", line)
         return k + len(close)
-    if text.startswith('s!"', i):
-        j = i + 3
-    elif text[i] == '"':
+    if text.startswith(('s!"', 'm!"', 'f!"'), i):
+        return _interpolated_end(text, i + 3, line)
+    if text[i] == '"':
         j = i + 1
     else:
         return None
@@ -203,6 +203,58 @@ def _string_end(text: str, i: int, line: int) -> int | None:
         else:
             j += 1
     raise LexError("unterminated string", line)
+
+
+def _interpolated_end(text: str, j: int, line: int) -> int:
+    """End of an interpolated string whose text starts at j: `{…}` parts are code, and may
+    hold strings of their own."""
+    n = len(text)
+    while j < n:
+        c = text[j]
+        if c == "\\":
+            j += 2
+        elif c == '"':
+            return j + 1
+        elif c == "{":
+            depth, j = 1, j + 1
+            while j < n and depth:
+                if text[j] == "{":
+                    depth += 1
+                elif text[j] == "}":
+                    depth -= 1
+                elif text[j] == '"' or text.startswith(('s!"', 'm!"', 'f!"'), j):
+                    end = _string_end(text, j, line)
+                    j = end if end is not None else j + 1
+                    continue
+                j += 1
+        else:
+            j += 1
+    raise LexError("unterminated string", line)
+
+
+def interpolated_parts(token_text: str) -> list[str]:
+    """The code inside `{…}` of a string literal (for the rules: it may run code)."""
+    parts: list[str] = []
+    i = token_text.find('"') + 1
+    n = len(token_text)
+    while i < n:
+        c = token_text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth, j = 1, i + 1
+            while j < n and depth:
+                if token_text[j] == "{":
+                    depth += 1
+                elif token_text[j] == "}":
+                    depth -= 1
+                j += 1
+            parts.append(token_text[i + 1 : j - 1])
+            i = j
+            continue
+        i += 1
+    return parts
 
 
 def _ident(text: str, i: int, line: int) -> int:
