@@ -57,6 +57,9 @@ def _is_id_rest(ch: str) -> bool:
     return 0x2080 <= o <= 0x209C or 0x1D62 <= o <= 0x1D6A or o == 0x2071  # subscripts
 
 
+_BLANKS = re.compile(r"[ \t]+")
+_ASCII_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_'!?]*")
+_ASCII_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NUMBER = re.compile(
     r"0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|[0-9][0-9_]*(\.[0-9]+)?([eE][+-]?[0-9]+)?"
 )
@@ -90,6 +93,11 @@ _SYMBOLS = sorted(
 )
 
 
+_SYMBOLS_BY_FIRST: dict[str, list[str]] = {}
+for _s in _SYMBOLS:  # longest first, as in _SYMBOLS
+    _SYMBOLS_BY_FIRST.setdefault(_s[0], []).append(_s)
+
+
 def tokenize(text: str) -> list[Token]:
     """Tokens of Lean source, comments dropped (doc comments kept as DOC tokens)."""
     toks: list[Token] = []
@@ -104,6 +112,10 @@ def tokenize(text: str) -> list[Token]:
             line += 1
             line_start = i + 1
             i += 1
+            continue
+        if ch == " " or ch == "\t":
+            m = _BLANKS.match(text, i)
+            i = m.end()
             continue
         if ch.isspace():
             i += 1
@@ -145,6 +157,18 @@ def tokenize(text: str) -> list[Token]:
             tok(Tok.CHAR, i, m.end(), line, col)
             i = m.end()
             continue
+        if ch in _ASCII_START:
+            m = _ASCII_ID.match(text, i)
+            j = m.end()
+            nxt = text[j] if j < n else ""
+            if nxt != "." and nxt != "«" and (nxt < "\x80" or not _is_id_rest(nxt)):
+                tok(Tok.IDENT, i, j, line, col)
+                i = j
+                continue
+            j = _ident(text, i, line)
+            tok(Tok.IDENT, i, j, line, col)
+            i = j
+            continue
         if ch == "«" or _is_id_start(ch):
             j = _ident(text, i, line)
             tok(Tok.IDENT, i, j, line, col)
@@ -163,7 +187,7 @@ def tokenize(text: str) -> list[Token]:
             tok(Tok.NUMBER, i, m.end(), line, col)
             i = m.end()
             continue
-        for sym in _SYMBOLS:
+        for sym in _SYMBOLS_BY_FIRST.get(ch, ()):
             if text.startswith(sym, i):
                 tok(Tok.SYMBOL, i, i + len(sym), line, col)
                 i += len(sym)
@@ -285,8 +309,16 @@ _INVISIBLE = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x00AD}
 _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
 
 
+_ANY_SUSPICIOUS = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2069\ufeff]"
+)
+
+
 def suspicious_characters(text: str) -> list[tuple[int, str]]:
     """(line, description) of control, bidi and invisible characters anywhere in the text."""
+    if not _ANY_SUSPICIOUS.search(text):
+        return []
     out = []
     for lineno, line in enumerate(text.split("\n"), 1):
         for ch in line:
