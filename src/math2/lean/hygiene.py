@@ -18,7 +18,14 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from math2.lean.commands import Command, split_code, split_commands
-from math2.lean.lexer import LexError, Tok, Token, suspicious_characters, tokenize
+from math2.lean.lexer import (
+    LexError,
+    Tok,
+    Token,
+    interpolated_parts,
+    suspicious_characters,
+    tokenize,
+)
 from math2.lean.rules import (
     ALLOWED_ATTRIBUTES,
     ALLOWED_MODIFIERS,
@@ -139,15 +146,12 @@ def _term_rules(toks: list[Token], offset: int, allow_sorry: set[int]) -> list[V
     return out
 
 
-_INTERP = re.compile(r"(?<!\\)\{([^{}]*)\}")
-
-
 def _interpolations(t: Token, offset: int) -> list[Violation]:
     """`{…}` inside a string may be code (s!, m!, f! strings): lex it and apply the term rules."""
     out = []
-    for m in _INTERP.finditer(t.text):
+    for part in interpolated_parts(t.text):
         try:
-            inner = tokenize(m.group(1))
+            inner = tokenize(part)
         except LexError:
             continue
         for v in _term_rules(inner, 0, set()):
