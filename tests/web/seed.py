@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 from math2.store import (
@@ -176,7 +177,15 @@ def seed(store: Store) -> Seeded:
                 ),
             ]
         )
-        run = Run(job="formalize", key="minif2f@abc", spec_hash="f" * 64, status="done")
+        # Fixed times, so that the screenshots only change when the page does.
+        run = Run(
+            job="formalize",
+            key="minif2f@abc",
+            spec_hash="f" * 64,
+            status="done",
+            created_at=dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC),
+            finished_at=dt.datetime(2026, 12, 1, 9, 42, tzinfo=dt.UTC),
+        )
         s.add(run)
         s.flush()
         # As the formalize role records them: rounds from 1, the passing round in the result.
