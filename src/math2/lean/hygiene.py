@@ -139,7 +139,9 @@ def _term_rules(toks: list[Token], offset: int, allow_sorry: set[int]) -> list[V
     return out
 
 
-_INTERP = re.compile(r"(?<!\\)\{([^{}]*)\}")
+# `{…}` in a string that is not lexed as interpolated (`throwError "…{x}…"` takes one too); an
+# unclosed `{…` at the string's end is code whose closing part the lexer read as a new string.
+_INTERP = re.compile(r'(?<!\\)\{([^{}]*?)(?:\}|"$)')
 
 
 def _interpolations(t: Token, offset: int) -> list[Violation]:
@@ -213,7 +215,7 @@ def _command_rules(c: Command, offset: int, strict: Strictness) -> list[Violatio
     for p in c.prefixes:
         out.extend(_command_rules(p, offset, strict))
     if kw in FORBIDDEN_COMMANDS:
-        relaxed_ok = strict is Strictness.RELAXED and kw in ("axiom", "example", "opaque")
+        relaxed_ok = strict is Strictness.RELAXED and kw == "example"
         if not relaxed_ok:
             out.append(
                 _v("command", c.tokens[c.keyword_index], f"`{kw}` {FORBIDDEN_COMMANDS[kw]}", offset)
@@ -314,12 +316,16 @@ def check_statement(
     """
     strict = strictness or (Strictness.STATEMENT if require_sorry else Strictness.PROOF)
     v: list[Violation] = check_header(header, module_roots, allowed_imports)
-    for line, what in suspicious_characters(body):
-        v.append(Violation(rule="characters", line=line + line_offset, detail=what))
+    for line, col, what in suspicious_characters(body):
+        v.append(Violation(rule="characters", line=line + line_offset, column=col, detail=what))
     try:
         toks = [t for t in tokenize(body) if t.kind is not Tok.DOC]
     except LexError as exc:
-        v.append(Violation(rule="syntax", line=exc.line + line_offset, detail=exc.reason))
+        v.append(
+            Violation(
+                rule="syntax", line=exc.line + line_offset, column=exc.column, detail=exc.reason
+            )
+        )
         return HygieneReport(ok=False, violations=v)
     if not toks:
         v.append(Violation(rule="empty", line=None, detail="there is no Lean code to check"))

@@ -16,14 +16,15 @@ _OPEN_BY = re.compile(r":=\s*by\s*$")
 
 
 def load_items(
-    path: str | Path, mode: Mode | None = None, *, relaxed: bool = False
+    path: str | Path, mode: Mode | None = None, *, relaxed: bool = False, name: str | None = None
 ) -> list[CheckItem]:
     """Items of a `.lean` file (one item) or a `.jsonl` file (one per line).
 
     A JSONL line has `code`, or `header` + `formal_statement` (the benchmark shape); an id from
     `id` or `name`; it may choose `"mode": "statement"` or `"proof"`, never `plain` (only the
-    caller can relax the rules, with `relaxed=True`). A statement ending in `:=` or `:= by` (a
-    prover's prompt) gets `sorry` appended. Empty input is an error.
+    caller can relax the rules, with `relaxed=True`). `name` is the theorem name a `.lean` file
+    must declare, and the default for JSONL lines that name none. A statement ending in `:=` or
+    `:= by` (a prover's prompt) gets `sorry` appended. Empty input is an error.
     """
     path = Path(path)
     try:
@@ -35,7 +36,7 @@ def load_items(
     if path.suffix == ".lean":
         if not text.strip():
             raise InputError(path, None, "the file is empty: there is nothing to check")
-        return [CheckItem(id=path.stem, code=text, mode=default)]
+        return [CheckItem(id=path.stem, code=text, mode=default, name=name)]
     if path.suffix != ".jsonl":
         raise InputError(path, None, "expected a .lean or .jsonl file")
     items: list[CheckItem] = []
@@ -67,7 +68,7 @@ def load_items(
                 CheckItem(
                     id=item_id,
                     code=code,
-                    name=obj.get("theorem_name", obj.get("name")),
+                    name=obj.get("theorem_name", obj.get("name", name)),
                     mode=_item_mode(obj.get("mode"), default, path, lineno),
                 )
             )
