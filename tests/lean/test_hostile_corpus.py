@@ -16,6 +16,7 @@ from math2.lean.hygiene import Strictness, check_code
 from math2.lean.pool import PoolConfig
 from tests.lean.conftest import fake_argv
 from tests.lean.hostile_corpus import CHECKED_MODES, EVERY_MODE
+from tests.lean.legit_corpus import ACCEPTED as LEGIT
 
 CLEAN = "import Mathlib\ntheorem clean_one (x : ℕ) : x + 0 = x := by sorry"
 CLEAN_PROOF = "import Mathlib\ntheorem clean_one (x : ℕ) : x + 0 = x := by simp"
@@ -125,3 +126,13 @@ def test_cli_lean_files_refuse_the_corpus_before_lean(env: Path, flags: str) -> 
     res = CliRunner().invoke(app, ["lean", "check", "--no-cache", *CLI_MODES[flags], str(f)])
     assert "rejected" not in res.output, res.output
     assert any("clean_one" in c for c in requests(env / "requests.jsonl"))
+
+
+@pytest.mark.parametrize("case", sorted(LEGIT))
+def test_real_statement_shapes_are_accepted(case: str) -> None:
+    for strictness in (Strictness.STATEMENT, Strictness.RELAXED):
+        name = "Nat.foo" if case == "protected theorem" else "foo"
+        report = check_code(LEGIT[case], name=name, strictness=strictness)
+        assert report.ok, (case, report.reason)
+    if case == "namespace":
+        assert check_code(LEGIT[case], name="Foo.foo").full_name == "Foo.foo"

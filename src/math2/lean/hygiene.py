@@ -24,10 +24,12 @@ from math2.lean.rules import (
     ALLOWED_MODIFIERS,
     ALLOWED_OPTION,
     CODE_WORDS,
+    CONTINUATION_WORDS,
     DEFAULT_MODULE_ROOTS,
     DEFINITION_KEYWORDS,
     FORBIDDEN_COMMANDS,
     FORBIDDEN_ROOTS,
+    OTHER_FORBIDDEN_COMMANDS,
     SCOPE_KEYWORDS,
     SORRY_WORDS,
     THEOREM_KEYWORDS,
@@ -125,7 +127,11 @@ def _term_rules(toks: list[Token], offset: int, allow_sorry: set[int]) -> list[V
             out.append(_v("command", t, f"`{t.text}` commands are not allowed", offset))
         elif t.kind is Tok.IDENT:
             name = normalise_name(t.text)
-            if name in CODE_WORDS or t.text in CODE_WORDS:
+            if t.text in _OTHER_COMMANDS:
+                out.append(
+                    _v("command", t, f"`{t.text}` is not part of the statement grammar", offset)
+                )
+            elif name in CODE_WORDS or t.text in CODE_WORDS:
                 out.append(_v("code", t, f"`{t.text}` {CODE_WORDS.get(name, 'runs code')}", offset))
             elif name in SORRY_WORDS:
                 if i not in allow_sorry:
@@ -141,6 +147,26 @@ def _term_rules(toks: list[Token], offset: int, allow_sorry: set[int]) -> list[V
 
 # `{…}` in a string that is not lexed as interpolated (`throwError "…{x}…"` takes one too); an
 # unclosed `{…` at the string's end is code whose closing part the lexer read as a new string.
+_OTHER_COMMANDS = frozenset(OTHER_FORBIDDEN_COMMANDS)
+
+
+def _line_start_rules(commands: list[Command], offset: int) -> list[Violation]:
+    """A name at the start of a line, inside a command, must continue it (`where`, `deriving`,
+    …): Lean would read an unknown command word there as a command of its own."""
+    out = []
+    for c in commands:
+        for t in c.tokens[1:]:
+            if (
+                t.col == 0
+                and t.kind is Tok.IDENT
+                and t.text not in CONTINUATION_WORDS
+                and t is not c.tokens[c.keyword_index]
+            ):
+                detail = f"`{t.text}` at the start of a line does not begin an allowed command"
+                out.append(_v("command", t, detail, offset))
+    return out
+
+
 _INTERP = re.compile(r'(?<!\\)\{([^{}]*?)(?:\}|"$)')
 
 
@@ -394,6 +420,7 @@ def check_statement(
                         allow_sorry.add(idx0)
     for c in commands:
         v.extend(_command_rules(c, line_offset, strict))
+    v.extend(_line_start_rules(commands, line_offset))
     if strict is Strictness.RELAXED:
         allow_sorry = {i for i, t in enumerate(toks) if t.text in SORRY_WORDS}
     v.extend(_term_rules(toks, line_offset, allow_sorry))

@@ -89,6 +89,7 @@ _SYMBOLS = sorted(
     key=len,
     reverse=True,
 )
+_SYMBOL_RE = re.compile("|".join(re.escape(s) for s in _SYMBOLS))
 
 
 def tokenize(text: str) -> list[Token]:
@@ -188,14 +189,10 @@ def tokenize(text: str) -> list[Token]:
                 tok(Tok.NUMBER, i, m.end(), line, col)
                 i = m.end()
                 continue
-            for sym in _SYMBOLS:
-                if text.startswith(sym, i):
-                    tok(Tok.SYMBOL, i, i + len(sym), line, col)
-                    i += len(sym)
-                    break
-            else:
-                tok(Tok.SYMBOL, i, i + 1, line, col)
-                i += 1
+            m = _SYMBOL_RE.match(text, i)
+            end = m.end() if m else i + 1
+            tok(Tok.SYMBOL, i, end, line, col)
+            i = end
     except LexError as exc:
         if exc.column is None:
             exc.column = col  # where the unclosed comment, string or name begins
@@ -327,9 +324,19 @@ _INVISIBLE = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x00AD}
 _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
 
 
+# Every character the loop below reports (a fast test for the usual text that has none).
+_SUSPICIOUS = re.compile(
+    "["
+    + "".join(re.escape(chr(o)) for o in sorted(_BIDI | _INVISIBLE))
+    + "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
+)
+
+
 def suspicious_characters(text: str) -> list[tuple[int, int, str]]:
     """(line, column, description) of control, bidi and invisible characters in the text."""
-    out = []
+    out: list[tuple[int, int, str]] = []
+    if _SUSPICIOUS.search(text) is None:
+        return out
     for lineno, line in enumerate(text.split("\n"), 1):
         for col, ch in enumerate(line):
             o = ord(ch)
