@@ -43,6 +43,9 @@ class Kind(StrEnum):
     MAX_RECURSION = "max_recursion"
     TERMINATION = "termination"
     TACTIC_FAILED = "tactic_failed"
+    REWRITE_FAILED = "rewrite_failed"  # `rw` found no instance of the pattern
+    MOTIVE_NOT_TYPE_CORRECT = "motive_not_type_correct"  # `rw`/`simp` would make an ill-typed goal
+    FUNCTION_EXPECTED = "function_expected"  # a term applied to arguments is not a function
     AMBIGUOUS = "ambiguous"
     ALREADY_DECLARED = "already_declared"
     KERNEL_ERROR = "kernel_error"
@@ -77,6 +80,8 @@ _Q = r"""['`‘«](?P<id>[^'`’»\s]+)['`’»]"""
 # Ordered: the first pattern that matches decides. (kind, pattern)
 _RULES: list[tuple[Kind, re.Pattern[str]]] = [
     (Kind.SORRY, re.compile(r"declaration uses ['`]sorry['`]", re.I)),
+    # A suggestion may quote anything, `set_option maxHeartbeats …` included.
+    (Kind.SUGGESTION, re.compile(r"^Try this", re.I)),
     (Kind.KERNEL_ERROR, re.compile(r"^\(kernel\)|kernel type check failed", re.I)),
     (Kind.UNKNOWN_IDENTIFIER, re.compile(rf"unknown identifier {_Q}", re.I)),
     (Kind.UNKNOWN_CONSTANT, re.compile(rf"unknown (?:constant|declaration) {_Q}", re.I)),
@@ -84,7 +89,20 @@ _RULES: list[tuple[Kind, re.Pattern[str]]] = [
     (Kind.INVALID_FIELD, re.compile(rf"environment does not contain {_Q}", re.I)),
     (Kind.INVALID_FIELD, re.compile(rf"invalid field (?:notation, )?{_Q}", re.I)),
     (Kind.UNKNOWN_TACTIC, re.compile(r"unknown tactic", re.I)),
-    (Kind.HEARTBEAT_TIMEOUT, re.compile(r"deterministic\)? timeout|heartbeats", re.I)),
+    (
+        Kind.HEARTBEAT_TIMEOUT,
+        re.compile(r"deterministic\)? timeout|maximum number of heartbeats", re.I),
+    ),
+    (Kind.MOTIVE_NOT_TYPE_CORRECT, re.compile(r"motive is not type correct", re.I)),
+    (
+        Kind.REWRITE_FAILED,
+        re.compile(
+            r"tactic ['`‘]?rewrite['`’]? failed|did not find (?:an )?instance of the pattern"
+            r"|equality or iff proof expected|pattern is a metavariable",
+            re.I,
+        ),
+    ),
+    (Kind.FUNCTION_EXPECTED, re.compile(r"^function expected", re.I)),
     (Kind.MAX_RECURSION, re.compile(r"maximum recursion depth", re.I)),
     (Kind.SYNTH_PLACEHOLDER, re.compile(r"don't know how to synthesize", re.I)),
     (
@@ -128,7 +146,6 @@ _RULES: list[tuple[Kind, re.Pattern[str]]] = [
             re.I,
         ),
     ),
-    (Kind.SUGGESTION, re.compile(r"^Try this", re.I)),
 ]
 
 _REPL_RULES = [

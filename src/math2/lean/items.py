@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from math2.errors import InputError
 from math2.lean.checker import CheckItem, Mode
+from math2.lean.statement import benchmark_code
 from math2.util.yamlfile import decode_utf8
-
-_OPEN_BY = re.compile(r":=\s*by\s*$")
 
 
 def load_items(
@@ -57,10 +55,7 @@ def load_items(
         if "code" in obj:
             code = obj["code"]
         elif "formal_statement" in obj:
-            stmt = obj["formal_statement"]
-            if _OPEN_BY.search(stmt) or stmt.rstrip().endswith(":="):
-                stmt = stmt.rstrip() + " sorry"
-            code = obj.get("header", "") + stmt
+            code = benchmark_code(obj.get("header", ""), obj["formal_statement"])
         else:
             raise InputError(path, lineno, "a line needs 'code' or 'formal_statement'")
         try:
