@@ -1,12 +1,14 @@
-"""The diagnostic kinds added for issue 9, in Lean's old (≤ 4.9) and new (≥ 4.19) wordings,
-directly and through the checker against the fake REPL."""
+"""Added for issue 9: the new diagnostic kinds, in Lean's old (≤ 4.9) and new (≥ 4.19)
+wordings, directly and through the checker against the fake REPL; and the check that the compiled
+environment answers for the expected theorem name."""
 
 import pytest
 
-from math2.lean.backends import ReplBackend
-from math2.lean.checker import CheckItem, LeanChecker, Status
+from math2.lean.backends import RawOutcome, ReplBackend
+from math2.lean.checker import CheckItem, LeanChecker, Mode, Status
 from math2.lean.diagnostics import Kind, classify_text
 from math2.lean.pool import PoolConfig
+from math2.lean.protocol import CommandResponse
 from math2.lean.testing.fake_repl import WORDING
 from tests.lean.conftest import fake_argv
 
@@ -60,3 +62,35 @@ async def test_kinds_reach_the_checker_result(wording: str) -> None:
             assert r.diagnostics[0].kind is kind, r.diagnostics
     finally:
         await backend.close()
+
+
+class _Answers:
+    """A backend whose `#print axioms` answer is about the constant it is given."""
+
+    name = "scripted"
+
+    def __init__(self, subject: str, axioms: str):
+        self.subject, self.axioms = subject, axioms
+
+    async def run(self, header: str, body: str, timeout: float) -> RawOutcome:
+        msg = {
+            "severity": "info",
+            "pos": {"line": 4, "column": 0},
+            "data": f"'{self.subject}' depends on axioms: [{self.axioms}]",
+        }
+        return RawOutcome(response=CommandResponse.model_validate({"env": 1, "messages": [msg]}))
+
+    async def close(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize("mode", [Mode.STATEMENT, Mode.PROOF])
+async def test_the_environment_must_answer_for_the_expected_name(mode: Mode) -> None:
+    proof = "sorry" if mode is Mode.STATEMENT else "trivial"
+    axioms = "propext, sorryAx" if mode is Mode.STATEMENT else "propext"
+    code = f"import Mathlib\nnamespace A\ntheorem foo : True := {proof}\nend A"
+    item = CheckItem(id="1", code=code, name="A.foo", mode=mode)
+    ok = await LeanChecker(_Answers("A.foo", axioms)).check(item)
+    assert ok.status is not Status.REJECTED and not any(v.rule == "target" for v in ok.violations)
+    bad = await LeanChecker(_Answers("A.other", axioms)).check(item)
+    assert not bad.passed and [v.rule for v in bad.violations] == ["target"]

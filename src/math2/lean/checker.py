@@ -23,6 +23,7 @@ from math2.lean.hygiene import (
     Strictness,
     Violation,
     axiom_violations,
+    axioms_subject,
     check_statement,
     parse_axioms,
     prepare,
@@ -219,11 +220,12 @@ class LeanChecker:
             )
         offset = raw.line_offset + (PREAMBLE_LINES if item.mode is not Mode.PLAIN else 0)
         axioms: set[str] | None = None
+        subject: str | None = None
         kept: list[Diagnostic] = []
         for d in diags:
             found = parse_axioms(d.message) if d.kind is Kind.OUTPUT else None
             if found is not None:
-                axioms = found
+                axioms, subject = found, axioms_subject(d.message)
                 continue
             kept.append(_shift(d, offset))
         errs = [d for d in kept if d.is_error]
@@ -241,12 +243,17 @@ class LeanChecker:
                 )
             else:
                 extra += axiom_violations(axioms)
+                if name and subject != name:
+                    extra.append(_not_declared(name, subject))
             passed = not extra
         elif item.mode is Mode.PROOF and not errs:
             if sorry:
                 passed, reason = False, "the proof uses sorry"
             elif axioms is not None and (bad := sorted(axioms - STANDARD_AXIOMS)):
                 passed, reason = False, f"depends on {', '.join(bad)}"
+            elif axioms is not None and name and subject != name:
+                extra.append(_not_declared(name, subject))
+                passed = False
         if extra:
             reason = "; ".join(v.detail for v in extra)
         return CheckResult(
@@ -258,6 +265,15 @@ class LeanChecker:
             violations=extra,
             **base,
         )
+
+
+def _not_declared(name: str, subject: str | None) -> Violation:
+    """The compiled environment did not answer for the expected theorem."""
+    return Violation(
+        rule="target",
+        line=None,
+        detail=f"the compiled environment answers for {subject!r}, not the expected {name!r}",
+    )
 
 
 def _shift(d: Diagnostic, offset: int) -> Diagnostic:

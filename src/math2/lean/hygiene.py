@@ -465,6 +465,15 @@ def parse_axioms(info: str) -> set[str] | None:
     return {a.strip() for a in m.group("list").replace("\n", " ").split(",") if a.strip()}
 
 
+_SUBJECT_RE = re.compile(r"^\s*['`‘«]?(?P<name>[^'`’»\s]+)['`’»]?\s+(?:depends|does not depend)")
+
+
+def axioms_subject(info: str) -> str | None:
+    """The constant a `#print axioms` answer is about (`'foo' depends on axioms: …`)."""
+    m = _SUBJECT_RE.search(info)
+    return m.group("name") if m else None
+
+
 def axiom_violations(axioms: set[str]) -> list[Violation]:
     """Axioms beyond the standard three and `sorryAx`."""
     extra = sorted(axioms - ALLOWED_AXIOMS)
