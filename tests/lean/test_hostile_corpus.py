@@ -136,3 +136,14 @@ def test_real_statement_shapes_are_accepted(case: str) -> None:
         assert report.ok, (case, report.reason)
     if case == "namespace":
         assert check_code(LEGIT[case], name="Foo.foo").full_name == "Foo.foo"
+
+
+async def test_checker_places_refusals_in_the_whole_item() -> None:
+    code = "-- c\nimport Mathlib\n\nopen Real\n#eval 1\ntheorem foo : True := sorry"
+    checker = LeanChecker(ReplBackend.from_config(PoolConfig(argv=fake_argv(), size=1)))
+    r = await checker.check(CheckItem(id="1", code=code, name="foo"))
+    assert r.status is Status.REJECTED
+    [v] = r.violations
+    assert (v.rule, v.line, v.column) == ("command", 5, 0)
+    assert "line 5, column 0" in r.reason
+    await checker.backend.close()

@@ -16,17 +16,20 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from math2.lean.backends import LeanBackend, RawOutcome
-from math2.lean.diagnostics import Diagnostic, Kind, diagnostics
-from math2.lean.hygiene import (
+from math2.lean.commands import split_code
+from math2.lean.compiled import (
     PREAMBLE_LINES,
     STANDARD_AXIOMS,
-    Strictness,
-    Violation,
     axiom_violations,
     axioms_subject,
-    check_statement,
     parse_axioms,
     prepare,
+)
+from math2.lean.diagnostics import Diagnostic, Kind, diagnostics
+from math2.lean.hygiene import (
+    Strictness,
+    Violation,
+    check_statement,
     split_header,
 )
 from math2.lean.protocol import CommandResponse, Pos, ReplError
@@ -141,6 +144,7 @@ class LeanChecker:
             header=header,
             allowed_imports=self.allowed_imports,
             strictness=strict,
+            line_offset=split_code(item.code).body_line - 1,  # lines of the whole item
         )
         if not report.ok:
             return "", report.full_name, report.violations
