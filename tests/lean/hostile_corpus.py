@@ -98,6 +98,16 @@ EVERY_MODE: dict[str, str] = {
     "trace option": H + "set_option trace.Meta.synthInstance true in\n" + T,
     "unseal": H + "unseal Nat.add in\n" + T,
     "register_option": H + "register_option evil : Bool := { defValue := true }\n" + T,
+    # Mathlib's own ways to run code or set options.
+    "eval%": H + "def n : ℕ := eval% (2 + 2)\n" + T,
+    "sudo set_option": H + "sudo set_option debug.skipKernelTC true\n" + T,
+    "sudo in a term": H + "def n : ℕ := sudo set_option debug.skipKernelTC true in 2\n" + T,
+    "set_option in a term": H + "def n : ℕ := (set_option debug.skipKernelTC true in 2)\n" + T,
+    "set_option in a proof": H + "theorem foo : True := (by set_option trace.Meta true in trivial)",
+    "run_conv": H + "theorem foo : 1 = 1 := by conv => run_conv pure ()",
+    "unset_option": H + "unset_option autoImplicit\n" + T,
+    "simproc": H + "simproc evil (Nat.succ _) := fun _ => pure .continue\n" + T,
+    "unknown command word": H + "def n := 1\nwhatsnew in\n" + T,
     # Characters that make the text read otherwise than Lean reads it.
     "bidi override": H + "theorem foo : 1 = 1 \u202e:= by sorry",
     "bidi isolate": H + "theorem foo : 1 = 1 \u2066:= by sorry",

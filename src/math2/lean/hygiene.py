@@ -21,7 +21,6 @@ from math2.lean.lexer import LexError, Tok, Token, suspicious_characters, tokeni
 from math2.lean.rules import (
     ALLOWED_ATTRIBUTES,
     ALLOWED_MODIFIERS,
-    ALLOWED_OPTION,
     DEFAULT_MODULE_ROOTS,
     DEFINITION_KEYWORDS,
     FORBIDDEN_COMMANDS,
@@ -31,7 +30,7 @@ from math2.lean.rules import (
     THEOREM_KEYWORDS,
     normalise_name,
 )
-from math2.lean.terms import Violation, _v, line_start_rules, term_rules
+from math2.lean.terms import Violation, _v, line_start_rules, option_refusal, term_rules
 
 
 class Strictness(StrEnum):
@@ -134,11 +133,8 @@ def _option_rules(c: Command, offset: int) -> list[Violation]:
     body = [t for t in c.body if t.text != "in"]
     opt = body[0].text if body else ""
     val = body[1].text if len(body) > 1 else ""
-    if not ALLOWED_OPTION.match(opt):
-        return [_v("set_option", c.tokens[0], f"option `{opt}` is not allowed", offset)]
-    if opt in ("autoImplicit", "relaxedAutoImplicit") and val != "false":
-        return [_v("set_option", c.tokens[0], f"`{opt}` must stay false", offset)]
-    return []
+    why = option_refusal(opt, val)
+    return [] if why is None else [_v("set_option", c.tokens[0], why, offset)]
 
 
 def _command_rules(c: Command, offset: int, strict: Strictness) -> list[Violation]:

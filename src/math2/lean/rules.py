@@ -60,6 +60,8 @@ CODE_WORDS = {
     "builtin_initialize": "runs code when loaded",
     "decide!": "trusts the compiler",
     "native": "asks for native evaluation (trusts the compiler)",
+    "run_conv": "runs meta code (Mathlib's conv `run_tac`)",
+    "sudo": "sets any option, the checking ones included (Mathlib's `sudo set_option`)",
 }
 SORRY_WORDS = frozenset({"sorry", "admit", "sorryAx"})
 # Names (after `_root_.` and «» are removed) that reach IO or the elaborator's internals.
@@ -115,7 +117,9 @@ OTHER_FORBIDDEN_COMMANDS = (
     "grind_pattern", "declare_simp_like_tactic", "mk_iff_of_inductive_prop",
     "register_builtin_option", "binder_predicate", "assert_not_imported", "test_extern",
     "declare_bitwise_int_theorems", "set_premise_selector", "count_heartbeats", "open_locale",
-    "elab_stx_quot", "compile_inductive", "compile_def",
+    "elab_stx_quot", "compile_inductive", "compile_def", "unset_option",
+    "insert_to_additive_translation", "name_poly_vars", "name_power_vars", "extend_docs",
+    "unsuppress_compilation",
 )  # fmt: skip
 FORBIDDEN_COMMANDS.update(
     dict.fromkeys(OTHER_FORBIDDEN_COMMANDS, "is not part of the statement grammar (a command)")

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from math2.lean.commands import Command
 from math2.lean.lexer import LexError, Tok, Token, tokenize
 from math2.lean.rules import (
+    ALLOWED_OPTION,
     CODE_WORDS,
     CONTINUATION_WORDS,
     FORBIDDEN_ROOTS,
@@ -53,6 +54,13 @@ def term_rules(toks: list[Token], offset: int, allow_sorry: set[int]) -> list[Vi
                 out.append(
                     _v("command", t, f"`{t.text}` is not part of the statement grammar", offset)
                 )
+            elif t.text == "set_option":  # in a term or tactic block too
+                opt = toks[i + 1].text if i + 1 < len(toks) else ""
+                val = toks[i + 2].text if i + 2 < len(toks) else ""
+                if (why := option_refusal(opt, val)) is not None:
+                    out.append(_v("set_option", t, why, offset))
+            elif t.text == "eval" and _adjacent(toks, i, "%"):
+                out.append(_v("code", t, "`eval%` evaluates code while elaborating", offset))
             elif name in CODE_WORDS or t.text in CODE_WORDS:
                 out.append(_v("code", t, f"`{t.text}` {CODE_WORDS.get(name, 'runs code')}", offset))
             elif name in SORRY_WORDS:
@@ -67,9 +75,24 @@ def term_rules(toks: list[Token], offset: int, allow_sorry: set[int]) -> list[Vi
     return out
 
 
-# `{…}` in a string that is not lexed as interpolated (`throwError "…{x}…"` takes one too); an
-# unclosed `{…` at the string's end is code whose closing part the lexer read as a new string.
 _OTHER_COMMANDS = frozenset(OTHER_FORBIDDEN_COMMANDS)
+
+
+def _adjacent(toks: list[Token], i: int, text: str) -> bool:
+    """Whether the token after i is `text` and touches it (`eval%`)."""
+    if i + 1 >= len(toks):
+        return False
+    t, u = toks[i], toks[i + 1]
+    return u.text == text and u.offset == t.offset + len(t.text)
+
+
+def option_refusal(opt: str, val: str) -> str | None:
+    """Why `set_option opt val` is refused, or None."""
+    if not ALLOWED_OPTION.match(opt):
+        return f"option `{opt}` is not allowed"
+    if opt in ("autoImplicit", "relaxedAutoImplicit") and val != "false":
+        return f"`{opt}` must stay false"
+    return None
 
 
 def line_start_rules(commands: list[Command], offset: int) -> list[Violation]:
@@ -89,6 +112,8 @@ def line_start_rules(commands: list[Command], offset: int) -> list[Violation]:
     return out
 
 
+# `{…}` in a string that is not lexed as interpolated (`throwError "…{x}…"` takes one too); an
+# unclosed `{…` at the string's end is code whose closing part the lexer read as a new string.
 _INTERP = re.compile(r'(?<!\\)\{([^{}]*?)(?:\}|"$)')
 
 
