@@ -169,12 +169,13 @@ class LeanChecker:
                 backend=self.backend.name,
             )
         key = cache_key(self.toolchain, self.mathlib_commit, header, compiled + item.mode)
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        hit = await asyncio.to_thread(self.cache.get, key) if self.cache is not None else None
+        if hit is not None:
             return hit.model_copy(update={"id": item.id, "cached": True})
         raw = await self.backend.run(header, compiled, self.timeout_s)
         result = self._verdict(item, name, raw)
         if self.cache is not None and result.status in _CACHEABLE:
-            self.cache.put(key, result)
+            await asyncio.to_thread(self.cache.put, key, result)  # stored before it is used
         return result
 
     async def check_many(

@@ -79,9 +79,9 @@ _Q = r"""['`‘«](?P<id>[^'`’»\s]+)['`’»]"""
 
 # Ordered: the first pattern that matches decides. (kind, pattern)
 _RULES: list[tuple[Kind, re.Pattern[str]]] = [
+    # A suggestion first: "Try this: set_option maxHeartbeats N in" is advice, not a timeout.
+    (Kind.SUGGESTION, re.compile(r"^\s*Try this", re.I)),
     (Kind.SORRY, re.compile(r"declaration uses ['`]sorry['`]", re.I)),
-    # A suggestion may quote anything, `set_option maxHeartbeats …` included.
-    (Kind.SUGGESTION, re.compile(r"^Try this", re.I)),
     (Kind.KERNEL_ERROR, re.compile(r"^\(kernel\)|kernel type check failed", re.I)),
     (Kind.UNKNOWN_IDENTIFIER, re.compile(rf"unknown identifier {_Q}", re.I)),
     (Kind.UNKNOWN_CONSTANT, re.compile(rf"unknown (?:constant|declaration) {_Q}", re.I)),
@@ -98,11 +98,11 @@ _RULES: list[tuple[Kind, re.Pattern[str]]] = [
         Kind.REWRITE_FAILED,
         re.compile(
             r"tactic ['`‘]?rewrite['`’]? failed|did not find (?:an )?instance of the pattern"
-            r"|equality or iff proof expected|pattern is a metavariable",
+            r"|rewrite failed|equality or iff proof expected|pattern is a metavariable",
             re.I,
         ),
     ),
-    (Kind.FUNCTION_EXPECTED, re.compile(r"^function expected", re.I)),
+    (Kind.FUNCTION_EXPECTED, re.compile(r"function expected", re.I)),
     (Kind.MAX_RECURSION, re.compile(r"maximum recursion depth", re.I)),
     (Kind.SYNTH_PLACEHOLDER, re.compile(r"don't know how to synthesize", re.I)),
     (

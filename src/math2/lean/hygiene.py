@@ -17,7 +17,13 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from math2.lean.commands import Command, split_code, split_commands
-from math2.lean.lexer import LexError, Tok, Token, suspicious_characters, tokenize
+from math2.lean.lexer import (
+    LexError,
+    Tok,
+    Token,
+    suspicious_characters,
+    tokenize,
+)
 from math2.lean.rules import (
     ALLOWED_ATTRIBUTES,
     ALLOWED_MODIFIERS,

@@ -5,12 +5,10 @@ record every rule returns."""
 
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel
 
 from math2.lean.commands import Command
-from math2.lean.lexer import LexError, Tok, Token, tokenize
+from math2.lean.lexer import LexError, Tok, Token, interpolated_parts, tokenize
 from math2.lean.rules import (
     ALLOWED_OPTION,
     CODE_WORDS,
@@ -112,17 +110,12 @@ def line_start_rules(commands: list[Command], offset: int) -> list[Violation]:
     return out
 
 
-# `{…}` in a string that is not lexed as interpolated (`throwError "…{x}…"` takes one too); an
-# unclosed `{…` at the string's end is code whose closing part the lexer read as a new string.
-_INTERP = re.compile(r'(?<!\\)\{([^{}]*?)(?:\}|"$)')
-
-
 def _interpolations(t: Token, offset: int) -> list[Violation]:
     """`{…}` inside a string may be code (s!, m!, f! strings): lex it and apply the term rules."""
     out = []
-    for m in _INTERP.finditer(t.text):
+    for part in interpolated_parts(t.text):
         try:
-            inner = tokenize(m.group(1))
+            inner = tokenize(part)
         except LexError:
             continue
         for v in term_rules(inner, 0, set()):
