@@ -4,12 +4,14 @@ import json
 
 import pytest
 
-from math2.lean.hygiene import (
+from math2.lean.compiled import (
     axiom_violations,
-    check_code,
-    check_statement,
     parse_axioms,
     prepare,
+)
+from math2.lean.hygiene import (
+    check_code,
+    check_statement,
     split_header,
 )
 from math2.lean.lexer import LexError, tokenize
