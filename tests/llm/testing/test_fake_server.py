@@ -194,3 +194,12 @@ def test_script_file_round_trip(tmp_path):
     path.write_text(script.model_dump_json(by_alias=True))
     again = load_script(path)
     assert again == script and again.rules[0].json_value == {"consistent": True}
+
+
+async def test_reply_expanded_from_the_user_match():
+    script = Script(
+        rules=[Rule(user=r"item (?P<id>\w+)", reply=r"theorem t_\g<id> : True", expand=True)]
+    )
+    with FakeServer(script) as srv:
+        r = await client(srv).chat([{"role": "user", "content": "Formalize item x42, please."}])
+    assert r.content == "theorem t_x42 : True"

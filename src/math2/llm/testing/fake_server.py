@@ -43,6 +43,7 @@ class Rule(BaseModel):
     system: str | None = None  # regex on the system message
     user: str | None = None  # regex on the last user message
     reply: str | None = None
+    expand: bool = False  # `reply` is a template: \1 or \g<name> from the `user` regex's match
     replies: list[str] | None = None
     json_value: Any = Field(None, alias="json")
     reasoning: str | None = None
@@ -154,7 +155,7 @@ class FakeServer:
         with self._lock:
             return repeats(list(self.requests))
 
-    def _match(self, body: dict[str, Any]) -> tuple[int, Rule] | None:
+    def _match(self, body: dict[str, Any]) -> tuple[int, Rule, re.Match[str] | None] | None:
         msgs = body.get("messages") or []
         system = "\n".join(m.get("content", "") for m in msgs if m.get("role") == "system")
         users = [m.get("content", "") for m in msgs if m.get("role") == "user"]
@@ -164,16 +165,17 @@ class FakeServer:
                 continue
             if rule.system and not re.search(rule.system, system, re.S):
                 continue
-            if rule.user and not re.search(rule.user, user, re.S):
+            m = re.search(rule.user, user, re.S) if rule.user else None
+            if rule.user and not m:
                 continue
-            return i, rule
+            return i, rule, m
         return None
 
     def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes | None]:
         """(status, headers, body bytes or None to drop the connection) for a chat request."""
         with self._lock:
             found = self._match(body)
-            idx, rule = found if found else (-1, Rule(reply=self.script.default))
+            idx, rule, m = found if found else (-1, Rule(reply=self.script.default), None)
             n = self.calls_per_rule.get(idx, 0)
             self.calls_per_rule[idx] = n + 1
             status = 200
@@ -210,6 +212,8 @@ class FakeServer:
                 content = f"Here is my verdict.\n```json\n{content}\n```\nI hope this helps."
         elif rule.replies:
             content = rule.replies[n % len(rule.replies)]
+        elif rule.expand and rule.reply is not None and m is not None:
+            content = m.expand(rule.reply)
         else:
             content = rule.reply if rule.reply is not None else self.script.default
         tokens = max(1, len(content) // 4)
