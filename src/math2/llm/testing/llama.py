@@ -77,6 +77,7 @@ class LlamaServer:
         ctx_size: int = 4096,
         parallel: int = 2,
         threads: int = 2,
+        n_predict: int = 256,
         log_path: Path | None = None,
     ):
         self.binary = binary or find_llama_server()
@@ -97,6 +98,9 @@ class LlamaServer:
             "--ctx-size", str(ctx_size),
             "--parallel", str(parallel),
             "--threads", str(threads),
+            # a cap on tokens per reply where the request sets none: a tiny model under a JSON
+            # grammar can otherwise write until the context is full
+            "--n-predict", str(n_predict),
         ]  # fmt: skip
         self.proc: subprocess.Popen[bytes] | None = None
 
