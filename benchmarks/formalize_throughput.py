@@ -92,6 +92,7 @@ async def streaming(st: Settings, store: Store, inp: Path, samples: list | None 
         if samples is not None and p.done // 500 not in marks:
             marks.add(p.done // 500)
             samples.append((p.done, proc.memory_info().rss / 2**20))
+            print(f"  {p.done} done, RSS {samples[-1][1]:.0f} MB", flush=True)
 
     opts = FormalizeOptions(model="gen", judge="gen", retrieval=False, max_rounds=3)
     started = time.monotonic()
@@ -154,6 +155,28 @@ async def barrier(st: Settings, store: Store, n: int, tag: str):
     return n / elapsed, elapsed
 
 
+async def compare(a, tmp: Path, bound: float) -> None:
+    """Streaming against the stage barrier, same fakes, same process."""
+    with spawn_fake_server(script(a.latency), tmp / "fake") as srv:
+        inp = tmp / "stream.jsonl"
+        write_items(inp, a.items, "s")
+        db = tmp / "stream.db"
+        st = settings(db, srv.base_url, a.concurrency, a.workers, a.check_delay)
+        rate, steady, secs = await streaming(st, store_at(db), inp)
+        print(
+            f"streaming: {a.items} items in {secs:.1f} s = {rate:.2f} items/s "
+            f"= {rate / bound:.0%} of the slower bound (start-up included); steady state "
+            f"(10-90 % done) {steady:.2f} items/s = {steady / bound:.0%}"
+        )
+        db = tmp / "barrier.db"
+        st = settings(db, srv.base_url, a.concurrency, a.workers, a.check_delay)
+        brate, bsecs = await barrier(st, store_at(db), a.items, "b")
+        print(
+            f"stage barrier: {a.items} items in {bsecs:.1f} s = {brate:.2f} items/s; "
+            f"streaming is {rate / brate:.2f}x"
+        )
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--items", type=int, default=400)
@@ -162,6 +185,7 @@ async def main() -> None:
     ap.add_argument("--check-delay", type=float, default=0.25, help="Lean time per check D (s)")
     ap.add_argument("--workers", type=int, default=2, help="Lean workers W")
     ap.add_argument("--memory-items", type=int, default=10_000)
+    ap.add_argument("--tmp", default=None, help="where the stores go (default: the system's)")
     a = ap.parse_args()
     model_bound = a.concurrency / (2 * a.latency)
     lean_bound = a.workers / a.check_delay
@@ -174,26 +198,10 @@ async def main() -> None:
         f"L={a.latency}s C={a.concurrency} D={a.check_delay}s W={a.workers}: model bound "
         f"{model_bound:.1f} items/s, Lean bound {lean_bound:.1f} items/s"
     )
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=a.tmp) as tmp:
         tmp = Path(tmp)
-        with spawn_fake_server(script(a.latency), tmp / "fake") as srv:
-            inp = tmp / "stream.jsonl"
-            write_items(inp, a.items, "s")
-            db = tmp / "stream.db"
-            st = settings(db, srv.base_url, a.concurrency, a.workers, a.check_delay)
-            rate, steady, secs = await streaming(st, store_at(db), inp)
-            print(
-                f"streaming: {a.items} items in {secs:.1f} s = {rate:.2f} items/s "
-                f"= {rate / bound:.0%} of the slower bound (start-up included); steady state "
-                f"(10-90 % done) {steady:.2f} items/s = {steady / bound:.0%}"
-            )
-            db = tmp / "barrier.db"
-            st = settings(db, srv.base_url, a.concurrency, a.workers, a.check_delay)
-            brate, bsecs = await barrier(st, store_at(db), a.items, "b")
-            print(
-                f"stage barrier: {a.items} items in {bsecs:.1f} s = {brate:.2f} items/s; "
-                f"streaming is {rate / brate:.2f}x"
-            )
+        if a.items:
+            await compare(a, tmp, bound)
         if a.memory_items:
             with spawn_fake_server(script(0.002), tmp / "fake-memory") as srv:
                 inp = tmp / "memory.jsonl"

@@ -42,7 +42,7 @@ class FakeServerProcess:
 
 @contextlib.contextmanager
 def spawn_fake_server(
-    script: Script, workdir: Path, *, timeout_s: float = 20.0
+    script: Script, workdir: Path, *, timeout_s: float = 60.0
 ) -> Iterator[FakeServerProcess]:
     """Start the server on a free port in a child process; stop it on exit."""
     workdir = Path(workdir)
