@@ -78,7 +78,7 @@ def test_bump_and_select_on_the_fixture(tmp_path: Path, monkeypatch) -> None:
         app, ["bump", "mathlib", "--to", "f4a75053ba65be55859c28f56b58c48ddff8db5f", str(fixture)]
     )
     assert res.exit_code == 0, res.output
-    assert "mentions added: 16" in res.output
+    assert "mentions added: 20" in res.output
     res = CliRunner().invoke(app, ["select", "--request", "Demo.idf_apply"])
     assert res.exit_code == 0, res.output
     assert "statement_definitions: 1" in res.output
@@ -94,7 +94,7 @@ def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
     CliRunner().invoke(app, ["import", "mathlib", str(fixture)])
     res = CliRunner().invoke(app, ["index", "build", "--no-dense"])
     assert res.exit_code == 0, res.output
-    assert "index of 16 declarations" in res.output
+    assert "index of 20 declarations" in res.output
     res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2"])
     assert res.exit_code == 0, res.output
     assert "Demo.idf_apply" in res.output and "no dense embeddings" in res.stderr
