@@ -165,3 +165,16 @@ def test_instance_base_names() -> None:
     assert instance_base_name(": Module R (Polynomial R)", []) == "instModulePolynomial"
     assert instance_base_name("[Fintype α] : Fintype (Option α)", []) == "instFintypeOption"
     assert lean_name("Foo.«bar».«end»") == "Foo.bar.«end»"
+
+
+def test_end_closes_only_the_parts_it_names(scan) -> None:
+    assert "NumberField.Units.dirichletUnitTheorem.inner_step" in scan
+    assert "NumberField.Units.basisModTorsion" in scan
+
+
+def test_mutual_blocks_do_not_close_a_namespace(tmp_path: Path) -> None:
+    f = tmp_path / "M.lean"
+    f.write_text(
+        "namespace A\nmutual\ntheorem x : True := trivial\nend\ntheorem z : True := trivial\n"
+    )
+    assert [d.name for d in scan_file(tmp_path, f).declarations] == ["A.x", "A.z"]

@@ -276,16 +276,20 @@ def scan_file(root: Path, path: Path) -> SourceFile:
         cmd = m.group("cmd")
         if cmd is not None:
             arg = m.group("arg").strip()
+            # One scope per name part, as Lean opens them: `namespace A.B` then `end B` leaves
+            # A open.
             if cmd == "namespace":
                 new = arg.split()[0].split(".") if arg else []
-                ns.append(("namespace", len(new)))
+                ns += [("namespace", 1)] * len(new)
                 parts += new
+            elif cmd == "mutual":
+                ns.append(("mutual", 0))
             elif cmd.endswith("section"):
-                ns.append(("section", 0))
-            elif cmd == "end" and ns:
-                _, k = ns.pop()
-                if k:
-                    del parts[-k:]
+                ns += [("section", 0)] * (len(arg.split()[0].split(".")) if arg else 1)
+            elif cmd == "end":
+                for _ in range(len(arg.split()[0].split(".")) if arg else 1):
+                    if ns and ns.pop()[1]:
+                        parts.pop()
             continue
         kw = _WS.sub(" ", m.group("kw"))
         start = m.end()
