@@ -153,10 +153,6 @@ def main() -> None:
     compare(args, root, files, sfs)
 
 
-if __name__ == "__main__":
-    main()
-
-
 def compare(args, root: Path, files: list[Path], current) -> None:
     """The baseline scanner and this one side by side, and the name lists each resolves."""
     runs = {"this scanner": current}
@@ -183,3 +179,7 @@ def compare(args, root: Path, files: list[Path], current) -> None:
         names = {d.name for f in current for d in f.declarations if d.name}
         missing = sorted({n for v in lists.values() for n in v if n not in names})
         print(f"\nnot found by this scanner ({len(missing)}): " + ", ".join(missing))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,5 +1,6 @@
 """The CLI: every command has help; build runs end to end on an empty machine."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -97,4 +98,11 @@ def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
     assert "index of 20 declarations" in res.output
     res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2"])
     assert res.exit_code == 0, res.output
-    assert "Demo.idf_apply" in res.output and "no dense embeddings" in res.stderr
+    assert "Demo.idf_apply" in res.output
+    assert "searched: mathlib (20 declarations; BM25 + prior)" in res.stderr
+    # every built index by default, each hit with its library
+    shutil.copytree(tmp_path / "index" / "mathlib", tmp_path / "index" / "other")
+    res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2"])
+    assert res.exit_code == 0, res.output
+    assert "mathlib (20" in res.stderr and "other (20" in res.stderr
+    assert "(other)" in res.output and "(mathlib)" in res.output
