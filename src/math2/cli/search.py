@@ -79,6 +79,10 @@ def search_cmd(
     library: Annotated[
         str | None, typer.Option(help="Search only this library's index (default: all built).")
     ] = None,
+    rerank: Annotated[
+        str | None,
+        typer.Option(help="Rerank the fused top 50 with this registered model (cached)."),
+    ] = None,
 ) -> None:
     """Search the declarations of every built index (BM25 + dense + informal descriptions +
     dependency prior, fused), or of one library's; says which indexes it searched."""
@@ -98,11 +102,24 @@ def search_cmd(
             + (" + descriptions" if index.desc is not None else "")
         )
         searched.append(f"{name} ({len(index.ids)} declarations; {parts} + prior)")
-        hits += [(name, h) for h in index.search(query, k)]
+        hits += [(name, h) for h in index.search(query, max(k, 50 if rerank else k))]
     # Fused scores are reciprocal-rank sums, so they compare across indexes.
-    hits = sorted(hits, key=lambda nh: -nh[1].score)[:k]
+    hits = sorted(hits, key=lambda nh: -nh[1].score)
     err.print("searched: " + "; ".join(searched))
     store = _store()
+    if rerank:
+        from math2.llm import LLMNotConfigured, UnregisteredModel
+        from math2.retrieval.rerank import rerank_with_model
+
+        library_of = {h.mention_id: name for name, h in hits}
+        try:
+            res = rerank_with_model(state.settings, store, rerank, query, [h for _, h in hits])
+        except (UnregisteredModel, LLMNotConfigured) as exc:
+            raise fail(str(exc)) from exc
+        note = "reranked" if res.reranked else f"not reranked ({res.error})"
+        err.print(f"{note} by {rerank} with {res.template}" + (" (cached)" if res.cached else ""))
+        hits = [(library_of[h.mention_id], h) for h in res.hits]
+    hits = hits[:k]
     with store.session() as s:
         ids = [h.mention_id for _, h in hits]
         rows = {m.id: m for m in s.scalars(select(Mention).where(Mention.id.in_(ids)))}
