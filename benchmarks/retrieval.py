@@ -102,11 +102,11 @@ def docstring_split(db: str, n: int, seed: int) -> tuple[list[Item], set[int]]:
     return [(r[1], r[2], {r[1]}) for r in chosen], {r[0] for r in chosen}
 
 
-def metrics(ix: SearchIndex, items: list[Item], parts) -> dict[str, float]:
+def metrics(ix: SearchIndex, items: list[Item], parts, **kw) -> dict[str, float]:
     tot = dict.fromkeys(("nDCG@10", "R@10", "R@50", "MRR"), 0.0)
     for start in range(0, len(items), 64):
         chunk = items[start : start + 64]
-        batch = ix.search_batch([q for _, q, _ in chunk], k=50, pool=100, parts=parts)
+        batch = ix.search_batch([q for _, q, _ in chunk], k=50, pool=100, parts=parts, **kw)
         for hits, (_, _, rel) in zip(batch, chunk, strict=True):
             names = [h.name for h in hits]
             dcg = sum(1 / math.log2(i + 2) for i, n in enumerate(names[:10]) if n in rel)
@@ -119,12 +119,12 @@ def metrics(ix: SearchIndex, items: list[Item], parts) -> dict[str, float]:
     return {k: v / max(1, len(items)) for k, v in tot.items()}
 
 
-def latency(ix: SearchIndex, queries: list[str], parts) -> tuple[float, float]:
-    ix.search("warm up", parts=parts)
+def latency(ix: SearchIndex, queries: list[str], parts, **kw) -> tuple[float, float]:
+    ix.search("warm up", parts=parts, **kw)
     ts = []
     for q in queries:
         t0 = time.perf_counter()
-        ix.search(q, k=10, parts=parts)
+        ix.search(q, k=10, parts=parts, **kw)
         ts.append((time.perf_counter() - t0) * 1000)
     ts.sort()
     return statistics.median(ts), ts[int(0.95 * (len(ts) - 1))]
@@ -139,6 +139,12 @@ def main() -> None:
     ap.add_argument("--docstrings", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--latency-queries", type=int, default=200)
+    ap.add_argument(
+        "--prior-weights", type=float, nargs="*", default=[],
+        help="also measure v2 BM25 + prior with these prior weights (default weight: 0.25)",
+    )  # fmt: skip
+    ap.add_argument("--only", help="only configurations whose label contains this")
+    ap.add_argument("--reuse", action="store_true", help="reuse indexes already under --work")
     args = ap.parse_args()
     store = Store(args.db)
     doc_items, hidden = docstring_split(args.db, args.docstrings, args.seed)
@@ -146,10 +152,11 @@ def main() -> None:
     for version in (1, 2):
         folder = args.work / f"v{version}"
         t0 = time.perf_counter()
-        build_index(
+        if not (args.reuse and (folder / "meta.json").exists()):
+            build_index(
             store, folder, dense=False, hide_docstrings=hidden, text_version=version,
             progress=lambda m: print(f"  {m}"),
-        )  # fmt: skip
+          )  # fmt: skip
         print(f"index text v{version}: built in {time.perf_counter() - t0:.0f} s")
         indexes[version] = SearchIndex(folder)
     names = set(indexes[2].names)
@@ -165,26 +172,32 @@ def main() -> None:
         rel = sum(len(r) for _, _, r in v) / max(1, len(v))
         print(f"set {k}: {len(v)} queries, {rel:.2f} relevant each")
     configs = [
-        ("baseline: v1 text, BM25 + prior (today)", 1, ("bm25", "prior")),
+        ("baseline: v1 text, BM25 + prior (today)", 1, ("bm25", "prior"), 0.25),
         ("v1 text, BM25", 1, ("bm25",)),
         ("v2 text + query normalisation, BM25", 2, ("bm25",)),
-        ("v2 text + query normalisation, BM25 + prior", 2, ("bm25", "prior")),
+        ("v2 text + query normalisation, BM25 + prior", 2, ("bm25", "prior"), 0.25),
+        *(
+            (f"v2 text + query normalisation, BM25 + prior weight {w}", 2, ("bm25", "prior"), w)
+            for w in args.prior_weights
+        ),
     ]
+    configs = [c for c in configs if not args.only or args.only in c[0]]
     qs = [q for v in sets.values() for _, q, _ in v][
         :: max(1, sum(map(len, sets.values())) // args.latency_queries)
     ]
     print("\n| configuration | set | nDCG@10 | R@10 | R@50 | MRR |")
     print("|---|---|---|---|---|---|")
     lat = {}
-    for label, version, parts in configs:
+    for label, version, parts, *weight in configs:
+        kw = {"prior_weight": weight[0] if weight else 0.0}
         for name, items in sets.items():
-            m = metrics(indexes[version], items, parts)
+            m = metrics(indexes[version], items, parts, **kw)
             print(
                 f"| {label} | {name} | {m['nDCG@10']:.3f} | {m['R@10']:.3f} | {m['R@50']:.3f} "
                 f"| {m['MRR']:.3f} |",
                 flush=True,
             )
-        lat[label] = latency(indexes[version], qs, parts)
+        lat[label] = latency(indexes[version], qs, parts, **kw)
     print(f"\n| configuration | p50 ms | p95 ms |  ({len(qs)} queries, one at a time)")
     print("|---|---|---|")
     for label, (p50, p95) in lat.items():

@@ -111,3 +111,12 @@ def test_descriptions_are_a_part_of_their_own(store, tmp_path: Path) -> None:
     assert ix.search("cartesian plane coordinates", k=1)[0].name == "Demo.Point"
     assert ix.search("cartesian plane coordinates", k=1, parts=("bm25",)) == []
     assert ix.search("idempotent endomorphism", k=1, parts=("desc",)) == []
+
+
+def test_prior_only_with_a_dense_part(store, tmp_path: Path) -> None:
+    build_index(store, tmp_path / "ix", dense=False)
+    ix = SearchIndex(tmp_path / "ix")
+    plain = ix.search("identity", k=3)
+    assert plain[0].score == pytest.approx(1 / 61)  # BM25 rank 1, no prior factor
+    weighted = ix.search("identity", k=3, prior_weight=0.25)
+    assert weighted[0].score == pytest.approx(1 / 61 * (1 + 0.25 * weighted[0].prior))

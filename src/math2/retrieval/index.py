@@ -338,8 +338,14 @@ class SearchIndex:
         k: int = 10,
         pool: int = 100,
         parts: tuple[str, ...] = ("bm25", "dense", "desc", "prior"),
+        prior_weight: float | None = None,
     ) -> list[list[Hit]]:
         """Fused results for many queries at once (BM25 and the encoder run batched)."""
+        if prior_weight is None:
+            # Over the full index with BM25 alone, the prior at 0.25 lowers nDCG@10 on the
+            # theorem-list dev set from 0.46 to 0.35 (docs/benchmarks.md, Retrieval): it is
+            # applied only where a dense part is fused too.
+            prior_weight = BETA_PRIOR if self.has_dense and "dense" in parts else 0.0
         b = self.rank_bm25(queries, pool) if "bm25" in parts else [None] * len(queries)
         d = self.rank_dense(queries, pool) if "dense" in parts else [None] * len(queries)
         x = self.rank_desc(queries, pool) if "desc" in parts else [None] * len(queries)
@@ -356,7 +362,7 @@ class SearchIndex:
                 scores[int(p)] = scores.get(int(p), 0.0) + W_DESC / (RRF_K + r + 1)
             if "prior" in parts:
                 for p in scores:
-                    scores[p] *= 1.0 + BETA_PRIOR * float(self.prior[p])
+                    scores[p] *= 1.0 + prior_weight * float(self.prior[p])
             top = sorted(scores.items(), key=lambda kv: -kv[1])[:k]
             results.append(
                 [
