@@ -101,7 +101,8 @@ def search_cmd(
             + (" + dense" if index.has_dense else "")
             + (" + descriptions" if index.desc is not None else "")
         )
-        searched.append(f"{name} ({len(index.ids)} declarations; {parts} + prior)")
+        parts += " + prior" if index.has_dense else ""  # the prior is fused with dense only
+        searched.append(f"{name} ({len(index.ids)} declarations; {parts})")
         hits += [(name, h) for h in index.search(query, max(k, 50 if rerank else k))]
     # Fused scores are reciprocal-rank sums, so they compare across indexes.
     hits = sorted(hits, key=lambda nh: -nh[1].score)
