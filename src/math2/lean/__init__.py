@@ -11,6 +11,7 @@ from math2.lean.checker import CheckItem, CheckResult, LeanChecker, Mode, Status
 from math2.lean.diagnostics import Diagnostic, Kind, classify_text, diagnostics
 from math2.lean.hygiene import HygieneReport, check_statement, split_header
 from math2.lean.pool import PoolConfig, ReplPool
+from math2.lean.statement import NotAStatement, benchmark_code, split_item, statement_item
 
 if TYPE_CHECKING:
     from math2.config import Settings
@@ -82,15 +83,19 @@ __all__ = [
     "LeanChecker",
     "LeanNotConfigured",
     "Mode",
+    "NotAStatement",
     "PoolConfig",
     "RawOutcome",
     "ReplBackend",
     "ReplPool",
     "Status",
+    "benchmark_code",
     "check_statement",
     "classify_text",
     "diagnostics",
     "make_backend",
     "make_checker",
     "split_header",
+    "split_item",
+    "statement_item",
 ]

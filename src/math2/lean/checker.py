@@ -16,16 +16,20 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from math2.lean.backends import LeanBackend, RawOutcome
-from math2.lean.diagnostics import Diagnostic, Kind, diagnostics
-from math2.lean.hygiene import (
+from math2.lean.commands import split_code
+from math2.lean.compiled import (
     PREAMBLE_LINES,
     STANDARD_AXIOMS,
-    Strictness,
-    Violation,
     axiom_violations,
-    check_statement,
+    axioms_subject,
     parse_axioms,
     prepare,
+)
+from math2.lean.diagnostics import Diagnostic, Kind, diagnostics
+from math2.lean.hygiene import (
+    Strictness,
+    Violation,
+    check_statement,
     split_header,
 )
 from math2.lean.protocol import CommandResponse, Pos, ReplError
@@ -140,6 +144,7 @@ class LeanChecker:
             header=header,
             allowed_imports=self.allowed_imports,
             strictness=strict,
+            line_offset=split_code(item.code).body_line - 1,  # lines of the whole item
         )
         if not report.ok:
             return "", report.full_name, report.violations
@@ -164,12 +169,13 @@ class LeanChecker:
                 backend=self.backend.name,
             )
         key = cache_key(self.toolchain, self.mathlib_commit, header, compiled + item.mode)
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        hit = await asyncio.to_thread(self.cache.get, key) if self.cache is not None else None
+        if hit is not None:
             return hit.model_copy(update={"id": item.id, "cached": True})
         raw = await self.backend.run(header, compiled, self.timeout_s)
         result = self._verdict(item, name, raw)
         if self.cache is not None and result.status in _CACHEABLE:
-            self.cache.put(key, result)
+            await asyncio.to_thread(self.cache.put, key, result)  # stored before it is used
         return result
 
     async def check_many(
@@ -219,11 +225,12 @@ class LeanChecker:
             )
         offset = raw.line_offset + (PREAMBLE_LINES if item.mode is not Mode.PLAIN else 0)
         axioms: set[str] | None = None
+        subject: str | None = None
         kept: list[Diagnostic] = []
         for d in diags:
             found = parse_axioms(d.message) if d.kind is Kind.OUTPUT else None
             if found is not None:
-                axioms = found
+                axioms, subject = found, axioms_subject(d.message)
                 continue
             kept.append(_shift(d, offset))
         errs = [d for d in kept if d.is_error]
@@ -241,12 +248,17 @@ class LeanChecker:
                 )
             else:
                 extra += axiom_violations(axioms)
+                if name and subject != name:
+                    extra.append(_not_declared(name, subject))
             passed = not extra
         elif item.mode is Mode.PROOF and not errs:
             if sorry:
                 passed, reason = False, "the proof uses sorry"
             elif axioms is not None and (bad := sorted(axioms - STANDARD_AXIOMS)):
                 passed, reason = False, f"depends on {', '.join(bad)}"
+            elif axioms is not None and name and subject != name:
+                extra.append(_not_declared(name, subject))
+                passed = False
         if extra:
             reason = "; ".join(v.detail for v in extra)
         return CheckResult(
@@ -258,6 +270,15 @@ class LeanChecker:
             violations=extra,
             **base,
         )
+
+
+def _not_declared(name: str, subject: str | None) -> Violation:
+    """The compiled environment did not answer for the expected theorem."""
+    return Violation(
+        rule="target",
+        line=None,
+        detail=f"the compiled environment answers for {subject!r}, not the expected {name!r}",
+    )
 
 
 def _shift(d: Diagnostic, offset: int) -> Diagnostic:

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from math2.lean.lexer import Tok, Token
+from math2.lean.rules import OTHER_FORBIDDEN_COMMANDS
 
 _IMPORT_LINE = re.compile(
     r"^import[ \t]+([A-Za-z_][A-Za-z0-9_']*(?:\.[A-Za-z_][A-Za-z0-9_']*)*)[ \t]*$"
@@ -32,7 +33,7 @@ OTHER_COMMANDS = {
     "declare_syntax_cat", "run_cmd", "run_tac", "run_elab", "run_meta", "initialize",
     "builtin_initialize", "deriving", "add_decl_doc", "register_option", "declare_config_elab",
     "unif_hint", "suppress_compilation", "unseal", "seal", "irreducible_def", "assert_not_exists",
-}  # fmt: skip
+} | set(OTHER_FORBIDDEN_COMMANDS)  # fmt: skip
 MODIFIERS = {"private", "protected", "noncomputable", "unsafe", "partial", "local", "scoped",
              "nonrec", "public", "meta"}  # fmt: skip
 PREFIX_COMMANDS = {"open", "set_option", "omit", "include"}  # may end in `in`

@@ -43,14 +43,14 @@ class Kind(StrEnum):
     MAX_RECURSION = "max_recursion"
     TERMINATION = "termination"
     TACTIC_FAILED = "tactic_failed"
+    REWRITE_FAILED = "rewrite_failed"  # `rw` found no instance of the pattern
+    MOTIVE_NOT_TYPE_CORRECT = "motive_not_type_correct"  # `rw`/`simp` would make an ill-typed goal
+    FUNCTION_EXPECTED = "function_expected"  # a term applied to arguments is not a function
     AMBIGUOUS = "ambiguous"
     ALREADY_DECLARED = "already_declared"
     KERNEL_ERROR = "kernel_error"
     DEPRECATED = "deprecated"
     LINTER = "linter"
-    REWRITE_FAILED = "rewrite_failed"  # rw found no instance of the pattern
-    MOTIVE_NOT_TYPE_CORRECT = "motive_not_type_correct"
-    FUNCTION_EXPECTED = "function_expected"
     SUGGESTION = "suggestion"  # "Try this: …"
     OUTPUT = "output"  # #print, #check, trace and other info output
     REPL_UNKNOWN_ENV = "repl_unknown_environment"
@@ -89,17 +89,20 @@ _RULES: list[tuple[Kind, re.Pattern[str]]] = [
     (Kind.INVALID_FIELD, re.compile(rf"environment does not contain {_Q}", re.I)),
     (Kind.INVALID_FIELD, re.compile(rf"invalid field (?:notation, )?{_Q}", re.I)),
     (Kind.UNKNOWN_TACTIC, re.compile(r"unknown tactic", re.I)),
+    (
+        Kind.HEARTBEAT_TIMEOUT,
+        re.compile(r"deterministic\)? timeout|maximum number of heartbeats", re.I),
+    ),
     (Kind.MOTIVE_NOT_TYPE_CORRECT, re.compile(r"motive is not type correct", re.I)),
     (
         Kind.REWRITE_FAILED,
         re.compile(
-            r"did not find (an )?instance of the pattern|tactic '?rewrite'? failed"
-            r"|rewrite failed|pattern is a metavariable",
+            r"tactic ['`‘]?rewrite['`’]? failed|did not find (?:an )?instance of the pattern"
+            r"|rewrite failed|equality or iff proof expected|pattern is a metavariable",
             re.I,
         ),
     ),
     (Kind.FUNCTION_EXPECTED, re.compile(r"function expected", re.I)),
-    (Kind.HEARTBEAT_TIMEOUT, re.compile(r"deterministic\)? timeout|heartbeats", re.I)),
     (Kind.MAX_RECURSION, re.compile(r"maximum recursion depth", re.I)),
     (Kind.SYNTH_PLACEHOLDER, re.compile(r"don't know how to synthesize", re.I)),
     (

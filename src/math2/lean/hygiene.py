@@ -12,7 +12,6 @@ constant with the expected full name.
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 
 from pydantic import BaseModel
@@ -22,15 +21,12 @@ from math2.lean.lexer import (
     LexError,
     Tok,
     Token,
-    interpolated_parts,
     suspicious_characters,
     tokenize,
 )
 from math2.lean.rules import (
     ALLOWED_ATTRIBUTES,
     ALLOWED_MODIFIERS,
-    ALLOWED_OPTION,
-    CODE_WORDS,
     DEFAULT_MODULE_ROOTS,
     DEFINITION_KEYWORDS,
     FORBIDDEN_COMMANDS,
@@ -40,13 +36,7 @@ from math2.lean.rules import (
     THEOREM_KEYWORDS,
     normalise_name,
 )
-
-STANDARD_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
-ALLOWED_AXIOMS = STANDARD_AXIOMS | {"sorryAx"}
-
-# The preamble math2 puts in front of every body it compiles.
-PREAMBLE = "set_option autoImplicit false\nset_option relaxedAutoImplicit false\n"
-PREAMBLE_LINES = PREAMBLE.count("\n")
+from math2.lean.terms import Violation, _v, line_start_rules, option_refusal, term_rules
 
 
 class Strictness(StrEnum):
@@ -55,21 +45,6 @@ class Strictness(StrEnum):
     STATEMENT = "statement"  # one theorem, proof exactly `sorry`
     PROOF = "proof"  # one theorem, a proof without sorry
     RELAXED = "relaxed"  # any number of declarations; still nothing that runs code
-
-
-class Violation(BaseModel):
-    """One reason an item is refused, with its place (1-based line, 0-based column)."""
-
-    rule: str
-    line: int | None
-    detail: str
-    column: int | None = None
-
-    def where(self) -> str:
-        """`line L, column C` (or less)."""
-        if self.line is None:
-            return ""
-        return f"line {self.line}" + (f", column {self.column}" if self.column is not None else "")
 
 
 class HygieneReport(BaseModel):
@@ -95,12 +70,6 @@ def split_header(code: str) -> tuple[str, str]:
     return sc.header, sc.body
 
 
-def _v(rule: str, t: Token | None, detail: str, offset: int) -> Violation:
-    if t is None:
-        return Violation(rule=rule, line=None, detail=detail)
-    return Violation(rule=rule, line=t.line + offset, column=t.col, detail=detail)
-
-
 def check_header(
     header: str, roots: frozenset[str] = DEFAULT_MODULE_ROOTS, exact: frozenset[str] | None = None
 ) -> list[Violation]:
@@ -122,40 +91,6 @@ def check_header(
                     rule="import", line=h.line, column=0, detail=f"import {h.module} is not allowed"
                 )
             )
-    return out
-
-
-def _term_rules(toks: list[Token], offset: int, allow_sorry: set[int]) -> list[Violation]:
-    out = []
-    for i, t in enumerate(toks):
-        if t.kind is Tok.KEYWORD:
-            out.append(_v("command", t, f"`{t.text}` commands are not allowed", offset))
-        elif t.kind is Tok.IDENT:
-            name = normalise_name(t.text)
-            if name in CODE_WORDS or t.text in CODE_WORDS:
-                out.append(_v("code", t, f"`{t.text}` {CODE_WORDS.get(name, 'runs code')}", offset))
-            elif name in SORRY_WORDS:
-                if i not in allow_sorry:
-                    out.append(_v("sorry", t, f"`{t.text}` outside the proof", offset))
-            elif FORBIDDEN_ROOTS.match(name):
-                out.append(
-                    _v("io", t, f"`{t.text}` reaches IO or Lean's internals ({name})", offset)
-                )
-        elif t.kind is Tok.STRING and not t.text.startswith("r"):
-            out.extend(_interpolations(t, offset))
-    return out
-
-
-def _interpolations(t: Token, offset: int) -> list[Violation]:
-    """`{…}` inside a string may be code (s!, m!, f! strings): lex it and apply the term rules."""
-    out = []
-    for part in interpolated_parts(t.text):
-        try:
-            inner = tokenize(part)
-        except LexError:
-            continue
-        for v in _term_rules(inner, 0, set()):
-            out.append(v.model_copy(update={"line": t.line + offset, "column": t.col}))
     return out
 
 
@@ -204,11 +139,8 @@ def _option_rules(c: Command, offset: int) -> list[Violation]:
     body = [t for t in c.body if t.text != "in"]
     opt = body[0].text if body else ""
     val = body[1].text if len(body) > 1 else ""
-    if not ALLOWED_OPTION.match(opt):
-        return [_v("set_option", c.tokens[0], f"option `{opt}` is not allowed", offset)]
-    if opt in ("autoImplicit", "relaxedAutoImplicit") and val != "false":
-        return [_v("set_option", c.tokens[0], f"`{opt}` must stay false", offset)]
-    return []
+    why = option_refusal(opt, val)
+    return [] if why is None else [_v("set_option", c.tokens[0], why, offset)]
 
 
 def _command_rules(c: Command, offset: int, strict: Strictness) -> list[Violation]:
@@ -217,7 +149,7 @@ def _command_rules(c: Command, offset: int, strict: Strictness) -> list[Violatio
     for p in c.prefixes:
         out.extend(_command_rules(p, offset, strict))
     if kw in FORBIDDEN_COMMANDS:
-        relaxed_ok = strict is Strictness.RELAXED and kw in ("axiom", "example", "opaque")
+        relaxed_ok = strict is Strictness.RELAXED and kw == "example"
         if not relaxed_ok:
             out.append(
                 _v("command", c.tokens[c.keyword_index], f"`{kw}` {FORBIDDEN_COMMANDS[kw]}", offset)
@@ -318,12 +250,16 @@ def check_statement(
     """
     strict = strictness or (Strictness.STATEMENT if require_sorry else Strictness.PROOF)
     v: list[Violation] = check_header(header, module_roots, allowed_imports)
-    for line, what in suspicious_characters(body):
-        v.append(Violation(rule="characters", line=line + line_offset, detail=what))
+    for line, col, what in suspicious_characters(body):
+        v.append(Violation(rule="characters", line=line + line_offset, column=col, detail=what))
     try:
         toks = [t for t in tokenize(body) if t.kind is not Tok.DOC]
     except LexError as exc:
-        v.append(Violation(rule="syntax", line=exc.line + line_offset, detail=exc.reason))
+        v.append(
+            Violation(
+                rule="syntax", line=exc.line + line_offset, column=exc.column, detail=exc.reason
+            )
+        )
         return HygieneReport(ok=False, violations=v)
     if not toks:
         v.append(Violation(rule="empty", line=None, detail="there is no Lean code to check"))
@@ -392,11 +328,20 @@ def check_statement(
                         allow_sorry.add(idx0)
     for c in commands:
         v.extend(_command_rules(c, line_offset, strict))
+    v.extend(line_start_rules(commands, line_offset))
     if strict is Strictness.RELAXED:
         allow_sorry = {i for i, t in enumerate(toks) if t.text in SORRY_WORDS}
-    v.extend(_term_rules(toks, line_offset, allow_sorry))
+    v.extend(term_rules(toks, line_offset, allow_sorry))
     v.sort(key=lambda x: (x.line or 0, x.column or 0))
-    return HygieneReport(ok=not v, violations=v, theorem_name=theorem_name, full_name=full)
+    seen: set[tuple[str, int | None, int | None]] = set()
+    unique = []
+    for x in v:  # one violation per rule and place (a command word is seen by two rules)
+        if (x.rule, x.line, x.column) not in seen or x.line is None:
+            seen.add((x.rule, x.line, x.column))
+            unique.append(x)
+    return HygieneReport(
+        ok=not unique, violations=unique, theorem_name=theorem_name, full_name=full
+    )
 
 
 def check_code(
@@ -416,29 +361,3 @@ def check_code(
         line_offset=sc.body_line - 1,
         module_roots=module_roots,
     )
-
-
-def prepare(body: str) -> str:
-    """The text math2 compiles: the preamble that turns autoImplicit off, then the body."""
-    return PREAMBLE + body
-
-
-_AXIOMS_RE = re.compile(r"depends on axioms:\s*\[(?P<list>[^\]]*)\]", re.S)
-
-
-def parse_axioms(info: str) -> set[str] | None:
-    """The axioms a `#print axioms` answer lists (empty set: none); None if it is not one."""
-    if "does not depend on any axioms" in info:
-        return set()
-    m = _AXIOMS_RE.search(info)
-    if not m:
-        return None
-    return {a.strip() for a in m.group("list").replace("\n", " ").split(",") if a.strip()}
-
-
-def axiom_violations(axioms: set[str]) -> list[Violation]:
-    """Axioms beyond the standard three and `sorryAx`."""
-    extra = sorted(axioms - ALLOWED_AXIOMS)
-    if not extra:
-        return []
-    return [Violation(rule="axioms", line=None, detail=f"depends on {', '.join(extra)}")]

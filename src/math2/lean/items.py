@@ -3,27 +3,26 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from math2.errors import InputError
 from math2.lean.checker import CheckItem, Mode
+from math2.lean.statement import benchmark_code
 from math2.util.yamlfile import decode_utf8
-
-_OPEN_BY = re.compile(r":=\s*by\s*$")
 
 
 def load_items(
-    path: str | Path, mode: Mode | None = None, *, relaxed: bool = False
+    path: str | Path, mode: Mode | None = None, *, relaxed: bool = False, name: str | None = None
 ) -> list[CheckItem]:
     """Items of a `.lean` file (one item) or a `.jsonl` file (one per line).
 
     A JSONL line has `code`, or `header` + `formal_statement` (the benchmark shape); an id from
     `id` or `name`; it may choose `"mode": "statement"` or `"proof"`, never `plain` (only the
-    caller can relax the rules, with `relaxed=True`). A statement ending in `:=` or `:= by` (a
-    prover's prompt) gets `sorry` appended. Empty input is an error.
+    caller can relax the rules, with `relaxed=True`). `name` is the theorem name a `.lean` file
+    must declare, and the default for JSONL lines that name none. A statement ending in `:=` or
+    `:= by` (a prover's prompt) gets `sorry` appended. Empty input is an error.
     """
     path = Path(path)
     try:
@@ -35,7 +34,7 @@ def load_items(
     if path.suffix == ".lean":
         if not text.strip():
             raise InputError(path, None, "the file is empty: there is nothing to check")
-        return [CheckItem(id=path.stem, code=text, mode=default)]
+        return [CheckItem(id=path.stem, code=text, mode=default, name=name)]
     if path.suffix != ".jsonl":
         raise InputError(path, None, "expected a .lean or .jsonl file")
     items: list[CheckItem] = []
@@ -56,10 +55,7 @@ def load_items(
         if "code" in obj:
             code = obj["code"]
         elif "formal_statement" in obj:
-            stmt = obj["formal_statement"]
-            if _OPEN_BY.search(stmt) or stmt.rstrip().endswith(":="):
-                stmt = stmt.rstrip() + " sorry"
-            code = obj.get("header", "") + stmt
+            code = benchmark_code(obj.get("header", ""), obj["formal_statement"])
         else:
             raise InputError(path, lineno, "a line needs 'code' or 'formal_statement'")
         try:
@@ -67,7 +63,7 @@ def load_items(
                 CheckItem(
                     id=item_id,
                     code=code,
-                    name=obj.get("theorem_name", obj.get("name")),
+                    name=obj.get("theorem_name", obj.get("name", name)),
                     mode=_item_mode(obj.get("mode"), default, path, lineno),
                 )
             )

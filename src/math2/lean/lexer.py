@@ -35,9 +35,10 @@ class Token:
 class LexError(ValueError):
     """Unterminated comment or string; `line` is where it starts."""
 
-    def __init__(self, message: str, line: int):
+    def __init__(self, message: str, line: int, column: int | None = None):
         super().__init__(f"line {line}: {message}")
         self.line = line
+        self.column = column
         self.reason = message
 
 
@@ -57,6 +58,9 @@ def _is_id_rest(ch: str) -> bool:
     return 0x2080 <= o <= 0x209C or 0x1D62 <= o <= 0x1D6A or o == 0x2071  # subscripts
 
 
+_BLANKS = re.compile(r"[ \t]+")
+_ASCII_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_'!?]*")
+_ASCII_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NUMBER = re.compile(
     r"0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|[0-9][0-9_]*(\.[0-9]+)?([eE][+-]?[0-9]+)?"
 )
@@ -88,6 +92,7 @@ _SYMBOLS = sorted(
     key=len,
     reverse=True,
 )
+_SYMBOL_RE = re.compile("|".join(re.escape(s) for s in _SYMBOLS))
 
 
 def tokenize(text: str) -> list[Token]:
@@ -98,80 +103,179 @@ def tokenize(text: str) -> list[Token]:
     def tok(kind: Tok, start: int, end: int, sline: int, scol: int) -> None:
         toks.append(Token(kind, text[start:end], sline, scol, start))
 
-    while i < n:
-        ch = text[i]
-        if ch == "\n":
-            line += 1
-            line_start = i + 1
-            i += 1
-            continue
-        if ch.isspace():
-            i += 1
-            continue
-        col = i - line_start
-        if text.startswith("--", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if text.startswith("/-", i):
-            is_doc = text.startswith("/--", i) or text.startswith("/-!", i)
-            depth, j, sline = 1, i + 2, line
-            while j < n and depth:
-                if text.startswith("/-", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("-/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    if text[j] == "\n":
-                        line += 1
-                        line_start = j + 1
+    col = 0
+    try:
+        while i < n:
+            ch = text[i]
+            if ch == "\n":
+                line += 1
+                line_start = i + 1
+                i += 1
+                continue
+            if ch == " " or ch == "\t":
+                i = _BLANKS.match(text, i).end()  # type: ignore[union-attr]
+                continue
+            if ch.isspace():
+                i += 1
+                continue
+            col = i - line_start
+            if text.startswith("--", i):
+                j = text.find("\n", i)
+                i = n if j < 0 else j
+                continue
+            if text.startswith("/-", i):
+                is_doc = text.startswith("/--", i) or text.startswith("/-!", i)
+                depth, j, sline = 1, i + 2, line
+                while j < n and depth:
+                    if text.startswith("/-", j):
+                        depth, j = depth + 1, j + 2
+                    elif text.startswith("-/", j):
+                        depth, j = depth - 1, j + 2
+                    else:
+                        if text[j] == "\n":
+                            line += 1
+                            line_start = j + 1
+                        j += 1
+                if depth:
+                    raise LexError("unterminated comment", sline)
+                if is_doc:
+                    tok(Tok.DOC, i, j, sline, col)
+                i = j
+                continue
+            if _interpolated_at(text, i, toks):
+                q = i + 2 if text[i] == "s" else i
+                spans = _interpolation_spans(text, i, q, line)
+                for kind, a, b in spans:
+                    sline = line + text.count("\n", i, a)
+                    scol = a - (text.rfind("\n", 0, a) + 1)
+                    if kind is Tok.STRING:
+                        toks.append(Token(Tok.STRING, text[a:b], sline, scol, a))
+                        continue
+                    inner = tokenize(text[a:b])
+                    if any(bracket_balance(inner)):
+                        raise LexError("unbalanced brackets in a string interpolation", sline)
+                    for t in inner:
+                        col2 = t.col + scol if t.line == 1 else t.col
+                        toks.append(Token(t.kind, t.text, sline + t.line - 1, col2, a + t.offset))
+                end = spans[-1][2]
+                nl = text.count("\n", i, end)
+                if nl:
+                    line += nl
+                    line_start = text.rfind("\n", i, end) + 1
+                i = end
+                continue
+            end = _string_end(text, i, line)
+            if end is not None:
+                tok(Tok.STRING, i, end, line, col)
+                nl = text.count("\n", i, end)
+                if nl:
+                    line += nl
+                    line_start = text.rfind("\n", i, end) + 1
+                i = end
+                continue
+            if ch == "'" and (m := _CHAR.match(text, i)):
+                tok(Tok.CHAR, i, m.end(), line, col)
+                i = m.end()
+                continue
+            if ch in _ASCII_START and (m := _ASCII_ID.match(text, i)):
+                j = m.end()
+                nxt = text[j] if j < n else ""
+                if nxt != "." and nxt != "«" and (nxt < "\x80" or not _is_id_rest(nxt)):
+                    tok(Tok.IDENT, i, j, line, col)  # a plain ASCII name: no dots, no «»
+                    i = j
+                    continue
+            if ch == "«" or _is_id_start(ch):
+                j = _ident(text, i, line)
+                tok(Tok.IDENT, i, j, line, col)
+                i = j
+                continue
+            if ch == "#" and i + 1 < n and text[i + 1].isalpha():
+                j = i + 1
+                while j < n and (text[j].isalnum() or text[j] == "_"):
                     j += 1
-            if depth:
-                raise LexError("unterminated comment", sline)
-            if is_doc:
-                tok(Tok.DOC, i, j, sline, col)
-            i = j
-            continue
-        end = _string_end(text, i, line)
-        if end is not None:
-            tok(Tok.STRING, i, end, line, col)
-            nl = text.count("\n", i, end)
-            if nl:
-                line += nl
-                line_start = text.rfind("\n", i, end) + 1
+                tok(Tok.KEYWORD, i, j, line, col)
+                i = j
+                continue
+            if "0" <= ch <= "9":
+                m = _NUMBER.match(text, i)
+                assert m is not None  # any ASCII digit starts a number
+                tok(Tok.NUMBER, i, m.end(), line, col)
+                i = m.end()
+                continue
+            m = _SYMBOL_RE.match(text, i)
+            end = m.end() if m else i + 1
+            tok(Tok.SYMBOL, i, end, line, col)
             i = end
-            continue
-        if ch == "'" and (m := _CHAR.match(text, i)):
-            tok(Tok.CHAR, i, m.end(), line, col)
-            i = m.end()
-            continue
-        if ch == "«" or _is_id_start(ch):
-            j = _ident(text, i, line)
-            tok(Tok.IDENT, i, j, line, col)
-            i = j
-            continue
-        if ch == "#" and i + 1 < n and text[i + 1].isalpha():
-            j = i + 1
-            while j < n and (text[j].isalnum() or text[j] == "_"):
-                j += 1
-            tok(Tok.KEYWORD, i, j, line, col)
-            i = j
-            continue
-        if "0" <= ch <= "9":
-            m = _NUMBER.match(text, i)
-            assert m is not None  # any ASCII digit starts a number
-            tok(Tok.NUMBER, i, m.end(), line, col)
-            i = m.end()
-            continue
-        for sym in _SYMBOLS:
-            if text.startswith(sym, i):
-                tok(Tok.SYMBOL, i, i + len(sym), line, col)
-                i += len(sym)
-                break
-        else:
-            tok(Tok.SYMBOL, i, i + 1, line, col)
-            i += 1
+    except LexError as exc:
+        if exc.column is None:
+            exc.column = col  # where the unclosed comment, string or name begins
+        raise
     return toks
+
+
+_OPENERS = "([{⟨⦃"
+_CLOSERS = ")]}⟩⦄"
+
+
+def bracket_balance(toks: list[Token]) -> list[int]:
+    """How many of each bracket kind stay open at the end (all zero when balanced; a close
+    before its open counts as -1 and stays)."""
+    count = [0] * len(_OPENERS)
+    for t in toks:
+        if t.kind is not Tok.SYMBOL:
+            continue
+        if t.text in _OPENERS:
+            count[_OPENERS.index(t.text)] += 1
+        elif t.text in _CLOSERS:
+            k = _CLOSERS.index(t.text)
+            count[k] = count[k] - 1 if count[k] > 0 else -(10**6)
+    return count
+
+
+def _interpolated_at(text: str, i: int, toks: list[Token]) -> bool:
+    """Whether an interpolated string starts at i: `s!"…"`, or `"…"` right after a name ending
+    in `!` (`m!`, `f!`, …). Its `{…}` parts are code and are lexed as code."""
+    if text.startswith('s!"', i) and not (toks and toks[-1].offset + len(toks[-1].text) == i):
+        return True
+    if text[i] != '"' or not toks:
+        return False
+    prev = toks[-1]
+    return prev.kind is Tok.IDENT and prev.text.endswith("!") and prev.offset + len(prev.text) == i
+
+
+def _interpolation_spans(text: str, start: int, q: int, line: int) -> list[tuple[Tok, int, int]]:
+    """The string pieces and code pieces of an interpolated string whose quote is at q."""
+    n = len(text)
+    spans: list[tuple[Tok, int, int]] = []
+    piece, j = start, q + 1
+    while j < n:
+        c = text[j]
+        if c == "\\":
+            j += 2
+        elif c == '"':
+            spans.append((Tok.STRING, piece, j + 1))
+            return spans
+        elif c == "{":
+            spans.append((Tok.STRING, piece, j + 1))
+            a, k, depth = j + 1, j + 1, 1
+            while k < n and depth:
+                ck = text[k]
+                if ck == '"':
+                    end = _string_end(text, k, line)
+                    k = end if end is not None else k + 1
+                    continue
+                if ck == "{":
+                    depth += 1
+                elif ck == "}":
+                    depth -= 1
+                k += 1
+            if depth:
+                raise LexError("unterminated string interpolation", line)
+            spans.append((Tok.IDENT, a, k - 1))  # code
+            piece, j = k - 1, k
+        else:
+            j += 1
+    raise LexError("unterminated string", line)
 
 
 def _string_end(text: str, i: int, line: int) -> int | None:
@@ -285,16 +389,26 @@ _INVISIBLE = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x00AD}
 _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
 
 
-def suspicious_characters(text: str) -> list[tuple[int, str]]:
-    """(line, description) of control, bidi and invisible characters anywhere in the text."""
-    out = []
+# Every character the loop below reports (a fast test for the usual text that has none).
+_SUSPICIOUS = re.compile(
+    "["
+    + "".join(re.escape(chr(o)) for o in sorted(_BIDI | _INVISIBLE))
+    + "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
+)
+
+
+def suspicious_characters(text: str) -> list[tuple[int, int, str]]:
+    """(line, column, description) of control, bidi and invisible characters in the text."""
+    out: list[tuple[int, int, str]] = []
+    if _SUSPICIOUS.search(text) is None:
+        return out
     for lineno, line in enumerate(text.split("\n"), 1):
-        for ch in line:
+        for col, ch in enumerate(line):
             o = ord(ch)
             if o in _BIDI:
-                out.append((lineno, f"bidirectional control character U+{o:04X}"))
+                out.append((lineno, col, f"bidirectional control character U+{o:04X}"))
             elif o in _INVISIBLE:
-                out.append((lineno, f"invisible character U+{o:04X}"))
+                out.append((lineno, col, f"invisible character U+{o:04X}"))
             elif unicodedata.category(ch) == "Cc" and ch not in "\t\r":
-                out.append((lineno, f"control character U+{o:04X}"))
+                out.append((lineno, col, f"control character U+{o:04X}"))
     return out

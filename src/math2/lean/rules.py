@@ -59,6 +59,9 @@ CODE_WORDS = {
     "initialize": "runs code when loaded",
     "builtin_initialize": "runs code when loaded",
     "decide!": "trusts the compiler",
+    "native": "asks for native evaluation (trusts the compiler)",
+    "run_conv": "runs meta code (Mathlib's conv `run_tac`)",
+    "sudo": "sets any option, the checking ones included (Mathlib's `sudo set_option`)",
 }
 SORRY_WORDS = frozenset({"sorry", "admit", "sorryAx"})
 # Names (after `_root_.` and «» are removed) that reach IO or the elaborator's internals.
@@ -103,6 +106,28 @@ FORBIDDEN_COMMANDS = {
     "assert_not_exists": "is not part of the statement grammar",
     "coinductive": "is not part of the statement grammar",
 }
+# Commands of Lean, Batteries, Aesop and Mathlib outside the statement grammar; several run meta
+# code (simprocs, rule sets, attributes made on the fly). They are keywords once Mathlib is
+# imported, so no statement can use them as names.
+OTHER_FORBIDDEN_COMMANDS = (
+    "simproc", "dsimproc", "simproc_decl", "dsimproc_decl", "builtin_simproc", "builtin_dsimproc",
+    "builtin_simproc_decl", "notation3", "proof_wanted", "library_note",
+    "initialize_simps_projections", "register_simp_attr", "register_label_attr",
+    "add_aesop_rules", "erase_aesop_rules", "declare_aesop_rule_sets", "whatsnew", "recall",
+    "grind_pattern", "declare_simp_like_tactic", "mk_iff_of_inductive_prop",
+    "register_builtin_option", "binder_predicate", "assert_not_imported", "test_extern",
+    "declare_bitwise_int_theorems", "set_premise_selector", "count_heartbeats", "open_locale",
+    "elab_stx_quot", "compile_inductive", "compile_def", "unset_option",
+    "insert_to_additive_translation", "name_poly_vars", "name_power_vars", "extend_docs",
+    "unsuppress_compilation",
+)  # fmt: skip
+FORBIDDEN_COMMANDS.update(
+    dict.fromkeys(OTHER_FORBIDDEN_COMMANDS, "is not part of the statement grammar (a command)")
+)
+# Words that may begin a line inside a command without beginning a command of their own.
+CONTINUATION_WORDS = frozenset(
+    {"where", "deriving", "termination_by", "decreasing_by", "with", "extends", "then", "else"}
+)
 
 
 def normalise_name(text: str) -> str:

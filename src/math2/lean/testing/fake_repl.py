@@ -10,7 +10,8 @@ blank line. Behaviours are chosen by directives in a command's text (`-- fake: <
     slow SECONDS      take that long
     alloc MEGABYTES   keep that much more memory (to test recycling)
     error KIND NAME   answer with an error of KIND (unknown_identifier, unknown_constant,
-                      type_mismatch, synth_instance, unsolved_goals, parse_error, heartbeat)
+                      type_mismatch, synth_instance, unsolved_goals, parse_error, heartbeat,
+                      rewrite_failed, motive, function_expected)
                       in the wording of --wording (old: Lean ≤ 4.9, new: Lean ≥ 4.19)
     garbage           answer with something that is not JSON
     axiom NAME        the environment gains axiom NAME (seen by `#print axioms`)
@@ -51,6 +52,10 @@ WORDING = {
         "parse_error": "unexpected token '{n}'; expected term",
         "heartbeat": f"(deterministic) timeout at whnf, {_HEARTBEATS} "
         "(use 'set_option maxHeartbeats <num>' to set the limit)",
+        "rewrite_failed": "tactic 'rewrite' failed, did not find instance of the pattern in the "
+        "target expression\n  {n}\n⊢ True",
+        "motive": "tactic 'rewrite' failed, motive is not type correct\n  fun _a => {n}\n⊢ True",
+        "function_expected": "function expected\n  {n}\nterm has type\n  ℕ",
     },
     "new": {
         "unknown_identifier": "Unknown identifier `{n}`",
@@ -62,6 +67,10 @@ WORDING = {
         "parse_error": "unexpected token '{n}'; expected term",
         "heartbeat": f"(deterministic) timeout at `whnf`, {_HEARTBEATS}\n\n"
         "Note: Use `set_option maxHeartbeats <num>` to set the limit.",
+        "rewrite_failed": "Tactic `rewrite` failed: Did not find an instance of the pattern in "
+        "the target expression\n  {n}\n\n⊢ True",
+        "motive": "Tactic `rewrite` failed: motive is not type correct:\n  fun _a => {n}\n\n⊢ True",
+        "function_expected": "Function expected at\n  {n}\nbut this term has type\n  ℕ",
     },
 }
 

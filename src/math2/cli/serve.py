@@ -1,0 +1,96 @@
+"""`math2 serve` (the web app) and `math2 reviewers add` (accounts for reviewing and grading)."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from math2.cli._common import _store, app, fail, out, state
+
+reviewers_app = typer.Typer(help="Reviewer accounts for the web app.", no_args_is_help=True)
+app.add_typer(reviewers_app, name="reviewers")
+
+
+def _read_password(name: str, from_stdin: bool) -> str:
+    """The password from stdin's first line, or typed twice at a prompt."""
+    if from_stdin or not sys.stdin.isatty():
+        return sys.stdin.readline().rstrip("\r\n")
+    first = getpass.getpass(f"password for {name}: ")
+    if first != getpass.getpass("again: "):
+        raise fail("the two passwords differ")
+    return first
+
+
+def _add(name: str, from_stdin: bool) -> None:
+    from math2.web.accounts import AccountError, add_reviewer
+
+    password = _read_password(name, from_stdin)
+    try:
+        add_reviewer(_store(migrate=True), name, password)
+    except AccountError as exc:
+        raise fail(str(exc)) from exc
+    out.print(f"reviewer {name} can sign in")
+
+
+@reviewers_app.command("add")
+def reviewers_add(
+    name: Annotated[str, typer.Argument(help="The reviewer's sign-in name.")],
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="Read the password from stdin.")
+    ] = False,
+) -> None:
+    """Create a reviewer (or set a new password); the password is stored argon2-hashed."""
+    _add(name, password_stdin)
+
+
+@app.command("serve")
+def serve(
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    host: Annotated[
+        str, typer.Option(help="Address to listen on (127.0.0.1: this machine only).")
+    ] = "127.0.0.1",
+    add_reviewer: Annotated[
+        str | None,
+        typer.Option(
+            "--add-reviewer",
+            help="Create this reviewer (password from the prompt or stdin) and exit.",
+        ),
+    ] = None,
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="With --add-reviewer: read it from stdin.")
+    ] = False,
+    trusted_header: Annotated[
+        str | None,
+        typer.Option(
+            help="A header set by a reverse proxy to the signed-in reviewer's name (only when "
+            "every request comes through that proxy)."
+        ),
+    ] = None,
+    https_only: Annotated[
+        bool, typer.Option(help="Send the session cookie over HTTPS only (behind TLS).")
+    ] = False,
+) -> None:
+    """Browse the corpus, review agent text and bindings, grade audits (until interrupted).
+
+    Sessions are signed with MATH2_WEB_SECRET, or a random key per start."""
+    if add_reviewer:
+        _add(add_reviewer, password_stdin)
+        return
+    import uvicorn
+
+    from math2.web import create_app
+
+    app_ = create_app(
+        _store(),
+        Path(state.settings.retrieval.index_dir),
+        secret=os.environ.get("MATH2_WEB_SECRET"),
+        trusted_header=trusted_header,
+        https_only=https_only,
+    )
+    out.print(f"math2 on http://{host}:{port}/")
+    uvicorn.run(app_, host=host, port=port, log_level="warning")

@@ -1,0 +1,169 @@
+"""Public pages: home, search, node, library, runs and their trajectories, the audit report."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import PlainTextResponse, RedirectResponse
+from sqlalchemy import select
+
+from math2.store import AuditGrade, AuditSample, Mention, Node
+from math2.web import audit, queries
+from math2.web.app import page
+from math2.web.security import current_reviewer
+
+log = logging.getLogger(__name__)
+router = APIRouter()
+
+
+@router.get("/")
+def home(request: Request):
+    with request.app.state.store.session() as s:
+        libs = queries.libraries(s)
+    return page(request, "home.html", libraries=libs)
+
+
+@router.get("/static-lean.css")
+def lean_css(request: Request):
+    return PlainTextResponse(request.app.state.lean_css, media_type="text/css")
+
+
+def _index(request: Request, library: str):
+    """The loaded search index of a library, or (None, the reason there is none)."""
+    if not library.replace("-", "").replace("_", "").isalnum():
+        return None, f"no library named {library!r}"
+    cache = request.app.state.indexes
+    folder: Path = request.app.state.index_dir / library
+    meta = folder / "meta.json"
+    stamp = meta.stat().st_mtime_ns if meta.exists() else None
+    if library in cache and cache[library][0] == stamp:  # reloaded when the index is rebuilt
+        return cache[library][1], None
+    if stamp is None:
+        return None, (
+            f"No search index is built for {library} (looked in {folder}). "
+            f"Build it with `math2 index build --library {library}` (or `math2 build`)."
+        )
+    from math2.retrieval.index import SearchIndex
+
+    try:
+        cache[library] = (stamp, SearchIndex(folder))
+    except (OSError, ValueError, KeyError) as exc:
+        log.warning("cannot load the index at %s: %s", folder, exc)
+        return None, f"The search index at {folder} cannot be read ({exc}); rebuild it."
+    return cache[library][1], None
+
+
+@router.get("/search")
+def search(
+    request: Request,
+    q: str = Query("", max_length=500),
+    library: str = Query("mathlib", max_length=80),
+    k: int = Query(20, ge=1, le=100),
+):
+    hits, message = [], None
+    if q.strip():
+        index, message = _index(request, library)
+        if index is not None:
+            found = index.search(q, k)
+            with request.app.state.store.session() as s:
+                rows = {
+                    m.id: m
+                    for m in s.scalars(
+                        select(Mention).where(Mention.id.in_([h.mention_id for h in found]))
+                    )
+                }
+            hits = [{"h": h, "m": rows.get(h.mention_id)} for h in found]
+            if not hits:
+                message = "No declaration matches."
+    return page(request, "search.html", q=q, library=library, hits=hits, message=message)
+
+
+@router.get("/node/{node_id}")
+def node(request: Request, node_id: int):
+    with request.app.state.store.session() as s:
+        view = queries.node_view(s, node_id)
+    if view is None:
+        raise HTTPException(404, f"there is no node {node_id}")
+    return page(request, "node.html", **view)
+
+
+@router.get("/node")
+def node_by_key(request: Request, key: str = Query(..., max_length=200)):
+    with request.app.state.store.session() as s:
+        node_id = s.scalar(select(Node.id).where(Node.key == key))
+    if node_id is None:
+        raise HTTPException(404, f"there is no node with key {key!r}")
+    return RedirectResponse(f"/node/{node_id}", status_code=303)
+
+
+@router.get("/library/{name}")
+def library(request: Request, name: str):
+    with request.app.state.store.session() as s:
+        view = queries.library_view(s, name)
+    if view is None:
+        raise HTTPException(404, f"there is no library {name!r}")
+    return page(request, "library.html", **view)
+
+
+@router.get("/runs")
+def runs(request: Request):
+    with request.app.state.store.session() as s:
+        rows = queries.runs(s)
+    return page(request, "runs.html", runs=rows)
+
+
+@router.get("/runs/{run_id}")
+def run(request: Request, run_id: int):
+    with request.app.state.store.session() as s:
+        view = queries.run_view(s, run_id)
+    if view is None:
+        raise HTTPException(404, f"there is no run {run_id}")
+    return page(request, "run.html", **view)
+
+
+@router.get("/runs/{run_id}/trajectory")
+def trajectory(request: Request, run_id: int, item: str = Query(..., max_length=500)):
+    with request.app.state.store.session() as s:
+        view = queries.run_view(s, run_id)
+        if view is None:
+            raise HTTPException(404, f"there is no run {run_id}")
+        attempts = queries.trajectory(s, run_id, item)
+    return page(request, "trajectory.html", run=view["run"], item=item, attempts=attempts)
+
+
+@router.get("/audit")
+def audit_index(request: Request):
+    with request.app.state.store.session() as s:
+        names = audit.audits(s)
+    return page(request, "audits.html", audits=names)
+
+
+@router.get("/audit/{name}")
+def audit_page(request: Request, name: str):
+    who = current_reviewer(request)
+    with request.app.state.store.session() as s:
+        rows = audit.report(s, name)
+        if not rows:
+            raise HTTPException(404, f"there is no audit {name!r}")
+        samples = (
+            s.execute(
+                select(AuditSample)
+                .where(AuditSample.audit == name)
+                .order_by(AuditSample.stratum, AuditSample.id)
+            )
+            .scalars()
+            .all()
+        )
+        mine = {}
+        if who:
+            mine = {
+                g.sample_id: g
+                for g in s.execute(
+                    select(AuditGrade)
+                    .join(AuditSample, AuditSample.id == AuditGrade.sample_id)
+                    .where(AuditSample.audit == name, AuditGrade.grader == who)
+                ).scalars()
+            }
+    return page(request, "audit.html", name=name, report=rows, samples=samples, mine=mine)

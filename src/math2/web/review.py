@@ -1,0 +1,205 @@
+"""A person's decisions on agent text and proposed bindings, and the node level they may raise.
+
+Every decision writes one `reviews` row (reviewer, time, verdict, reason). Agent text becomes node
+text only here: confirming (or editing) an informal or formal statement writes a `TextRecord`
+with `author_kind = 'agent'`, the model and `prompt_hash = template_hash`. A node's level changes
+only through `decide_*`, by the rule of `level_for` (docs/web.md):
+
+- W0: the node exists.
+- W1: it has an informal statement text (a person's, or agent text a person confirmed).
+- W2: W1, and a person confirmed its Lean side (a confirmed binding, or a confirmed formal
+  statement text).
+- W3: W2, and no agent text of the node is still waiting for a person, and at least one of its
+  texts or bindings was confirmed by a person (a `reviews` row with verdict `confirmed`).
+
+The level never goes down through a review: `new = max(old, level_for(node))`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from math2.errors import Math2Error
+from math2.store import (
+    AgentText,
+    AgentTextKind,
+    Binding,
+    ModelEntry,
+    Node,
+    Review,
+    ReviewStatus,
+    TextRecord,
+)
+
+# Agent text a person confirmed is released without rights reserved: machine-written text carries
+# no author's copyright, and the attribution names the model, template and reviewer.
+AGENT_TEXT_LICENCE = "CC0-1.0"
+LEVELS = ("W0", "W1", "W2", "W3")
+# What kind of agent text becomes which node text; other kinds (descriptions, augmentations,
+# reasoning) are search aids or training data, never node text (K06): a review only marks them.
+NODE_TEXT_ROLE = {
+    AgentTextKind.INFORMAL_STATEMENT.value: ("statement", "prose"),
+    AgentTextKind.FORMAL_STATEMENT.value: ("formal_statement", "formal"),
+}
+
+
+class Decision(StrEnum):
+    """What a reviewer can do with one item of the queue."""
+
+    CONFIRM = "confirm"
+    REJECT = "reject"
+    EDIT = "edit"
+
+
+class ReviewError(Math2Error):
+    """A decision that cannot be applied (item gone, already decided, bad input)."""
+
+
+def level_for(s: Session, node_id: int) -> str:
+    """The level a node's reviewed content supports (the rule in this module's docstring)."""
+    texts = s.execute(select(TextRecord.role).where(TextRecord.node_id == node_id)).scalars().all()
+    if "statement" not in texts:
+        return "W0"
+    confirmed_binding = s.scalar(
+        select(func.count())
+        .select_from(Binding)
+        .where(Binding.node_id == node_id, Binding.status == "confirmed")
+    )
+    if not confirmed_binding and "formal_statement" not in texts:
+        return "W1"
+    pending = s.scalar(
+        select(func.count())
+        .select_from(AgentText)
+        .where(AgentText.node_id == node_id, AgentText.status == ReviewStatus.PENDING.value)
+    )
+    agent_ids = select(AgentText.id).where(AgentText.node_id == node_id)
+    binding_ids = select(Binding.id).where(Binding.node_id == node_id)
+    confirmed = s.scalar(
+        select(func.count())
+        .select_from(Review)
+        .where(
+            Review.verdict == "confirmed",
+            (
+                (Review.target_table == "agent_texts") & Review.target_id.in_(agent_ids)
+                | (Review.target_table == "bindings") & Review.target_id.in_(binding_ids)
+            ),
+        )
+    )
+    return "W3" if not pending and confirmed else "W2"
+
+
+def _raise_level(s: Session, node_id: int | None) -> None:
+    if node_id is None:
+        return
+    node = s.get(Node, node_id)
+    if node is None:
+        return
+    new = level_for(s, node_id)
+    old = node.level if node.level in LEVELS else "W0"
+    if LEVELS.index(new) > LEVELS.index(old):
+        node.level = new
+
+
+def _reason(reason: str) -> str:
+    reason = reason.strip()
+    if not reason:
+        raise ReviewError("a decision needs a reason")
+    return reason
+
+
+def decide_agent_text(
+    s: Session,
+    agent_text_id: int,
+    decision: Decision,
+    reviewer: str,
+    reason: str,
+    edited_body: str | None = None,
+) -> Review:
+    """Confirm, reject or edit one pending agent text; returns the review written."""
+    reason = _reason(reason)
+    row = s.get(AgentText, agent_text_id)
+    if row is None:
+        raise ReviewError(f"agent text {agent_text_id} does not exist")
+    if row.status != ReviewStatus.PENDING.value:
+        raise ReviewError(f"agent text {agent_text_id} was already decided ({row.status})")
+    body = row.body
+    # Browsers send a textarea's line ends as CRLF.
+    edited = (edited_body or "").replace("\r\n", "\n").strip() if edited_body is not None else None
+    if decision is Decision.EDIT:
+        if not edited:
+            raise ReviewError("an edit needs the new text")
+        if edited == row.body.strip():
+            raise ReviewError("the edit does not change the text: confirm it instead")
+        body = edited
+    elif decision is Decision.CONFIRM and edited is not None and edited != row.body.strip():
+        raise ReviewError("the text was changed: save it as an edit, or undo the change")
+    verdict = "rejected" if decision is Decision.REJECT else "confirmed"
+    note = reason if decision is not Decision.EDIT else f"edited: {reason}"
+    review = Review(
+        target_table="agent_texts",
+        target_id=row.id,
+        reviewer=reviewer,
+        verdict=verdict,
+        note=note,
+    )
+    s.add(review)
+    s.flush()
+    row.review_id = review.id
+    row.status = {
+        Decision.CONFIRM: ReviewStatus.CONFIRMED,
+        Decision.EDIT: ReviewStatus.EDITED,
+        Decision.REJECT: ReviewStatus.REJECTED,
+    }[decision].value
+    role = NODE_TEXT_ROLE.get(row.kind)
+    if decision is not Decision.REJECT and role is not None and row.node_id is not None:
+        model = s.get(ModelEntry, row.model_id)
+        model_name = f"{model.name}@{model.revision}" if model and model.revision else model.name
+        how = "edited and confirmed" if decision is Decision.EDIT else "confirmed"
+        s.add(
+            TextRecord(
+                node_id=row.node_id,
+                mention_id=row.mention_id,
+                role=role[0],
+                body=body,
+                zone=role[1],
+                licence=AGENT_TEXT_LICENCE,
+                attribution=(
+                    f"written by {model_name} (template {row.template_id}), "
+                    f"{how} by {reviewer} (review {review.id})"
+                ),
+                author_kind="agent",
+                author=reviewer if decision is Decision.EDIT else None,
+                model_id=row.model_id,
+                prompt_hash=row.template_hash,
+            )
+        )
+        s.flush()
+    _raise_level(s, row.node_id)
+    return review
+
+
+def decide_binding(
+    s: Session, binding_id: int, decision: Decision, reviewer: str, reason: str
+) -> Review:
+    """Confirm or reject one proposed binding (a binding is not edited: reject and propose)."""
+    reason = _reason(reason)
+    if decision is Decision.EDIT:
+        raise ReviewError("a binding cannot be edited: reject it with the reason")
+    row = s.get(Binding, binding_id)
+    if row is None:
+        raise ReviewError(f"binding {binding_id} does not exist")
+    if row.status != "proposed":
+        raise ReviewError(f"binding {binding_id} was already decided ({row.status})")
+    verdict = "confirmed" if decision is Decision.CONFIRM else "rejected"
+    review = Review(
+        target_table="bindings", target_id=row.id, reviewer=reviewer, verdict=verdict, note=reason
+    )
+    s.add(review)
+    s.flush()
+    row.review_id = review.id
+    row.status = verdict
+    _raise_level(s, row.node_id)
+    return review

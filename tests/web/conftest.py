@@ -1,0 +1,75 @@
+"""Fixtures of the web tests: a seeded SQLite store, its search index, the app, a live server."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from math2.store import Store, open_store
+from tests.web.seed import Seeded, seed
+
+PASSWORD = "correct horse battery"
+
+
+def _seeded(url: str, tmp_path: Path) -> tuple[Store, Seeded, Path]:
+    from math2.retrieval.index import build_index
+    from math2.web import add_reviewer
+
+    store = open_store(url, migrate=True)
+    seeded = seed(store)
+    add_reviewer(store, "alice", PASSWORD)
+    index_dir = tmp_path / "index"
+    build_index(store, index_dir / "mathlib", "mathlib", dense=False)
+    return store, seeded, index_dir
+
+
+@pytest.fixture
+def web_store(tmp_path: Path) -> Iterator[tuple[Store, Seeded, Path]]:
+    """A migrated SQLite store with the seed corpus, a reviewer `alice`, and a BM25 index."""
+    store, seeded, index_dir = _seeded(f"sqlite:///{tmp_path / 'math2.db'}", tmp_path)
+    yield store, seeded, index_dir
+    store.close()
+
+
+@pytest.fixture
+def any_web_store(store_url: str, tmp_path: Path) -> Iterator[tuple[Store, Seeded, Path]]:
+    """The same on each backend (SQLite, and PostgreSQL where a test server is given)."""
+    store, seeded, index_dir = _seeded(store_url, tmp_path)
+    yield store, seeded, index_dir
+    store.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def live_server(web_store) -> Iterator[tuple[str, Store, Seeded]]:
+    """The app under uvicorn on a free port of 127.0.0.1, in a thread of this process."""
+    import uvicorn
+
+    from math2.web import create_app
+
+    store, seeded, index_dir = web_store
+    port = _free_port()
+    app = create_app(store, index_dir, secret="test-secret")
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the web app did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", store, seeded
+    server.should_exit = True
+    thread.join(10)

@@ -1,0 +1,160 @@
+"""The app over HTTP without a browser: pages answer, access rules and CSRF hold."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from math2.store import AgentText, Review, TextRecord
+from math2.web import create_app
+from tests.web.conftest import PASSWORD
+
+
+@pytest.fixture
+def client(web_store):
+    store, seeded, index_dir = web_store
+    with TestClient(create_app(store, index_dir, secret="s")) as c:
+        yield c, store, seeded
+
+
+def _csrf(html: str) -> str:
+    m = re.search(r'name="csrf_token" value="([^"]+)"', html)
+    assert m, "no CSRF field on the page"
+    return m.group(1)
+
+
+def _sign_in(c: TestClient) -> str:
+    token = _csrf(c.get("/login").text)
+    r = c.post(
+        "/login",
+        data={"csrf_token": token, "username": "alice", "password": PASSWORD, "next": "/review"},
+    )
+    assert r.status_code == 200 and "Signed in as" in r.text
+    return _csrf(r.text)
+
+
+def test_public_pages_answer(client) -> None:
+    c, _, seeded = client
+    for path in (
+        "/",
+        "/search?q=prime",
+        f"/node/{seeded.node_id}",
+        "/library/mathlib",
+        "/runs",
+        f"/runs/{seeded.run_id}",
+        f"/runs/{seeded.run_id}/trajectory?item=item-c",
+        "/audit",
+        f"/audit/{seeded.audit}",
+    ):
+        r = c.get(path)
+        assert r.status_code == 200, path
+        assert "default-src 'self'" in r.headers["content-security-policy"]
+    assert c.get("/node/999").status_code == 404
+    assert "Nat.Prime.two_le" in c.get("/search?q=prime two").text
+
+
+def test_search_without_an_index_says_so(web_store) -> None:
+    store, _, index_dir = web_store
+    with TestClient(create_app(store, index_dir / "missing", secret="s")) as c:
+        r = c.get("/search?q=prime")
+    assert r.status_code == 200 and "No search index is built for mathlib" in r.text
+
+
+def test_session_cookie_is_httponly_and_samesite(client) -> None:
+    c, _, _ = client
+    r = c.get("/login")
+    cookie = r.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+
+
+def test_review_needs_a_reviewer_and_a_csrf_token(client) -> None:
+    c, store, seeded = client
+    path = f"/review/agent-text/{seeded.agent_text_id}"
+    form = {"decision": "confirm", "reason": "looks right"}
+    assert c.get("/review", follow_redirects=False).status_code == 303  # to the sign-in page
+    assert c.post(path, data=form).status_code == 403  # anonymous, no token
+    anon = _csrf(c.get("/login").text)
+    assert c.post(path, data={**form, "csrf_token": anon}).status_code == 403  # anonymous
+    assert (
+        c.post(
+            f"/audit/{seeded.audit}/grade/{seeded.sample_ids[0]}",
+            data={"grade": "correct", "csrf_token": anon},
+        ).status_code
+        == 403
+    )
+    token = _sign_in(c)
+    assert c.post(path, data=form).status_code == 403  # signed in, no token
+    assert c.post(path, data={**form, "csrf_token": "forged"}).status_code == 403
+    r = c.post(path, data={**form, "csrf_token": token}, headers={"origin": "https://evil.example"})
+    assert r.status_code == 403
+    with store.session() as s:
+        assert s.get(AgentText, seeded.agent_text_id).status == "pending"
+        assert s.scalar(select(Review)) is None
+    r = c.post(path, data={**form, "csrf_token": token})
+    assert r.status_code == 200 and "confirm (confirmed)" in r.text
+    with store.session() as s:
+        assert s.get(AgentText, seeded.agent_text_id).status == "confirmed"
+
+
+def test_login_rejects_a_wrong_password_and_foreign_redirects(client) -> None:
+    c, _, _ = client
+    token = _csrf(c.get("/login").text)
+    r = c.post("/login", data={"csrf_token": token, "username": "alice", "password": "nope"})
+    assert r.status_code == 401
+    r = c.post(
+        "/login",
+        data={
+            "csrf_token": token,
+            "username": "alice",
+            "password": PASSWORD,
+            "next": "//evil.example/",
+        },
+        follow_redirects=False,
+    )
+    assert r.status_code == 303 and r.headers["location"] == "/review"
+
+
+def test_trusted_header_only_when_configured(web_store) -> None:
+    store, _, index_dir = web_store
+    with TestClient(create_app(store, index_dir, secret="s")) as c:
+        assert (
+            c.get("/review", headers={"x-user": "alice"}, follow_redirects=False).status_code == 303
+        )
+    app = create_app(store, index_dir, secret="s", trusted_header="X-User")
+    with TestClient(app) as c:
+        assert c.get("/review", headers={"x-user": "alice"}).status_code == 200
+        assert (
+            c.get("/review", headers={"x-user": "mallory"}, follow_redirects=False).status_code
+            == 303
+        )
+
+
+def test_repeated_wrong_passwords_are_throttled(client) -> None:
+    c, _, _ = client
+    token = _csrf(c.get("/login").text)
+    bad = {"csrf_token": token, "username": "alice", "password": "wrong password"}
+    assert [c.post("/login", data=bad).status_code for _ in range(5)] == [401] * 5
+    good = {**bad, "password": PASSWORD}
+    assert c.post("/login", data=good).status_code == 429  # even the right password, for now
+    assert c.get("/review", follow_redirects=False).status_code == 303
+
+
+def test_confirm_refuses_a_changed_text(client) -> None:
+    c, store, seeded = client
+    token = _sign_in(c)
+    r = c.post(
+        f"/review/agent-text/{seeded.agent_text_id}",
+        data={"csrf_token": token, "decision": "confirm", "reason": "ok", "body": "changed"},
+    )
+    assert "save it as an edit" in r.text
+    r = c.post(
+        f"/review/agent-text/{seeded.agent_text_id}",
+        data={"csrf_token": token, "decision": "edit", "reason": "tidier", "body": "A\r\nB"},
+    )
+    assert "edit (confirmed)" in r.text
+    with store.session() as s:
+        text = s.scalar(select(TextRecord).where(TextRecord.node_id == seeded.node_id))
+        assert text.body == "A\nB"
