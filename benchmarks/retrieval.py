@@ -1,172 +1,207 @@
-"""Retrieval quality and latency on Mathlib, on a set built from the benchmarks.
+"""Retrieval quality and latency over the FULL Mathlib index, on dev sets built from human data.
 
-    MATH2_DATA__MATHLIB_DIR=/path/to/mathlib4 math2 build      # imports Mathlib, builds BM25
-    python benchmarks/retrieval.py --db sqlite:///math2.db --full-index .math2/index/mathlib
+    math2 --db sqlite:///m.db init && math2 --db sqlite:///m.db import mathlib /path/to/mathlib4
+    python benchmarks/retrieval.py --db sqlite:///m.db --work .math2/bench-retrieval
 
-For each miniF2F / ProofNet item, the relevant set is the Mathlib constants its formal
-statement uses (identifiers resolved as full names, or through the header's `open`
-namespaces); the query is its informal statement.
+Dev sets (none is MathlibQR/MathlibMPR or a file of MathForm's harness):
+- `lists`: a theorem's title → its Mathlib declarations, from Mathlib's docs/100.yaml and
+  docs/1000.yaml and the 1000+ theorems pages (their Mathlib `identifiers`);
+- `premises`: a miniF2F / ProofNet informal statement → the Mathlib constants its formal
+  statement uses (identifiers resolved as full names or through the header's `open`s);
+- `docstrings`: a seeded held-out split of Mathlib docstrings: the docstring is the query, its
+  declaration the one relevant document, and that docstring is left out of every index built
+  here (for every configuration alike).
 
-Quality is measured on a pool: every relevant constant plus `--distractors` declarations drawn
-at random (seeded) from all of Mathlib, all embedded for real, and every method searches the
-same pool. (Embedding all 241,562 declarations takes over an hour on two CPU cores; with a full
-dense index, pass `--pool-index` pointing at it instead.)
-
-Latency is measured at the size of all of Mathlib: BM25 over the full index, and the dense part
-as a real query encoding plus a similarity pass over a matrix with one row per Mathlib
-declaration (the pool's real vectors, the rest random unit vectors: the values do not change the
-time). Reported: recall@2, recall@10 and MRR for BM25 alone, dense alone, BM25 + dense, and the
-fusion with the PageRank prior; p50/p95 latency of one query.
+Every configuration is an index over every active, completable Mathlib declaration (never a
+pool); today's configuration (index text v1: name words + statement + docstring through bm25s's
+default tokenizer, BM25 + PageRank prior, as `math2 search` ranks without embeddings) is the
+baseline, measured in the same run. Reported per set and configuration: nDCG@10, Recall@10,
+Recall@50, MRR (binary relevance), and p50/p95 latency of one query.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import math
 import os
 import platform
-import random
 import re
 import statistics
 import time
 from pathlib import Path
 
-import numpy as np
+import yaml
+from sqlalchemy import select
 
-from math2.retrieval.index import SearchIndex
+from math2.retrieval.index import SearchIndex, build_index
+from math2.store import Mention, Source, Store
 
 _IDENT = re.compile(r"[A-Za-z_][\w.'!?]*")
 _OPEN = re.compile(r"^open\s+(.+)$", re.M)
 
-
-def relevant(stmt: str, header: str, names: set[str]) -> set[str]:
-    opens = [ns for line in _OPEN.findall(header) for ns in line.split()]
-    found = set()
-    for t in set(_IDENT.findall(stmt)):
-        for cand in (t, *(f"{ns}.{t}" for ns in opens)):
-            if cand in names:
-                found.add(cand)
-                break
-    return found
+Item = tuple[str, str, set[str]]  # (id, query, relevant names)
 
 
-def informal(item: dict) -> str:
-    text = item.get("informal_prefix") or item.get("informal_statement") or ""
-    return text.replace("/--", "").replace("-/", "").strip()
-
-
-def load_set(data: Path, names: set[str]) -> list[tuple[str, str, set[str]]]:
+def premises(data: Path, names: set[str]) -> list[Item]:
     items = []
     for f in ("minif2f.jsonl", "proofnet.jsonl"):
         for line in (data / f).read_text().splitlines():
             it = json.loads(line)
-            rel = relevant(it["formal_statement"], it.get("header", ""), names)
-            q = informal(it)
+            opens = [ns for ln in _OPEN.findall(it.get("header", "")) for ns in ln.split()]
+            rel = set()
+            for t in set(_IDENT.findall(it["formal_statement"])):
+                for cand in (t, *(f"{ns}.{t}" for ns in opens)):
+                    if cand in names:
+                        rel.add(cand)
+                        break
+            q = (it.get("informal_prefix") or it.get("informal_statement") or "").strip()
+            q = q.replace("/--", "").replace("-/", "").strip()
             if rel and q:
                 items.append((it["name"], q, rel))
     return items
 
 
-def evaluate(ix: SearchIndex, items, parts, k_pool: int = 100) -> dict[str, float]:
-    queries = [q for _, q, _ in items]
-    r2 = r10 = mrr = 0.0
-    for start in range(0, len(queries), 64):
-        batch = ix.search_batch(queries[start : start + 64], k=10, pool=k_pool, parts=parts)
-        for hits, (_, _, rel) in zip(batch, items[start : start + 64], strict=True):
+def lists(crosswalk: Path, names: set[str]) -> list[Item]:
+    by_title: dict[str, set[str]] = {}
+    for n in ("100", "1000"):
+        data = yaml.safe_load((crosswalk / "mathlib-docs" / f"{n}.yaml").read_text())
+        for v in data.values():
+            if isinstance(v, dict) and v.get("title"):
+                decls = ([v["decl"]] if v.get("decl") else []) + list(v.get("decls") or [])
+                by_title.setdefault(v["title"].strip(), set()).update(decls)
+    for page in sorted((crosswalk / "1000-plus" / "_thm").glob("*.md")):
+        parts = page.read_text().split("---")
+        front = yaml.safe_load(parts[1]) or {}
+        title = next((ln[2:].strip() for ln in parts[1].splitlines() if ln.startswith("# ")), "")
+        for e in front.get("lean") or []:
+            if e.get("library") == "L" and title:
+                by_title.setdefault(title, set()).update(e.get("identifiers") or [])
+    return [(t, t, rel & names) for t, rel in sorted(by_title.items()) if rel & names]
+
+
+def docstring_split(db: str, n: int, seed: int) -> tuple[list[Item], set[int]]:
+    """`n` declarations with a docstring of at least 40 characters, chosen by a seeded hash."""
+    store = Store(db)
+    with store.session() as s:
+        src = s.scalar(select(Source).where(Source.name == "mathlib"))
+        rows = s.execute(
+            select(Mention.id, Mention.name, Mention.docstring).where(
+                Mention.source_id == src.id,
+                Mention.status == "active",
+                Mention.allow_completion.is_(True),
+                Mention.docstring.is_not(None),
+            )
+        ).all()
+
+    def key(name: str) -> str:
+        return hashlib.sha256(f"{seed}:{name}".encode()).hexdigest()
+
+    chosen = sorted((r for r in rows if len(r[2]) >= 40), key=lambda r: key(r[1]))[:n]
+    return [(r[1], r[2], {r[1]}) for r in chosen], {r[0] for r in chosen}
+
+
+def metrics(ix: SearchIndex, items: list[Item], parts, **kw) -> dict[str, float]:
+    tot = dict.fromkeys(("nDCG@10", "R@10", "R@50", "MRR"), 0.0)
+    for start in range(0, len(items), 64):
+        chunk = items[start : start + 64]
+        batch = ix.search_batch([q for _, q, _ in chunk], k=50, pool=100, parts=parts, **kw)
+        for hits, (_, _, rel) in zip(batch, chunk, strict=True):
             names = [h.name for h in hits]
-            r2 += len(rel & set(names[:2])) / len(rel)
-            r10 += len(rel & set(names[:10])) / len(rel)
+            dcg = sum(1 / math.log2(i + 2) for i, n in enumerate(names[:10]) if n in rel)
+            idcg = sum(1 / math.log2(i + 2) for i in range(min(len(rel), 10)))
+            tot["nDCG@10"] += dcg / idcg
+            tot["R@10"] += len(rel & set(names[:10])) / len(rel)
+            tot["R@50"] += len(rel & set(names)) / len(rel)
             first = next((i for i, n in enumerate(names) if n in rel), None)
-            mrr += 1 / (first + 1) if first is not None else 0
-    n = len(items)
-    return {"recall@2": r2 / n, "recall@10": r10 / n, "MRR": mrr / n}
+            tot["MRR"] += 1 / (first + 1) if first is not None else 0.0
+    return {k: v / max(1, len(items)) for k, v in tot.items()}
 
 
-def latency(ix: SearchIndex, queries: list[str], parts) -> tuple[float, float]:
+def latency(ix: SearchIndex, queries: list[str], parts, **kw) -> tuple[float, float]:
+    ix.search("warm up", parts=parts, **kw)
     ts = []
     for q in queries:
         t0 = time.perf_counter()
-        ix.search(q, k=10, parts=parts)
+        ix.search(q, k=10, parts=parts, **kw)
         ts.append((time.perf_counter() - t0) * 1000)
     ts.sort()
     return statistics.median(ts), ts[int(0.95 * (len(ts) - 1))]
 
 
-def build_pool(db: str, out: Path, items_names: set[str], distractors: int, seed: int) -> Path:
-    """Index every relevant constant plus `distractors` random Mathlib declarations."""
-    from sqlalchemy import select
-
-    from math2.retrieval.index import build_index
-    from math2.store import Mention, Source, Store
-
-    store = Store(db)
-    with store.session() as s:
-        src = s.scalar(select(Source).where(Source.name == "mathlib"))
-        rows = s.execute(
-            select(Mention.id, Mention.name).where(
-                Mention.source_id == src.id,
-                Mention.status == "active",
-                Mention.allow_completion.is_(True),
-            )
-        ).all()
-    rng = random.Random(seed)
-    rel = {mid for mid, name in rows if name in items_names}
-    rest = sorted(mid for mid, _ in rows if mid not in rel)
-    pool = rel | set(rng.sample(rest, min(distractors, len(rest))))
-    meta = out / "meta.json"
-    if not meta.exists() or json.loads(meta.read_text())["count"] != len(pool):
-        build_index(store, out, dense=True, only=pool, progress=lambda m: print(f"  {m}"))
-    return out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--db", default="sqlite:///math2.db")
-    ap.add_argument("--full-index", type=Path, default=Path(".math2/index/mathlib"))
-    ap.add_argument("--pool-index", type=Path, default=Path(".math2/index/retrieval-pool"))
-    ap.add_argument("--distractors", type=int, default=20_000)
+    ap.add_argument("--work", type=Path, default=Path(".math2/bench-retrieval"))
+    ap.add_argument("--benchmarks", type=Path, default=Path("/work/shared/data/benchmarks"))
+    ap.add_argument("--crosswalk", type=Path, default=Path("/work/shared/data/crosswalk"))
+    ap.add_argument("--docstrings", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--data", type=Path, default=Path("../shared/data/benchmarks"))
     ap.add_argument("--latency-queries", type=int, default=200)
+    ap.add_argument(
+        "--prior-weights", type=float, nargs="*", default=[],
+        help="also measure v2 BM25 + prior with these prior weights (default weight: 0.25)",
+    )  # fmt: skip
+    ap.add_argument("--only", help="only configurations whose label contains this")
+    ap.add_argument("--reuse", action="store_true", help="reuse indexes already under --work")
     args = ap.parse_args()
-    full = SearchIndex(args.full_index)
-    items = load_set(args.data, set(full.names))
-    wanted = set().union(*(r for _, _, r in items))
-    pool = SearchIndex(build_pool(args.db, args.pool_index, wanted, args.distractors, args.seed))
+    store = Store(args.db)
+    doc_items, hidden = docstring_split(args.db, args.docstrings, args.seed)
+    indexes: dict[int, SearchIndex] = {}
+    for version in (1, 2):
+        folder = args.work / f"v{version}"
+        t0 = time.perf_counter()
+        if not (args.reuse and (folder / "meta.json").exists()):
+            build_index(
+            store, folder, dense=False, hide_docstrings=hidden, text_version=version,
+            progress=lambda m: print(f"  {m}"),
+          )  # fmt: skip
+        print(f"index text v{version}: built in {time.perf_counter() - t0:.0f} s")
+        indexes[version] = SearchIndex(folder)
+    names = set(indexes[2].names)
+    sets = {
+        "lists": lists(args.crosswalk, names),
+        "premises": premises(args.benchmarks, names),
+        "docstrings": doc_items,
+    }
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-    print(f"machine: {machine}")
-    each = sum(len(r) for _, _, r in items) / len(items)
-    print(
-        f"retrieval set: {len(items)} items ({each:.1f} relevant constants each, "
-        f"{len(wanted)} distinct)"
-    )
-    print(
-        f"quality pool: {len(pool.ids)} declarations (all relevant + {args.distractors} "
-        f"random); full index: {len(full.ids)} declarations\n"
-    )
+    print(f"machine: {machine} (shared with other jobs: timings are upper bounds)")
+    print(f"full index: {len(indexes[2].ids)} declarations")
+    for k, v in sets.items():
+        rel = sum(len(r) for _, _, r in v) / max(1, len(v))
+        print(f"set {k}: {len(v)} queries, {rel:.2f} relevant each")
     configs = [
-        ("BM25", ("bm25",)),
-        ("dense", ("dense",)),
-        ("BM25 + dense", ("bm25", "dense")),
-        ("fusion (BM25 + dense + prior)", ("bm25", "dense", "prior")),
+        ("baseline: v1 text, BM25 + prior (today)", 1, ("bm25", "prior"), 0.25),
+        ("v1 text, BM25", 1, ("bm25",)),
+        ("v2 text + query normalisation, BM25", 2, ("bm25",)),
+        ("v2 text + query normalisation, BM25 + prior", 2, ("bm25", "prior"), 0.25),
+        *(
+            (f"v2 text + query normalisation, BM25 + prior weight {w}", 2, ("bm25", "prior"), w)
+            for w in args.prior_weights
+        ),
     ]
-    # Latency at full size: the full BM25 index, and a dense matrix with the full row count.
-    rng = np.random.default_rng(args.seed)
-    filler = rng.standard_normal((len(full.ids) - len(pool.ids), pool.dense.shape[1]))
-    filler /= np.linalg.norm(filler, axis=1, keepdims=True)
-    full.dense = np.concatenate([pool.dense, filler.astype(np.float32)])
-    full._encoder = pool._enc()
-    qs = [q for _, q, _ in items][: args.latency_queries]
-    full.search("warm up", parts=("bm25", "dense"))
-    print("| method | recall@2 | recall@10 | MRR | p50 ms (all Mathlib) | p95 ms (all Mathlib) |")
+    configs = [c for c in configs if not args.only or args.only in c[0]]
+    qs = [q for v in sets.values() for _, q, _ in v][
+        :: max(1, sum(map(len, sets.values())) // args.latency_queries)
+    ]
+    print("\n| configuration | set | nDCG@10 | R@10 | R@50 | MRR |")
     print("|---|---|---|---|---|---|")
-    for label, parts in configs:
-        m = evaluate(pool, items, parts)
-        p50, p95 = latency(full, qs, parts)
-        print(
-            f"| {label} | {m['recall@2']:.3f} | {m['recall@10']:.3f} | {m['MRR']:.3f} | "
-            f"{p50:.1f} | {p95:.1f} |"
-        )
+    lat = {}
+    for label, version, parts, *weight in configs:
+        kw = {"prior_weight": weight[0] if weight else 0.0}
+        for name, items in sets.items():
+            m = metrics(indexes[version], items, parts, **kw)
+            print(
+                f"| {label} | {name} | {m['nDCG@10']:.3f} | {m['R@10']:.3f} | {m['R@50']:.3f} "
+                f"| {m['MRR']:.3f} |",
+                flush=True,
+            )
+        lat[label] = latency(indexes[version], qs, parts, **kw)
+    print(f"\n| configuration | p50 ms | p95 ms |  ({len(qs)} queries, one at a time)")
+    print("|---|---|---|")
+    for label, (p50, p95) in lat.items():
+        print(f"| {label} | {p50:.1f} | {p95:.1f} |")
 
 
 if __name__ == "__main__":

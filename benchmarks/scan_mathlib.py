@@ -1,22 +1,32 @@
 """The Lean source scanner over a real Mathlib checkout: files/s, declarations found, and the
 counts set against the numbers K06 publishes.
 
-    python benchmarks/scan_mathlib.py --mathlib /path/to/mathlib4
+    python benchmarks/scan_mathlib.py --mathlib /path/to/mathlib4 \
+        [--baseline-rev fa5e263] [--lists /work/shared/data/crosswalk]
 
 The baseline in the same run is a plain read of every file (the I/O and UTF-8 decoding floor).
+With `--baseline-rev`, the scanner as it was at that commit runs too, and both are set side by
+side: declarations found, named, and how many names of Mathlib's `docs/100.yaml`,
+`docs/1000.yaml` and the 1000+ theorems project's Mathlib identifiers each finds.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 import subprocess
+import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-from math2.importers.lean_source import lean_files, scan_file
+import yaml
+
+from math2.importers import lean_source
+from math2.importers.lean_source import lean_files
 
 K06 = {
     "named theorems and definitions (stats page)": 430_853,
@@ -26,9 +36,59 @@ K06 = {
 }
 
 
+def load_scanner(rev: str):
+    """lean_source.py as it was at git revision `rev`, loaded as its own module."""
+    code = subprocess.run(
+        ["git", "show", f"{rev}:src/math2/importers/lean_source.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    path = Path(tempfile.mkdtemp()) / "lean_source_baseline.py"
+    path.write_text(code)
+    spec = importlib.util.spec_from_file_location("lean_source_baseline", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def name_lists(folder: Path) -> dict[str, list[str]]:
+    """Declaration names from Mathlib's 100/1000 lists and the 1000+ theorem pages."""
+
+    def decls(data: dict) -> list[str]:
+        out = []
+        for v in data.values():
+            if isinstance(v, dict):
+                out += ([v["decl"]] if v.get("decl") else []) + list(v.get("decls") or [])
+        return out
+
+    docs = folder / "mathlib-docs"
+    lists = {
+        f"docs/{n}.yaml": decls(yaml.safe_load((docs / f"{n}.yaml").read_text()))
+        for n in ("100", "1000")
+    }
+    plus = []
+    for page in sorted((folder / "1000-plus" / "_thm").glob("*.md")):
+        front = yaml.safe_load(page.read_text().split("---")[1]) or {}
+        for entry in front.get("lean") or []:
+            if entry.get("library") == "L":
+                plus += entry.get("identifiers") or []
+    lists["1000+ (Mathlib identifiers)"] = plus
+    return lists
+
+
+def scan_all(scanner, root: Path, files: list[Path]):
+    t0 = time.perf_counter()
+    sfs = [scanner.scan_file(root, p) for p in files]
+    return sfs, time.perf_counter() - t0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mathlib", type=Path, default=os.environ.get("MATH2_DATA__MATHLIB_DIR"))
+    ap.add_argument("--baseline-rev", help="also run the scanner as it was at this commit")
+    ap.add_argument("--lists", type=Path, default=Path("/work/shared/data/crosswalk"))
     args = ap.parse_args()
     if args.mathlib is None:
         raise SystemExit("give --mathlib DIR (a Mathlib checkout) or MATH2_DATA__MATHLIB_DIR")
@@ -43,11 +103,10 @@ def main() -> None:
     t0 = time.perf_counter()
     size = sum(len(p.read_bytes().decode("utf-8")) for p in files)
     read_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    sfs, scan_s = scan_all(lean_source, root, files)
     kinds: Counter[str] = Counter()
     named = doc = dep = to_add = main = stacks = 0
-    for p in files:
-        f = scan_file(root, p)
+    for f in sfs:
         main += len(f.main_results)
         for d in f.declarations:
             kinds[d.kind] += 1
@@ -56,7 +115,6 @@ def main() -> None:
             dep += d.deprecated_since is not None
             stacks += bool(d.stacks)
             to_add += any("to_additive" in a for a in d.attributes)
-    scan_s = time.perf_counter() - t0
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs (one used), "
         f"Python {platform.python_version()}"
@@ -92,6 +150,35 @@ def main() -> None:
     ]
     for label, ours, note in rows:
         print(f"| {label} | {K06[label]} | {ours} | {ours / K06[label]:.2f} | {note} |")
+    compare(args, root, files, sfs)
+
+
+def compare(args, root: Path, files: list[Path], current) -> None:
+    """The baseline scanner and this one side by side, and the name lists each resolves."""
+    runs = {"this scanner": current}
+    if args.baseline_rev:
+        runs[f"scanner at {args.baseline_rev}"] = scan_all(
+            load_scanner(args.baseline_rev), root, files
+        )[0]
+    lists = name_lists(args.lists) if args.lists and args.lists.exists() else {}
+    cols = [
+        "declarations",
+        "named",
+        "distinct names",
+        *(f"{k} ({len(v)})" for k, v in lists.items()),
+    ]
+    print("\n| scanner | " + " | ".join(cols) + " |")
+    print("|---" * (len(cols) + 1) + "|")
+    for label, sfs in reversed(runs.items()):
+        decls = [d for f in sfs for d in f.declarations]
+        names = {d.name for d in decls if d.name}
+        found = [sum(n in names for n in v) for v in lists.values()]
+        row = [len(decls), sum(d.name is not None for d in decls), len(names), *found]
+        print(f"| {label} | " + " | ".join(str(x) for x in row) + " |")
+    if lists:
+        names = {d.name for f in current for d in f.declarations if d.name}
+        missing = sorted({n for v in lists.values() for n in v if n not in names})
+        print(f"\nnot found by this scanner ({len(missing)}): " + ", ".join(missing))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The CLI: every command has help; build runs end to end on an empty machine."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -78,7 +79,7 @@ def test_bump_and_select_on_the_fixture(tmp_path: Path, monkeypatch) -> None:
         app, ["bump", "mathlib", "--to", "f4a75053ba65be55859c28f56b58c48ddff8db5f", str(fixture)]
     )
     assert res.exit_code == 0, res.output
-    assert "mentions added: 16" in res.output
+    assert "mentions added: 20" in res.output
     res = CliRunner().invoke(app, ["select", "--request", "Demo.idf_apply"])
     assert res.exit_code == 0, res.output
     assert "statement_definitions: 1" in res.output
@@ -94,7 +95,14 @@ def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
     CliRunner().invoke(app, ["import", "mathlib", str(fixture)])
     res = CliRunner().invoke(app, ["index", "build", "--no-dense"])
     assert res.exit_code == 0, res.output
-    assert "index of 16 declarations" in res.output
+    assert "index of 20 declarations" in res.output
     res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2"])
     assert res.exit_code == 0, res.output
-    assert "Demo.idf_apply" in res.output and "no dense embeddings" in res.stderr
+    assert "Demo.idf_apply" in res.output
+    assert "searched: mathlib (20 declarations; BM25)" in res.stderr
+    # every built index by default, each hit with its library
+    shutil.copytree(tmp_path / "index" / "mathlib", tmp_path / "index" / "other")
+    res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2"])
+    assert res.exit_code == 0, res.output
+    assert "mathlib (20" in res.stderr and "other (20" in res.stderr
+    assert "(other)" in res.output and "(mathlib)" in res.output

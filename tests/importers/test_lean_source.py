@@ -32,8 +32,8 @@ def test_names_kinds_and_namespaces(demo) -> None:
     assert not {"fake", "not_real", "not_real_either", "inside_a_string"} & {
         n.rsplit(".", 1)[-1] for n in d
     }
-    anonymous = [x for x in demo.declarations if x.name is None]
-    assert [x.kind for x in anonymous] == ["instance"]
+    assert [x.name for x in demo.declarations if x.generated] == ["Demo.instInhabitedNat"]
+    assert d["Demo.Point.x"].kind == "field"
 
 
 def test_statements_stop_at_the_top_level(demo) -> None:
@@ -72,7 +72,11 @@ def test_main_results_from_module_docs(demo) -> None:
 
 def test_nested_namespaces() -> None:
     sf = scan_file(ROOT, ROOT / "Mathlib/Topology/Other.lean")
-    assert [x.name for x in sf.declarations] == ["Top.Space.IsOpen", "Top.Space.isOpen_univ"]
+    assert [x.name for x in sf.declarations] == [
+        "Top.Space.IsOpen",
+        "Top.Space.IsOpen.trivial",
+        "Top.Space.isOpen_univ",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -97,3 +101,80 @@ def test_blank_keeps_offsets_and_lines() -> None:
     code, docs = blank(text, "x")
     assert len(code) == len(text) and code.count("\n") == text.count("\n")
     assert code.split() == ["a", "b", "c", "e"] and docs == []
+
+
+SCAN = Path(__file__).resolve().parents[1] / "fixtures" / "leanscan"
+
+
+@pytest.fixture(scope="module")
+def scan():
+    return by_name(scan_file(SCAN, SCAN / "Mathlib/Scan.lean"))
+
+
+def test_universe_parameters_are_not_part_of_the_name(scan) -> None:
+    assert scan["PMF"].statement == "(α : Type u) : Type u"
+    assert scan["exists_pair"].kind == "lemma"
+    assert not [n for n in scan if n.endswith(".") or "{" in n]
+
+
+def test_instance_priority_keeps_the_name(scan) -> None:
+    assert scan["Scan.IsAlgClosure.normal"].statement == ": Nonempty Nat"
+
+
+def test_public_and_module_sections(scan) -> None:
+    assert scan["Scan.generator_mem"].modifiers == ["public"]
+    assert scan["Scan.generator_eq_zero"].kind == "lemma"
+    # `@[expose] public section` is a section: the `end` of namespace Scan still closes Scan
+    assert "after_end" in scan
+
+
+def test_quotes_only_where_lean_prints_them(scan) -> None:
+    assert "Scan.quoted" in scan and "Scan.«quoted»" not in scan
+    assert "Scan.«term_+_»" in scan
+
+
+def test_anonymous_instances_named_as_lean_does(scan) -> None:
+    assert scan["Scan.instCommRingAlgebraicClosure"].generated
+    assert "Scan.instSMulAlgebraicClosure" in scan  # binder variables are left out
+    # ℕ is Nat; a second instance of the same name gets _1, as Lean numbers them
+    assert scan["Scan.instInhabitedNat"].modifiers == ["noncomputable"]
+    assert scan["Scan.instInhabitedNat_1"].line == 38
+    assert not scan["Scan.IsAlgClosure.normal"].generated
+
+
+def test_structure_and_class_fields_are_declarations(scan) -> None:
+    carrier = scan["Scan.Lifts.carrier"]
+    assert (carrier.kind, carrier.statement) == ("field", ": IntermediateField F E")
+    assert carrier.docstring == "The domain of a lift."
+    assert scan["Scan.Lifts.emb"].statement == ": carrier →ₐ[F] K"
+    neg = scan["Scan.IsRealClosed.isSquare_or_isSquare_neg"]
+    assert neg.statement == "(x : R) : IsSquare x ∨ IsSquare (-x)"
+    assert scan["Scan.IsRealClosed.exists_isRoot_of_odd_natDegree"].statement.endswith(
+        ": ∃ x, f.IsRoot x"
+    )
+    # `fst snd : α` is two fields; `mk' ::` names the constructor, not a field
+    assert {"Scan.Pair.fst", "Scan.Pair.snd", "Scan.Pair.third"} <= set(scan)
+    assert "Scan.Pair.mk'" not in scan and scan["Scan.Pair.third"].modifiers == ["protected"]
+
+
+def test_instance_base_names() -> None:
+    from math2.importers.lean_names import instance_base_name, lean_name
+
+    assert instance_base_name(": CommSemiring ℕ", ["Nat"]) == "instCommSemiring"
+    assert instance_base_name(": FunLike (M →* N) M N", ["MonoidHom"]) == "instFunLike"
+    assert instance_base_name(": Module R (Polynomial R)", []) == "instModulePolynomial"
+    assert instance_base_name("[Fintype α] : Fintype (Option α)", []) == "instFintypeOption"
+    assert lean_name("Foo.«bar».«end»") == "Foo.bar.«end»"
+
+
+def test_end_closes_only_the_parts_it_names(scan) -> None:
+    assert "NumberField.Units.dirichletUnitTheorem.inner_step" in scan
+    assert "NumberField.Units.basisModTorsion" in scan
+
+
+def test_mutual_blocks_do_not_close_a_namespace(tmp_path: Path) -> None:
+    f = tmp_path / "M.lean"
+    f.write_text(
+        "namespace A\nmutual\ntheorem x : True := trivial\nend\ntheorem z : True := trivial\n"
+    )
+    assert [d.name for d in scan_file(tmp_path, f).declarations] == ["A.x", "A.z"]

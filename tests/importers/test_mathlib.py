@@ -101,7 +101,7 @@ def test_wrong_dataset_is_named(tmp_path: Path) -> None:
 def test_checkout_scan_import(corpus, tmp_path: Path) -> None:
     entry = sync(corpus, manifest_with_pins(tmp_path, "aaa"))
     res = import_lean_library(corpus, entry, FIX)
-    assert res.counts["named, unique"] == 16 and res.counts["module-doc main results"] == 1
+    assert res.counts["named, unique"] == 20 and res.counts["module-doc main results"] == 1
     with corpus.session() as s:
         m = s.scalar(select(Mention).where(Mention.name == "Demo.add_comm'"))
         assert (m.kind, m.module, m.licence, m.intake_class) == (

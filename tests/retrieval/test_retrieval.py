@@ -71,7 +71,7 @@ def index(sqlite_store, tmp_path: Path) -> Path:
 
 def test_fused_search(index: Path) -> None:
     ix = SearchIndex(index)
-    assert ix.has_dense and len(ix.ids) == 16
+    assert ix.has_dense and len(ix.ids) == 20
     hits = ix.search("add comm: addition of natural numbers commutes", k=3)
     assert hits[0].name in ("Demo.add_comm'", "Demo.add_comm_old")
     assert hits[0].bm25_rank is not None and hits[0].dense_rank is not None
@@ -103,7 +103,7 @@ def test_http_endpoint(index: Path) -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     try:
-        assert httpx.get(f"{base}/health").json()["documents"] == 16
+        assert httpx.get(f"{base}/health").json()["documents"] == 20
         r = httpx.get(f"{base}/search", params={"q": "identity function", "k": 2})
         assert r.status_code == 200 and len(r.json()["hits"]) == 2
         assert r.json()["hits"][0]["name"].startswith("Demo.")

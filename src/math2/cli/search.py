@@ -61,30 +61,74 @@ def index_serve(
         server.server_close()
 
 
+def _all_indexes() -> list[tuple[str, Path]]:
+    """Every built index under the index folder, by library name."""
+    root = Path(state.settings.retrieval.index_dir)
+    found = sorted(
+        (d.name, d) for d in (root.iterdir() if root.is_dir() else []) if (d / "meta.json").exists()
+    )
+    if not found:
+        raise fail(f"no index under {root}: run `math2 build` or `math2 index build`")
+    return found
+
+
 @app.command("search")
 def search_cmd(
-    query: Annotated[str, typer.Argument(help="What to look for, in words or Lean.")],
+    query: Annotated[str, typer.Argument(help="What to look for, in words, LaTeX or Lean.")],
     k: Annotated[int, typer.Option("-k", help="How many results.")] = 10,
-    library: Annotated[str, typer.Option(help="Whose index.")] = "mathlib",
+    library: Annotated[
+        str | None, typer.Option(help="Search only this library's index (default: all built).")
+    ] = None,
+    rerank: Annotated[
+        str | None,
+        typer.Option(help="Rerank the fused top 50 with this registered model (cached)."),
+    ] = None,
 ) -> None:
-    """Search the declarations of a library (BM25 + dense + dependency prior, fused)."""
+    """Search the declarations of every built index (BM25 + dense + informal descriptions +
+    dependency prior, fused), or of one library's; says which indexes it searched."""
     from sqlalchemy import select
 
     from math2.retrieval.index import SearchIndex
     from math2.store import Mention
 
-    folder = _built_index(library)
-    index = SearchIndex(folder)
-    hits = index.search(query, k)
+    targets = [(library, _built_index(library))] if library else _all_indexes()
+    hits = []
+    searched = []
+    for name, folder in targets:
+        index = SearchIndex(folder)
+        parts = (
+            "BM25"
+            + (" + dense" if index.has_dense else "")
+            + (" + descriptions" if index.desc is not None else "")
+        )
+        parts += " + prior" if index.has_dense else ""  # the prior is fused with dense only
+        searched.append(f"{name} ({len(index.ids)} declarations; {parts})")
+        hits += [(name, h) for h in index.search(query, max(k, 50 if rerank else k))]
+    # Fused scores are reciprocal-rank sums, so they compare across indexes.
+    hits = sorted(hits, key=lambda nh: -nh[1].score)
+    err.print("searched: " + "; ".join(searched))
     store = _store()
+    if rerank:
+        from math2.llm import LLMNotConfigured, UnregisteredModel
+        from math2.retrieval.rerank import rerank_with_model
+
+        library_of = {h.mention_id: name for name, h in hits}
+        try:
+            res = rerank_with_model(state.settings, store, rerank, query, [h for _, h in hits])
+        except (UnregisteredModel, LLMNotConfigured) as exc:
+            raise fail(str(exc)) from exc
+        note = "reranked" if res.reranked else f"not reranked ({res.error})"
+        err.print(f"{note} by {rerank} with {res.template}" + (" (cached)" if res.cached else ""))
+        hits = [(library_of[h.mention_id], h) for h in res.hits]
+    hits = hits[:k]
     with store.session() as s:
-        rows = {
-            m.id: m
-            for m in s.scalars(select(Mention).where(Mention.id.in_([h.mention_id for h in hits])))
-        }
-    if not index.has_dense:
-        err.print("note: no dense embeddings in this index; BM25 and the prior only")
-    for i, h in enumerate(hits, 1):
+        ids = [h.mention_id for _, h in hits]
+        rows = {m.id: m for m in s.scalars(select(Mention).where(Mention.id.in_(ids)))}
+    for i, (name, h) in enumerate(hits, 1):
         m = rows.get(h.mention_id)
         stmt = (m.statement or "")[:120] if m else ""
-        out.print(f"{i:>2}. {h.name}  [dim]{h.score:.4f}[/]\n    " + escape(stmt), highlight=False)
+        where = f" [dim]({name})[/]" if len(targets) > 1 else ""
+        out.print(
+            f"{i:>2}. {escape(h.name)}{where}  [dim]{h.score:.4f}[/]\n    " + escape(stmt),
+            highlight=False,
+        )

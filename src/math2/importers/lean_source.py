@@ -18,24 +18,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from math2.errors import InputError
+from math2.importers.lean_names import instance_base_name, lean_name
 from math2.util.yamlfile import decode_utf8
 
 KEYWORDS = (
     "theorem", "lemma", "def", "abbrev", "instance", "structure", "class", "inductive",
     "opaque", "axiom", "alias", "irreducible_def", "example", "coinductive",
 )  # fmt: skip
-_MODIFIERS = r"(?:(?:private|protected|noncomputable|unsafe|partial|nonrec|scoped|local)\s+)*"
+_MODIFIERS = (
+    r"(?:(?:private|protected|public|meta|noncomputable|unsafe|partial|nonrec|scoped|local)\s+)*"
+)
 # A declaration (with optional attributes) or a structural command, at the start of a line.
 _EVENT = re.compile(
     r"^[ \t]*(?:"
     r"(?P<attrs>(?:@\[(?:[^\[\]]|\[[^\[\]]*\])*\]\s*)+)?"
     r"(?P<mods>" + _MODIFIERS + r")"
     r"(?P<kw>class\s+inductive|" + "|".join(KEYWORDS) + r")\b"
-    r"|(?P<cmd>namespace|section|end|noncomputable\s+section|open|mutual)\b(?P<arg>[^\n]*)"
+    r"|(?:@\[[^\]\n]*\]\s*)?(?P<cmd>namespace|end|open|mutual"
+    r"|(?:(?:public|meta|noncomputable)\s+)*section)\b(?P<arg>[^\n]*)"
     r")",
     re.M,
 )
-_NAME = re.compile(r"\s*((?:«[^»]*»|[^\s:({\[⦃⟨|@,;]+))")
+# A name: parts separated by dots, each plain or «quoted»; universe parameters `.{u, v}` after.
+_NAME = re.compile(r"\s*((?:«[^»]*»|[^\s:({\[⦃⟨|@,;.«]+)(?:\.(?:«[^»]*»|[^\s:({\[⦃⟨|@,;.«]+))*)")
+_UNIVERSES = re.compile(r"\.\{[^}]*\}")
+_PRIORITY = re.compile(r"\s*\((?:priority|kind)\s*:=[^)]*\)")
 _DEPRECATED = re.compile(
     r"deprecated\s*(?P<succ>[^\s(\]\"]+)?\s*(?:\(\s*since\s*:=\s*(?P<since>[^)]*)\))?"
 )
@@ -52,7 +59,7 @@ _BACKTICK = re.compile(r"`([^`\s]+)`")
 class Declaration:
     """One declaration found in a source file."""
 
-    name: str | None  # full name; None for `example` and anonymous instances
+    name: str | None  # full name (generated for anonymous instances); None for `example`
     kind: str
     module: str
     line: int
@@ -63,6 +70,7 @@ class Declaration:
     deprecated_since: str | None = None
     successor: str | None = None  # from `@[deprecated new]` or `alias old := new`
     stacks: list[str] = field(default_factory=list)
+    generated: bool = False  # a name the scanner derived the way Lean does (anonymous instance)
 
     @property
     def statement_hash(self) -> str:
@@ -182,6 +190,75 @@ def _doc_before(code: str, at: int, doc_ends: dict[int, str], positions: list[in
     return None
 
 
+_FIELD = re.compile(
+    r"(?P<mods>(?:@\[[^\]\n]*\]\s*)?(?:(?:private|protected)\s+)*)"
+    r"(?P<names>(?:«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ]*)(?:\s+(?:«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ]*))*)"
+    r"\s*(?=[:({\[⦃]|:=)"
+)
+_BINDER_FIELD = re.compile(r"\(\s*([^():]+?)\s*:")
+
+
+def _fields(code: str, text: str, start: int, owner: Declaration) -> list[Declaration]:
+    """The fields of a structure or class whose `where` ends at `start`: each is its own
+    declaration (`Point.x`), with the text after its name as the statement. A body ends at
+    the first line that starts at column 0; field lines are those at the body's indentation."""
+    end = len(code)
+    body_end = re.compile(r"\n(?=\S)").search(code, start)
+    if body_end:
+        end = body_end.start()
+    lines, pos, indent = [], start, None
+    for raw in code[start:end].split("\n"):
+        stripped = raw.lstrip()
+        here = len(raw) - len(stripped)
+        if stripped and indent is None:
+            indent = here
+        if stripped and here == indent:
+            lines.append((pos + here, stripped))
+        pos += len(raw) + 1
+    out: list[Declaration] = []
+    doc_line = code.count("\n", 0, start) + 1
+    for k, (at, stripped) in enumerate(lines):
+        if re.match(r"(?:[^\W\d][\w']*\s*)?::", stripped) or stripped.startswith("deriving"):
+            continue  # `mk ::` names the constructor
+        fm = _FIELD.match(stripped)
+        if fm:
+            names = fm.group("names").split()
+            rest_at = at + fm.end()
+        elif bm := _BINDER_FIELD.match(stripped):  # `(x y : T)`, the older style
+            names = bm.group(1).split()
+            rest_at = at + bm.end()
+        else:
+            continue
+        nxt = lines[k + 1][0] if k + 1 < len(lines) else end
+        stop = min(_statement_end(code, rest_at), nxt)
+        stop = rest_at + len(code[rest_at:stop].rstrip())  # not the next field's doc comment
+        statement = _WS.sub(" ", text[rest_at:stop]).strip()
+        for local in names:
+            out.append(
+                Declaration(
+                    name=f"{owner.name}.{lean_name(local)}",
+                    kind="field",
+                    module=owner.module,
+                    line=doc_line + code.count("\n", start, at),
+                    statement=statement,
+                    docstring=_field_doc(text, at),
+                    attributes=[],
+                    modifiers=[w for w in (fm.group("mods") if fm else "").split() if w[0] != "@"],
+                )
+            )
+    return out
+
+
+def _field_doc(text: str, at: int) -> str | None:
+    """The doc comment right above a field, if any."""
+    before = text[:at].rstrip()
+    if before.endswith("-/"):
+        open_at = before.rfind("/--")
+        if open_at >= 0 and "-/" not in before[open_at:-2]:
+            return before[open_at + 3 : -2].strip()
+    return None
+
+
 def scan_file(root: Path, path: Path) -> SourceFile:
     """Scan one `.lean` file."""
     raw = path.read_bytes()
@@ -193,21 +270,26 @@ def scan_file(root: Path, path: Path) -> SourceFile:
     parts: list[str] = []
     doc_ends = {end: body for _, end, body in docs if body.startswith("/--")}
     doc_positions = sorted(doc_ends)
+    taken: dict[str, int] = {}  # generated instance names in this file
 
     for m in _EVENT.finditer(code):
         cmd = m.group("cmd")
         if cmd is not None:
             arg = m.group("arg").strip()
+            # One scope per name part, as Lean opens them: `namespace A.B` then `end B` leaves
+            # A open.
             if cmd == "namespace":
                 new = arg.split()[0].split(".") if arg else []
-                ns.append(("namespace", len(new)))
+                ns += [("namespace", 1)] * len(new)
                 parts += new
+            elif cmd == "mutual":
+                ns.append(("mutual", 0))
             elif cmd.endswith("section"):
-                ns.append(("section", 0))
-            elif cmd == "end" and ns:
-                _, k = ns.pop()
-                if k:
-                    del parts[-k:]
+                ns += [("section", 0)] * (len(arg.split()[0].split(".")) if arg else 1)
+            elif cmd == "end":
+                for _ in range(len(arg.split()[0].split(".")) if arg else 1):
+                    if ns and ns.pop()[1]:
+                        parts.pop()
             continue
         kw = _WS.sub(" ", m.group("kw"))
         start = m.end()
@@ -216,19 +298,24 @@ def scan_file(root: Path, path: Path) -> SourceFile:
         attrs_text = text[m.start("attrs") : m.end("attrs")] if m.group("attrs") else ""
         attrs = [_WS.sub(" ", a).strip() for a in _ATTR.findall(attrs_text)]
         mods = m.group("mods").split()
+        if kw == "instance" and (pm := _PRIORITY.match(code, start)):
+            start = pm.end()
         name = None
         nm = _NAME.match(code, start)
         if kw not in ("example",) and nm and not nm.group(1).startswith(("(", "{", "[", ":")):
             local = nm.group(1)
-            if kw == "instance" and (local in ("where", ":=") or local.startswith("(")):
+            if local in ("where", ":=", "extends"):
                 local = None
-            if local and local not in ("where", ":="):
+            if local:
+                local = lean_name(local)
                 name = (
                     local.removeprefix("_root_.")
                     if local.startswith("_root_.")
                     else (".".join([*parts, local]) if parts else local)
                 )
                 start = nm.end()
+                if um := _UNIVERSES.match(code, start):
+                    start = um.end()
         end = _statement_end(code, start)
         statement = _WS.sub(" ", text[start:end]).strip() if kw != "alias" else ""
         indent = len(m.group(0)) - len(m.group(0).lstrip())
@@ -269,7 +356,16 @@ def scan_file(root: Path, path: Path) -> SourceFile:
                         )
                     )
             continue
+        if name is None and kw == "instance":
+            base = instance_base_name(statement, parts)
+            taken[base] = taken.get(base, 0) + 1
+            if taken[base] > 1:  # Lean appends _1, _2, … when the name is taken
+                base = f"{base}_{taken[base] - 1}"
+            d.name = ".".join([*parts, base])
+            d.generated = True
         decls.append(d)
+        if kw in ("structure", "class") and name and code.startswith("where", end):
+            decls += _fields(code, text, end + 5, d)
     return SourceFile(
         module=module, path=str(path), declarations=decls, main_results=_main_results(docs)
     )

@@ -24,13 +24,16 @@ import numpy as np
 from pydantic import BaseModel
 from sqlalchemy import select
 
-from math2.store import ConstDep, Mention, Source, Store
+from math2.retrieval.text import TEXT_VERSION, document_text, query_tokens, tokens
+from math2.store import AgentText, AgentTextKind, ConstDep, Mention, Source, Store
+from math2.store.work import ReviewStatus
 
 log = logging.getLogger(__name__)
 
 RRF_K = 60
 W_BM25 = 1.0
 W_DENSE = 1.0
+W_DESC = 1.0
 BETA_PRIOR = 0.25
 CHUNK = 4096
 # Tokens per document for the encoder: 32 keeps the name, the start of the statement and of
@@ -106,9 +109,15 @@ def build_index(
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
     only: set[int] | None = None,
+    *,
+    hide_docstrings: set[int] | None = None,
+    text_version: int = TEXT_VERSION,
 ) -> dict:
-    """Build (or resume) the index of a source's active, completable mentions under `out`."""
-    import bm25s
+    """Build (or resume) the index of a source's active, completable mentions under `out`.
+
+    `hide_docstrings`: mention ids whose docstring is left out (a held-out benchmark split);
+    `text_version` 1 is the document text and tokenizer of the first index (kept to measure
+    against), 2 the one described in `math2.retrieval.text`."""
 
     say = progress or (lambda _m: None)
     out.mkdir(parents=True, exist_ok=True)
@@ -117,7 +126,7 @@ def build_index(
         if src is None:
             raise LookupError(f"source {source!r} is not in the store")
         q = (
-            select(Mention.id, Mention.name, Mention.statement, Mention.docstring)
+            select(Mention.id, Mention.name, Mention.statement, Mention.docstring, Mention.module)
             .where(
                 Mention.source_id == src.id,
                 Mention.status == "active",
@@ -129,6 +138,7 @@ def build_index(
         if only is not None:  # a sub-corpus (benchmarks index a pool of mention ids)
             rows = [r for r in rows if r[0] in only]
         deps = dict(s.execute(select(ConstDep.mention_id, ConstDep.deps)).all())
+        descriptions = _descriptions(s)
     if not rows:
         raise LookupError(f"{source} has no active, completable mentions to index")
     ids = np.array([r[0] for r in rows], dtype=np.int64)
@@ -140,12 +150,25 @@ def build_index(
             say("the store changed since the last index: rebuilding from scratch")
             for f in (out / "dense").glob("*.npy") if (out / "dense").exists() else []:
                 f.unlink()
-    texts = [doc_text(r[1], r[2], r[3]) for r in rows]
+    hidden = hide_docstrings or set()
+    doc = [None if r[0] in hidden else r[3] for r in rows]
+    if text_version == 1:
+        texts = [doc_text(r[1], r[2], d) for r, d in zip(rows, doc, strict=True)]
+    else:
+        texts = [document_text(r[1], r[2], d, r[4]) for r, d in zip(rows, doc, strict=True)]
     t0 = time.perf_counter()
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
-    retriever.save(str(out / "bm25"))
+    _bm25_index(texts, text_version).save(str(out / "bm25"))
     say(f"BM25 over {len(texts)} declarations in {time.perf_counter() - t0:.1f} s")
+    # Informal descriptions by the informalize role: their own BM25 part, fused like the others.
+    desc_pos = [i for i, r in enumerate(rows) if r[0] in descriptions]
+    for f in (out / "desc").glob("*") if (out / "desc").exists() else []:
+        f.unlink()
+    if desc_pos:
+        _bm25_index([descriptions[rows[i][0]] for i in desc_pos], TEXT_VERSION).save(
+            str(out / "desc")
+        )
+        np.save(out / "desc" / "positions.npy", np.array(desc_pos, dtype=np.int64))
+        say(f"BM25 over {len(desc_pos)} informal descriptions")
 
     # Prior: PageRank over "uses" edges.
     pos = {n: i for i, n in enumerate(names)}
@@ -175,6 +198,8 @@ def build_index(
         "edges": len(src_e),
         "first_last": [int(ids[0]), int(ids[-1])] if len(ids) else [0, 0],
         "dense_chunks": 0,
+        "text_version": text_version,
+        "descriptions": len(desc_pos),
         "built_at": time.time(),
     }
     meta_path.write_text(json.dumps(meta))
@@ -182,6 +207,33 @@ def build_index(
         meta["dense_chunks"] = build_dense(texts, out / "dense", say)
         meta_path.write_text(json.dumps(meta))
     return meta
+
+
+def _descriptions(s) -> dict[int, str]:
+    """The newest description the informalize role wrote for each mention (agent text, a search
+    aid only: never node text), whatever its review status, except rejected ones."""
+    rows = s.execute(
+        select(AgentText.mention_id, AgentText.body)
+        .where(
+            AgentText.kind == AgentTextKind.DESCRIPTION,
+            AgentText.mention_id.is_not(None),
+            AgentText.status != ReviewStatus.REJECTED,
+        )
+        .order_by(AgentText.id)
+    ).all()
+    return {mid: body for mid, body in rows}
+
+
+def _bm25_index(texts: list[str], text_version: int):
+    import bm25s
+
+    retriever = bm25s.BM25()
+    if text_version == 1:
+        toks = bm25s.tokenize(texts, stopwords="en", show_progress=False)
+    else:
+        toks = [tokens(t) or ["∅"] for t in texts]
+    retriever.index(toks, show_progress=False)
+    return retriever
 
 
 def build_dense(texts: list[str], folder: Path, say: Callable[[str], None]) -> int:
@@ -217,6 +269,11 @@ class SearchIndex:
         self.names: list[str] = json.loads((folder / "names.json").read_text())
         self.prior = np.load(folder / "prior.npy")
         self.bm25 = bm25s.BM25.load(str(folder / "bm25"))
+        self.text_version = meta.get("text_version", 1)
+        self.desc = self.desc_pos = None
+        if meta.get("descriptions") and (folder / "desc" / "positions.npy").exists():
+            self.desc = bm25s.BM25.load(str(folder / "desc"))
+            self.desc_pos = np.load(folder / "desc" / "positions.npy")
         chunks = (
             sorted((folder / "dense").glob("chunk_*[0-9].npy"))
             if (folder / "dense").exists()
@@ -241,11 +298,25 @@ class SearchIndex:
 
     def rank_bm25(self, queries: list[str], pool: int) -> list[np.ndarray]:
         """Top `pool` document positions per query by BM25."""
+        return self._rank(self.bm25, queries, pool, len(self.ids), self.text_version)
+
+    def rank_desc(self, queries: list[str], pool: int) -> list[np.ndarray]:
+        """Top `pool` document positions per query by BM25 over the informal descriptions."""
+        if self.desc is None:
+            return [np.zeros(0, dtype=np.int64) for _ in queries]
+        ranked = self._rank(self.desc, queries, pool, len(self.desc_pos), TEXT_VERSION)
+        return [self.desc_pos[r] for r in ranked]
+
+    @staticmethod
+    def _rank(bm25, queries: list[str], pool: int, n: int, version: int) -> list[np.ndarray]:
         import bm25s
 
-        toks = bm25s.tokenize(queries, stopwords="en", show_progress=False)
-        k = min(pool, len(self.ids))
-        docs, scores = self.bm25.retrieve(toks, k=k, show_progress=False, n_threads=1)
+        if version == 1:
+            toks = bm25s.tokenize(queries, stopwords="en", show_progress=False)
+        else:  # a query with no known token matches nothing (never an error)
+            vocab = bm25.vocab_dict
+            toks = [[t for t in query_tokens(q) if t in vocab] or ["∅"] for q in queries]
+        docs, scores = bm25.retrieve(toks, k=min(pool, n), show_progress=False, n_threads=1)
         return [d[s > 0] for d, s in zip(docs, scores, strict=True)]
 
     def rank_dense(self, queries: list[str], pool: int) -> list[np.ndarray]:
@@ -266,13 +337,20 @@ class SearchIndex:
         queries: list[str],
         k: int = 10,
         pool: int = 100,
-        parts: tuple[str, ...] = ("bm25", "dense", "prior"),
+        parts: tuple[str, ...] = ("bm25", "dense", "desc", "prior"),
+        prior_weight: float | None = None,
     ) -> list[list[Hit]]:
         """Fused results for many queries at once (BM25 and the encoder run batched)."""
+        if prior_weight is None:
+            # Over the full index with BM25 alone, the prior at 0.25 lowers nDCG@10 on the
+            # theorem-list dev set from 0.46 to 0.35 (docs/benchmarks.md, Retrieval): it is
+            # applied only where a dense part is fused too.
+            prior_weight = BETA_PRIOR if self.has_dense and "dense" in parts else 0.0
         b = self.rank_bm25(queries, pool) if "bm25" in parts else [None] * len(queries)
         d = self.rank_dense(queries, pool) if "dense" in parts else [None] * len(queries)
+        x = self.rank_desc(queries, pool) if "desc" in parts else [None] * len(queries)
         results = []
-        for rb, rd in zip(b, d, strict=True):
+        for rb, rd, rx in zip(b, d, x, strict=True):
             scores: dict[int, float] = {}
             rb_pos = {int(p): r for r, p in enumerate(rb)} if rb is not None else {}
             rd_pos = {int(p): r for r, p in enumerate(rd)} if rd is not None else {}
@@ -280,9 +358,11 @@ class SearchIndex:
                 scores[p] = scores.get(p, 0.0) + W_BM25 / (RRF_K + r + 1)
             for p, r in rd_pos.items():
                 scores[p] = scores.get(p, 0.0) + W_DENSE / (RRF_K + r + 1)
+            for r, p in enumerate(rx if rx is not None else []):
+                scores[int(p)] = scores.get(int(p), 0.0) + W_DESC / (RRF_K + r + 1)
             if "prior" in parts:
                 for p in scores:
-                    scores[p] *= 1.0 + BETA_PRIOR * float(self.prior[p])
+                    scores[p] *= 1.0 + prior_weight * float(self.prior[p])
             top = sorted(scores.items(), key=lambda kv: -kv[1])[:k]
             results.append(
                 [

@@ -1,0 +1,131 @@
+"""What is indexed for a declaration and how a query is read (index text version 2).
+
+Queries: LaTeX is rewritten into the Unicode and names Mathlib uses (`\\sqcup` → `⊔`,
+`\\mathbb{R}` → `ℝ`, `\\le` → `≤`, `\\sum` → `∑`), each notation symbol also contributes the
+words of the constant behind it (`ℝ` → `real`, `∑` → `sum`), and Lean identifiers and camel
+case are split (`Nat.Prime.two_le` → `nat prime two le`) with the whole identifier kept too.
+
+Documents: the name and its words, the statement with its notation, the docstring, the words
+of the module path, and the words of the constants the statement uses.
+
+Tokens: lower-case words (letters, digits, `'`), single notation symbols kept as tokens (BM25 on
+bm25s's default tokenizer drops `ℝ`, `≤` and every one-letter word), English stop words out.
+"""
+
+from __future__ import annotations
+
+import re
+
+TEXT_VERSION = 2
+
+# LaTeX command → Mathlib's Unicode. Only commands that mean the same thing in both.
+_LATEX = {
+    "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠", "lt": "<", "gt": ">",
+    "sqcup": "⊔", "sqcap": "⊓", "cup": "∪", "cap": "∩", "bigcup": "⋃", "bigcap": "⋂",
+    "subseteq": "⊆", "subset": "⊂", "supseteq": "⊇", "supset": "⊃", "in": "∈", "notin": "∉",
+    "sum": "∑", "prod": "∏", "int": "∫", "infty": "∞", "forall": "∀", "exists": "∃",
+    "neg": "¬", "lnot": "¬", "land": "∧", "wedge": "∧", "lor": "∨", "vee": "∨",
+    "to": "→", "rightarrow": "→", "implies": "→", "iff": "↔", "leftrightarrow": "↔",
+    "mapsto": "↦", "circ": "∘", "times": "×", "cdot": "•", "otimes": "⊗", "oplus": "⊕",
+    "emptyset": "∅", "varnothing": "∅", "top": "⊤", "bot": "⊥", "mid": "∣", "divides": "∣",
+    "sqrt": "√", "pi": "π", "equiv": "≡", "cong": "≃", "simeq": "≃", "approx": "≈",
+    "langle": "⟨", "rangle": "⟩", "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉",
+    "nabla": "∇", "partial": "∂", "setminus": "\\", "triangle": "△", "angle": "∠",
+    "perp": "⟂", "parallel": "∥", "deg": "degree", "gcd": "gcd", "lcm": "lcm",
+    "det": "det", "dim": "dim", "ker": "ker", "log": "log", "exp": "exp", "sin": "sin",
+    "cos": "cos", "tan": "tan", "lim": "limit", "sup": "sup", "inf": "inf", "max": "max",
+    "min": "min", "mod": "mod", "pmod": "mod", "binom": "choose", "choose": "choose",
+    "frac": "/", "dfrac": "/", "tfrac": "/",
+}  # fmt: skip
+_BLACKBOARD = {"N": "ℕ", "Z": "ℤ", "Q": "ℚ", "R": "ℝ", "C": "ℂ"}
+# Notation → the words of what it denotes in Mathlib.
+_SYMBOL_WORDS = {
+    "ℕ": "nat", "ℤ": "int", "ℚ": "rat", "ℝ": "real", "ℂ": "complex", "∑": "sum", "∏": "prod",
+    "∫": "integral", "≤": "le", "<": "lt", "≥": "ge", ">": "gt", "≠": "ne", "⊔": "sup",
+    "⊓": "inf", "∪": "union", "∩": "inter", "⊆": "subset", "⊂": "ssubset", "∈": "mem",
+    "∉": "not mem", "¬": "not", "∧": "and", "∨": "or", "→": "imp", "↔": "iff", "∘": "comp",
+    "×": "prod", "•": "smul", "⊗": "tensor", "⊕": "sum", "∅": "empty", "⊤": "top", "⊥": "bot",
+    "∣": "dvd", "√": "sqrt", "π": "pi", "≡": "modeq", "≃": "equiv", "⌊": "floor", "⌈": "ceil",
+    "∞": "top", "∂": "deriv", "⋃": "iUnion", "⋂": "iInter", "=": "eq", "+": "add", "*": "mul",
+    "^": "pow", "/": "div", "-": "sub", "!": "factorial", "%": "mod", "|": "abs",
+}  # fmt: skip
+_SYMBOLS = set(_SYMBOL_WORDS) | {"ℝ≥0", "∀", "∃", "↦", "∇", "△", "∠", "⟂", "≈", "⁻¹"}
+_LATEX_CMD = re.compile(r"\\([A-Za-z]+)\s*")
+_MATHBB = re.compile(r"\\(?:mathbb|Bbb|mathbf)\s*\{?\s*([A-Z])\s*\}?")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_IDENT = re.compile(r"[^\W\d][\w'!?₀-₉]*(?:\.[^\W\d][\w'!?₀-₉]*)*")
+_STOP = "a an are as at be but by for in into is it no of on such that the their then there"
+_STOP += " these they this to was will with we let which where when from its"
+# `not`, `and`, `or`, `if` name Mathlib constants (`not_not`, `and_comm`, `if_pos`): kept.
+STOPWORDS = frozenset(_STOP.split())
+
+
+def latex_to_unicode(text: str) -> str:
+    """`$\\sum_{i \\le n} x_i \\in \\mathbb{R}$` → `∑_{i ≤ n} x_i ∈ ℝ` (math delimiters gone)."""
+    text = _MATHBB.sub(lambda m: _BLACKBOARD.get(m.group(1), m.group(1)), text)
+    text = _LATEX_CMD.sub(lambda m: _LATEX.get(m.group(1), m.group(1)) + " ", text)
+    return re.sub(r"\$+|\\[()\[\]]", " ", text)
+
+
+def split_identifier(ident: str) -> list[str]:
+    """`Nat.Prime.two_le` → `[nat, prime, two, le]`; `IsOpen` → `[is, open]`."""
+    words = []
+    for part in re.split(r"[._']+", ident):
+        words += [w.lower() for w in _CAMEL.split(part) if w]
+    return words
+
+
+def tokens(text: str) -> list[str]:
+    """Index and query tokens: words, split identifiers (whole ones kept), notation symbols and
+    the words they stand for."""
+    out: list[str] = []
+    for m in _IDENT.finditer(text):
+        ident = m.group(0)
+        parts = split_identifier(ident)
+        if len(parts) > 1:
+            out.append(ident.lower())
+        out += parts
+    for ch in text:
+        if ch in _SYMBOLS:
+            out.append(ch)
+            out += _SYMBOL_WORDS.get(ch, "").split()
+    out += [d for d in re.findall(r"\d+", text)]
+    return [t for t in out if t not in STOPWORDS]
+
+
+def query_text(query: str) -> str:
+    """The query as indexed text sees it: LaTeX rewritten, the original kept beside it."""
+    norm = latex_to_unicode(query)
+    return norm if norm == query else f"{query} {norm}"
+
+
+def query_tokens(query: str) -> list[str]:
+    """Tokens of a query, from both its LaTeX and its Unicode form (duplicates dropped)."""
+    return list(dict.fromkeys(tokens(query_text(query))))
+
+
+def module_words(module: str | None) -> str:
+    """`Mathlib.Algebra.Group.Basic` → `Algebra Group Basic`."""
+    if not module:
+        return ""
+    return " ".join(module.split(".")[1:])
+
+
+def used_constants(statement: str | None) -> list[str]:
+    """Dotted or capitalised identifiers the statement names (the constants it uses)."""
+    if not statement:
+        return []
+    return list(dict.fromkeys(i for i in _IDENT.findall(statement) if "." in i or i[0].isupper()))
+
+
+def document_text(
+    name: str,
+    statement: str | None,
+    docstring: str | None,
+    module: str | None = None,
+) -> str:
+    """Index text version 2 of one declaration."""
+    consts = " ".join(" ".join(split_identifier(c)) for c in used_constants(statement))
+    return " ".join(
+        x for x in (name, statement or "", docstring or "", module_words(module), consts) if x
+    )

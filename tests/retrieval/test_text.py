@@ -1,0 +1,122 @@
+"""Index text v2: LaTeX to Mathlib's notation, split identifiers, symbol tokens; informal
+descriptions as their own part; the v1 baseline still builds and searches."""
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from math2.importers.mathlib import import_lean_library
+from math2.retrieval.index import SearchIndex, build_index
+from math2.retrieval.text import (
+    document_text,
+    latex_to_unicode,
+    query_tokens,
+    split_identifier,
+    tokens,
+)
+from math2.sources import load_manifest, sync_manifest
+from math2.store import AgentText, Mention
+from math2.store.models import ModelEntry
+from tests.conftest import REPO
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "leanproj"
+
+
+def test_latex_becomes_mathlib_notation() -> None:
+    assert latex_to_unicode(r"$a \sqcup b \le c$").split() == ["a", "⊔", "b", "≤", "c"]
+    assert latex_to_unicode(r"\mathbb{R}").strip() == "ℝ"
+    assert {"∑", "∈", "ℕ"} <= set(latex_to_unicode(r"\sum_{i} x_i \in \mathbb N").split())
+    assert "∫" in latex_to_unicode(r"\int_0^1 f") and "∞" in latex_to_unicode(r"\infty")
+
+
+def test_query_keeps_both_forms() -> None:
+    toks = query_tokens(r"x \le y in \mathbb{R}")
+    assert {"le", "≤", "ℝ", "real", "mathbb"} <= set(toks)
+    assert len(toks) == len(set(toks))
+
+
+def test_identifiers_split_and_kept_whole() -> None:
+    assert split_identifier("Nat.Prime.two_le") == ["nat", "prime", "two", "le"]
+    assert split_identifier("IsOpen") == ["is", "open"]
+    assert split_identifier("HTTPServer") == ["http", "server"]
+    toks = tokens("Nat.Prime.two_le holds for ℕ")
+    assert {"nat.prime.two_le", "prime", "two", "le", "holds", "ℕ", "nat"} <= set(toks)
+    assert "for" not in toks  # stop word
+
+
+def test_document_text_fields() -> None:
+    t = document_text(
+        "Nat.Prime.two_le", "{p : ℕ} (hp : p.Prime) : 2 ≤ p", "Primes are ≥ 2.",
+        "Mathlib.Data.Nat.Prime.Defs",
+    )  # fmt: skip
+    assert t.startswith("Nat.Prime.two_le {p : ℕ}")
+    assert "Data Nat Prime Defs" in t and "Primes are ≥ 2." in t
+
+
+@pytest.fixture
+def store(sqlite_store):
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    import_lean_library(sqlite_store, manifest.get("mathlib"), FIX)
+    return sqlite_store
+
+
+def test_v2_finds_notation_and_v1_still_builds(store, tmp_path: Path) -> None:
+    v2 = SearchIndex(Path(build_index(store, tmp_path / "v2", dense=False) and tmp_path / "v2"))
+    assert v2.text_version == 2
+    hits = v2.search(r"$a + b = b + a$ for $a, b \in \mathbb{N}$", k=3, parts=("bm25",))
+    assert hits[0].name in ("Demo.add_comm'", "Demo.add_comm_old")
+    build_index(store, tmp_path / "v1", dense=False, text_version=1)
+    v1 = SearchIndex(tmp_path / "v1")
+    assert v1.text_version == 1 and v1.search("identity function", k=1)[0].name == "Demo.idf"
+    assert v2.search("zzzz qqqq", k=3) == []  # nothing known: no hit, no error
+
+
+def test_hidden_docstrings_are_not_indexed(store, tmp_path: Path) -> None:
+    with store.session() as s:
+        idf = s.scalar(select(Mention).where(Mention.name == "Demo.idf"))
+    query = "The identity, as a definition"
+    build_index(store, tmp_path / "a", dense=False)
+    assert SearchIndex(tmp_path / "a").search(query, k=1)[0].name == "Demo.idf"
+    build_index(store, tmp_path / "b", dense=False, hide_docstrings={idf.id})
+    assert "Demo.idf" not in [h.name for h in SearchIndex(tmp_path / "b").search(query, k=1)]
+
+
+def test_descriptions_are_a_part_of_their_own(store, tmp_path: Path) -> None:
+    with store.session() as s:
+        point = s.scalar(select(Mention).where(Mention.name == "Demo.Point"))
+        model = ModelEntry(name="test-model", revision="1")
+        s.add(model)
+        s.flush()
+        for status in ("pending", "rejected"):
+            s.add(
+                AgentText(
+                    kind="description",
+                    body="a location in the cartesian plane given by two coordinates"
+                    if status == "pending"
+                    else "an idempotent endomorphism",
+                    mention_id=point.id,
+                    model_id=model.id,
+                    template_id="informalize/description",
+                    template_hash="0" * 64,
+                    status=status,
+                )
+            )
+        s.commit()
+    meta = build_index(store, tmp_path / "ix", dense=False)
+    assert meta["descriptions"] == 1  # the rejected one is not used
+    ix = SearchIndex(tmp_path / "ix")
+    assert ix.search("cartesian plane coordinates", k=1)[0].name == "Demo.Point"
+    assert ix.search("cartesian plane coordinates", k=1, parts=("bm25",)) == []
+    assert ix.search("idempotent endomorphism", k=1, parts=("desc",)) == []
+
+
+def test_prior_only_with_a_dense_part(store, tmp_path: Path) -> None:
+    build_index(store, tmp_path / "ix", dense=False)
+    ix = SearchIndex(tmp_path / "ix")
+    plain = ix.search("identity", k=3)
+    assert plain[0].score == pytest.approx(1 / 61)  # BM25 rank 1, no prior factor
+    weighted = ix.search("identity", k=3, prior_weight=0.25)
+    assert weighted[0].score == pytest.approx(1 / 61 * (1 + 0.25 * weighted[0].prior))
