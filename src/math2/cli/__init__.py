@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from math2.cli import corpus, formalize, lean, runs, search, sources  # noqa: F401 (commands)
+from math2.cli import audit, check, corpus, formalize, lean, runs, search, sources  # noqa: F401 (commands)  # noqa: F401 (commands of the checks area)
 from math2.cli._common import app, err
 from math2.errors import Math2Error
 
