@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from math2.cli import audit, check, corpus, formalize, lean, runs, search, sources  # noqa: F401 (commands)  # noqa: F401 (commands of the checks area)
+import math2.cli.audit  # checks area: math2 audit
+import math2.cli.check  # checks area: math2 check, math2 copy-index
+import math2.cli.informalize  # checks area: math2 informalize
+from math2.cli import corpus, formalize, lean, runs, search, sources  # noqa: F401 (commands)
 from math2.cli._common import app, err
 from math2.errors import Math2Error
 
