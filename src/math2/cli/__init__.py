@@ -6,7 +6,7 @@ import sys
 
 import math2.cli.audit  # checks area: math2 audit
 import math2.cli.check  # checks area: math2 check, math2 copy-index
-import math2.cli.informalize  # checks area: math2 informalize
+import math2.cli.informalize  # noqa: F401 (checks area: these three register commands)
 from math2.cli import corpus, formalize, lean, runs, search, sources  # noqa: F401 (commands)
 from math2.cli._common import app, err
 from math2.errors import Math2Error
