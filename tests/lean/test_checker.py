@@ -82,8 +82,10 @@ async def test_proof_mode(checker_and_log) -> None:
         CheckItem(id="5", code="import Mathlib\ntheorem foo : 1 = 1 := rfl", mode=Mode.PROOF)
     )
     assert (ok.status, ok.passed) == (Status.OK, True)
+    # a proof with `sorry` is refused before Lean sees it
     sorry = await checker.check(CheckItem(id="6", code=STATEMENT, mode=Mode.PROOF))
-    assert (sorry.status, sorry.passed) == (Status.SORRY, False)
+    assert (sorry.status, sorry.passed) == (Status.REJECTED, False)
+    assert "sorry" in sorry.reason
 
 
 async def test_cache_hit_never_recompiles(checker_and_log) -> None:

@@ -52,12 +52,38 @@ def test_check_jsonl_passes_and_fails(env: Path) -> None:
     assert "rejected" in res.output and "axiom" in res.output
 
 
-def test_check_lean_file_plain_mode(env: Path) -> None:
+def test_check_lean_file_is_checked_by_default(env: Path) -> None:
     f = env / "Demo.lean"
     f.write_text("import Mathlib\ndef x := 1 -- fake: error unknown_identifier y\n")
     res = CliRunner().invoke(app, ["lean", "check", str(f)])
     assert res.exit_code == 1
-    assert "unknown_identifier" in res.output
+    assert "rejected" in res.output and "expected exactly one theorem" in res.output
+
+
+def test_relaxed_mode_is_explicit_warns_and_still_refuses_code(env: Path) -> None:
+    f = env / "Demo.lean"
+    f.write_text("import Mathlib\ndef x := 1 -- fake: error unknown_identifier y\n")
+    res = CliRunner().invoke(app, ["lean", "check", "--relaxed-unsafe", str(f)])
+    assert res.exit_code == 1
+    assert "unknown_identifier" in res.output and "warning" in res.stderr
+    f.write_text('import Mathlib\n#eval IO.Process.run { cmd := "id" }\n')
+    res = CliRunner().invoke(app, ["lean", "check", "--relaxed-unsafe", str(f)])
+    assert res.exit_code == 1 and "rejected" in res.output
+
+
+def test_data_cannot_relax_the_checks(env: Path) -> None:
+    f = env / "items.jsonl"
+    f.write_text('{"id": 1, "code": "import Mathlib\\ndef x := 1", "mode": "plain"}\n')
+    res = CliRunner().invoke(app, ["lean", "check", str(f)])
+    assert res.exit_code == 2 and f"{f}:1" in res.stderr and "not allowed in the data" in res.stderr
+
+
+def test_empty_input_is_an_error(env: Path) -> None:
+    for name in ("Empty.lean", "empty.jsonl"):
+        f = env / name
+        f.write_text("\n")
+        res = CliRunner().invoke(app, ["lean", "check", str(f)])
+        assert res.exit_code == 2 and "nothing to check" in res.stderr
 
 
 def test_malformed_input_names_file_and_line(env: Path) -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from math2.lean.hygiene import (
     axiom_violations,
+    check_code,
     check_statement,
     parse_axioms,
     prepare,
@@ -36,7 +37,7 @@ HOSTILE = {
     "implemented_by": "@[implemented_by foo] def g := 1\n" + OK,
     "skip kernel": "set_option debug.skipKernelTC true\n" + OK,
     "auto implicit": "set_option autoImplicit true\n" + OK,
-    "attribute instance": "attribute [instance] foo\n" + OK,
+    "attribute extern": 'attribute [extern "c"] foo\n' + OK,
     "two theorems": OK + "\ntheorem bar : True := sorry",
     "sorry in statement": "theorem foo : sorry := sorry",
     "bidi": "theorem foo : 1 = 1 \u202e:= by sorry",
@@ -133,3 +134,41 @@ def test_lexer_positions_and_errors() -> None:
     with pytest.raises(LexError) as info:
         tokenize('def s := "open')
     assert info.value.line == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (
+            "tactic 'rewrite' failed, did not find instance of the pattern in the target "
+            "expression\n  a + b",
+            "rewrite_failed",
+        ),
+        ("motive is not type correct:\n  fun _a => P _a", "motive_not_type_correct"),
+        ("function expected at\n  f\nterm has type\n  ℕ", "function_expected"),
+        ("Try this: set_option maxHeartbeats 400000 in", "suggestion"),
+        (
+            "(deterministic) timeout at `whnf`, maximum number of heartbeats (200000)",
+            "heartbeat_timeout",
+        ),
+    ],
+)
+def test_new_diagnostic_kinds(text: str, kind: str) -> None:
+    from math2.lean import classify_text
+
+    assert classify_text(text)[0].value == kind
+
+
+def test_every_benchmark_theorem_is_accepted() -> None:
+    """miniF2F, ProofNet and FATE-M: all one-theorem items pass; the refusals are `def` targets."""
+    refused = []
+    for name in ("minif2f.jsonl", "proofnet.jsonl"):
+        for line in shared_data("benchmarks", name).read_text().splitlines():
+            it = json.loads(line)
+            code = it["header"] + it["formal_statement"].rstrip() + " sorry"
+            if not check_code(code).ok:
+                refused.append(it["formal_statement"])
+    for it in json.loads(shared_data("benchmarks", "fate_m.json").read_text()):
+        assert check_code(it["formal_statement"]).ok, it["id"]
+    assert len(refused) == 14
+    assert all(s.lstrip().startswith(("def ", "noncomputable def ")) for s in refused)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from math2.cli._common import _store, app, fail, out, state
+from math2.cli._common import _store, app, err, fail, out, state
 from math2.errors import InputError
 
 lean_app = typer.Typer(
@@ -33,11 +33,20 @@ def _mathlib_pin() -> tuple[str, str]:
 def lean_check(
     file: Annotated[Path, typer.Argument(help="A .lean file, or .jsonl with one item a line.")],
     mode: Annotated[
-        str | None,
+        str,
         typer.Option(
-            help="statement | proof | plain (default: plain for .lean, statement for .jsonl)"
+            help="statement (one theorem, proof `sorry`) or proof (a complete proof); "
+            "items of a .jsonl may choose between these two"
         ),
-    ] = None,
+    ] = "statement",
+    relaxed: Annotated[
+        bool,
+        typer.Option(
+            "--relaxed-unsafe",
+            help="Relax the one-theorem and sorry rules for whole files (code that runs while "
+            "elaborating is still refused). Never set by the data.",
+        ),
+    ] = False,
     backend: Annotated[str | None, typer.Option(help="repl | kimina | lake")] = None,
     cache: Annotated[bool, typer.Option(help="Use the result cache in the store.")] = True,
     concurrency: Annotated[int, typer.Option(help="Checks in flight at once.")] = 8,
@@ -48,10 +57,17 @@ def lean_check(
     from math2.lean import LeanNotConfigured, Mode, make_checker
     from math2.lean.items import load_items
 
+    if mode not in ("statement", "proof"):
+        raise fail(f"--mode must be statement or proof, not {mode!r} (see --relaxed-unsafe)")
     try:
-        items = load_items(file, Mode(mode) if mode else None)
+        items = load_items(file, Mode(mode), relaxed=relaxed)
     except (InputError, ValueError) as exc:
         raise fail(str(exc)) from exc
+    if relaxed:
+        err.print(
+            "[yellow]warning:[/] --relaxed-unsafe: any number of declarations and `sorry` are "
+            "accepted; code that runs while elaborating is still refused"
+        )
     toolchain, commit = _mathlib_pin()
     settings = state.settings.model_copy(
         update={

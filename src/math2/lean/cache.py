@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import threading
 
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -23,19 +24,24 @@ class ResultCache:
         self._max = memory_items
         self.hits = 0
         self.misses = 0
+        # The checker calls get/put from worker threads (never SQL on the event loop).
+        self._lock = threading.Lock()
 
     def _remember(self, key: str, result: CheckResult) -> None:
-        self._lru[key] = result
-        self._lru.move_to_end(key)
-        while len(self._lru) > self._max:
-            self._lru.popitem(last=False)
+        with self._lock:
+            self._lru[key] = result
+            self._lru.move_to_end(key)
+            while len(self._lru) > self._max:
+                self._lru.popitem(last=False)
 
     def get(self, key: str) -> CheckResult | None:
         """The stored result for `key`, or None."""
-        if key in self._lru:
-            self.hits += 1
-            self._lru.move_to_end(key)
-            return self._lru[key]
+        with self._lock:
+            hit = self._lru.get(key)
+            if hit is not None:
+                self.hits += 1
+                self._lru.move_to_end(key)
+                return hit
         with self.store.session() as s:
             row = s.scalar(select(LeanResult.result).where(LeanResult.key == key))
         if row is None:

@@ -20,6 +20,7 @@ from math2.lean.diagnostics import Diagnostic, Kind, diagnostics
 from math2.lean.hygiene import (
     PREAMBLE_LINES,
     STANDARD_AXIOMS,
+    Strictness,
     Violation,
     axiom_violations,
     check_statement,
@@ -122,21 +123,29 @@ class LeanChecker:
         self.allowed_imports = allowed_imports
 
     def _compiled(self, item: CheckItem, body: str) -> tuple[str, str | None, list[Violation]]:
-        """(text to compile, theorem name, hygiene violations)."""
-        if item.mode is Mode.PLAIN:
-            return body, None, []
+        """(text to compile, the theorem's full name, hygiene violations).
+
+        Every mode applies the rules against code that runs while elaborating; PLAIN (only
+        ever chosen by the caller, never by the data) relaxes the one-theorem and `sorry` rules.
+        """
         header, _ = split_header(item.code)
+        strict = {
+            Mode.STATEMENT: Strictness.STATEMENT,
+            Mode.PROOF: Strictness.PROOF,
+            Mode.PLAIN: Strictness.RELAXED,
+        }[item.mode]
         report = check_statement(
             body,
             name=item.name,
             header=header,
             allowed_imports=self.allowed_imports,
-            require_sorry=item.mode is Mode.STATEMENT,
+            strictness=strict,
         )
         if not report.ok:
-            return "", report.theorem_name, report.violations
-        name = report.theorem_name
-        return prepare(body) + (f"\n#print axioms {name}\n" if name else ""), name, []
+            return "", report.full_name, report.violations
+        name = report.full_name
+        axioms = f"\n#print axioms {name}\n" if name and item.mode is not Mode.PLAIN else ""
+        return prepare(body) + axioms, name, []
 
     async def check(self, item: CheckItem) -> CheckResult:
         """Check one item; hostile or malformed code is rejected without running anything."""
@@ -147,17 +156,21 @@ class LeanChecker:
                 id=item.id,
                 status=Status.REJECTED,
                 passed=False,
-                reason="; ".join(v.detail for v in violations),
+                reason="; ".join(
+                    f"{v.rule} ({v.where()}): {v.detail}" if v.line else f"{v.rule}: {v.detail}"
+                    for v in violations
+                ),
                 violations=violations,
                 backend=self.backend.name,
             )
         key = cache_key(self.toolchain, self.mathlib_commit, header, compiled + item.mode)
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        hit = await asyncio.to_thread(self.cache.get, key) if self.cache is not None else None
+        if hit is not None:
             return hit.model_copy(update={"id": item.id, "cached": True})
         raw = await self.backend.run(header, compiled, self.timeout_s)
         result = self._verdict(item, name, raw)
         if self.cache is not None and result.status in _CACHEABLE:
-            self.cache.put(key, result)
+            await asyncio.to_thread(self.cache.put, key, result)  # stored before it is used
         return result
 
     async def check_many(

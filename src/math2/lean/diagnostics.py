@@ -48,6 +48,9 @@ class Kind(StrEnum):
     KERNEL_ERROR = "kernel_error"
     DEPRECATED = "deprecated"
     LINTER = "linter"
+    REWRITE_FAILED = "rewrite_failed"  # rw found no instance of the pattern
+    MOTIVE_NOT_TYPE_CORRECT = "motive_not_type_correct"
+    FUNCTION_EXPECTED = "function_expected"
     SUGGESTION = "suggestion"  # "Try this: …"
     OUTPUT = "output"  # #print, #check, trace and other info output
     REPL_UNKNOWN_ENV = "repl_unknown_environment"
@@ -76,6 +79,8 @@ _Q = r"""['`‘«](?P<id>[^'`’»\s]+)['`’»]"""
 
 # Ordered: the first pattern that matches decides. (kind, pattern)
 _RULES: list[tuple[Kind, re.Pattern[str]]] = [
+    # A suggestion first: "Try this: set_option maxHeartbeats N in" is advice, not a timeout.
+    (Kind.SUGGESTION, re.compile(r"^\s*Try this", re.I)),
     (Kind.SORRY, re.compile(r"declaration uses ['`]sorry['`]", re.I)),
     (Kind.KERNEL_ERROR, re.compile(r"^\(kernel\)|kernel type check failed", re.I)),
     (Kind.UNKNOWN_IDENTIFIER, re.compile(rf"unknown identifier {_Q}", re.I)),
@@ -84,6 +89,16 @@ _RULES: list[tuple[Kind, re.Pattern[str]]] = [
     (Kind.INVALID_FIELD, re.compile(rf"environment does not contain {_Q}", re.I)),
     (Kind.INVALID_FIELD, re.compile(rf"invalid field (?:notation, )?{_Q}", re.I)),
     (Kind.UNKNOWN_TACTIC, re.compile(r"unknown tactic", re.I)),
+    (Kind.MOTIVE_NOT_TYPE_CORRECT, re.compile(r"motive is not type correct", re.I)),
+    (
+        Kind.REWRITE_FAILED,
+        re.compile(
+            r"did not find (an )?instance of the pattern|tactic '?rewrite'? failed"
+            r"|rewrite failed|pattern is a metavariable",
+            re.I,
+        ),
+    ),
+    (Kind.FUNCTION_EXPECTED, re.compile(r"function expected", re.I)),
     (Kind.HEARTBEAT_TIMEOUT, re.compile(r"deterministic\)? timeout|heartbeats", re.I)),
     (Kind.MAX_RECURSION, re.compile(r"maximum recursion depth", re.I)),
     (Kind.SYNTH_PLACEHOLDER, re.compile(r"don't know how to synthesize", re.I)),
@@ -128,7 +143,6 @@ _RULES: list[tuple[Kind, re.Pattern[str]]] = [
             re.I,
         ),
     ),
-    (Kind.SUGGESTION, re.compile(r"^Try this", re.I)),
 ]
 
 _REPL_RULES = [

@@ -15,11 +15,15 @@ from math2.util.yamlfile import decode_utf8
 _OPEN_BY = re.compile(r":=\s*by\s*$")
 
 
-def load_items(path: str | Path, mode: Mode | None = None) -> list[CheckItem]:
+def load_items(
+    path: str | Path, mode: Mode | None = None, *, relaxed: bool = False
+) -> list[CheckItem]:
     """Items of a `.lean` file (one item) or a `.jsonl` file (one per line).
 
     A JSONL line has `code`, or `header` + `formal_statement` (the benchmark shape); an id from
-    `id` or `name`. A statement ending in `:= by` (a prover's prompt) gets `sorry` appended.
+    `id` or `name`; it may choose `"mode": "statement"` or `"proof"`, never `plain` (only the
+    caller can relax the rules, with `relaxed=True`). A statement ending in `:=` or `:= by` (a
+    prover's prompt) gets `sorry` appended. Empty input is an error.
     """
     path = Path(path)
     try:
@@ -27,8 +31,11 @@ def load_items(path: str | Path, mode: Mode | None = None) -> list[CheckItem]:
     except OSError as exc:
         raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from exc
     text = decode_utf8(raw, path)
+    default = Mode.PLAIN if relaxed else (mode or Mode.STATEMENT)
     if path.suffix == ".lean":
-        return [CheckItem(id=path.stem, code=text, mode=mode or Mode.PLAIN)]
+        if not text.strip():
+            raise InputError(path, None, "the file is empty: there is nothing to check")
+        return [CheckItem(id=path.stem, code=text, mode=default)]
     if path.suffix != ".jsonl":
         raise InputError(path, None, "expected a .lean or .jsonl file")
     items: list[CheckItem] = []
@@ -50,7 +57,7 @@ def load_items(path: str | Path, mode: Mode | None = None) -> list[CheckItem]:
             code = obj["code"]
         elif "formal_statement" in obj:
             stmt = obj["formal_statement"]
-            if _OPEN_BY.search(stmt):
+            if _OPEN_BY.search(stmt) or stmt.rstrip().endswith(":="):
                 stmt = stmt.rstrip() + " sorry"
             code = obj.get("header", "") + stmt
         else:
@@ -61,9 +68,25 @@ def load_items(path: str | Path, mode: Mode | None = None) -> list[CheckItem]:
                     id=item_id,
                     code=code,
                     name=obj.get("theorem_name", obj.get("name")),
-                    mode=Mode(obj["mode"]) if "mode" in obj else (mode or Mode.STATEMENT),
+                    mode=_item_mode(obj.get("mode"), default, path, lineno),
                 )
             )
         except (ValidationError, ValueError) as exc:
             raise InputError(path, lineno, f"bad item: {exc}") from exc
+    if not items:
+        raise InputError(path, None, "the file has no items: there is nothing to check")
     return items
+
+
+def _item_mode(value: object, default: Mode, path: Path, lineno: int) -> Mode:
+    """The data may ask for statement or proof checks; nothing in it can relax them."""
+    if value is None:
+        return default
+    if value not in (Mode.STATEMENT.value, Mode.PROOF.value):
+        raise InputError(
+            path,
+            lineno,
+            f"mode {value!r} is not allowed in the data (statement or proof); relaxing the "
+            "checks is only ever a command-line option",
+        )
+    return Mode(str(value))

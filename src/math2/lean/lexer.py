@@ -57,6 +57,9 @@ def _is_id_rest(ch: str) -> bool:
     return 0x2080 <= o <= 0x209C or 0x1D62 <= o <= 0x1D6A or o == 0x2071  # subscripts
 
 
+_BLANKS = re.compile(r"[ \t]+")
+_ASCII_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_'!?]*")
+_ASCII_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NUMBER = re.compile(
     r"0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|[0-9][0-9_]*(\.[0-9]+)?([eE][+-]?[0-9]+)?"
 )
@@ -90,6 +93,11 @@ _SYMBOLS = sorted(
 )
 
 
+_SYMBOLS_BY_FIRST: dict[str, list[str]] = {}
+for _s in _SYMBOLS:  # longest first, as in _SYMBOLS
+    _SYMBOLS_BY_FIRST.setdefault(_s[0], []).append(_s)
+
+
 def tokenize(text: str) -> list[Token]:
     """Tokens of Lean source, comments dropped (doc comments kept as DOC tokens)."""
     toks: list[Token] = []
@@ -104,6 +112,10 @@ def tokenize(text: str) -> list[Token]:
             line += 1
             line_start = i + 1
             i += 1
+            continue
+        if ch == " " or ch == "\t":
+            m = _BLANKS.match(text, i)
+            i = m.end()
             continue
         if ch.isspace():
             i += 1
@@ -145,6 +157,18 @@ def tokenize(text: str) -> list[Token]:
             tok(Tok.CHAR, i, m.end(), line, col)
             i = m.end()
             continue
+        if ch in _ASCII_START:
+            m = _ASCII_ID.match(text, i)
+            j = m.end()
+            nxt = text[j] if j < n else ""
+            if nxt != "." and nxt != "«" and (nxt < "\x80" or not _is_id_rest(nxt)):
+                tok(Tok.IDENT, i, j, line, col)
+                i = j
+                continue
+            j = _ident(text, i, line)
+            tok(Tok.IDENT, i, j, line, col)
+            i = j
+            continue
         if ch == "«" or _is_id_start(ch):
             j = _ident(text, i, line)
             tok(Tok.IDENT, i, j, line, col)
@@ -163,7 +187,7 @@ def tokenize(text: str) -> list[Token]:
             tok(Tok.NUMBER, i, m.end(), line, col)
             i = m.end()
             continue
-        for sym in _SYMBOLS:
+        for sym in _SYMBOLS_BY_FIRST.get(ch, ()):
             if text.startswith(sym, i):
                 tok(Tok.SYMBOL, i, i + len(sym), line, col)
                 i += len(sym)
@@ -188,9 +212,9 @@ def _string_end(text: str, i: int, line: int) -> int | None:
         if k < 0:
             raise LexError("unterminated string", line)
         return k + len(close)
-    if text.startswith('s!"', i):
-        j = i + 3
-    elif text[i] == '"':
+    if text.startswith(('s!"', 'm!"', 'f!"'), i):
+        return _interpolated_end(text, i + 3, line)
+    if text[i] == '"':
         j = i + 1
     else:
         return None
@@ -203,6 +227,58 @@ def _string_end(text: str, i: int, line: int) -> int | None:
         else:
             j += 1
     raise LexError("unterminated string", line)
+
+
+def _interpolated_end(text: str, j: int, line: int) -> int:
+    """End of an interpolated string whose text starts at j: `{…}` parts are code, and may
+    hold strings of their own."""
+    n = len(text)
+    while j < n:
+        c = text[j]
+        if c == "\\":
+            j += 2
+        elif c == '"':
+            return j + 1
+        elif c == "{":
+            depth, j = 1, j + 1
+            while j < n and depth:
+                if text[j] == "{":
+                    depth += 1
+                elif text[j] == "}":
+                    depth -= 1
+                elif text[j] == '"' or text.startswith(('s!"', 'm!"', 'f!"'), j):
+                    end = _string_end(text, j, line)
+                    j = end if end is not None else j + 1
+                    continue
+                j += 1
+        else:
+            j += 1
+    raise LexError("unterminated string", line)
+
+
+def interpolated_parts(token_text: str) -> list[str]:
+    """The code inside `{…}` of a string literal (for the rules: it may run code)."""
+    parts: list[str] = []
+    i = token_text.find('"') + 1
+    n = len(token_text)
+    while i < n:
+        c = token_text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth, j = 1, i + 1
+            while j < n and depth:
+                if token_text[j] == "{":
+                    depth += 1
+                elif token_text[j] == "}":
+                    depth -= 1
+                j += 1
+            parts.append(token_text[i + 1 : j - 1])
+            i = j
+            continue
+        i += 1
+    return parts
 
 
 def _ident(text: str, i: int, line: int) -> int:
@@ -233,8 +309,15 @@ _INVISIBLE = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x00AD}
 _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
 
 
+_ANY_SUSPICIOUS = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
+)
+
+
 def suspicious_characters(text: str) -> list[tuple[int, str]]:
     """(line, description) of control, bidi and invisible characters anywhere in the text."""
+    if not _ANY_SUSPICIOUS.search(text):
+        return []
     out = []
     for lineno, line in enumerate(text.split("\n"), 1):
         for ch in line:

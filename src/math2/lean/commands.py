@@ -1,0 +1,225 @@
+"""Splitting Lean code into a trusted header, then commands, over the lexer's tokens.
+
+The header is the leading run of lines that are *exactly* `import A.B.C` (blank lines and `--`
+comments may sit between them); the first line that is anything else starts the body, which is
+kept verbatim. The body is split into commands at the tokens that can only begin a command (at
+bracket depth 0), with a command's head — doc comment, `@[…]` attributes, modifiers — kept with
+it, and `open … in` / `set_option … in` / `omit … in` / `include … in` kept as prefixes of the
+command they govern.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+
+from math2.lean.lexer import Tok, Token
+
+_IMPORT_LINE = re.compile(
+    r"^import[ \t]+([A-Za-z_][A-Za-z0-9_']*(?:\.[A-Za-z_][A-Za-z0-9_']*)*)[ \t]*$"
+)
+
+# Tokens that begin a command (after an optional head).
+DECL_KEYWORDS = {
+    "theorem", "lemma", "def", "abbrev", "example", "structure", "class", "inductive",
+    "coinductive", "instance", "axiom", "opaque", "constant", "mutual", "alias", "export",
+}  # fmt: skip
+OTHER_COMMANDS = {
+    "open", "namespace", "section", "end", "variable", "variables", "universe", "universes",
+    "set_option", "attribute", "omit", "include", "import", "notation", "infix", "infixl",
+    "infixr", "prefix", "postfix", "macro", "macro_rules", "elab", "elab_rules", "syntax",
+    "declare_syntax_cat", "run_cmd", "run_tac", "run_elab", "run_meta", "initialize",
+    "builtin_initialize", "deriving", "add_decl_doc", "register_option", "declare_config_elab",
+    "unif_hint", "suppress_compilation", "unseal", "seal", "irreducible_def", "assert_not_exists",
+}  # fmt: skip
+MODIFIERS = {"private", "protected", "noncomputable", "unsafe", "partial", "local", "scoped",
+             "nonrec", "public", "meta"}  # fmt: skip
+PREFIX_COMMANDS = {"open", "set_option", "omit", "include"}  # may end in `in`
+_OPEN = {"(", "[", "{", "⟨", "@[", "⦃", "‹", "⁅", "⟪", "⟦", "%["}
+_CLOSE = {")", "]", "}", "⟩", "⦄", "›", "⁆", "⟫", "⟧"}
+
+
+@dataclass
+class HeaderLine:
+    """One trusted import line."""
+
+    line: int
+    module: str
+
+
+@dataclass
+class SplitCode:
+    """Code split into its import header and the body (verbatim), with the body's first line."""
+
+    imports: list[HeaderLine]
+    body: str
+    body_line: int  # 1-based line of the body's first line in the original code
+
+    @property
+    def header(self) -> str:
+        """The header as Lean text."""
+        return "\n".join(f"import {h.module}" for h in self.imports)
+
+
+def split_code(code: str) -> SplitCode:
+    """The exact import lines at the top, and everything after them, untouched."""
+    lines = code.split("\n")
+    imports: list[HeaderLine] = []
+    start = len(lines)
+    for idx, raw in enumerate(lines):
+        s = raw.strip()
+        m = _IMPORT_LINE.match(s)
+        if m:
+            imports.append(HeaderLine(idx + 1, m.group(1)))
+        elif s and not (s.startswith("--") and not s.startswith("--/")):
+            start = idx
+            break
+    return SplitCode(imports, "\n".join(lines[start:]), start + 1)
+
+
+@dataclass
+class Command:
+    """A command: its head (doc, attributes, modifiers), keyword, tokens, and `… in` prefixes."""
+
+    tokens: list[Token]
+    keyword: str  # the command keyword (`theorem`, `open`, `#eval`, …) or "?" when there is none
+    keyword_index: int  # index of the keyword in `tokens`
+    modifiers: list[str] = field(default_factory=list)
+    attributes: list[list[Token]] = field(default_factory=list)  # each @[…] list's inner tokens
+    doc: Token | None = None
+    prefixes: list[Command] = field(default_factory=list)
+
+    @property
+    def line(self) -> int:
+        return self.tokens[0].line
+
+    @property
+    def col(self) -> int:
+        return self.tokens[0].col
+
+    @property
+    def body(self) -> list[Token]:
+        """The tokens after the keyword."""
+        return self.tokens[self.keyword_index + 1 :]
+
+    @property
+    def is_prefix(self) -> bool:
+        """`open … in`, `set_option … in`, `omit … in`, `include … in`."""
+        return (
+            self.keyword in PREFIX_COMMANDS
+            and len(self.tokens) > 1
+            and self.tokens[-1].text == "in"
+        )
+
+
+def _starts_command(toks: list[Token], i: int) -> bool:
+    t = toks[i]
+    if t.kind is Tok.KEYWORD or t.kind is Tok.DOC:
+        return True
+    if t.kind is Tok.SYMBOL:
+        return t.text == "@["
+    if t.kind is not Tok.IDENT:
+        return False
+    if t.text == "deriving":  # `deriving instance …` is a command; `deriving X` ends a structure
+        return i + 1 < len(toks) and toks[i + 1].text == "instance"
+    if t.text == "instance":  # `local instance`, `scoped instance`: the modifier began it
+        return not (i > 0 and toks[i - 1].text in MODIFIERS)
+    if t.text == "inductive" and i > 0 and toks[i - 1].text == "class":
+        return False
+    if t.text in ("scoped", "local") and i > 0 and toks[i - 1].text == "open":
+        return False
+    return t.text in DECL_KEYWORDS or t.text in OTHER_COMMANDS or t.text in MODIFIERS
+
+
+def _continues_head(t: Token, in_head: bool) -> bool:
+    """Whether a command's head (doc, attributes, modifiers) is still open after `t`."""
+    if t.kind is Tok.DOC or (t.kind is Tok.IDENT and t.text in MODIFIERS):
+        return True
+    return t.kind is Tok.SYMBOL and (t.text == "@[" or (t.text == "]" and in_head))
+
+
+def split_commands(toks: list[Token]) -> list[Command]:
+    """The commands of a token list (see the module's docstring)."""
+    starts: list[int] = []
+    depth = 0
+    in_head = False  # inside a head (doc, attributes, modifiers) that has not met its keyword
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if depth == 0 and not in_head and _starts_command(toks, i):
+            starts.append(i)
+        if t.kind is Tok.SYMBOL and t.text in _OPEN:
+            depth += 1
+        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
+            depth = max(0, depth - 1)
+        if depth == 0:
+            in_head = _continues_head(t, in_head)
+        elif t.kind is Tok.SYMBOL and t.text == "@[":
+            in_head = True
+        i += 1
+    commands: list[Command] = []
+    bounds = [*starts, len(toks)]
+    if starts and starts[0] > 0:
+        commands.append(_command(toks[: starts[0]]))
+    elif not starts and toks:
+        commands.append(_command(toks))
+    for a, b in itertools.pairwise(bounds):
+        if b > a:
+            commands.append(_command(toks[a:b]))
+    # Attach `… in` prefixes to the command they govern.
+    out: list[Command] = []
+    pending: list[Command] = []
+    for c in commands:
+        if c.is_prefix:
+            pending.append(c)
+            continue
+        c.prefixes = pending
+        pending = []
+        out.append(c)
+    out.extend(pending)  # a dangling prefix stays a command of its own (and will be refused)
+    return out
+
+
+def _command(toks: list[Token]) -> Command:
+    doc = None
+    attributes: list[list[Token]] = []
+    modifiers: list[str] = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind is Tok.DOC and doc is None and not modifiers:
+            doc = t
+            i += 1
+        elif t.kind is Tok.SYMBOL and t.text == "@[":
+            depth, j = 1, i + 1
+            while j < len(toks) and depth:
+                if toks[j].text in _OPEN:
+                    depth += 1
+                elif toks[j].text in _CLOSE:
+                    depth -= 1
+                j += 1
+            attributes.append(toks[i + 1 : j - 1])
+            i = j
+        elif t.kind is Tok.IDENT and t.text in MODIFIERS:
+            modifiers.append(t.text)
+            i += 1
+        else:
+            break
+    if i < len(toks):
+        kw = toks[i].text
+        return Command(toks, kw, i, modifiers, attributes, doc)
+    return Command(toks, "?", max(0, len(toks) - 1), modifiers, attributes, doc)
+
+
+def bracket_depths(toks: list[Token]) -> list[int]:
+    """The bracket depth before each token."""
+    out = []
+    depth = 0
+    for t in toks:
+        out.append(depth)
+        if t.kind is Tok.SYMBOL and t.text in _OPEN:
+            depth += 1
+        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
+            depth = max(0, depth - 1)
+    return out
