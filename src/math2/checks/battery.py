@@ -59,17 +59,19 @@ def default_config(
     nli: str | None = None,
     compile: bool = False,
     references: list[str] = (),  # type: ignore[assignment]
+    max_tokens: int | None = None,
 ) -> BatteryConfig:
     """The lints, then whatever models and references are given."""
     specs = [CheckSpec(check=name) for name in LINTS]
     if compile:
         specs.append(CheckSpec(check="compile"))
-    specs += [CheckSpec(check="consistency", options={"judge": j}) for j in judges]
+    limit = {"max_tokens": max_tokens} if max_tokens else {}
+    specs += [CheckSpec(check="consistency", options={"judge": j, **limit}) for j in judges]
     if translator:
         specs.append(
             CheckSpec(
                 check="backtranslation",
-                options={"translator": translator, "nli": nli or translator},
+                options={"translator": translator, "nli": nli or translator, **limit},
             )
         )
     if references:

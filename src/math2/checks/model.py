@@ -104,6 +104,7 @@ class Consistency(_ModelCheck):
             JudgeVerdict,
             stage=self.stage(),
             temperature=0.0,
+            max_tokens=int(self.options.get("max_tokens", 1024)),
         )
         if not out.ok or out.value is None:
             return self.outcome(Verdict.ERROR, evidence={"reason": out.error}, attempt_id=aid)
@@ -132,6 +133,7 @@ class BackTranslation(_ModelCheck):
             {"lean": pair.formal},
             stage=self.stage("back"),
             temperature=0.0,
+            max_tokens=int(self.options.get("max_tokens", 512)),
         )
         back = reply.content.strip()
         if not back:
@@ -147,6 +149,7 @@ class BackTranslation(_ModelCheck):
             NLIVerdict,
             stage=self.stage("nli"),
             temperature=0.0,
+            max_tokens=int(self.options.get("max_tokens", 512)),
         )
         evidence: dict = {"back_translation": back, "back_attempt_id": back_aid}
         if not out.ok or out.value is None:

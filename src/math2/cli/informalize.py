@@ -34,6 +34,10 @@ def informalize_cmd(
         typer.Option(help="equivalence | abstraction | omission | translation (repeat)."),
     ] = None,
     language: Annotated[str, typer.Option(help="Language of the translation.")] = "French",
+    max_tokens: Annotated[int, typer.Option(help="Longest reply of the writer.")] = 1024,
+    check_max_tokens: Annotated[
+        int | None, typer.Option(help="Longest reply of the back-translation and NLI calls.")
+    ] = None,
 ) -> None:
     """Write the informal statement of each declaration in dependency order; check; store."""
     import asyncio
@@ -60,6 +64,8 @@ def informalize_cmd(
         tactics_dir=str(tactics.resolve()) if tactics else None,
         augment=augment or [],
         language=language,
+        max_tokens=max_tokens,
+        check_max_tokens=check_max_tokens,
     )
     accepted = [0, 0]
 

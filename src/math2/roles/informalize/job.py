@@ -73,6 +73,7 @@ class InformalizeOptions(BaseModel):
     language: str = "French"
     temperature: float = 0.2
     max_tokens: int = 1024
+    check_max_tokens: int | None = None  # longest reply of the back-translation and NLI calls
 
 
 class DescriptionBoard:
@@ -98,8 +99,10 @@ class DescriptionBoard:
         return self._text.get(name)
 
 
-def _battery(translator: str, nli: str | None) -> Battery:
-    return Battery.from_config(default_config(translator=translator, nli=nli))
+def _battery(translator: str, nli: str | None, max_tokens: int | None) -> Battery:
+    return Battery.from_config(
+        default_config(translator=translator, nli=nli, max_tokens=max_tokens)
+    )
 
 
 def _summary(decl: Decl) -> dict[str, str] | None:
@@ -188,9 +191,10 @@ def informalize_loop(
     language: str = "French",
     temperature: float = 0.2,
     max_tokens: int = 1024,
+    check_max_tokens: int | None = None,
 ):
     """Write, check, store one declaration's informal statement (the arguments are the spec)."""
-    battery = _battery(translator, nli)
+    battery = _battery(translator, nli, check_max_tokens)
     kinds = list(augment or [])
 
     async def run(decl: Decl, ctx: ItemContext) -> InformalizeResult:
@@ -280,6 +284,7 @@ def build_job(options: InformalizeOptions, input_key: str) -> Job:
         language=options.language,
         temperature=options.temperature,
         max_tokens=options.max_tokens,
+        check_max_tokens=options.check_max_tokens,
     )
     return Job(JOB, input_key, [loop])
 
