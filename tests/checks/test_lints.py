@@ -131,3 +131,13 @@ def test_unreadable_statement_is_an_error_never_a_pass():
     outs = lint_all(Pair(id="x", informal="anything", formal="not lean at all"))
     assert [o.check for o in outs] == LINTS
     assert all(o.verdict is Verdict.ERROR and "unreadable" in o.evidence["reason"] for o in outs)
+
+
+def test_definitions_of_predicates_are_not_statements():
+    outs = lint_all(
+        Pair(id="d", informal="a property of $n$", formal="def D (n : ℕ) (h : 0 < n) : Prop")
+    )
+    assert all(o.verdict is Verdict.SKIP and "definition" in o.evidence["reason"] for o in outs)
+    # a definition whose type is a proposition-like object is still read (ProofNet's `def`s)
+    outs = lint_all(Pair(id="d", informal="$G$ is $S_3$", formal="def e (G : Type*) : G ≃* G :="))
+    assert {o.verdict for o in outs} <= {Verdict.PASS, Verdict.FAIL}

@@ -34,6 +34,15 @@ class Lint(Check):
             st = parse_statement(pair.formal)
         except StatementError as e:
             return self.outcome(Verdict.ERROR, evidence={"reason": f"unreadable statement: {e}"})
+        if st.kind not in {"theorem", "lemma", "example"} and texts(st.goal)[:1] in (
+            ["Prop"],
+            ["Type"],
+            ["Type*"],
+            ["Sort"],
+            ["Sort*"],
+        ):
+            reason = f"a definition of a {texts(st.goal)[0]}-valued {st.kind}, not a statement"
+            return self.outcome(Verdict.SKIP, evidence={"reason": reason})
         findings = self.judge(st, pair.informal)
         if findings:
             return self.outcome(Verdict.FAIL, evidence={"findings": findings})
