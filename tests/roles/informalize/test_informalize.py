@@ -163,3 +163,29 @@ def test_tactic_states_become_statements():
     decls = decls_from_tactics([row])
     assert len(decls) == 1 and decls[0].origin == "tactic_state"
     assert decls[0].lean.startswith("theorem aug_12_0 (α : Type u_1)")
+
+
+@pytest.mark.parametrize("old_schema", [False, True])
+def test_tactic_augmentation_from_lean_scout_parquet(tmp_path, store, old_schema):
+    from tests.importers.scout_data import write_tactics
+
+    folder = write_tactics(tmp_path / "mathlib-tactics", old_schema=old_schema)
+    generic = Script(
+        models=["writer", "trans"],
+        rules=[
+            Rule(system=WRITE, reply="Two equals one plus one, as natural numbers: $2 = 1 + 1$."),
+            Rule(system=BACK, reply="BACK: 2 = 1 + 1."),
+            Rule(system=NLI, json={"equivalent": True, "differences": []}),
+        ],
+    )
+    opts = InformalizeOptions(model="writer", translator="trans", tactics_dir=str(folder))
+    with FakeServer(generic) as srv:
+        st = Settings(llm=LLMSettings(base_url=srv.base_url))
+        summary = asyncio.run(run_informalize(st, store, opts))
+        prompt = _writes(srv.requests)[0]["body"]["messages"][-1]["content"]
+    assert summary.done == 1
+    assert "theorem aug_" in prompt and ": 2 = 1 + 1" in prompt
+    with store.session() as s:
+        t = s.scalar(select(AgentText).where(AgentText.kind == "informal_statement"))
+    assert t.extra["stratum"] == "tactic_state" and t.extra["accepted"] is True
+    assert t.source_text.endswith(": 2 = 1 + 1")
