@@ -137,7 +137,21 @@ def test_definitions_of_predicates_are_not_statements():
     outs = lint_all(
         Pair(id="d", informal="a property of $n$", formal="def D (n : ℕ) (h : 0 < n) : Prop")
     )
+    outs = [o for o in outs if o.check != "lint.formal_echo"]  # that one reads any declaration
     assert all(o.verdict is Verdict.SKIP and "definition" in o.evidence["reason"] for o in outs)
     # a definition whose type is a proposition-like object is still read (ProofNet's `def`s)
     outs = lint_all(Pair(id="d", informal="$G$ is $S_3$", formal="def e (G : Type*) : G ≃* G :="))
     assert {o.verdict for o in outs} <= {Verdict.PASS, Verdict.FAIL}
+
+
+def test_formal_echo():
+    formal = "def Tiny (n : ℕ) : Prop"
+    for text in [
+        "The Lean 4 declaration is:\n```\ndef Chain.Tiny (n : ℕ) : Prop\n```",
+        "We have def Tiny (n : ℕ) : Prop as stated.",
+    ]:
+        o = make_check("lint.formal_echo").check(Pair(id="e", informal=text, formal=formal))
+        assert o.verdict is Verdict.FAIL, text
+    ok = "A natural number $n$ is tiny when $n < 3$."
+    o = make_check("lint.formal_echo").check(Pair(id="e", informal=ok, formal=formal))
+    assert o.verdict is Verdict.PASS

@@ -182,6 +182,7 @@ def test_battery_with_two_judges_backtranslation_and_compile(tmp_path, store):
         "lint.nat_arith",
         "lint.trivial_goal",
         "lint.no_shared_objects",
+        "lint.formal_echo",
     }
 
 

@@ -8,6 +8,7 @@
 - `lint.trivial_goal`: the goal is `True`, `a = a` (or `a ↔ a`, `a ≤ a`), or the hypotheses
   contradict each other syntactically (`False`, `a < a`, `a ≠ a`, `P` and `¬P`, `a < b` and
   `b ≤ a`, `a = b` and `a ≠ b`, a false comparison of numerals).
+- `lint.formal_echo`: the informal text is Lean (a code block, or the statement copied).
 - `lint.no_shared_objects`: the formal statement mentions none of the text's objects (math
   variables, numbers, or content words matched against the parts of Lean names).
 
@@ -17,7 +18,7 @@ A lint fails with its evidence, passes, or is `error` when the formal statement 
 from __future__ import annotations
 
 from math2.checks.base import Outcome, Pair, make_check
-from math2.checks.lints import arith, hypotheses, objects  # noqa: F401  (registers the lints)
+from math2.checks.lints import arith, echo, hypotheses, objects  # noqa: F401  (registers the lints)
 from math2.checks.lints.common import Lint
 
 __all__ = ["LINTS", "Lint", "lint_all"]
@@ -28,6 +29,7 @@ LINTS = [
     "lint.nat_arith",
     "lint.trivial_goal",
     "lint.no_shared_objects",
+    "lint.formal_echo",
 ]
 
 

@@ -26,6 +26,9 @@ def key(toks: list[Token]) -> str:
 class Lint(Check):
     """A lint: parse once, then `judge` the statement."""
 
+    #: skip definitions of predicates and types (their "hypotheses" are parameters)
+    statements_only: bool = True
+
     async def run(self, pair: Pair, env: CheckEnv) -> Outcome:
         return self.check(pair)
 
@@ -34,12 +37,17 @@ class Lint(Check):
             st = parse_statement(pair.formal)
         except StatementError as e:
             return self.outcome(Verdict.ERROR, evidence={"reason": f"unreadable statement: {e}"})
-        if st.kind not in {"theorem", "lemma", "example"} and texts(st.goal)[:1] in (
-            ["Prop"],
-            ["Type"],
-            ["Type*"],
-            ["Sort"],
-            ["Sort*"],
+        if (
+            self.statements_only
+            and st.kind not in {"theorem", "lemma", "example"}
+            and texts(st.goal)[:1]
+            in (
+                ["Prop"],
+                ["Type"],
+                ["Type*"],
+                ["Sort"],
+                ["Sort*"],
+            )
         ):
             reason = f"a definition of a {texts(st.goal)[0]}-valued {st.kind}, not a statement"
             return self.outcome(Verdict.SKIP, evidence={"reason": reason})
