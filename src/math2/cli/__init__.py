@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import sys
 
-from math2.cli import corpus, formalize, lean, runs, search, serve, sources  # noqa: F401 (commands)
+from math2.cli import (  # noqa: F401 (each module registers its commands)
+    audit,
+    check,
+    corpus,
+    formalize,
+    informalize,
+    lean,
+    runs,
+    search,
+    serve,
+    sources,
+)
 from math2.cli._common import app, err
 from math2.errors import Math2Error
 

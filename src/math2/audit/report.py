@@ -1,0 +1,132 @@
+"""The audit report: error rates with intervals per role and stratum, and each check's quality.
+
+A sample's grade is the most severe grade any grader gave it (major > minor > correct). A pair
+is *rejected* by the person when its grade is minor or major (Herald counts both as errors).
+
+- Error rate per (role, stratum) and per role: rejected / graded, with a 95% Wilson interval
+  (and the major-only rate with its interval).
+- For each automatic check (and checker), against the grades of the pairs it judged: flagged
+  = verdict fail or error (an undecided check does not accept); precision = rejected among
+  flagged; recall = flagged among rejected; `lets_through` = rejected pairs the check passed —
+  the figure that says how many bad pairs a battery of this check alone would accept.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from pydantic import BaseModel
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from math2.audit.stats import wilson_interval
+from math2.store.work import AuditGrade, AuditSample, CheckResultRow, Grade, Verdict
+
+__all__ = ["AuditReport", "CheckQuality", "RateRow", "audit_report"]
+
+_SEVERITY = {Grade.CORRECT.value: 0, Grade.MINOR.value: 1, Grade.MAJOR.value: 2}
+
+
+class RateRow(BaseModel):
+    role: str
+    stratum: str  # "*" for the role as a whole
+    samples: int
+    graded: int
+    correct: int
+    minor: int
+    major: int
+    error_rate: float | None
+    error_low: float
+    error_high: float
+    major_rate: float | None
+    major_low: float
+    major_high: float
+
+
+class CheckQuality(BaseModel):
+    check: str
+    checker: str
+    judged: int  # graded pairs the check gave a pass/fail/error verdict on
+    flagged: int
+    rejected: int
+    true_pos: int
+    false_pos: int
+    false_neg: int
+    errors: int
+    precision: float | None
+    recall: float | None
+    lets_through: int
+
+
+class AuditReport(BaseModel):
+    audit: str
+    rates: list[RateRow]
+    checks: list[CheckQuality]
+
+
+def _rate(role: str, stratum: str, samples: int, grades: list[str]) -> RateRow:
+    n = len(grades)
+    minor = grades.count(Grade.MINOR.value)
+    major = grades.count(Grade.MAJOR.value)
+    lo, hi = wilson_interval(minor + major, n)
+    mlo, mhi = wilson_interval(major, n)
+    return RateRow(
+        role=role,
+        stratum=stratum,
+        samples=samples,
+        graded=n,
+        correct=n - minor - major,
+        minor=minor,
+        major=major,
+        error_rate=(minor + major) / n if n else None,
+        error_low=lo,
+        error_high=hi,
+        major_rate=major / n if n else None,
+        major_low=mlo,
+        major_high=mhi,
+    )
+
+
+def audit_report(s: Session, audit: str) -> AuditReport:
+    samples = list(s.scalars(select(AuditSample).where(AuditSample.audit == audit)))
+    final: dict[int, str] = {}
+    for g in s.scalars(select(AuditGrade).where(AuditGrade.sample_id.in_([x.id for x in samples]))):
+        if g.sample_id not in final or _SEVERITY[g.grade] > _SEVERITY[final[g.sample_id]]:
+            final[g.sample_id] = g.grade
+    cells: dict[tuple[str, str], list[AuditSample]] = defaultdict(list)
+    for x in samples:
+        cells[(x.role, x.stratum)].append(x)
+        cells[(x.role, "*")].append(x)
+    rates = [
+        _rate(role, stratum, len(xs), [final[x.id] for x in xs if x.id in final])
+        for (role, stratum), xs in sorted(cells.items())
+    ]
+    # each check against the grades
+    graded = {x.pair_key: final[x.id] != Grade.CORRECT.value for x in samples if x.id in final}
+    per_check: dict[tuple[str, str], list[tuple[bool, str]]] = defaultdict(list)
+    if graded:
+        for r in s.scalars(select(CheckResultRow).where(CheckResultRow.pair_key.in_(list(graded)))):
+            if r.verdict != Verdict.SKIP.value:
+                per_check[(r.check, r.checker)].append((graded[r.pair_key], r.verdict))
+    checks = []
+    for (check, checker), rows in sorted(per_check.items()):
+        flagged = [rej for rej, v in rows if v in (Verdict.FAIL.value, Verdict.ERROR.value)]
+        tp = sum(flagged)
+        rejected = sum(rej for rej, _ in rows)
+        checks.append(
+            CheckQuality(
+                check=check,
+                checker=checker,
+                judged=len(rows),
+                flagged=len(flagged),
+                rejected=rejected,
+                true_pos=tp,
+                false_pos=len(flagged) - tp,
+                false_neg=rejected - tp,
+                errors=sum(1 for _, v in rows if v == Verdict.ERROR.value),
+                precision=tp / len(flagged) if flagged else None,
+                recall=tp / rejected if rejected else None,
+                lets_through=sum(1 for rej, v in rows if rej and v == Verdict.PASS.value),
+            )
+        )
+    return AuditReport(audit=audit, rates=rates, checks=checks)

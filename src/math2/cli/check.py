@@ -1,0 +1,127 @@
+"""`math2 check PAIRS.jsonl`: a battery of checks on (informal, formal) pairs;
+`math2 copy-index REF.jsonl --out DIR`: the n-gram index of a reference corpus for the copy check.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from math2.cli._common import _store, app, err, fail, out, state
+
+
+@app.command("check")
+def check_cmd(
+    pairs: Annotated[Path, typer.Argument(help="JSONL: id, informal, formal[, header, role…].")],
+    judge: Annotated[
+        list[str] | None, typer.Option(help="Consistency judge model (repeat: side by side).")
+    ] = None,
+    translator: Annotated[
+        str | None, typer.Option(help="Back-translation model (formal → informal).")
+    ] = None,
+    nli: Annotated[
+        str | None, typer.Option(help="NLI model comparing text and back-translation.")
+    ] = None,
+    compile_: Annotated[
+        bool, typer.Option("--compile", help="Hygiene + compile through math2.lean.")
+    ] = False,
+    reference: Annotated[
+        list[Path] | None, typer.Option(help="n-gram index folder for the copy check (repeat).")
+    ] = None,
+    battery: Annotated[
+        Path | None, typer.Option(help="Battery file (YAML/JSON) instead of the options.")
+    ] = None,
+    lean: Annotated[str | None, typer.Option(help="Lean backend: repl | kimina | lake.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N pairs.")] = None,
+) -> None:
+    """Run the checks on every pair; verdicts go to the store (check_results), resumable."""
+    import asyncio
+
+    from math2.checks import default_config, load_config, run_checks
+    from math2.cli._progress import ProgressDisplay
+    from math2.errors import InputError, Math2Error
+
+    if battery and (judge or translator or nli or compile_ or reference):
+        raise fail("--battery gives the whole battery; drop the other check options")
+    if nli and not translator:
+        raise fail("--nli needs --translator (the back-translation it compares)")
+    try:
+        config = (
+            load_config(battery)
+            if battery
+            else default_config(
+                judges=judge or [],
+                translator=translator,
+                nli=nli,
+                compile=compile_,
+                references=[str(p) for p in reference or []],
+            )
+        )
+    except InputError as exc:
+        raise fail(str(exc)) from exc
+    tally: Counter[tuple[str, str, str]] = Counter()
+    overall: Counter[str] = Counter()
+
+    def on_result(_pair, result) -> None:
+        overall[result.verdict.value] += 1
+        for o in result.outcomes:
+            tally[(o.check, o.checker, o.verdict.value)] += 1
+
+    store = _store(migrate=True)
+    try:
+        with ProgressDisplay(err) as show:
+            summary = asyncio.run(
+                run_checks(
+                    state.settings,
+                    store,
+                    pairs,
+                    config,
+                    limit=limit,
+                    lean_backend=lean,
+                    on_progress=show,
+                    on_result=on_result,
+                )
+            )
+    except (InputError, Math2Error, ValueError) as exc:
+        raise fail(str(exc)) from exc
+    table = Table("check", "checker", "pass", "fail", "error", "skip")
+    for check, checker in sorted({(c, k) for c, k, _ in tally}):
+        table.add_row(
+            check,
+            checker or "-",
+            *(str(tally[(check, checker, v)]) for v in ("pass", "fail", "error", "skip")),
+        )
+    out.print(table)
+    out.print(
+        f"run {summary.run_id}: {summary.done} pairs checked this time "
+        f"({', '.join(f'{k}: {v}' for k, v in sorted(overall.items())) or 'none'}), "
+        f"{summary.failed} failed, {summary.skipped} already finished"
+    )
+    out.print(escape(f"see `math2 runs show {summary.run_id}`"))
+
+
+@app.command("copy-index")
+def copy_index_cmd(
+    reference: Annotated[
+        Path, typer.Argument(help="JSONL reference corpus (one document a line).")
+    ],
+    out_dir: Annotated[Path, typer.Option("--out", help="Index folder to write.")],
+    field: Annotated[str, typer.Option(help="Field holding the text.")] = "text",
+    n: Annotated[int, typer.Option(help="n-gram length.")] = 13,
+) -> None:
+    """Index a reference corpus (hashed n-grams; no text is stored) for the copy check."""
+    from math2.checks.ngrams import NgramIndex, NgramIndexError, iter_jsonl_texts
+
+    if not reference.exists():
+        raise fail(f"{reference}: no such file")
+    try:
+        index = NgramIndex.build(iter_jsonl_texts(reference, field), n=n)
+    except NgramIndexError as exc:
+        raise fail(str(exc)) from exc
+    index.save(out_dir)
+    out.print(f"{len(index.doc_ids)} documents, {index.size} distinct {n}-grams → {out_dir}")

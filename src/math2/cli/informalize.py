@@ -1,0 +1,87 @@
+"""`math2 informalize --library mathlib`: Lean declarations in, informal statements out (Herald)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from math2.cli._common import _store, app, err, fail, out, state
+
+
+@app.command("informalize")
+def informalize_cmd(
+    model: Annotated[str, typer.Option(help="Writer model, registered.")],
+    translator: Annotated[str, typer.Option(help="Back-translation model (a second model).")],
+    nli: Annotated[str | None, typer.Option(help="NLI model (default: the translator).")] = None,
+    library: Annotated[str, typer.Option(help="Library whose declarations are written.")] = (
+        "mathlib"
+    ),
+    limit: Annotated[
+        int | None, typer.Option(help="Only the first N, in dependency order.")
+    ] = None,
+    lean_dir: Annotated[
+        Path | None, typer.Option(help="A Lean source tree instead of the store's mentions.")
+    ] = None,
+    tactics: Annotated[
+        Path | None,
+        typer.Option(help="lean_scout tactics folder: each goal state a statement (Herald)."),
+    ] = None,
+    augment: Annotated[
+        list[str] | None,
+        typer.Option(help="equivalence | abstraction | omission | translation (repeat)."),
+    ] = None,
+    language: Annotated[str, typer.Option(help="Language of the translation.")] = "French",
+    max_tokens: Annotated[int, typer.Option(help="Longest reply of the writer.")] = 1024,
+    check_max_tokens: Annotated[
+        int | None, typer.Option(help="Longest reply of the back-translation and NLI calls.")
+    ] = None,
+) -> None:
+    """Write the informal statement of each declaration in dependency order; check; store."""
+    import asyncio
+
+    from math2.cli._progress import ProgressDisplay
+    from math2.errors import InputError, Math2Error
+    from math2.roles.informalize import AUGMENTATIONS, InformalizeOptions, run_informalize
+
+    bad = [a for a in augment or [] if a not in AUGMENTATIONS]
+    if bad:
+        raise fail(f"unknown augmentation {', '.join(bad)}; choose from {', '.join(AUGMENTATIONS)}")
+    if lean_dir and tactics:
+        raise fail("give --lean-dir or --tactics, not both")
+    for p in (lean_dir, tactics):
+        if p is not None and not p.is_dir():
+            raise fail(f"{p}: no such folder")
+    options = InformalizeOptions(
+        model=model,
+        translator=translator,
+        nli=nli,
+        library=library,
+        limit=limit,
+        lean_dir=str(lean_dir.resolve()) if lean_dir else None,
+        tactics_dir=str(tactics.resolve()) if tactics else None,
+        augment=augment or [],
+        language=language,
+        max_tokens=max_tokens,
+        check_max_tokens=check_max_tokens,
+    )
+    accepted = [0, 0]
+
+    def tally(_rec, result) -> None:
+        accepted[0 if result.accepted else 1] += 1
+
+    store = _store(migrate=True)
+    try:
+        with ProgressDisplay(err) as show:
+            summary = asyncio.run(
+                run_informalize(state.settings, store, options, on_progress=show, on_result=tally)
+            )
+    except (InputError, Math2Error) as exc:
+        raise fail(str(exc)) from exc
+    out.print(
+        f"run {summary.run_id}: {summary.done} written this time ({accepted[0]} accepted by the "
+        f"checks, {accepted[1]} not), {summary.failed} failed, {summary.skipped} already finished"
+    )
+    out.print(escape(f"see `math2 runs show {summary.run_id}`; the texts wait for review"))

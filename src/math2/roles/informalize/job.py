@@ -1,0 +1,388 @@
+"""`run_informalize`: Herald's informalization of a library, in dependency order, on math2.runs.
+
+Each declaration's prompt carries its statement, its docstring, the declarations just before it
+in its module and the informal statements already written for the declarations it uses. Items
+run concurrently, but a declaration waits (on the `DescriptionBoard`) until the declarations it
+uses are written, so it always sees their text; a resumed run fills the board from the finished
+items first. Every output goes through the battery (the lints and back-translation + NLI by a
+second model) and is stored as agent text (`informal_statement`, status `pending`: never node
+text until a person confirms), with the model, the template's id and hash, the run and the
+attempt; accepted only when every check passed. A Mathlib docstring is kept as the start of the
+summary, with its attribution. Herald's informal augmentations are options.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from math2.checks import Battery, CheckEnv, Pair, default_config, overall, record_outcomes
+from math2.config import Settings
+from math2.llm import load_template, make_client, require_model
+from math2.roles.informalize.records import Decl, InformalizeResult
+from math2.runs import ItemContext, Job, Progress, RunSummary, execute, register_job, step
+from math2.runs.engine import open_run
+from math2.store import Store
+from math2.store.aio import AsyncStore
+from math2.store.work import AgentText, AgentTextKind, ItemStatus, RunItem, Verdict
+
+__all__ = [
+    "AUGMENTATIONS",
+    "DescriptionBoard",
+    "InformalizeOptions",
+    "build_job",
+    "informalize_loop",
+    "run_informalize",
+]
+
+JOB = "informalize"
+
+AUGMENTATIONS = {
+    "equivalence": "Rewrite it as a logically equivalent statement in different words "
+    "(for example a contrapositive or a reformulation), keeping every condition.",
+    "abstraction": "Replace concrete descriptions by the standard name of the abstract concept "
+    "they define (for example 'the sum of 1/n diverges' becomes 'the harmonic series "
+    "diverges'), keeping every condition.",
+    "omission": "Leave out the conditions a mathematician would take as implicit from the "
+    "context (such as standing type assumptions), keeping the essential ones.",
+    "translation": "Translate it into {language}, keeping the mathematics and the LaTeX.",
+}
+
+MATHLIB_ATTRIBUTION = "Docstring from Mathlib ({module}), Apache-2.0, © the Mathlib contributors"
+
+
+class InformalizeOptions(BaseModel):
+    """What an informalize run is asked to do."""
+
+    model: str
+    translator: str
+    nli: str | None = None
+    library: str = "mathlib"
+    lean_dir: str | None = None  # a Lean source tree instead of the store's mentions
+    tactics_dir: str | None = None  # lean_scout tactics data: Herald's tactic augmentation
+    limit: int | None = None
+    augment: list[str] = Field(default_factory=list)
+    language: str = "French"
+    temperature: float = 0.2
+    max_tokens: int = 1024
+    check_max_tokens: int | None = None  # longest reply of the back-translation and NLI calls
+
+
+class DescriptionBoard:
+    """The informal text of each declaration of the run, as it is written (or known before)."""
+
+    def __init__(self, items: set[str]):
+        self.items = items
+        self._text: dict[str, str | None] = {}
+        self._events: dict[str, asyncio.Event] = {}
+
+    def _event(self, name: str) -> asyncio.Event:
+        return self._events.setdefault(name, asyncio.Event())
+
+    def resolve(self, name: str, text: str | None) -> None:
+        self._text[name] = text
+        self._event(name).set()
+
+    async def get(self, name: str) -> str | None:
+        """The text of `name` (waiting for it if it is an item still being written)."""
+        if name not in self.items:
+            return None
+        await self._event(name).wait()
+        return self._text.get(name)
+
+
+def _battery(translator: str, nli: str | None, max_tokens: int | None) -> Battery:
+    return Battery.from_config(
+        default_config(translator=translator, nli=nli, max_tokens=max_tokens)
+    )
+
+
+def _summary(decl: Decl) -> dict[str, str] | None:
+    if not decl.docstring or not decl.docstring.strip():
+        return None
+    return {
+        "text": decl.docstring.strip(),
+        "attribution": MATHLIB_ATTRIBUTION.format(module=decl.module or decl.library)
+        if decl.library == "mathlib"
+        else f"Docstring from {decl.library} ({decl.module})",
+    }
+
+
+def _record(
+    s: Session,
+    run_id: int,
+    decl: Decl,
+    result: InformalizeResult,
+    model_id: int,
+    pair: Pair,
+    outcomes: list,
+    augment_rows: list[tuple[str, str, int]],
+) -> int:
+    existing = s.scalar(
+        select(AgentText.id).where(
+            AgentText.run_id == run_id,
+            AgentText.item == decl.id,
+            AgentText.kind == AgentTextKind.INFORMAL_STATEMENT,
+        )
+    )
+    if existing is not None:
+        return existing
+    t = load_template("informalize/statement")
+    row = AgentText(
+        kind=AgentTextKind.INFORMAL_STATEMENT,
+        body=result.informal or "",
+        source_text=decl.lean,
+        mention_id=decl.mention_id,
+        item=decl.id,
+        run_id=run_id,
+        attempt_id=result.attempt_id,
+        model_id=model_id,
+        template_id=t.ref,
+        template_hash=t.hash,
+        extra={
+            "accepted": result.accepted,
+            "verdict": result.verdict,
+            "failed_checks": result.failed_checks,
+            "library": decl.library,
+            "stratum": decl.origin,
+            "module": decl.module,
+            "deps": decl.deps,
+            "summary": _summary(decl),
+        },
+    )
+    s.add(row)
+    s.flush()
+    record_outcomes(s, pair, outcomes, run_id=run_id, agent_text_id=row.id)
+    a = load_template("informalize/augment")
+    for kind, text, aid in augment_rows:
+        s.add(
+            AgentText(
+                kind=AgentTextKind.AUGMENTATION,
+                body=text,
+                source_text=result.informal,
+                mention_id=decl.mention_id,
+                item=decl.id,
+                run_id=run_id,
+                attempt_id=aid,
+                model_id=model_id,
+                template_id=a.ref,
+                template_hash=a.hash,
+                extra={"augmentation": kind, "of": row.id, "library": decl.library},
+            )
+        )
+    s.flush()
+    return row.id
+
+
+@step("informalize.loop")
+def informalize_loop(
+    model: str,
+    translator: str,
+    nli: str | None = None,
+    augment: list[str] | None = None,
+    language: str = "French",
+    temperature: float = 0.2,
+    max_tokens: int = 1024,
+    check_max_tokens: int | None = None,
+):
+    """Write, check, store one declaration's informal statement (the arguments are the spec)."""
+    battery = _battery(translator, nli, check_max_tokens)
+    kinds = list(augment or [])
+
+    async def run(decl: Decl, ctx: ItemContext) -> InformalizeResult:
+        board: DescriptionBoard = ctx.services["board"]
+        result = InformalizeResult(id=decl.id)
+        try:
+            deps = []
+            for name in decl.deps:
+                text = await board.get(name)
+                if text:
+                    deps.append({"name": name, "text": text})
+            reply, aid = await ctx.chat(
+                ctx.services[f"client:{model}"],
+                load_template("informalize/statement"),
+                {
+                    "name": decl.name,
+                    "kind": decl.kind,
+                    "module": decl.module or "-",
+                    "lean": decl.lean,
+                    "docstring": decl.docstring,
+                    "deps": deps,
+                    "context": decl.context,
+                },
+                stage="write",
+                temperature=temperature,
+                max_tokens=max_tokens,
+            )
+            result.attempt_id = aid
+            text = reply.content.strip()
+            if not text:
+                result.verdict = Verdict.ERROR.value
+                result.failed_checks = ["empty reply"]
+                return result
+            result.informal = text
+            pair = Pair(id=decl.id, informal=text, formal=decl.lean)
+            outcomes = await battery.run(pair, CheckEnv(ctx=ctx))
+            verdict = overall(outcomes)
+            result.verdict = verdict.value
+            result.accepted = verdict is Verdict.PASS
+            result.failed_checks = [
+                f"{o.check}:{o.verdict.value}"
+                for o in outcomes
+                if o.verdict in (Verdict.FAIL, Verdict.ERROR)
+            ]
+            augment_rows: list[tuple[str, str, int]] = []
+            if result.accepted:
+                for kind in kinds:
+                    r, a_id = await ctx.chat(
+                        ctx.services[f"client:{model}"],
+                        load_template("informalize/augment"),
+                        {
+                            "instruction": AUGMENTATIONS[kind].format(language=language),
+                            "lean": decl.lean,
+                            "informal": text,
+                        },
+                        stage=f"augment:{kind}",
+                        temperature=temperature,
+                        max_tokens=max_tokens,
+                    )
+                    if r.content.strip():
+                        augment_rows.append((kind, r.content.strip(), a_id))
+                        result.augmentations[kind] = r.content.strip()
+            model_id = ctx.services["model_id"]
+            result.agent_text_id = await ctx.astore.write(
+                lambda s: _record(
+                    s, ctx.run_id, decl, result, model_id, pair, outcomes, augment_rows
+                )
+            )
+            return result
+        finally:
+            board.resolve(decl.id, result.informal if result.accepted else None)
+
+    return run
+
+
+def build_job(options: InformalizeOptions, input_key: str) -> Job:
+    bad = [k for k in options.augment if k not in AUGMENTATIONS]
+    if bad:
+        raise ValueError(
+            f"unknown augmentation {', '.join(bad)}; choose from {', '.join(AUGMENTATIONS)}"
+        )
+    loop = informalize_loop(
+        model=options.model,
+        translator=options.translator,
+        nli=options.nli,
+        augment=options.augment,
+        language=options.language,
+        temperature=options.temperature,
+        max_tokens=options.max_tokens,
+        check_max_tokens=options.check_max_tokens,
+    )
+    return Job(JOB, input_key, [loop])
+
+
+def load_decls(store: Store, options: InformalizeOptions) -> list[Decl]:
+    """The declarations of the run, in dependency order."""
+    from math2.errors import InputError
+    from math2.roles.informalize.sources import (
+        decls_from_lean_dir,
+        decls_from_store,
+        decls_from_tactics,
+        dependency_order,
+    )
+
+    if options.tactics_dir:
+        from math2.importers.lean_scout import read_tactics
+
+        decls = decls_from_tactics(
+            read_tactics(Path(options.tactics_dir)), options.library, options.limit
+        )
+    elif options.lean_dir:
+        decls = decls_from_lean_dir(Path(options.lean_dir), options.library)
+    else:
+        with store.session() as s:
+            decls = decls_from_store(s, options.library)
+    decls = dependency_order(decls)
+    if options.limit:
+        decls = decls[: options.limit]
+    if not decls:
+        where = options.tactics_dir or options.lean_dir or f"the store's {options.library!r}"
+        raise InputError(where, None, "no declarations to informalize (import the library first)")
+    return decls
+
+
+def _input_key(decls: list[Decl]) -> str:
+    h = hashlib.sha256()
+    for d in decls:
+        h.update(json.dumps([d.id, d.statement, d.deps], ensure_ascii=False).encode())
+    return h.hexdigest()
+
+
+async def run_informalize(
+    settings: Settings,
+    store: Store,
+    options: InformalizeOptions,
+    *,
+    on_progress: Callable[[Progress], None] | None = None,
+    on_result: Callable[[Any, Any], None] | None = None,
+) -> RunSummary:
+    """Informalize the declarations the options name (or resume that run)."""
+    decls = load_decls(store, options)
+    models = {options.model, options.translator, options.nli or options.translator}
+    with store.session() as s:
+        model_id = require_model(s, options.model).id
+        for m in sorted(models - {options.model}):
+            require_model(s, m)
+    job = build_job(options, _input_key(decls))
+    params = {"options": options.model_dump(mode="json")}
+    board = DescriptionBoard({d.id for d in decls})
+    with store.session() as s:  # a resumed run: what is finished is on the board already
+        run_id = open_run(s, job, params)
+        for item, status, count, result in s.execute(
+            select(RunItem.item, RunItem.status, RunItem.attempt_count, RunItem.result).where(
+                RunItem.run_id == run_id
+            )
+        ):
+            if status == ItemStatus.DONE:
+                ok = (result or {}).get("accepted")
+                board.resolve(item, (result or {}).get("informal") if ok else None)
+            elif status == ItemStatus.FAILED and count >= 3:
+                board.resolve(item, None)
+    astore = AsyncStore(store)
+    clients = {m: make_client(settings, m, astore) for m in sorted(models)}
+    try:
+        return await execute(
+            astore,
+            job,
+            decls,
+            resources={f"model:{m}": c.limiter for m, c in clients.items()},
+            services={
+                **{f"client:{m}": c for m, c in clients.items()},
+                "board": board,
+                "model_id": model_id,
+            },
+            params=params,
+            total=len(decls),
+            on_progress=on_progress,
+            on_result=on_result,
+        )
+    finally:
+        for c in clients.values():
+            await c.aclose()
+        await astore.aclose()
+
+
+async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+    options = InformalizeOptions.model_validate((run.params or {}).get("options", {}))
+    return await run_informalize(settings, store, options, on_progress=on_progress)
+
+
+register_job(JOB, _resume)
