@@ -1,0 +1,143 @@
+"""`run_checks`: a battery over a JSONL file of pairs, on the run engine (streaming, resumable).
+
+Every model the battery names must be in the register (X08) before anything runs. Each pair's
+outcomes are written to `check_results` (pair key, check, checker, verdict, score, evidence,
+run, attempt); model calls are attempts of the run and answered from the LLM cache on resume.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from math2.checks.base import CheckEnv, Outcome, Pair
+from math2.checks.battery import Battery, BatteryConfig, overall, record_outcomes
+from math2.checks.pairs import read_pairs
+from math2.config import Settings
+from math2.runs import ItemContext, Job, Progress, RunSummary, execute, register_job, step
+from math2.store import Store
+from math2.store.aio import AsyncStore
+from math2.store.work import Verdict
+from math2.util.limits import Resource
+
+__all__ = ["CheckedPair", "battery_step", "run_checks"]
+
+JOB = "check"
+
+
+class CheckedPair(BaseModel):
+    """A pair's outcomes and the overall verdict."""
+
+    id: str
+    verdict: Verdict
+    outcomes: list[Outcome] = Field(default_factory=list)
+
+
+@step("checks.battery")
+def battery_step(config: dict[str, Any]):
+    """Run the configured battery on a pair and store its outcomes (the config is the spec)."""
+    battery = Battery.from_config(BatteryConfig.model_validate(config))
+
+    async def run(pair: Pair, ctx: ItemContext) -> CheckedPair:
+        outcomes = await battery.run(pair, CheckEnv(ctx=ctx))
+        agent_text_id = pair.meta.get("agent_text_id")
+        await ctx.astore.write(
+            lambda s: record_outcomes(
+                s, pair, outcomes, run_id=ctx.run_id, agent_text_id=agent_text_id
+            )
+        )
+        return CheckedPair(id=pair.id, verdict=overall(outcomes), outcomes=outcomes)
+
+    return run
+
+
+def _digest(path: Path) -> str:
+    from math2.roles.formalize.inputs import input_digest
+
+    return input_digest(path)
+
+
+async def run_checks(
+    settings: Settings,
+    store: Store,
+    input_path: Path,
+    config: BatteryConfig,
+    *,
+    limit: int | None = None,
+    lean_backend: str | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    on_result: Callable[[Any, Any], None] | None = None,
+) -> RunSummary:
+    """Check every pair of a JSONL file (or resume that run)."""
+    from math2.llm import make_client, require_model
+
+    input_path = Path(input_path)
+    total = sum(1 for _ in read_pairs(input_path, limit))  # validate the whole file first
+    battery = Battery.from_config(config)
+    with store.session() as s:
+        for model in sorted(battery.models):
+            require_model(s, model)
+    astore = AsyncStore(store)
+    clients = {m: make_client(settings, m, astore) for m in sorted(battery.models)}
+    services: dict[str, Any] = {f"client:{m}": c for m, c in clients.items()}
+    resources: dict[str, Resource] = {f"model:{m}": c.limiter for m, c in clients.items()}
+    checker = None
+    if battery.needs_lean:
+        from math2.lean import make_checker
+
+        checker = make_checker(settings, store, lean_backend)
+        services["checker"] = checker
+        services["header"] = settings.lean.header
+        resources["lean"] = Resource("lean", max(1, settings.lean.workers))
+    job = Job(JOB, _digest(input_path), [battery_step(config.model_dump(mode="json"))])
+    params = {
+        "input": str(input_path.resolve()),
+        "config": config.model_dump(mode="json"),
+        "limit": limit,
+        "lean_backend": lean_backend,
+    }
+    try:
+        return await execute(
+            astore,
+            job,
+            read_pairs(input_path, limit),
+            resources=resources,
+            services=services,
+            params=params,
+            total=total,
+            on_progress=on_progress,
+            on_result=on_result,
+        )
+    finally:
+        for c in clients.values():
+            await c.aclose()
+        if checker is not None:
+            await checker.backend.close()
+        await astore.aclose()
+
+
+async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+    from math2.runs import CannotResume
+
+    params = run.params or {}
+    path = Path(params.get("input", ""))
+    if not path.exists():
+        raise CannotResume(f"run {run.id}: its input {path} is gone")
+    if _digest(path) != run.key:
+        raise CannotResume(f"run {run.id}: its input {path} has changed since the run started")
+    config = BatteryConfig.model_validate(params.get("config", {}))
+    return await run_checks(
+        settings,
+        store,
+        path,
+        config,
+        limit=params.get("limit"),
+        lean_backend=params.get("lean_backend"),
+        on_progress=on_progress,
+    )
+
+
+register_job(JOB, _resume)

@@ -1,0 +1,108 @@
+"""What the lints share: the lint base class and a reading of comparisons."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from math2.checks.base import Check, CheckEnv, Outcome, Pair
+from math2.checks.statement import (
+    Statement,
+    StatementError,
+    parse_statement,
+    strip_parens,
+    texts,
+    top_level,
+)
+from math2.lean.lexer import Token
+from math2.store.work import Verdict
+
+REL = {"=", "≠", "<", ">", "≤", "≥", "↔", "<=", ">="}
+
+
+def key(toks: list[Token]) -> str:
+    return " ".join(texts(strip_parens(toks)))
+
+
+class Lint(Check):
+    """A lint: parse once, then `judge` the statement."""
+
+    async def run(self, pair: Pair, env: CheckEnv) -> Outcome:
+        return self.check(pair)
+
+    def check(self, pair: Pair) -> Outcome:
+        try:
+            st = parse_statement(pair.formal)
+        except StatementError as e:
+            return self.outcome(Verdict.ERROR, evidence={"reason": f"unreadable statement: {e}"})
+        findings = self.judge(st, pair.informal)
+        if findings:
+            return self.outcome(Verdict.FAIL, evidence={"findings": findings})
+        return self.outcome(Verdict.PASS)
+
+    def judge(self, st: Statement, informal: str) -> list[str]:  # pragma: no cover
+        raise NotImplementedError
+
+
+def split_top(toks: list[Token], sym: str) -> list[list[Token]]:
+    cuts = top_level(toks, {sym})
+    out, prev = [], 0
+    for c in cuts:
+        out.append(toks[prev:c])
+        prev = c + 1
+    out.append(toks[prev:])
+    return out
+
+
+def close_bracket(toks: list[Token], i: int) -> int:
+    d = 0
+    for j in range(i, len(toks)):
+        if toks[j].text in {"(", "[", "{"}:
+            d += 1
+        elif toks[j].text in {")", "]", "}"}:
+            d -= 1
+            if d == 0:
+                return j
+    return len(toks)
+
+
+def relation(toks: list[Token]) -> tuple[str, str, str] | None:
+    """(lhs, rel, rhs) when the expression is one top-level comparison."""
+    toks = strip_parens(toks)
+    if toks and toks[0].text in {"∀", "∃", "∃!", "fun", "λ"}:
+        return None
+    cuts = top_level(toks, REL | {"∧", "∨", "→"})
+    if len(cuts) != 1 or toks[cuts[0]].text not in REL:
+        return None
+    c = cuts[0]
+    return key(toks[:c]), toks[c].text, key(toks[c + 1 :])
+
+
+def numeral(s: str) -> Fraction | None:
+    try:
+        return Fraction(s.replace(" ", ""))
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+FLIP = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "=": "=", "≠": "≠", "↔": "↔"}
+NEG = {"<": "≥", "≤": ">", ">": "≤", "≥": "<", "=": "≠", "≠": "="}
+
+
+def norm_relation(rel: tuple[str, str, str]) -> tuple[str, str, str]:
+    a, r, b = rel
+    r = {"<=": "≤", ">=": "≥"}.get(r, r)
+    if r in {">", "≥"}:
+        return b, FLIP[r], a
+    return a, r, b
+
+
+def false_comparison(a: str, r: str, b: str) -> bool:
+    x, y = numeral(a), numeral(b)
+    if x is None or y is None:
+        return False
+    return not {
+        "<": x < y,
+        "≤": x <= y,
+        "=": x == y,
+        "≠": x != y,
+    }.get(r, True)

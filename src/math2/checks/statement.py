@@ -1,0 +1,186 @@
+"""The shape of a Lean theorem statement, read from `math2.lean`'s tokens (never raw regexes).
+
+`parse_statement(code)` finds the first `theorem`/`lemma`/`example` and splits it into binders
+(each with its bracket, names and type tokens) and the goal tokens up to `:=`. Binders are told
+apart as variables (`(x y : ℝ)`), hypotheses (`(h : 0 < x)`, a proposition) and instances
+(`[Group G]`). This is a lexical reading, good enough for lints: it does not elaborate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from math2.lean.lexer import LexError, Tok, Token, tokenize
+
+__all__ = ["Binder", "Statement", "StatementError", "parse_statement", "texts"]
+
+_OPEN = {"(": ")", "{": "}", "[": "]", "⦃": "⦄", "⟨": "⟩"}
+_CLOSE = set(_OPEN.values())
+_DECL = {"theorem", "lemma", "example", "def", "abbrev"}
+# tokens that make a binder's type a proposition
+_PROP = {"=", "≠", "<", ">", "≤", "≥", "<=", ">=", "∣", "∈", "∉", "⊆", "⊂", "⊇", "↔", "∧", "∨"}
+_PROP |= {"¬", "∀", "∃", "∃!", "False", "True", "≡"}
+_TYPES = {"ℕ", "ℤ", "ℚ", "ℝ", "ℂ", "Nat", "Int", "Rat", "Real", "Complex", "Type", "Sort", "Prop"}
+_TYPES |= {"Set", "Finset", "Fin", "List", "Multiset", "Polynomial", "Matrix", "ZMod"}
+
+
+class StatementError(ValueError):
+    """No theorem statement could be read (no declaration, unbalanced brackets, lexer error)."""
+
+
+@dataclass
+class Binder:
+    bracket: str  # ( { [ ⦃
+    names: list[str]
+    type: list[Token]
+
+    @property
+    def is_instance(self) -> bool:
+        return self.bracket == "["
+
+    @property
+    def is_hypothesis(self) -> bool:
+        if self.is_instance:
+            return False
+        kinds = {t.text for t in self.type}
+        if kinds & _PROP:
+            return True
+        first = self.type[0].text if self.type else ""
+        named_h = bool(self.names) and all(n.startswith("h") for n in self.names)
+        return named_h and first not in _TYPES and "→" not in kinds
+
+    @property
+    def is_variable(self) -> bool:
+        return not self.is_instance and not self.is_hypothesis
+
+
+@dataclass
+class Statement:
+    kind: str  # theorem / lemma / example
+    name: str
+    binders: list[Binder] = field(default_factory=list)
+    goal: list[Token] = field(default_factory=list)
+
+    @property
+    def hypotheses(self) -> list[tuple[str, Binder]]:
+        """(name, binder) per hypothesis name (an anonymous one is named `_`)."""
+        out = []
+        for b in self.binders:
+            if b.is_hypothesis:
+                out += [(n, b) for n in (b.names or ["_"])]
+        return out
+
+    @property
+    def variables(self) -> dict[str, Binder]:
+        return {n: b for b in self.binders if b.is_variable for n in b.names}
+
+
+def texts(toks: list[Token]) -> list[str]:
+    return [t.text for t in toks]
+
+
+def _match(toks: list[Token], i: int) -> int:
+    """Index of the bracket closing the one at i."""
+    depth = 0
+    for j in range(i, len(toks)):
+        t = toks[j]
+        if t.kind is Tok.SYMBOL and t.text in _OPEN:
+            depth += 1
+        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return j
+    raise StatementError(f"line {toks[i].line}: unbalanced {toks[i].text!r}")
+
+
+def parse_statement(code: str) -> Statement:
+    """The first theorem/lemma/example of `code`, split into binders and goal."""
+    try:
+        toks = [t for t in tokenize(code) if t.kind is not Tok.DOC]
+    except LexError as e:
+        raise StatementError(str(e)) from None
+    start = next((i for i, t in enumerate(toks) if t.kind is Tok.IDENT and t.text in _DECL), None)
+    if start is None:
+        raise StatementError("no theorem, lemma or example")
+    kind = toks[start].text
+    i = start + 1
+    name = ""
+    if kind != "example" and i < len(toks) and toks[i].kind is Tok.IDENT:
+        name = toks[i].text
+        i += 1
+    if i < len(toks) and toks[i].text == ".{":  # universe parameters (rare)
+        i = _match(toks, i) + 1
+    st = Statement(kind=kind, name=name)
+    while i < len(toks) and toks[i].kind is Tok.SYMBOL and toks[i].text in _OPEN:
+        j = _match(toks, i)
+        inner = toks[i + 1 : j]
+        colon = next(
+            (k for k, t in enumerate(inner) if t.text == ":" and _depth(inner, k) == 0),
+            None,
+        )
+        if colon is None:
+            st.binders.append(Binder(toks[i].text, [], inner))
+        else:
+            names = [t.text for t in inner[:colon] if t.kind is Tok.IDENT]
+            st.binders.append(Binder(toks[i].text, names, inner[colon + 1 :]))
+        i = j + 1
+    if i >= len(toks) or toks[i].text != ":":
+        raise StatementError(f"{name or kind}: no ':' before the goal")
+    i += 1
+    depth = 0
+    goal: list[Token] = []
+    while i < len(toks):
+        t = toks[i]
+        if t.kind is Tok.SYMBOL and t.text in _OPEN:
+            depth += 1
+        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
+            depth -= 1
+        elif depth == 0 and t.text == ":=":
+            break
+        goal.append(t)
+        i += 1
+    if not goal:
+        raise StatementError(f"{name or kind}: empty goal")
+    st.goal = goal
+    return st
+
+
+def _depth(toks: list[Token], k: int) -> int:
+    """Bracket depth of toks[k] within toks."""
+    d = 0
+    for t in toks[:k]:
+        if t.kind is Tok.SYMBOL and t.text in _OPEN:
+            d += 1
+        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
+            d -= 1
+    return d
+
+
+def top_level(toks: list[Token], symbols: set[str]) -> list[int]:
+    """Indexes of tokens in `symbols` at bracket depth 0."""
+    out, d = [], 0
+    for k, t in enumerate(toks):
+        if t.kind is Tok.SYMBOL and t.text in _OPEN:
+            d += 1
+        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
+            d -= 1
+        elif d == 0 and t.text in symbols:
+            out.append(k)
+    return out
+
+
+def strip_parens(toks: list[Token]) -> list[Token]:
+    """Remove brackets that enclose the whole expression."""
+    while len(toks) >= 2 and toks[0].text == "(" and _match(toks, 0) == len(toks) - 1:
+        toks = toks[1:-1]
+    return toks
+
+
+def names_in(toks: list[Token]) -> set[str]:
+    """Identifiers of an expression, with the head of a dotted one (`x.1` → `x`, `f.comp`)."""
+    out = set()
+    for t in toks:
+        if t.kind is Tok.IDENT:
+            out.add(t.text)
+            out.add(t.text.split(".")[0])
+    return out
