@@ -4,9 +4,11 @@ The n-gram engine is `math2.checks.ngrams` (the copy check's engine; tokenisatio
 lm-evaluation-harness one: ASCII lower-case, ASCII punctuation deleted, split on whitespace).
 Every benchmark item's informal and formal statement is indexed; a dataset record is
 contaminated when any of its text fields shares at least one n-gram (default 13) with a
-benchmark text, or, for texts shorter than n tokens, when it equals one after normalisation
-(a 13-gram test cannot see a 9-word problem). Contaminated records are dropped or flagged; the
-counts (per benchmark version, by hash) go into the report and the dataset card.
+benchmark text. A benchmark text shorter than n tokens (a 13-gram test cannot see a 9-word
+problem) counts as one m-gram of its own length m: a record holding its whole token sequence
+is contaminated; below `MIN_SHORT` tokens only a record equal to it (after normalisation) is.
+Contaminated records are dropped or flagged; the counts (per benchmark version, by hash) go
+into the report and the dataset card.
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
 
+import numpy as np
 from pydantic import BaseModel
 
-from math2.checks.ngrams import DEFAULT_N, TOKENIZER, NgramIndex, tokens
+from math2.checks.ngrams import DEFAULT_N, TOKENIZER, NgramIndex, ngram_hashes, tokens
 from math2.eval.benchmarks import Registry, item_fingerprint
 
-__all__ = ["DecontamReport", "Decontaminator", "Mode"]
+__all__ = ["MIN_SHORT", "DecontamReport", "Decontaminator", "Mode"]
+
+MIN_SHORT = 5
 
 
 class Mode(StrEnum):
@@ -48,23 +53,36 @@ class Decontaminator:
         self.n = n
         self.registry = registry
         self._doc_bench: list[str] = []
-        self._short: dict[str, str] = {}
+        self._exact: dict[str, str] = {}
+        short: dict[int, dict[int, str]] = {}
         docs = []
         for v in registry:
             key = f"{v.label} ({v.short_hash})"
             for it in v.items:
                 for text in (it.informal, it.formal):
-                    if len(tokens(text)) < n:
-                        self._short.setdefault(item_fingerprint(text), key)
+                    toks = tokens(text)
+                    if len(toks) < MIN_SHORT:
+                        self._exact.setdefault(item_fingerprint(text), key)
+                    elif len(toks) < n:
+                        h = int(ngram_hashes(toks, len(toks))[0])
+                        short.setdefault(len(toks), {}).setdefault(h, key)
                     docs.append((str(len(self._doc_bench)), text))
                     self._doc_bench.append(key)
+        self._short = {m: (np.array(sorted(d), dtype=np.uint64), d) for m, d in short.items()}
         self.index = NgramIndex.build(docs, n=n)
 
     def hit(self, text: str) -> str | None:
         """The benchmark (`label (hash)`) a text overlaps, or None."""
-        if len(tokens(text)) < self.n:
-            return self._short.get(item_fingerprint(text))
-        if not self.index.contains_any(text):
+        toks = tokens(text)
+        if len(toks) < MIN_SHORT and (key := self._exact.get(item_fingerprint(text))):
+            return key
+        for m, (arr, keys) in self._short.items():
+            if len(toks) >= m:
+                h = ngram_hashes(toks, m)
+                found = h[np.isin(h, arr)]
+                if found.size:
+                    return keys[int(found[0])]
+        if len(toks) < self.n or not self.index.contains_any(text):
             return None
         docs = sorted({int(d) for sp in self.index.overlap(text).spans for d in sp.docs})
         return self._doc_bench[docs[0]]
