@@ -76,3 +76,38 @@ def test_planted_shared_benchmark_items_are_found():
     found = {r["id"]: r["contaminated_by"] for r in kept if "contaminated_by" in r}
     assert set(found) == set(planted)
     assert rep.contaminated == 20
+
+
+def test_batched_lookup_agrees_with_the_checks_engine():
+    """For texts of 13+ tokens and long benchmark texts, the batched tables say what
+    `NgramIndex.contains_any` says; batching gives the same answer as one text at a time."""
+    from math2.checks.ngrams import NgramIndex
+
+    rng = random.Random(3)
+    vocab = [f"w{i}" for i in range(40)]
+    bench = [" ".join(rng.choices(vocab, k=rng.randint(20, 40))) for _ in range(30)]
+    reg = Registry()
+    reg.add(
+        version_from_items(
+            "rand",
+            "v",
+            [
+                BenchmarkItem(name=f"b{i}", informal=t, formal=f"theorem b{i} : True")
+                for i, t in enumerate(bench)
+            ],
+        )
+    )
+    d = Decontaminator(reg)
+    index = NgramIndex.build([(str(i), t) for i, t in enumerate(bench)], n=13)
+    texts = []
+    for _ in range(300):
+        t = " ".join(rng.choices(vocab, k=rng.randint(13, 50)))
+        if rng.random() < 0.3:
+            src = rng.choice(bench).split()
+            s = rng.randrange(len(src) - 13)
+            t = t + " " + " ".join(src[s : s + rng.randint(11, 15)])
+        texts.append(t)
+    batched = d.hits(texts)
+    assert [h is not None for h in batched] == [index.contains_any(t) for t in texts]
+    assert batched == [d.hit(t) for t in texts]
+    assert 0 < sum(h is not None for h in batched) < len(texts)
