@@ -23,6 +23,7 @@ from math2.eval.benchmarks import (
     version_from_items,
 )
 from math2.eval.decontam import Decontaminator, DecontamReport, Mode
+from math2.eval.harness import EvalOptions, SampleTask, build_eval_job, collect_results, run_eval
 from math2.eval.loaders import (
     BenchmarkItem,
     load_deepseek_jsonl,
@@ -49,16 +50,20 @@ __all__ = [
     "BenchmarkVersion",
     "DecontamReport",
     "Decontaminator",
+    "EvalOptions",
     "Interval",
     "KnownDefect",
     "Mode",
     "Published",
     "Registry",
     "SampleResult",
+    "SampleTask",
     "Scores",
     "UnknownBenchmark",
     "bootstrap_interval",
+    "build_eval_job",
     "cohen_kappa",
+    "collect_results",
     "item_fingerprint",
     "load_deepseek_jsonl",
     "load_fate_json",
@@ -70,6 +75,7 @@ __all__ = [
     "read_html_scores",
     "read_png_scores",
     "render_table",
+    "run_eval",
     "score",
     "shared_registry",
     "structural_defects",
