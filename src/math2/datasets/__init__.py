@@ -7,6 +7,9 @@
     export_dataset("out/", sft, rl, registry=shared_registry(...))   # refuses benchmark items,
                                                                      # decontaminates, writes card
 
+    reward = FormalizationReward(settings, store, judge="j")   # r(x, y), batched, cached
+    reward.score_batch([(informal, answer)])                  # also verl / OpenRLHF signatures
+
 The folder loads with `datasets.load_dataset("out/", "sft")` (or "sft_sharegpt", "rl").
 """
 
@@ -20,13 +23,23 @@ from math2.datasets.records import (
     statement_only,
     strip_tactics,
 )
+from math2.datasets.reward import (
+    FormalizationReward,
+    compute_score,
+    compute_score_batch,
+    reward_func,
+)
 
 __all__ = [
     "SYSTEM_PROMPT",
     "ExportSummary",
+    "FormalizationReward",
     "RLPrompt",
     "SFTRecord",
+    "compute_score",
+    "compute_score_batch",
     "export_dataset",
+    "reward_func",
     "rl_prompts",
     "sft_record",
     "statement_only",
