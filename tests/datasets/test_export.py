@@ -113,15 +113,21 @@ def test_export_loads_with_datasets_and_holds_no_benchmark_item(tmp_path):
         provenance={"textbook-x": "pages 1-3 at commit abc"},
     )
     assert summary.sft == 4 and summary.rl == 1 and summary.sft_decontam.contaminated == 1
-    ds = datasets.load_dataset(str(tmp_path / "ds"), "sft", split="train")
+    ds = datasets.load_dataset(
+        str(tmp_path / "ds"), "sft", split="train", cache_dir=str(tmp_path / "hf")
+    )
     assert len(ds) == 4
     msg = ds[0]["messages"]
     assert [m["role"] for m in msg] == ["system", "user", "assistant"]
     assert "sorry" in msg[2]["content"] and "positivity" not in msg[2]["content"]
     assert "`simp`" not in msg[2]["content"]
-    sg = datasets.load_dataset(str(tmp_path / "ds"), "sft_sharegpt", split="train")
+    sg = datasets.load_dataset(
+        str(tmp_path / "ds"), "sft_sharegpt", split="train", cache_dir=str(tmp_path / "hf")
+    )
     assert sg[0]["conversations"][1]["from"] == "human"
-    rlds = datasets.load_dataset(str(tmp_path / "ds"), "rl", split="train")
+    rlds = datasets.load_dataset(
+        str(tmp_path / "ds"), "rl", split="train", cache_dir=str(tmp_path / "hf")
+    )
     assert rlds[0]["label"].endswith("cubed is positive.")
     assert pq.read_table(tmp_path / "ds" / "sft" / "train.parquet").num_rows == 4
     card = (tmp_path / "ds" / "README.md").read_text()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from math2.cli import corpus, formalize, lean, runs, search, sources  # noqa: F401 (commands)
+from math2.cli import datasets as _datasets  # noqa: F401 (math2 datasets …)
 from math2.cli import eval as _eval  # noqa: F401 (math2 eval …)
 from math2.cli._common import app, err
 from math2.errors import Math2Error
