@@ -81,7 +81,7 @@ def formalize_cmd(
                 )
             )
     except (InputError, Math2Error) as exc:
-        raise fail(str(exc)) from exc
+        raise fail(escape(str(exc))) from exc
     passed = sum(n for r, n in rounds.items() if r is not None)
     by_round = ", ".join(
         f"round {r}: {n}" for r, n in sorted((k, v) for k, v in rounds.items() if k)

@@ -111,7 +111,13 @@ def test_rounds_hostile_and_malformed_judge(tmp_path, registered):
         att = s.get(Attempt, t.attempt_id)
         assert att.stage == "generate" and att.round == 3 and att.model == "gen"
         stages = {a.stage for a in s.scalars(select(Attempt).where(Attempt.item == "gamma"))}
-        assert stages == {"plan", "generate", "compile", "judge"}
+        assert stages == {"plan", "search", "generate", "compile", "judge"}
+        # the planner asked to search, but no index is built: the attempt says so
+        search = s.scalars(
+            select(Attempt).where(Attempt.item == "gamma", Attempt.stage == "search")
+        ).first()
+        assert search.request["queries"] == ["Nat.Prime.odd"]
+        assert "no search index" in search.error
 
 
 def test_ablation_switches_make_other_runs(tmp_path, registered):

@@ -1,5 +1,25 @@
-"""Test doubles for model endpoints: a fake OpenAI-compatible server over real HTTP."""
+"""Test doubles for model endpoints: a fake OpenAI-compatible server over real HTTP, in process
+or as a child process that outlives the client under test."""
 
-from math2.llm.testing.fake_server import FakeServer, Rule, Script, load_script
+from math2.llm.testing.fake_server import (
+    FakeServer,
+    Rule,
+    Script,
+    load_script,
+    read_log,
+    repeats,
+    request_hash,
+)
+from math2.llm.testing.spawn import FakeServerProcess, spawn_fake_server
 
-__all__ = ["FakeServer", "Rule", "Script", "load_script"]
+__all__ = [
+    "FakeServer",
+    "FakeServerProcess",
+    "Rule",
+    "Script",
+    "load_script",
+    "read_log",
+    "repeats",
+    "request_hash",
+    "spawn_fake_server",
+]

@@ -5,13 +5,17 @@
 
 `POST /v1/chat/completions` answers by the first rule of the script that matches the request
 (regexes over the model, the system message and the last user message); `GET /v1/models` lists
-the script's models; `GET /_log` returns every request received (with its hash); `GET /health`.
+the script's models; `GET /_log` returns every request received (with its hash), `GET /_counts`
+the number of calls per request hash; `GET /health`.
 
 A rule can answer with text (`reply`, or `replies` cycled by call count), a JSON value (`json`,
-sent as text), reasoning content, or a fault: `status` 429 (with Retry-After) or 500 for its first
-`fail_times` calls, `malformed` (a body that is not JSON), `drop` (the connection closes with no
-answer). The latency model is `latency_s + per_token_s × completion tokens`. With `--log`, every
-request is appended to a file as it arrives, so counts survive a restart of the client under test.
+sent as text), reasoning content, or a fault: `status` 429 (with `Retry-After: retry_after`) or
+500 for its first `fail_times` calls, `malformed` (a body that is not JSON), `drop` (the
+connection closes with no answer). The latency model is `latency_s + per_token_s × completion
+tokens`. A request's JSON-schema `response_format` is honoured (a `json` answer is sent bare),
+ignored (the JSON comes wrapped in prose, as from a model that was not constrained) or rejected
+with HTTP 400, per the script's `json_schema`. With `--log`, every request is appended to a file
+as it arrives, so counts survive a restart of the client under test (`read_log`, `repeats`).
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ import json
 import re
 import threading
 import time
+from collections import Counter
+from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -37,11 +43,13 @@ class Rule(BaseModel):
     system: str | None = None  # regex on the system message
     user: str | None = None  # regex on the last user message
     reply: str | None = None
+    expand: bool = False  # `reply` is a template: \1 or \g<name> from the `user` regex's match
     replies: list[str] | None = None
     json_value: Any = Field(None, alias="json")
     reasoning: str | None = None
     status: int | None = None  # 429 or 5xx for the first `fail_times` matching calls
     fail_times: int = 1_000_000
+    retry_after: float = 0.0  # seconds, sent with a 429
     malformed: bool = False
     drop: bool = False
     latency_s: float | None = None
@@ -57,7 +65,9 @@ class Script(BaseModel):
     models: list[str] = Field(default_factory=lambda: ["fake-model"])
     latency_s: float = 0.0
     per_token_s: float = 0.0
-    honour_json_schema: bool = True
+    # what a JSON-schema `response_format` gets: honoured, ignored (prose around the JSON), or
+    # rejected with HTTP 400 (as from a server that does not support it)
+    json_schema: Literal["honour", "ignore", "reject"] = "honour"
 
 
 def load_script(path: Path) -> Script:
@@ -69,6 +79,28 @@ def request_hash(body: dict[str, Any]) -> str:
     """The hash a request is counted under (the whole body, canonical)."""
     canon = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """The requests a server started with `--log` received, in order (a torn last line skipped)."""
+    entries = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            continue
+    return entries
+
+
+def repeats(entries: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Request hashes received more than once, with their counts (answered calls only)."""
+    counts = Counter(e["hash"] for e in entries if e.get("status", 200) == 200)
+    return {h: n for h, n in counts.items() if n > 1}
+
+
+def _wants_schema(body: dict[str, Any]) -> bool:
+    fmt = body.get("response_format")
+    return isinstance(fmt, dict) and fmt.get("type") == "json_schema"
 
 
 class FakeServer:
@@ -113,7 +145,17 @@ class FakeServer:
         """The hash of every chat request received, in order."""
         return [r["hash"] for r in self.requests]
 
-    def _match(self, body: dict[str, Any]) -> tuple[int, Rule] | None:
+    def counts(self) -> dict[str, int]:
+        """The number of calls received per request hash."""
+        with self._lock:
+            return dict(Counter(r["hash"] for r in self.requests))
+
+    def repeats(self) -> dict[str, int]:
+        """Request hashes answered more than once (a resumed client should make none)."""
+        with self._lock:
+            return repeats(list(self.requests))
+
+    def _match(self, body: dict[str, Any]) -> tuple[int, Rule, re.Match[str] | None] | None:
         msgs = body.get("messages") or []
         system = "\n".join(m.get("content", "") for m in msgs if m.get("role") == "system")
         users = [m.get("content", "") for m in msgs if m.get("role") == "user"]
@@ -123,34 +165,55 @@ class FakeServer:
                 continue
             if rule.system and not re.search(rule.system, system, re.S):
                 continue
-            if rule.user and not re.search(rule.user, user, re.S):
+            m = re.search(rule.user, user, re.S) if rule.user else None
+            if rule.user and not m:
                 continue
-            return i, rule
+            return i, rule, m
         return None
 
     def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes | None]:
         """(status, headers, body bytes or None to drop the connection) for a chat request."""
-        entry = {"hash": request_hash(body), "body": body, "t": time.time()}
         with self._lock:
+            found = self._match(body)
+            idx, rule, m = found if found else (-1, Rule(reply=self.script.default), None)
+            n = self.calls_per_rule.get(idx, 0)
+            self.calls_per_rule[idx] = n + 1
+            status = 200
+            if rule.drop:
+                status = 0
+            elif self.script.json_schema == "reject" and _wants_schema(body):
+                status = 400
+            elif rule.status is not None and n < rule.fail_times:
+                status = rule.status
+            entry = {
+                "hash": request_hash(body),
+                "body": body,
+                "t": time.time(),
+                "rule": idx,
+                "status": status,
+            }
             self.requests.append(entry)
             if self.log_path:
                 with self.log_path.open("a", encoding="utf-8") as fh:
                     fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
-            found = self._match(body)
-            idx, rule = found if found else (-1, Rule(reply=self.script.default))
-            n = self.calls_per_rule.get(idx, 0)
-            self.calls_per_rule[idx] = n + 1
-        if rule.drop:
+        if status == 0:
             return 0, {}, None
-        if rule.status is not None and n < rule.fail_times:
-            headers = {"Retry-After": "0"} if rule.status == 429 else {}
-            return rule.status, headers, b'{"error": {"message": "injected failure"}}'
+        if status == 400:
+            msg = b'{"error": {"message": "response_format json_schema is not supported"}}'
+            return 400, {}, msg
+        if status != 200:
+            headers = {"Retry-After": f"{rule.retry_after:g}"} if status == 429 else {}
+            return status, headers, b'{"error": {"message": "injected failure"}}'
         if rule.malformed:
             return 200, {}, b'{"choices": [ {"message": '
         if rule.json_value is not None:
             content = json.dumps(rule.json_value, ensure_ascii=False)
+            if self.script.json_schema == "ignore" or not _wants_schema(body):
+                content = f"Here is my verdict.\n```json\n{content}\n```\nI hope this helps."
         elif rule.replies:
             content = rule.replies[n % len(rule.replies)]
+        elif rule.expand and rule.reply is not None and m is not None:
+            content = m.expand(rule.reply)
         else:
             content = rule.reply if rule.reply is not None else self.script.default
         tokens = max(1, len(content) // 4)
@@ -165,7 +228,11 @@ class FakeServer:
             "object": "chat.completion",
             "model": body.get("model"),
             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": tokens},
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": tokens,
+                "total_tokens": prompt_tokens + tokens,
+            },
         }
         return 200, {}, json.dumps(payload, ensure_ascii=False).encode("utf-8")
 
@@ -192,7 +259,11 @@ class FakeServer:
                     data = {"data": [{"id": m, "object": "model"} for m in server.script.models]}
                     self._send(200, json.dumps(data).encode())
                 elif self.path.startswith("/_log"):
-                    self._send(200, json.dumps(server.requests, ensure_ascii=False).encode())
+                    with server._lock:
+                        data = json.dumps(server.requests, ensure_ascii=False)
+                    self._send(200, data.encode())
+                elif self.path.startswith("/_counts"):
+                    self._send(200, json.dumps(server.counts()).encode())
                 elif self.path.startswith("/health"):
                     self._send(200, b'{"status": "ok"}')
                 else:

@@ -67,14 +67,34 @@ async def _retrieve(
         queries += decision.value.queries
     queries = [q.strip() for q in dict.fromkeys(queries) if q.strip()][:5]
     log.queries = queries
-    if not queries or retriever is None:
+    if not queries:
+        return []
+    request = {"queries": queries, "top_k": top_k}
+    if retriever is None:
+        # The planner asked, but there is nothing to search: the attempt says so.
+        log.search_note = (
+            "no search index: the queries returned nothing (build one with `math2 index build`)"
+        )
+        aid = await ctx.attempt(
+            stage="search", round=round_, sample=sample, request=request, error=log.search_note
+        )
+        log.attempt_ids.append(aid)
         return []
     hits: dict[str, Hit] = {}
     async with ctx.slot("search"):
         for q in queries:
             for h in await retriever.search(q, top_k):
                 hits.setdefault(h.name, h)
-    return list(hits.values())
+    found = list(hits.values())
+    aid = await ctx.attempt(
+        stage="search",
+        round=round_,
+        sample=sample,
+        request=request,
+        response={"hits": [h.model_dump() for h in found]},
+    )
+    log.attempt_ids.append(aid)
+    return found
 
 
 @step("formalize.loop")

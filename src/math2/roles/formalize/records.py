@@ -40,6 +40,7 @@ class RoundLog(BaseModel):
     sample: int = 0
     queries: list[str] = Field(default_factory=list)
     hits: list[Hit] = Field(default_factory=list)
+    search_note: str | None = None  # why the queries found nothing (no index)
     lean: str | None = None
     compile_status: str | None = None
     compile_passed: bool = False

