@@ -84,3 +84,46 @@ def test_eval_run_and_report_end_to_end(tmp_path):
         assert b.items == 2 and b.samples_per_item == 8
         assert b.sc[8].value == 1.0 and b.cc["j1"][8].value == 1.0
     assert html.macro_sc[1].value == png.macro_sc[1].value
+
+
+def test_eval_decontam_command_and_bad_input(tmp_path):
+    bench = shared_data("benchmarks")
+    env = dict(os.environ, MATH2_CONFIG=str(tmp_path / "none.toml"), MATH2_BENCHMARKS=str(bench))
+    from math2.eval import shared_registry
+
+    it = shared_registry(bench).get("proofnet-test").items[5]
+    inp = tmp_path / "d.jsonl"
+    inp.write_text(
+        json.dumps({"id": 1, "text": "A fresh statement about modules over rings here."})
+        + "\n"
+        + json.dumps({"id": 2, "text": "Copied: " + it.informal})
+        + "\n",
+        "utf-8",
+    )
+    ok = _math2(
+        "eval",
+        "decontam",
+        str(inp),
+        str(tmp_path / "o.jsonl"),
+        "--field",
+        "text",
+        env=env,
+        cwd=tmp_path,
+    )
+    assert ok.returncode == 0, ok.stderr
+    kept = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in kept] == [1] and '"contaminated": 1' in ok.stdout
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1, "text": "fine"}\n{"id": 2, "text": \n', "utf-8")
+    res = _math2(
+        "eval",
+        "decontam",
+        str(bad),
+        str(tmp_path / "o2.jsonl"),
+        "--field",
+        "text",
+        env=env,
+        cwd=tmp_path,
+    )
+    assert res.returncode == 2 and "bad.jsonl:2" in res.stderr and "Traceback" not in res.stderr
+    assert not (tmp_path / "o2.jsonl").exists()
