@@ -8,6 +8,8 @@ from math2.cli import (  # noqa: F401 (each module registers its commands)
     audit,
     check,
     corpus,
+    datasets,
+    eval,
     formalize,
     informalize,
     lean,

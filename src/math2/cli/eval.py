@@ -1,0 +1,185 @@
+"""`math2 eval …`: benchmarks, the pass@k SC/CC harness, reports, decontamination."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from math2.cli._common import _store, app, err, fail, out
+
+eval_app = typer.Typer(help="Evaluation: benchmarks, pass@k SC/CC, reports.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+_DATA = Path(os.environ.get("MATH2_BENCHMARKS", "../shared/data/benchmarks"))
+DataOpt = Annotated[
+    Path, typer.Option("--data", help="Folder of minif2f.jsonl / proofnet.jsonl / fate_m.json.")
+]
+HarnessOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--harness", help="A file in MathForm's harness format (repeatable)."),
+]
+
+
+def _registry(data: Path, harness: list[Path] | None):
+    from math2.eval import load_harness_jsonl, shared_registry, version_from_items
+
+    reg = shared_registry(data) if data.exists() else None
+    if reg is None:
+        from math2.eval import Registry
+
+        reg = Registry()
+    for h in harness or []:
+        for name, items in load_harness_jsonl(h).items():
+            reg.add(version_from_items(name.lower(), f"harness:{h.name}", items))
+    if not len(reg):
+        raise fail(f"no benchmarks: {data} does not exist and no --harness file was given")
+    return reg
+
+
+@eval_app.command("benchmarks")
+def benchmarks_cmd(data: DataOpt = _DATA, harness: HarnessOpt = None) -> None:
+    """List registered benchmark versions: name@lineage, items, hash, toolchain, defects."""
+    reg = _registry(data, harness)
+    for v in reg:
+        kinds: dict[str, int] = {}
+        for d in v.defects:
+            kinds[d.kind] = kinds.get(d.kind, 0) + 1
+        out.print(
+            escape(
+                f"{v.label}  items={len(v.items)}  sha256={v.version_hash}  "
+                f"toolchain={v.toolchain or '(' + v.toolchain_note + ')'}  defects={kinds or 0}"
+            ),
+            highlight=False,
+        )
+
+
+@eval_app.command("run")
+def run_cmd(
+    benchmark: Annotated[list[str], typer.Option(help="name, name@lineage or hash (repeatable).")],
+    model: Annotated[str, typer.Option(help="Model under evaluation, registered.")],
+    judge: Annotated[list[str], typer.Option(help="Consistency judge, registered (repeatable).")],
+    k: Annotated[int, typer.Option("-k", help="Samples per item.")] = 8,
+    report: Annotated[Path | None, typer.Option(help="Write the report into this folder.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N items of each.")] = None,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.7,
+    lean: Annotated[str | None, typer.Option(help="Lean backend: repl | kimina | lake.")] = None,
+    data: DataOpt = _DATA,
+    harness: HarnessOpt = None,
+) -> None:
+    """Draw k samples per item, compile, judge; print SC/CC pass@k (resumes a killed run)."""
+    import asyncio
+
+    from math2.cli._progress import ProgressDisplay
+    from math2.cli.formalize import _pinned_settings
+    from math2.errors import Math2Error
+    from math2.eval import EvalOptions, UnknownBenchmark, render_table, run_eval, score
+    from math2.eval import write_report as write
+
+    reg = _registry(data, harness)
+    try:
+        versions = [reg.get(b) for b in benchmark]
+    except UnknownBenchmark as exc:
+        raise fail(str(exc)) from exc
+    options = EvalOptions(
+        model=model, judges=judge, k=k, limit=limit, temperature=temperature, lean_backend=lean
+    )
+    store = _store(migrate=True)
+    try:
+        with ProgressDisplay(err) as show:
+            summary, samples = asyncio.run(
+                run_eval(_pinned_settings(), store, versions, options, on_progress=show)
+            )
+    except Math2Error as exc:
+        raise fail(str(exc)) from exc
+    if not samples:
+        raise fail(f"run {summary.run_id}: no finished samples")
+    ks = sorted({1, k} | {2**i for i in range(1, 8) if 2**i < k})
+    scores = score(samples, ks, model=model, judges=judge)
+    out.print(escape(render_table(scores)), highlight=False, soft_wrap=True)
+    out.print(f"run {summary.run_id}: {summary.done} samples this time, {summary.failed} failed")
+    if report:
+        files = write(scores, report)
+        out.print(escape(f"report: {files['html']}"))
+
+
+@eval_app.command("report")
+def report_cmd(
+    run: Annotated[int, typer.Option(help="The eval run (see `math2 runs list`).")],
+    folder: Annotated[Path, typer.Argument(help="Folder for table.md, PNGs, report.html.")],
+    k: Annotated[
+        list[int] | None, typer.Option("-k", help="k values (default 1, 2, 4, … n).")
+    ] = None,
+) -> None:
+    """Score a finished (or partial) eval run and write the report files."""
+    from math2.eval import collect_results, render_table, score, write_report
+    from math2.runs import run_detail
+
+    store = _store()
+    with store.session() as s:
+        detail = run_detail(s, run)
+    if detail is None or detail.job != "eval":
+        raise fail(f"run {run} is not an eval run (see `math2 runs list`)")
+    samples = collect_results(store, run)
+    if not samples:
+        raise fail(f"run {run} has no finished samples")
+    n = min(
+        sum(1 for s in samples if (s.benchmark, s.item) == key)
+        for key in {(s.benchmark, s.item) for s in samples}
+    )
+    ks = sorted(set(k)) if k else sorted({1, n} | {2**i for i in range(1, 8) if 2**i < n})
+    if max(ks) > n:
+        raise fail(f"k={max(ks)} is more than the {n} samples some item has")
+    opts = (detail.params or {}).get("options", {})
+    scores = score(samples, ks, model=opts.get("model", f"run {run}"))
+    files = write_report(scores, folder)
+    out.print(escape(render_table(scores)), highlight=False, soft_wrap=True)
+    out.print(escape(f"report: {files['html']}"))
+
+
+@eval_app.command("decontam")
+def decontam_cmd(
+    input_file: Annotated[Path, typer.Argument(help="JSONL dataset.")],
+    output: Annotated[Path, typer.Argument(help="JSONL written: kept (or flagged) records.")],
+    field: Annotated[list[str], typer.Option(help="Text field to check (repeatable).")],
+    flag: Annotated[bool, typer.Option(help="Flag instead of drop.")] = False,
+    n: Annotated[int, typer.Option(help="n-gram length.")] = 13,
+    data: DataOpt = _DATA,
+    harness: HarnessOpt = None,
+) -> None:
+    """Drop (or flag) records sharing an n-gram with any registered benchmark."""
+    from math2.errors import InputError
+    from math2.eval import Decontaminator, Mode
+
+    reg = _registry(data, harness)
+
+    def records():
+        with input_file.open(encoding="utf-8") as f:
+            for no, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(input_file, no, f"not JSON: {exc.msg}") from exc
+                if not isinstance(rec, dict):
+                    raise InputError(input_file, no, "expected a JSON object")
+                yield rec
+
+    if not input_file.exists():
+        raise fail(f"{input_file}: no such file")
+    kept, rep = Decontaminator(reg, n=n).run(records(), field, Mode.FLAG if flag else Mode.DROP)
+    tmp = output.with_suffix(".tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            for rec in kept:
+                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    except InputError as exc:
+        tmp.unlink(missing_ok=True)
+        raise fail(str(exc)) from exc
+    tmp.replace(output)
+    out.print_json(rep.model_dump_json())

@@ -1,0 +1,146 @@
+"""A dataset from a formalize run: trajectory reconstruction on `math2.runs`, then export.
+
+Each passed item of the run gets a reasoning trace written by `trace_model` from the informal
+statement and the final verified statement only (template `datasets/reconstruct`; the rounds,
+compiler messages and retrieval context are never shown to it), with tactics stripped. Items not
+passed within 3 rounds whose statement is unambiguous become RL prompts. The run is resumable
+and cached like every other (job `datasets.reconstruct`, keyed by the formalize run and its
+finished results).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+from sqlalchemy import select
+
+from math2.config import Settings
+from math2.datasets.export import ExportSummary, export_dataset
+from math2.datasets.records import rl_prompts, sft_record, statement_only, strip_tactics
+from math2.errors import Math2Error
+from math2.eval import Registry
+from math2.llm import load_template, make_client, require_model
+from math2.roles.formalize import FormalizeResult, Outcome
+from math2.runs import ItemContext, Job, execute, step
+from math2.store import Store
+from math2.store.aio import AsyncStore
+from math2.store.work import Run, RunItem
+
+__all__ = ["TraceTask", "build_dataset", "formalize_results"]
+
+
+class TraceTask(BaseModel):
+    id: str
+    statement: str
+    lean: str
+
+
+class Trace(BaseModel):
+    id: str
+    trace: str
+
+
+@step("datasets.reconstruct")
+def reconstruct(model: str, temperature: float = 0.3, max_tokens: int = 1024):
+    """Ask the trace model for the reasoning from input and output only; strip tactics."""
+
+    async def run(task: TraceTask, ctx: ItemContext) -> Trace:
+        reply, _ = await ctx.chat(
+            ctx.services["tracer"],
+            load_template("datasets/reconstruct"),
+            {"statement": task.statement, "lean": task.lean},
+            stage="reconstruct",
+            temperature=temperature,
+            max_tokens=max_tokens,
+        )
+        return Trace(id=task.id, trace=strip_tactics(reply.content))
+
+    return run
+
+
+def formalize_results(store: Store, run_id: int) -> tuple[Run, list[FormalizeResult]]:
+    """The finished results of a formalize run."""
+    with store.session() as s:
+        run = s.get(Run, run_id)
+        if run is None or run.job != "formalize":
+            raise Math2Error(f"run {run_id} is not a formalize run (see `math2 runs list`)")
+        rows = s.scalars(
+            select(RunItem).where(RunItem.run_id == run_id, RunItem.status == "done")
+        ).all()
+        s.expunge(run)
+        return run, [FormalizeResult.model_validate(r.result) for r in rows if r.result]
+
+
+async def build_dataset(
+    settings: Settings,
+    store: Store,
+    run_id: int,
+    folder: str | Path,
+    *,
+    trace_model: str,
+    source: str,
+    licence: str,
+    registry: Registry,
+    provenance: str = "",
+) -> ExportSummary:
+    """Reconstruct traces for a formalize run's passed items and export SFT + RL data."""
+    run, results = formalize_results(store, run_id)
+    if not results:
+        raise Math2Error(f"run {run_id} has no finished items")
+    with store.session() as s:
+        require_model(s, trace_model)
+    gen_model = ((run.params or {}).get("options") or {}).get("model", "")
+    passed = [r for r in results if r.outcome is Outcome.PASSED and r.lean]
+    tasks = [TraceTask(id=r.id, statement=r.statement, lean=statement_only(r.lean)) for r in passed]
+    key = hashlib.sha256(
+        json.dumps([run_id, sorted(t.model_dump_json() for t in tasks)]).encode()
+    ).hexdigest()
+    traces: dict[str, str] = {}
+    job = Job("datasets.reconstruct", key, [reconstruct(model=trace_model)])
+    if tasks:
+        astore = AsyncStore(store)
+        tracer = make_client(settings, trace_model, astore)
+        try:
+            await execute(
+                astore,
+                job,
+                tasks,
+                resources={"model": tracer.limiter},
+                services={"tracer": tracer},
+                params={"formalize_run": run_id},
+                total=len(tasks),
+                on_result=lambda _rec, res: traces.__setitem__(res.id, res.trace),
+            )
+        finally:
+            await tracer.aclose()
+            await astore.aclose()
+        with store.session() as s:
+            rec_run = s.scalar(
+                select(Run.id).where(
+                    Run.job == job.name, Run.key == key, Run.spec_hash == job.spec_hash
+                )
+            )
+            for row in s.scalars(select(RunItem).where(RunItem.run_id == rec_run)):
+                if row.status == "done" and row.result:
+                    traces.setdefault(row.item, row.result.get("trace", ""))
+    t = load_template("datasets/reconstruct")
+    sft = [
+        sft_record(
+            r,
+            traces[r.id],
+            source=source,
+            licence=licence,
+            model=gen_model,
+            trace_model=trace_model,
+            template=f"{t.ref} sha256:{t.hash}",
+            run_id=run_id,
+        )
+        for r in passed
+        if r.id in traces
+    ]
+    rl = rl_prompts(results, sources={r.id: (source, licence) for r in results})
+    prov = provenance or f"math2 formalize run {run_id}"
+    return export_dataset(folder, sft, rl, registry=registry, provenance={source: prov})

@@ -1,0 +1,227 @@
+"""The evaluation harness: k samples per benchmark item, compiled, judged, on `math2.runs`.
+
+One run item is one (benchmark item, sample index): the formalize role's generate template is
+asked once (single-shot, as MathForm's pass@k evaluation does; the sample index is part of the
+LLM cache key, so the k samples are k different calls), the Lean block is extracted and checked
+by `math2.lean` (hygiene first, statement mode), and a compiled sample is judged by every judge
+with the formalize role's judge template (six defect kinds). An unreadable verdict is `None`:
+never a pass. Results are `SampleResult`s; `score` turns them into SC/CC pass@k.
+
+The run is identified by the benchmark version hashes, k and the spec (model, judges, sampling
+parameters), so it resumes after a kill without repeating a finished model call or Lean check,
+and another model or judge set is another run side by side.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import select
+
+from math2.config import Settings
+from math2.eval.benchmarks import BenchmarkVersion
+from math2.eval.scoring import SampleResult
+from math2.lean import CheckItem, make_checker
+from math2.lean import Mode as LeanMode
+from math2.llm import load_template, make_client, require_model
+from math2.roles.formalize import JudgeVerdict, extract_lean
+from math2.runs import ItemContext, Job, Progress, RunSummary, execute, step
+from math2.store import Store
+from math2.store.aio import AsyncStore
+from math2.store.work import RunItem
+from math2.util.limits import Resource
+
+__all__ = ["EvalOptions", "SampleTask", "build_eval_job", "collect_results", "run_eval"]
+
+JOB = "eval"
+
+
+class SampleTask(BaseModel):
+    """One sample of one item, as a run record."""
+
+    id: str
+    benchmark: str
+    version_hash: str
+    item: str
+    sample: int
+    informal: str
+    header: str = ""
+
+
+class EvalOptions(BaseModel):
+    """What an evaluation run is asked to do."""
+
+    model: str
+    judges: list[str]
+    k: int = 8
+    temperature: float = 0.7
+    max_tokens: int = 2048
+    limit: int | None = None  # first N items of each benchmark
+    lean_backend: str | None = None
+
+
+@step("eval.sample")
+def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tokens: int = 2048):
+    """Generate once, extract, compile, judge under every judge."""
+
+    async def run(task: SampleTask, ctx: ItemContext) -> SampleResult:
+        gen_t = load_template("formalize/generate")
+        judge_t = load_template("formalize/judge")
+        reply, _ = await ctx.chat(
+            ctx.services["generator"],
+            gen_t,
+            {"statement": task.informal, "hits": [], "previous": None, "feedback": "", "round": 1},
+            stage="generate",
+            round=1,
+            sample=task.sample,
+            temperature=temperature,
+            max_tokens=max_tokens,
+        )
+        lean, _dropped = extract_lean(reply.content)
+        res = SampleResult(
+            benchmark=task.benchmark,
+            version_hash=task.version_hash,
+            item=task.item,
+            sample=task.sample,
+            compiled=False,
+            judges={j: None for j in judges},
+            statement=lean or "",
+        )
+        if lean is None:
+            return res
+        header = _header(ctx.services.get("header") or "import Mathlib", task.header)
+        check, _ = await ctx.lean(
+            ctx.services["checker"],
+            CheckItem(id=task.id, code=header + "\n\n" + lean, mode=LeanMode.STATEMENT),
+            round=1,
+            sample=task.sample,
+        )
+        if not check.passed:
+            return res
+        verdicts: dict[str, bool | None] = {}
+        for j in judges:
+            verdict, _ = await ctx.structured(
+                ctx.services["judges"][j],
+                judge_t,
+                {"statement": task.informal, "lean": lean},
+                JudgeVerdict,
+                stage=f"judge:{j}",
+                round=1,
+                sample=task.sample,
+                temperature=0.0,
+            )
+            verdicts[j] = verdict.value.passed() if verdict.ok else None
+        return res.model_copy(update={"compiled": True, "judges": verdicts})
+
+    return run
+
+
+def _header(base: str, item_header: str) -> str:
+    """The trusted import header, plus the item's `open` lines (its imports are not taken)."""
+    opens = [ln for ln in item_header.splitlines() if ln.strip().startswith("open ")]
+    return "\n".join([base, *dict.fromkeys(opens)])
+
+
+def tasks_for(versions: Sequence[BenchmarkVersion], k: int, limit: int | None) -> list[SampleTask]:
+    """k tasks per item of each version (the first `limit` items when given)."""
+    out = []
+    for v in versions:
+        for it in v.items[:limit] if limit else v.items:
+            for s in range(k):
+                out.append(
+                    SampleTask(
+                        id=f"{v.name}/{it.name}/{s}",
+                        benchmark=v.name,
+                        version_hash=v.version_hash,
+                        item=it.name,
+                        sample=s,
+                        informal=it.informal,
+                        header=it.header,
+                    )
+                )
+    return out
+
+
+def build_eval_job(versions: Sequence[BenchmarkVersion], options: EvalOptions) -> Job:
+    key = hashlib.sha256(
+        "|".join(
+            [
+                *(f"{v.label}:{v.version_hash}" for v in versions),
+                f"k={options.k}",
+                f"limit={options.limit}",
+            ]
+        ).encode()
+    ).hexdigest()
+    st = eval_sample(
+        model=options.model,
+        judges=sorted(options.judges),
+        temperature=options.temperature,
+        max_tokens=options.max_tokens,
+    )
+    return Job(JOB, key, [st])
+
+
+def collect_results(store: Store, run_id: int) -> list[SampleResult]:
+    """The finished samples of a run, from the store."""
+    with store.session() as s:
+        rows = s.scalars(select(RunItem).where(RunItem.run_id == run_id, RunItem.status == "done"))
+        return [SampleResult.model_validate(r.result) for r in rows if r.result]
+
+
+async def run_eval(
+    settings: Settings,
+    store: Store,
+    versions: Sequence[BenchmarkVersion],
+    options: EvalOptions,
+    *,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> tuple[RunSummary, list[SampleResult]]:
+    """Run (or resume) an evaluation; the summary and every finished sample."""
+    if not options.judges:
+        raise ValueError("at least one judge is needed for CC")
+    with store.session() as s:
+        require_model(s, options.model)
+        for j in options.judges:
+            require_model(s, j)
+    checker = make_checker(settings, store, options.lean_backend)
+    astore = AsyncStore(store)
+    generator = make_client(settings, options.model, astore)
+    judges: dict[str, Any] = {}
+    for j in options.judges:
+        judges[j] = generator if j == options.model else make_client(settings, j, astore)
+    resources = {
+        "model": generator.limiter,
+        "lean": Resource("lean", max(1, settings.lean.workers)),
+    }
+    job = build_eval_job(versions, options)
+    tasks = tasks_for(versions, options.k, options.limit)
+    params = {
+        "benchmarks": {v.label: v.version_hash for v in versions},
+        "options": options.model_dump(mode="json"),
+    }
+    try:
+        summary = await execute(
+            astore,
+            job,
+            tasks,
+            resources=resources,
+            services={
+                "generator": generator,
+                "judges": judges,
+                "checker": checker,
+                "header": settings.lean.header,
+            },
+            params=params,
+            total=len(tasks),
+            on_progress=on_progress,
+        )
+    finally:
+        await generator.aclose()
+        for c in {id(c): c for c in judges.values() if c is not generator}.values():
+            await c.aclose()
+        await checker.backend.close()
+        await astore.aclose()
+    return summary, collect_results(store, summary.run_id)

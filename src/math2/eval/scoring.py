@@ -1,0 +1,143 @@
+"""From sample results to scores: SC and CC pass@k per benchmark and macro, per judge, with κ.
+
+A `SampleResult` is one sample of one item: did it compile, and each judge's verdict on it
+(True consistent, False not, None undecided or not judged; only compiled samples are judged).
+`score` groups them by benchmark version and item and computes, for each k asked for,
+SC pass@k and, under each judge, CC pass@k (compiled and judged consistent), each with a
+bootstrap interval, plus the macro average over benchmarks and Cohen's κ between every pair of
+judges on the compiled samples.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+from math2.eval.metrics import Interval, bootstrap_interval, cohen_kappa, macro_average, pass_at_k
+
+__all__ = ["BenchmarkScore", "SampleResult", "Scores", "score"]
+
+
+class SampleResult(BaseModel):
+    """One sample: the benchmark version it belongs to, compile result and judges' verdicts."""
+
+    benchmark: str  # the version's name (e.g. "minif2f-test")
+    version_hash: str
+    item: str
+    sample: int
+    compiled: bool
+    judges: dict[str, bool | None] = {}
+    statement: str = ""
+
+
+class BenchmarkScore(BaseModel):
+    """Scores of one benchmark version."""
+
+    benchmark: str
+    version_hash: str
+    items: int
+    samples_per_item: int
+    sc: dict[int, Interval]
+    cc: dict[str, dict[int, Interval]]  # judge -> k -> interval
+    kappa: dict[str, float]  # "judgeA|judgeB" -> κ on compiled samples
+    per_item: dict[str, dict]  # item -> {"n", "compiled", "consistent": {judge: c}}
+
+
+class Scores(BaseModel):
+    """A whole evaluation: per benchmark and macro average."""
+
+    model: str
+    judges: list[str]
+    ks: list[int]
+    benchmarks: list[BenchmarkScore]
+    macro_sc: dict[int, Interval]
+    macro_cc: dict[str, dict[int, Interval]]
+
+
+def score(
+    samples: Iterable[SampleResult],
+    ks: Iterable[int],
+    *,
+    model: str = "",
+    judges: Iterable[str] | None = None,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> Scores:
+    """Score sample results; k larger than an item's sample count is an error (no padding)."""
+    ks = sorted(set(ks))
+    by_bench: dict[tuple[str, str], dict[str, list[SampleResult]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    seen_judges: set[str] = set()
+    for s in samples:
+        by_bench[(s.benchmark, s.version_hash)][s.item].append(s)
+        seen_judges.update(s.judges)
+    judge_list = sorted(judges) if judges is not None else sorted(seen_judges)
+    if not by_bench:
+        raise ValueError("no samples to score")
+    names = [b for b, _ in by_bench]
+    if len(set(names)) != len(names):
+        raise ValueError("one benchmark name with two version hashes in one evaluation")
+
+    out: list[BenchmarkScore] = []
+    sc_vals: dict[int, dict[str, list[float]]] = defaultdict(dict)
+    cc_vals: dict[str, dict[int, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(dict))
+    for (bench, vh), items in sorted(by_bench.items()):
+        per_item: dict[str, dict] = {}
+        counts = []
+        for name, ss in sorted(items.items()):
+            idx = [s.sample for s in ss]
+            if len(set(idx)) != len(idx):
+                raise ValueError(f"{bench}:{name}: a sample index appears twice")
+            n = len(ss)
+            comp = sum(s.compiled for s in ss)
+            cons = {
+                j: sum(1 for s in ss if s.compiled and s.judges.get(j) is True) for j in judge_list
+            }
+            per_item[name] = {"n": n, "compiled": comp, "consistent": cons}
+            counts.append((n, comp, cons))
+        sc: dict[int, Interval] = {}
+        cc: dict[str, dict[int, Interval]] = {j: {} for j in judge_list}
+        for k in ks:
+            vals = [pass_at_k(n, c, k) for n, c, _ in counts]
+            sc[k] = bootstrap_interval(vals, resamples=resamples, seed=seed)
+            sc_vals[k][bench] = vals
+            for j in judge_list:
+                jv = [pass_at_k(n, cons[j], k) for n, _, cons in counts]
+                cc[j][k] = bootstrap_interval(jv, resamples=resamples, seed=seed)
+                cc_vals[j][k][bench] = jv
+        kappa = {}
+        compiled = [s for ss in items.values() for s in ss if s.compiled]
+        for a, b in itertools.combinations(judge_list, 2):
+            kappa[f"{a}|{b}"] = cohen_kappa(
+                [s.judges.get(a) is True for s in compiled],
+                [s.judges.get(b) is True for s in compiled],
+            )
+        out.append(
+            BenchmarkScore(
+                benchmark=bench,
+                version_hash=vh,
+                items=len(items),
+                samples_per_item=min(n for n, _, _ in counts),
+                sc=sc,
+                cc=cc,
+                kappa=kappa,
+                per_item=per_item,
+            )
+        )
+    macro_sc = {k: macro_average(sc_vals[k], resamples=resamples, seed=seed) for k in ks}
+    macro_cc = {
+        j: {k: macro_average(cc_vals[j][k], resamples=resamples, seed=seed) for k in ks}
+        for j in judge_list
+    }
+    return Scores(
+        model=model,
+        judges=judge_list,
+        ks=ks,
+        benchmarks=out,
+        macro_sc=macro_sc,
+        macro_cc=macro_cc,
+    )

@@ -1,0 +1,97 @@
+"""r(x, y) = compile(y) ∧ consistent(x, y): batched, cached, with the trainers' signatures."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from math2.datasets import reward as rw
+from math2.llm import add_model
+from math2.llm.testing import FakeServer, Rule, Script
+from tests.eval.test_harness import settings_for
+
+
+def lean(code: str) -> str:
+    return f"Thinking...\n```lean\n{code}\n```"
+
+
+X = "ALPHAEVAL: one plus one is two."
+HOSTILE = 'theorem h : True := by sorry\n#eval IO.Process.run { cmd := "sh", args := #["id"] }'
+
+
+def _script():
+    return Script(
+        rules=[
+            Rule(
+                model="^j1$",
+                user="theorem wrong",
+                json={
+                    "consistent": False,
+                    "defects": [{"kind": "inconsistent_conclusion", "clause": "two"}],
+                },
+            ),
+            Rule(model="^j1$", user="theorem garbled|could not be read", reply="{oops"),
+            Rule(model="^j1$", json={"consistent": True, "defects": []}),
+        ]
+    )
+
+
+@pytest.fixture
+def reward(tmp_path, sqlite_store):
+    with sqlite_store.session() as s:
+        add_model(s, "j1", provider="fake")
+    with FakeServer(_script()) as srv:
+        st = settings_for(tmp_path, srv.base_url)
+        r = rw.FormalizationReward(st, sqlite_store, "j1")
+        yield r, srv
+    rw.configure(None)
+
+
+def test_reward_values_and_cache(reward):
+    r, srv = reward
+    pairs = [
+        (X, lean("theorem good : 1 + 1 = 2 := by sorry")),  # compiles, consistent
+        (X, lean("theorem wrong : 1 + 1 = 3 := by sorry")),  # compiles, judged inconsistent
+        (X, lean("theorem bad : Evn 2 := by sorry")),  # does not compile
+        (X, "no lean here"),  # nothing to compile
+        (X, lean(HOSTILE)),  # refused by hygiene, never reaches Lean
+        (X, lean("theorem garbled : 2 = 2 := by sorry")),  # unreadable verdict: never a pass
+    ]
+    assert r.score_batch(pairs) == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    details = list(r.details.values())
+    assert any(d.get("status") == "rejected" for d in details)
+    n = len(srv.requests)
+    assert r.score_batch(pairs[:2]) == [1.0, 0.0] and len(srv.requests) == n  # memo
+    # a fresh reward over the same store answers from the response and Lean caches
+    r2 = rw.FormalizationReward(r.settings, r.store, "j1")
+    assert r2.score_batch(pairs[:2]) == [1.0, 0.0] and len(srv.requests) == n
+
+
+def test_trainer_signatures(reward):
+    r, _ = reward
+    rw.configure(r)
+    good = lean("theorem good : 1 + 1 = 2 := by sorry")
+    # verl
+    assert list(inspect.signature(rw.compute_score).parameters)[:4] == [
+        "data_source",
+        "solution_str",
+        "ground_truth",
+        "extra_info",
+    ]
+    assert rw.compute_score("math2", good, X, {"id": 1}) == 1.0
+    assert rw.compute_score_batch(["a", "b"], [good, "none"], [X, X], [None, None]) == [1.0, 0.0]
+    # OpenRLHF
+    assert list(inspect.signature(rw.reward_func).parameters) == ["queries", "prompts", "labels"]
+    prompt = "<|user|>" + X + "<|assistant|>"
+    out = rw.reward_func([prompt + good, prompt + "nothing"], [prompt, prompt], [X, X])
+    assert set(out) == {"rewards", "scores", "extra_logs"}
+    assert [float(v) for v in out["rewards"]] == [1.0, 0.0]
+
+
+def test_unregistered_judge_is_refused(tmp_path, sqlite_store):
+    from math2.llm import UnregisteredModel
+
+    st = settings_for(tmp_path, "http://127.0.0.1:9/v1")
+    with pytest.raises(UnregisteredModel):
+        rw.FormalizationReward(st, sqlite_store, "nobody")

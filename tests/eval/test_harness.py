@@ -1,0 +1,151 @@
+"""The harness end to end: fake model server over HTTP, fake Lean REPL, real store."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import pytest
+
+from math2.config import LeanSettings, LLMSettings, Settings
+from math2.eval import load_harness_jsonl, score, shared_registry, version_from_items, write_report
+from math2.eval.harness import EvalOptions, run_eval
+from math2.eval.report import read_html_scores, read_png_scores
+from math2.llm import add_model
+from math2.llm.testing import FakeServer, Rule, Script
+from tests.conftest import shared_data
+
+GENERATOR = "translate mathematical statements"
+REPL_RULES = ["Evn 2=>error unknown_identifier Evn"]
+
+
+def settings_for(tmp_path, base_url: str) -> Settings:
+    return Settings(
+        db_url=f"sqlite:///{tmp_path / 'math2.db'}",
+        llm=LLMSettings(base_url=base_url, concurrency=4),
+        lean=LeanSettings(
+            project_dir=tmp_path,
+            repl_command=[
+                sys.executable,
+                "-m",
+                "math2.lean.testing.fake_repl",
+                *(a for r in REPL_RULES for a in ("--rule", r)),
+            ],
+            workers=2,
+            timeout_s=30,
+        ),
+    )
+
+
+def lean(code: str) -> str:
+    return f"Here it is.\n```lean\n{code}\n```"
+
+
+OK = {"consistent": True, "defects": []}
+BAD = {"consistent": False, "defects": [{"kind": "changed_condition", "clause": "2 = 2"}]}
+
+
+def script() -> Script:
+    return Script(
+        rules=[
+            Rule(
+                system=GENERATOR,
+                user="ALPHAEVAL",
+                replies=[
+                    lean("theorem a1 : 1 + 1 = 2 := by sorry"),
+                    lean("theorem a2 : 2 = 2 := by sorry"),
+                    lean("theorem a3 : Evn 2 := by sorry"),
+                    "I cannot do this.",
+                ],
+            ),
+            Rule(system=GENERATOR, user="BETAEVAL", reply=lean("theorem b1 : True := by sorry")),
+            Rule(system=GENERATOR, reply=lean("theorem other : True := by sorry")),
+            Rule(model="^j1$", user="theorem a2", json=BAD),
+            Rule(model="^j1$", json=OK),
+            Rule(model="^j2$", user="theorem b1|could not be read", reply="no idea {not json"),
+            Rule(model="^j2$", json=OK),
+        ]
+    )
+
+
+@pytest.fixture
+def registered(sqlite_store):
+    with sqlite_store.session() as s:
+        for m in ("gen", "j1", "j2"):
+            add_model(s, m, provider="fake")
+    return sqlite_store
+
+
+def _synthetic(tmp_path):
+    rows = [
+        {
+            "name": "alpha",
+            "problem": "ALPHAEVAL: one plus one is two.",
+            "header": "import Mathlib\nopen Nat",
+            "ground_truth": "theorem alpha : 1 + 1 = 2 := by sorry",
+            "benchmark_name": "Toy",
+            "extra": [1, 2],
+        },
+        {
+            "name": "beta",
+            "problem": "BETAEVAL: truth holds.",
+            "header": "import Mathlib",
+            "ground_truth": "theorem beta : True := by sorry",
+            "benchmark_name": "Toy",
+        },
+    ]
+    p = tmp_path / "toy.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    return version_from_items("toy", "v1", load_harness_jsonl(p)["Toy"])
+
+
+def test_sc_cc_of_a_synthetic_run_equal_hand_computed_values(tmp_path, registered):
+    toy = _synthetic(tmp_path)
+    opts = EvalOptions(model="gen", judges=["j1", "j2"], k=4)
+    with FakeServer(script()) as srv:
+        st = settings_for(tmp_path, srv.base_url)
+        summary, samples = asyncio.run(run_eval(st, registered, [toy], opts))
+        first = len(srv.requests)
+        # resumed: nothing is asked again
+        _, samples2 = asyncio.run(run_eval(st, registered, [toy], opts))
+        assert len(srv.requests) == first
+    assert summary.done == 8 and summary.failed == 0
+    assert sorted(s.model_dump_json() for s in samples) == sorted(
+        s.model_dump_json() for s in samples2
+    )
+    sc = score(samples, ks=[1, 2, 4], model="gen", resamples=200)
+    (b,) = sc.benchmarks
+    assert b.version_hash == toy.version_hash
+    # alpha: a1, a2 compile; a3 fails in Lean; one reply has no Lean. j1: a1 only; j2: a1, a2
+    assert b.per_item["alpha"] == {"n": 4, "compiled": 2, "consistent": {"j1": 1, "j2": 2}}
+    # beta: all compile; j1 says consistent; j2's answer is unreadable: never a pass
+    assert b.per_item["beta"] == {"n": 4, "compiled": 4, "consistent": {"j1": 4, "j2": 0}}
+    assert b.sc[1].value == pytest.approx((0.5 + 1.0) / 2)
+    assert b.sc[2].value == pytest.approx((5 / 6 + 1.0) / 2)
+    assert b.cc["j1"][1].value == pytest.approx((0.25 + 1.0) / 2)
+    assert b.cc["j1"][2].value == pytest.approx((0.5 + 1.0) / 2)
+    assert b.cc["j2"][1].value == pytest.approx((0.5 + 0.0) / 2)
+    assert b.cc["j2"][4].value == pytest.approx(0.5)
+    # κ on the 6 compiled samples: j1 = T,F,T,T,T,T ; j2 = T,T,F,F,F,F -> po 1/6, pe 7/18
+    assert b.kappa["j1|j2"] == pytest.approx(-4 / 11)
+    # k different generator calls per item (the sample index is in the cache key)
+    gen_calls = [r for r in srv.requests if r["body"]["model"] == "gen"]
+    assert len(gen_calls) == 8
+
+
+def test_shared_benchmarks_end_to_end_with_report(tmp_path, registered):
+    reg = shared_registry(shared_data("benchmarks"))
+    versions = [reg.get("minif2f-test"), reg.get("fate-m")]
+    opts = EvalOptions(model="gen", judges=["j1", "j2"], k=2, limit=3)
+    with FakeServer(script()) as srv:
+        st = settings_for(tmp_path, srv.base_url)
+        summary, samples = asyncio.run(run_eval(st, registered, versions, opts))
+    assert summary.done == 12 and len(samples) == 12
+    scores = score(samples, ks=[1, 2], model="gen", resamples=100)
+    assert {b.benchmark for b in scores.benchmarks} == {"minif2f-test", "fate-m"}
+    assert {b.version_hash for b in scores.benchmarks} == {v.version_hash for v in versions}
+    # every sample compiles ("theorem other : True") and both judges accept it
+    assert scores.macro_sc[2].value == 1.0 and scores.macro_cc["j1"][2].value == 1.0
+    files = write_report(scores, tmp_path / "report")
+    assert read_html_scores(files["html"]) == scores == read_png_scores(files["bars"])

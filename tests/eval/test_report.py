@@ -1,0 +1,52 @@
+"""The report: table, PNGs and HTML carry the numbers; a test reads them back."""
+
+from __future__ import annotations
+
+import pytest
+
+from math2.eval import SampleResult, read_html_scores, read_png_scores, score, write_report
+
+
+def _run():
+    out = []
+    for bench, rate in (("fate-m", 3), ("minif2f-test", 1)):
+        for item in range(5):
+            for i in range(8):
+                comp = (i + item) % 4 < rate
+                out.append(
+                    SampleResult(
+                        benchmark=bench,
+                        version_hash="v" + bench,
+                        item=f"i{item}",
+                        sample=i,
+                        compiled=comp,
+                        judges={"qwq": comp and i % 2 == 0, "other": comp and i % 3 == 0},
+                    )
+                )
+    return score(out, ks=[1, 2, 4, 8], model="toy-model", resamples=300)
+
+
+def test_report_files_carry_the_numbers(tmp_path):
+    scores = _run()
+    files = write_report(scores, tmp_path)
+    for key in ("json", "table", "bars", "curves", "html"):
+        assert files[key].exists() and files[key].stat().st_size > 0
+    assert files["bars"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for png in (files["bars"], files["curves"]):
+        back = read_png_scores(png)
+        assert back == scores
+    html_back = read_html_scores(files["html"])
+    assert html_back.benchmarks[0].sc[8].value == pytest.approx(scores.benchmarks[0].sc[8].value)
+    assert html_back.macro_cc["qwq"][8] == scores.macro_cc["qwq"][8]
+    table = files["table"].read_text()
+    # the version hash, each judge's column, κ and the seed's figure next to ours
+    assert "vfate-m" in table and "CC % (qwq)" in table and "CC % (other)" in table
+    assert "MathForm-8B 97.33" in table and "MathForm-8B 72.37" in table
+    assert "qwq|other" in scores.benchmarks[0].kappa or "other|qwq" in scores.benchmarks[0].kappa
+
+
+def test_report_without_embedded_scores_is_an_error(tmp_path):
+    p = tmp_path / "x.html"
+    p.write_text("<html></html>")
+    with pytest.raises(ValueError, match="no embedded scores"):
+        read_html_scores(p)
