@@ -9,7 +9,6 @@ before anything is written; a grade given again by the same grader replaces the 
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from math2.errors import InputError
 from math2.store.work import AuditGrade, AuditSample, Grade
+from math2.util.jsonl import read_jsonl
 
 __all__ = ["import_grades", "read_grade_rows"]
 
@@ -37,16 +37,7 @@ def read_grade_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
         for i, row in enumerate(reader, 2):
             rows.append((i, {k.strip(): (v or "").strip() for k, v in row.items() if k}))
     else:
-        for i, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(path, i, f"not JSON: {e.msg}", column=e.colno) from None
-            if not isinstance(obj, dict):
-                raise InputError(path, i, "each line must be a JSON object")
-            rows.append((i, obj))
+        rows.extend(read_jsonl(path))
     if not rows:
         raise InputError(path, None, "no grades in the file (it is empty)")
     return rows

@@ -8,12 +8,12 @@ the formal side is `formal` / `formal_statement` / `lean`; optional `header`; `r
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from math2.checks.base import Pair
 from math2.errors import InputError
+from math2.util.jsonl import read_jsonl
 
 __all__ = ["read_pairs"]
 
@@ -31,43 +31,26 @@ def _unwrap(text: str) -> str:
 
 def read_pairs(path: Path, limit: int | None = None) -> Iterator[Pair]:
     path = Path(path)
-    if not path.exists():
-        raise InputError(path, None, "no such file")
     seen: set[str] = set()
     count = 0
-    with path.open("rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(path, lineno, f"not UTF-8 ({exc.reason})") from exc
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, lineno, f"not JSON: {exc.msg}", column=exc.colno) from exc
-            if not isinstance(obj, dict):
-                raise InputError(path, lineno, "each line must be a JSON object")
-            informal = next((obj[f] for f in INFORMAL if isinstance(obj.get(f), str)), None)
-            formal = next((obj[f] for f in FORMAL if isinstance(obj.get(f), str)), None)
-            if not informal or not informal.strip():
-                raise InputError(path, lineno, f"no informal text ({' / '.join(INFORMAL)})")
-            if not formal or not formal.strip():
-                raise InputError(path, lineno, f"no formal statement ({' / '.join(FORMAL)})")
-            ident = next((str(obj[f]) for f in ("id", "name") if obj.get(f) not in (None, "")), "")
-            ident = ident or f"line{lineno}"
-            if ident in seen:
-                raise InputError(path, lineno, f"duplicate id {ident!r}")
-            seen.add(ident)
-            header = obj.get("header") if isinstance(obj.get("header"), str) else ""
-            meta = {k: obj[k] for k in META if obj.get(k) is not None}
-            meta.setdefault("source", f"{path.name}:{lineno}")
-            yield Pair(
-                id=ident, informal=_unwrap(informal), formal=formal, header=header, meta=meta
-            )
-            count += 1
-            if limit is not None and count >= limit:
-                return
+    for lineno, obj in read_jsonl(path):
+        informal = next((obj[f] for f in INFORMAL if isinstance(obj.get(f), str)), None)
+        formal = next((obj[f] for f in FORMAL if isinstance(obj.get(f), str)), None)
+        if not informal or not informal.strip():
+            raise InputError(path, lineno, f"no informal text ({' / '.join(INFORMAL)})")
+        if not formal or not formal.strip():
+            raise InputError(path, lineno, f"no formal statement ({' / '.join(FORMAL)})")
+        ident = next((str(obj[f]) for f in ("id", "name") if obj.get(f) not in (None, "")), "")
+        ident = ident or f"line{lineno}"
+        if ident in seen:
+            raise InputError(path, lineno, f"duplicate id {ident!r}")
+        seen.add(ident)
+        header = obj.get("header") if isinstance(obj.get("header"), str) else ""
+        meta = {k: obj[k] for k in META if obj.get(k) is not None}
+        meta.setdefault("source", f"{path.name}:{lineno}")
+        yield Pair(id=ident, informal=_unwrap(informal), formal=formal, header=header, meta=meta)
+        count += 1
+        if limit is not None and count >= limit:
+            return
     if count == 0:
         raise InputError(path, None, "no pairs in the file (it is empty)")

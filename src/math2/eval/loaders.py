@@ -22,6 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from math2.errors import InputError
+from math2.util.jsonl import read_jsonl
 
 __all__ = [
     "BenchmarkItem",
@@ -71,24 +72,13 @@ def split_header(source: str) -> tuple[str, str, str]:
 
 
 def _read_lines(path: Path):
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(path, None, f"not UTF-8 ({e.reason} at byte {e.start})") from e
-    except OSError as e:
-        raise InputError(path, None, f"cannot read: {e.strerror}") from e
-    if not text.strip():
+    """(line number, object) of a JSONL file; an empty file is an error."""
+    rows = read_jsonl(path)
+    first = next(rows, None)
+    if first is None:
         raise InputError(path, None, "empty file")
-    for no, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(path, no, f"not JSON: {e.msg}", column=e.colno) from e
-        if not isinstance(obj, dict):
-            raise InputError(path, no, "expected a JSON object")
-        yield no, obj
+    yield first
+    yield from rows
 
 
 def _need(path: Path, no: int | None, obj: dict, key: str) -> str:

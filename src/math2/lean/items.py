@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -10,6 +9,7 @@ from pydantic import ValidationError
 from math2.errors import InputError
 from math2.lean.checker import CheckItem, Mode
 from math2.lean.statement import benchmark_code
+from math2.util.jsonl import read_jsonl
 from math2.util.yamlfile import decode_utf8
 
 
@@ -39,15 +39,7 @@ def load_items(
         raise InputError(path, None, "expected a .lean or .jsonl file")
     items: list[CheckItem] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, lineno, f"invalid JSON: {exc.msg}", column=exc.colno) from exc
-        if not isinstance(obj, dict):
-            raise InputError(path, lineno, "each line must be a JSON object")
+    for lineno, obj in read_jsonl(path):
         item_id = str(obj.get("id", obj.get("name", lineno)))
         if item_id in seen:
             raise InputError(path, lineno, f"duplicate id {item_id!r}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from pydantic import ValidationError
 
 from math2.errors import InputError
 from math2.roles.formalize.records import FormalizeInput
+from math2.util.jsonl import read_jsonl
 
 STATEMENT_FIELDS = ("statement", "informal_statement", "problem", "nl_statement", "informal")
 ID_FIELDS = ("id", "name", "problem_id")
@@ -35,48 +35,33 @@ def read_inputs(
     number; a `header` field adds its non-import lines (opens, namespaces) to the Lean header.
     """
     path = Path(path)
-    if not path.exists():
-        raise InputError(path, None, "no such file")
     fields = (field,) if field else STATEMENT_FIELDS
     seen: set[str] = set()
     count = 0
-    with path.open("rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(path, lineno, f"not UTF-8 ({exc.reason})") from exc
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, lineno, f"not JSON: {exc.msg}", column=exc.colno) from exc
-            if not isinstance(obj, dict):
-                raise InputError(path, lineno, "each line must be a JSON object")
-            text = next((obj[f] for f in fields if isinstance(obj.get(f), str)), None)
-            if text is None or not text.strip():
-                raise InputError(
-                    path, lineno, f"no statement: expected a text field {' or '.join(fields)}"
-                )
-            ident = next((str(obj[f]) for f in ID_FIELDS if obj.get(f) not in (None, "")), None)
-            ident = ident or f"line{lineno}"
-            if ident in seen:
-                raise InputError(path, lineno, f"duplicate id {ident!r}")
-            seen.add(ident)
-            header = obj.get("header")
-            extra = None
-            if isinstance(header, str):
-                kept = [ln for ln in header.splitlines() if not ln.strip().startswith("import ")]
-                extra = "\n".join(kept).strip() or None
-            try:
-                yield FormalizeInput(
-                    id=ident, statement=text.strip(), header=extra, source=f"{path}:{lineno}"
-                )
-            except ValidationError as exc:
-                raise InputError(path, lineno, str(exc.errors()[0]["msg"])) from exc
-            count += 1
-            if limit is not None and count >= limit:
-                return
+    for lineno, obj in read_jsonl(path):
+        text = next((obj[f] for f in fields if isinstance(obj.get(f), str)), None)
+        if text is None or not text.strip():
+            raise InputError(
+                path, lineno, f"no statement: expected a text field {' or '.join(fields)}"
+            )
+        ident = next((str(obj[f]) for f in ID_FIELDS if obj.get(f) not in (None, "")), None)
+        ident = ident or f"line{lineno}"
+        if ident in seen:
+            raise InputError(path, lineno, f"duplicate id {ident!r}")
+        seen.add(ident)
+        header = obj.get("header")
+        extra = None
+        if isinstance(header, str):
+            kept = [ln for ln in header.splitlines() if not ln.strip().startswith("import ")]
+            extra = "\n".join(kept).strip() or None
+        try:
+            yield FormalizeInput(
+                id=ident, statement=text.strip(), header=extra, source=f"{path}:{lineno}"
+            )
+        except ValidationError as exc:
+            raise InputError(path, lineno, str(exc.errors()[0]["msg"])) from exc
+        count += 1
+        if limit is not None and count >= limit:
+            return
     if count == 0:
         raise InputError(path, None, "no statements in the file (it is empty)")
