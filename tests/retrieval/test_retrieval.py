@@ -111,3 +111,17 @@ def test_http_endpoint(index: Path) -> None:
         assert httpx.get(f"{base}/nope").status_code == 404
     finally:
         server.shutdown()
+
+
+def test_dense_embedding_is_a_run(index: Path, sqlite_store) -> None:
+    """The embedding is a job of math2.runs: each chunk a run item, visible and resumable."""
+    from sqlalchemy import select
+
+    from math2.runs import list_runs
+    from math2.store import RunItem
+
+    with sqlite_store.session() as s:
+        [run] = list_runs(s, "embed")
+        items = s.scalars(select(RunItem).where(RunItem.run_id == run.id)).all()
+    assert run.items == {"done": len(items)} and len(items) >= 1
+    assert all(i.item.startswith("chunk_") and i.result["rows"] > 0 for i in items)

@@ -204,7 +204,7 @@ def build_index(
     }
     meta_path.write_text(json.dumps(meta))
     if dense:
-        meta["dense_chunks"] = build_dense(texts, out / "dense", say)
+        meta["dense_chunks"] = build_dense(texts, out / "dense", say, store, source)
         meta_path.write_text(json.dumps(meta))
     return meta
 
@@ -236,25 +236,22 @@ def _bm25_index(texts: list[str], text_version: int):
     return retriever
 
 
-def build_dense(texts: list[str], folder: Path, say: Callable[[str], None]) -> int:
-    """Embeddings in chunks of CHUNK; a chunk already on disk is not computed again."""
-    from math2.retrieval.encoder import MiniLMEncoder
+def build_dense(
+    texts: list[str], folder: Path, say: Callable[[str], None], store: Store, source: str
+) -> int:
+    """Embeddings in chunks of CHUNK, as a resumable job on `math2.runs` (`embed_job.py`): a
+    chunk already on disk, or already done in the run, is never computed again."""
+    from math2.retrieval.embed_job import run_embedding
 
-    folder.mkdir(parents=True, exist_ok=True)
-    enc = None
-    chunks = (len(texts) + CHUNK - 1) // CHUNK
-    for c in range(chunks):
-        path = folder / f"chunk_{c:05d}.npy"
-        if path.exists():
-            continue
-        enc = enc or MiniLMEncoder(max_length=DENSE_MAX_TOKENS)
-        t0 = time.perf_counter()
-        vec = enc.encode(texts[c * CHUNK : (c + 1) * CHUNK]).astype(np.float16)
-        tmp = folder / f"chunk_{c:05d}.tmp.npy"
-        np.save(tmp, vec)
-        tmp.rename(path)  # a chunk is either whole or absent: a killed run resumes cleanly
-        say(f"dense chunk {c + 1}/{chunks} in {time.perf_counter() - t0:.1f} s")
-    return chunks
+    summary = run_embedding(
+        store, texts, folder, chunk=CHUNK, max_tokens=DENSE_MAX_TOKENS, say=say,
+        params={"source": source},
+    )  # fmt: skip
+    if summary.failed:
+        raise RuntimeError(
+            f"{summary.failed} dense chunks failed: see `math2 runs show {summary.run_id}`"
+        )
+    return (len(texts) + CHUNK - 1) // CHUNK
 
 
 class SearchIndex:
