@@ -149,3 +149,40 @@ def test_shared_benchmarks_end_to_end_with_report(tmp_path, registered):
     assert scores.macro_sc[2].value == 1.0 and scores.macro_cc["j1"][2].value == 1.0
     files = write_report(scores, tmp_path / "report")
     assert read_html_scores(files["html"]) == scores == read_png_scores(files["bars"])
+
+
+def test_full_loop_mode_refines_each_sample(tmp_path, registered):
+    """--loop: each sample goes through the formalize loop; compile feedback is used, and the
+    k samples ask their own questions."""
+    toy = _synthetic(tmp_path)
+    loop_script = Script(
+        rules=[
+            Rule(
+                system=GENERATOR,
+                user=r"ALPHAEVAL.*round 1\)",
+                reply=lean("theorem a1 : 1 + 1 = 2 := by sorry"),
+            ),
+            Rule(system=GENERATOR, user="ALPHAEVAL", reply=lean("theorem a3 : Evn 2 := by sorry")),
+            Rule(system=GENERATOR, user="BETAEVAL", reply=lean("theorem b1 : True := by sorry")),
+            Rule(json=OK),
+        ]
+    )
+    with FakeServer(loop_script) as srv:
+        st = settings_for(tmp_path, srv.base_url)
+        once = EvalOptions(model="gen", judges=["j1", "j2"], k=2)
+        _, single = asyncio.run(run_eval(st, registered, [toy], once))
+        looped = EvalOptions(model="gen", judges=["j1", "j2"], k=2, loop=True, max_rounds=2)
+        _, loop_samples = asyncio.run(run_eval(st, registered, [toy], looped))
+        alpha_gen = [
+            r
+            for r in srv.requests
+            if r["body"]["model"] == "gen" and "ALPHAEVAL" in r["body"]["messages"][-1]["content"]
+        ]
+    single_alpha = [s for s in single if s.item == "alpha"]
+    loop_alpha = [s for s in loop_samples if s.item == "alpha"]
+    assert not any(s.compiled for s in single_alpha)
+    assert all(s.compiled and s.judges == {"j1": True, "j2": True} for s in loop_alpha)
+    assert "a1" in loop_alpha[0].statement
+    # 2 single-shot samples (round 1), then 2 loop samples × 2 rounds; round 1 of loop sample s
+    # is the single-shot call of sample s, answered from the cache
+    assert len(alpha_gen) == 4

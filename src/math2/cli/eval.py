@@ -70,6 +70,10 @@ def run_cmd(
     lean: Annotated[str | None, typer.Option(help="Lean backend: repl | kimina | lake.")] = None,
     data: DataOpt = _DATA,
     harness: HarnessOpt = None,
+    loop: Annotated[
+        bool, typer.Option(help="Each sample through the full formalize loop (refinement).")
+    ] = False,
+    max_rounds: Annotated[int, typer.Option(help="Rounds of the loop with --loop.")] = 3,
 ) -> None:
     """Draw k samples per item, compile, judge; print SC/CC pass@k (resumes a killed run)."""
     import asyncio
@@ -86,7 +90,14 @@ def run_cmd(
     except UnknownBenchmark as exc:
         raise fail(str(exc)) from exc
     options = EvalOptions(
-        model=model, judges=judge, k=k, limit=limit, temperature=temperature, lean_backend=lean
+        model=model,
+        judges=judge,
+        k=k,
+        limit=limit,
+        temperature=temperature,
+        lean_backend=lean,
+        loop=loop,
+        max_rounds=max_rounds,
     )
     store = _store(migrate=True)
     try:

@@ -61,6 +61,8 @@ class EvalOptions(BaseModel):
     max_tokens: int = 2048
     limit: int | None = None  # first N items of each benchmark
     lean_backend: str | None = None
+    loop: bool = False  # each sample through the full formalize loop (refinement, no retrieval)
+    max_rounds: int = 3
 
 
 @step("eval.sample")
@@ -119,6 +121,82 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
     return run
 
 
+async def _judge_all(
+    ctx: ItemContext, judges: list[str], informal: str, lean: str, sample: int
+) -> dict[str, bool | None]:
+    judge_t = load_template("formalize/judge")
+    verdicts: dict[str, bool | None] = {}
+    for j in judges:
+        verdict, _ = await ctx.structured(
+            ctx.services["judges"][j],
+            judge_t,
+            {"statement": informal, "lean": lean},
+            JudgeVerdict,
+            stage=f"judge:{j}",
+            round=1,
+            sample=sample,
+            temperature=0.0,
+        )
+        verdicts[j] = verdict.value.passed() if verdict.ok else None
+    return verdicts
+
+
+@step("eval.loop")
+def eval_loop(
+    model: str,
+    judges: list[str],
+    max_rounds: int = 3,
+    temperature: float = 0.7,
+    max_tokens: int = 2048,
+):
+    """One sample through the whole formalize loop (compile and the first judge's feedback,
+    at most `max_rounds` rounds); its final statement is then judged under every judge."""
+    from math2.roles.formalize import FormalizeInput, formalize_loop
+
+    loop = formalize_loop(
+        model=model,
+        judge=judges[0],
+        max_rounds=max_rounds,
+        retrieval=False,
+        temperature=temperature,
+        max_tokens=max_tokens,
+    ).fn
+
+    async def run(task: SampleTask, ctx: ItemContext) -> SampleResult:
+        loop_ctx_services = {**ctx.services, "judge": ctx.services["judges"][judges[0]]}
+        ctx.services = loop_ctx_services
+        result = await loop(
+            FormalizeInput(
+                id=task.id,
+                statement=task.informal,
+                header="\n".join(
+                    ln for ln in task.header.splitlines() if ln.strip().startswith("open ")
+                )
+                or None,
+                sample=task.sample,
+            ),
+            ctx,
+        )
+        compiled = [r for r in result.rounds if r.compile_passed and r.lean]
+        passed = [r for r in compiled if r.consistent]
+        final = (passed or compiled or [None])[-1]
+        res = SampleResult(
+            benchmark=task.benchmark,
+            version_hash=task.version_hash,
+            item=task.item,
+            sample=task.sample,
+            compiled=final is not None,
+            judges={j: None for j in judges},
+            statement=final.lean if final is not None else "",
+        )
+        if final is None:
+            return res
+        verdicts = await _judge_all(ctx, judges, task.informal, final.lean, task.sample)
+        return res.model_copy(update={"judges": verdicts})
+
+    return run
+
+
 def _header(base: str, item_header: str) -> str:
     """The trusted import header, plus the item's `open` lines (its imports are not taken)."""
     opens = [ln for ln in item_header.splitlines() if ln.strip().startswith("open ")]
@@ -155,12 +233,21 @@ def build_eval_job(versions: Sequence[BenchmarkVersion], options: EvalOptions) -
             ]
         ).encode()
     ).hexdigest()
-    st = eval_sample(
-        model=options.model,
-        judges=sorted(options.judges),
-        temperature=options.temperature,
-        max_tokens=options.max_tokens,
-    )
+    if options.loop:
+        st = eval_loop(
+            model=options.model,
+            judges=sorted(options.judges),
+            max_rounds=options.max_rounds,
+            temperature=options.temperature,
+            max_tokens=options.max_tokens,
+        )
+    else:
+        st = eval_sample(
+            model=options.model,
+            judges=sorted(options.judges),
+            temperature=options.temperature,
+            max_tokens=options.max_tokens,
+        )
     return Job(JOB, key, [st])
 
 

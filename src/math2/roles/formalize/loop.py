@@ -120,7 +120,7 @@ def formalize_loop(
         if rec.header:
             header = header + "\n" + rec.header
         result = FormalizeResult(id=rec.id, statement=rec.statement, outcome=Outcome.NO_LEAN)
-        for sample in range(samples):
+        for sample in range(rec.sample, rec.sample + samples):
             queries: list[str] = []
             hits: list[Hit] = []
             previous: str | None = None

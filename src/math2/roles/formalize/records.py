@@ -16,6 +16,9 @@ class FormalizeInput(BaseModel):
     statement: str = Field(min_length=1)
     header: str | None = None  # extra `open …` lines (imports come from the settings)
     source: str | None = None  # where the statement came from (file:line, benchmark item)
+    # The first sample index: pass@k evaluation runs the loop once per sample k, and each must
+    # ask its own questions (the response cache is keyed by the sample index).
+    sample: int = 0
 
 
 class Outcome(StrEnum):
