@@ -113,6 +113,29 @@ def test_descriptions_are_a_part_of_their_own(store, tmp_path: Path) -> None:
     assert ix.search("idempotent endomorphism", k=1, parts=("desc",)) == []
 
 
+def test_informalize_output_is_a_search_aid(store, tmp_path: Path) -> None:
+    """An informal statement the informalize role wrote is searchable the moment it exists."""
+    with store.session() as s:
+        point = s.scalar(select(Mention).where(Mention.name == "Demo.Point"))
+        model = ModelEntry(name="test-model", revision="1")
+        s.add(model)
+        s.flush()
+        s.add(
+            AgentText(
+                kind="informal_statement",
+                body="a location in the cartesian plane given by two coordinates",
+                mention_id=point.id,
+                model_id=model.id,
+                template_id="informalize/statement@1",
+                template_hash="0" * 64,
+            )
+        )
+        s.commit()
+    meta = build_index(store, tmp_path / "ix", dense=False)
+    assert meta["descriptions"] == 1
+    assert SearchIndex(tmp_path / "ix").search("cartesian plane", k=1)[0].name == "Demo.Point"
+
+
 def test_prior_only_with_a_dense_part(store, tmp_path: Path) -> None:
     build_index(store, tmp_path / "ix", dense=False)
     ix = SearchIndex(tmp_path / "ix")

@@ -210,12 +210,13 @@ def build_index(
 
 
 def _descriptions(s) -> dict[int, str]:
-    """The newest description the informalize role wrote for each mention (agent text, a search
-    aid only: never node text), whatever its review status, except rejected ones."""
+    """The newest description or informal statement the informalize role wrote for each mention
+    (agent text, a search aid only: never node text), whatever its review status, except
+    rejected ones."""
     rows = s.execute(
         select(AgentText.mention_id, AgentText.body)
         .where(
-            AgentText.kind == AgentTextKind.DESCRIPTION,
+            AgentText.kind.in_([AgentTextKind.DESCRIPTION, AgentTextKind.INFORMAL_STATEMENT]),
             AgentText.mention_id.is_not(None),
             AgentText.status != ReviewStatus.REJECTED,
         )
