@@ -23,6 +23,7 @@ the Lean result cache when it was made before, so a killed run repeats nothing i
 
 from math2.runs.context import ItemContext
 from math2.runs.engine import Progress, ResourceState, RunSummary, execute, open_run
+from math2.runs.outputs import record_agent_text
 from math2.runs.queries import (
     AttemptRow,
     RunDetail,
@@ -53,6 +54,7 @@ __all__ = [
     "item_attempts",
     "list_runs",
     "open_run",
+    "record_agent_text",
     "register_job",
     "registered_steps",
     "resumer",

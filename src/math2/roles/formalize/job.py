@@ -23,8 +23,17 @@ from math2.llm import load_template, make_client, require_model
 from math2.roles.formalize.inputs import input_digest, read_inputs
 from math2.roles.formalize.loop import formalize_loop
 from math2.roles.formalize.records import FormalizeResult, Hit, Outcome
-from math2.runs import ItemContext, Job, Progress, RunSummary, execute, register_job, step
-from math2.store import AgentText, AgentTextKind, Store
+from math2.runs import (
+    ItemContext,
+    Job,
+    Progress,
+    RunSummary,
+    execute,
+    record_agent_text,
+    register_job,
+    step,
+)
+from math2.store import AgentTextKind, Store
 from math2.store.aio import AsyncStore
 from math2.util.limits import Resource
 
@@ -87,31 +96,19 @@ def make_retriever(settings: Settings, store: Store, library: str) -> IndexRetri
 def _record_accepted(
     s: Session, run_id: int, result: FormalizeResult, model_id: int, source: str
 ) -> int:
-    existing = s.scalar(
-        select(AgentText.id).where(
-            AgentText.run_id == run_id,
-            AgentText.item == result.id,
-            AgentText.kind == AgentTextKind.FORMAL_STATEMENT,
-        )
-    )
-    if existing is not None:
-        return existing
-    t = load_template("formalize/generate")
-    row = AgentText(
+    text_id, _ = record_agent_text(
+        s,
         kind=AgentTextKind.FORMAL_STATEMENT,
+        run_id=run_id,
+        item=result.id,
         body=result.lean or "",
         source_text=result.statement,
-        item=result.id,
-        run_id=run_id,
-        attempt_id=result.generate_attempt_id,
+        template=load_template("formalize/generate"),
         model_id=model_id,
-        template_id=t.ref,
-        template_hash=t.hash,
+        attempt_id=result.generate_attempt_id,
         extra={"passed_round": result.passed_round, "theorem": result.theorem, "source": source},
     )
-    s.add(row)
-    s.flush()
-    return row.id
+    return text_id
 
 
 @step("formalize.accept")

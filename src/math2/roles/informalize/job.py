@@ -28,7 +28,16 @@ from math2.checks import Battery, CheckEnv, Pair, default_config, overall, recor
 from math2.config import Settings
 from math2.llm import load_template, make_client, require_model
 from math2.roles.informalize.records import Decl, InformalizeResult
-from math2.runs import ItemContext, Job, Progress, RunSummary, execute, register_job, step
+from math2.runs import (
+    ItemContext,
+    Job,
+    Progress,
+    RunSummary,
+    execute,
+    record_agent_text,
+    register_job,
+    step,
+)
 from math2.runs.engine import open_run
 from math2.store import Store
 from math2.store.aio import AsyncStore
@@ -126,27 +135,17 @@ def _record(
     outcomes: list,
     augment_rows: list[tuple[str, str, int]],
 ) -> int:
-    existing = s.scalar(
-        select(AgentText.id).where(
-            AgentText.run_id == run_id,
-            AgentText.item == decl.id,
-            AgentText.kind == AgentTextKind.INFORMAL_STATEMENT,
-        )
-    )
-    if existing is not None:
-        return existing
-    t = load_template("informalize/statement")
-    row = AgentText(
+    text_id, new = record_agent_text(
+        s,
         kind=AgentTextKind.INFORMAL_STATEMENT,
+        run_id=run_id,
+        item=decl.id,
         body=result.informal or "",
         source_text=decl.lean,
-        mention_id=decl.mention_id,
-        item=decl.id,
-        run_id=run_id,
-        attempt_id=result.attempt_id,
+        template=load_template("informalize/statement"),
         model_id=model_id,
-        template_id=t.ref,
-        template_hash=t.hash,
+        attempt_id=result.attempt_id,
+        mention_id=decl.mention_id,
         extra={
             "accepted": result.accepted,
             "verdict": result.verdict,
@@ -158,9 +157,9 @@ def _record(
             "summary": _summary(decl),
         },
     )
-    s.add(row)
-    s.flush()
-    record_outcomes(s, pair, outcomes, run_id=run_id, agent_text_id=row.id)
+    if not new:
+        return text_id
+    record_outcomes(s, pair, outcomes, run_id=run_id, agent_text_id=text_id)
     a = load_template("informalize/augment")
     for kind, text, aid in augment_rows:
         s.add(
@@ -175,11 +174,11 @@ def _record(
                 model_id=model_id,
                 template_id=a.ref,
                 template_hash=a.hash,
-                extra={"augmentation": kind, "of": row.id, "library": decl.library},
+                extra={"augmentation": kind, "of": text_id, "library": decl.library},
             )
         )
     s.flush()
-    return row.id
+    return text_id
 
 
 @step("informalize.loop")
