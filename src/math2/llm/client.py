@@ -106,9 +106,9 @@ class LLMClient:
             self.usage.calls += 1
             self.usage.cached_calls += 1
             return hit.model_copy(update={"cached": True})
-        async with self.limiter.slot():
+        async with self.limiter.slot():  # a call holds its slot until its reply is stored
             resp = await self._post(key, body)
-        await self.cache.put(resp)  # stored before it is used
+            await self.cache.put(resp)  # stored before it is used
         self.usage.calls += 1
         self.usage.prompt_tokens += resp.prompt_tokens
         self.usage.completion_tokens += resp.completion_tokens

@@ -128,8 +128,9 @@ def test_kill_and_resume(tmp_path):
         after = srv_hashes[killed_at:]
     # same corpus of results as the uninterrupted run
     assert _outcomes(store) == _outcomes(ref)
-    # no finished (stored) model call was asked again; only calls in flight at the kill were,
-    # at most the generator's and the judge's 4 slots each
+    # no finished (stored) model call was asked again; only calls in flight at the kill were
+    # (a call holds its slot until its reply is stored): at most the generator's and the
+    # judge's 4 slots each
     before = srv_hashes[:killed_at]
     assert not stored_calls & set(after)
     repeated_calls = set(after) & set(before)
