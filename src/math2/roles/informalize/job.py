@@ -7,8 +7,8 @@ uses are written, so it always sees their text; a resumed run fills the board fr
 items first. Every output goes through the battery (the lints and back-translation + NLI by a
 second model) and is stored as agent text (`informal_statement`, status `pending`: never node
 text until a person confirms), with the model, the template's id and hash, the run and the
-attempt; accepted only when every check passed. A Mathlib docstring is kept as the start of the
-summary, with its attribution. Herald's informal augmentations are options.
+attempt; accepted only when every check that applies passed. A Mathlib docstring is kept as the
+start of the summary, with its attribution. Herald's informal augmentations are options.
 """
 
 from __future__ import annotations
