@@ -99,7 +99,7 @@ def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
     res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2"])
     assert res.exit_code == 0, res.output
     assert "Demo.idf_apply" in res.output
-    assert "searched: mathlib (20 declarations; BM25)" in res.stderr
+    assert "searched: mathlib (20 declarations; BM25 + phrases)" in res.stderr
     # every built index by default, each hit with its library
     shutil.copytree(tmp_path / "index" / "mathlib", tmp_path / "index" / "other")
     res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2"])

@@ -1,6 +1,7 @@
 """Index text v2: LaTeX to Mathlib's notation, split identifiers, symbol tokens; informal
 descriptions as their own part; the v1 baseline still builds and searches."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -9,8 +10,11 @@ from sqlalchemy import select
 from math2.importers.mathlib import import_lean_library
 from math2.retrieval.index import SearchIndex, build_index
 from math2.retrieval.text import (
+    document_phrases,
     document_text,
     latex_to_unicode,
+    phrases,
+    query_phrases,
     query_tokens,
     split_identifier,
     tokens,
@@ -63,9 +67,9 @@ def store(sqlite_store):
     return sqlite_store
 
 
-def test_v2_finds_notation_and_v1_still_builds(store, tmp_path: Path) -> None:
+def test_v3_finds_notation_and_v1_still_builds(store, tmp_path: Path) -> None:
     v2 = SearchIndex(Path(build_index(store, tmp_path / "v2", dense=False) and tmp_path / "v2"))
-    assert v2.text_version == 2
+    assert v2.text_version == 3
     hits = v2.search(r"$a + b = b + a$ for $a, b \in \mathbb{N}$", k=3, parts=("bm25",))
     assert hits[0].name in ("Demo.add_comm'", "Demo.add_comm_old")
     build_index(store, tmp_path / "v1", dense=False, text_version=1)
@@ -143,3 +147,64 @@ def test_prior_only_with_a_dense_part(store, tmp_path: Path) -> None:
     assert plain[0].score == pytest.approx(1 / 61)  # BM25 rank 1, no prior factor
     weighted = ix.search("identity", k=3, prior_weight=0.25)
     assert weighted[0].score == pytest.approx(1 / 61 * (1 + 0.25 * weighted[0].prior))
+
+
+def test_phrases_pair_adjacent_words() -> None:
+    assert phrases("Fundamental theorem of algebra") == ["fundamental_theorem", "theorem_algebra"]
+    assert document_phrases("Complex.exists_root", None) == ["complex_exists", "exists_root"]
+    toks, short = query_phrases("fundamental theorem of algebra")
+    assert toks == ["fundamental_theorem", "theorem_algebra"] and short == 0.5
+    _, long = query_phrases(
+        "every polynomial of positive degree over the complex numbers has a root"
+    )
+    assert 0 < long < short  # adjacent words weigh less in a long description
+
+
+DECOY = """
+/-- The fundamental group, with its algebra of loops. -/
+def FundamentalGroup.fundamental (X : Type) : Type := X
+
+theorem FundamentalGroup.fundamental_fundamental (X : Type) :
+    FundamentalGroup.fundamental X = X := rfl
+"""
+
+ROOT = """
+/-- **Fundamental theorem of algebra**: every non-constant complex polynomial has a root. -/
+theorem Complex.exists_root {f : Polynomial ℂ} (hf : 0 < Polynomial.degree f) :
+    ∃ z : ℂ, Polynomial.IsRoot f z := by
+  sorry
+"""
+
+
+def test_phrase_part_puts_the_named_theorem_first(sqlite_store, tmp_path: Path) -> None:
+    """The `math2 search "fundamental theorem of algebra"` defect: module and name words made
+    short declarations about fundamental groups outrank the theorem whose docstring is that
+    phrase; with the phrase part (index text v3) the theorem comes first."""
+    tree = tmp_path / "lean"
+    shutil.copytree(FIX, tree)
+    # Mathlib's statistics in miniature: many declarations say "fundamental", "theorem" or
+    # "algebra" (so each word alone is weak evidence), few say them in that order.
+    filler = "\n".join(
+        f"/-- A {w} lemma, number {i}. -/\ntheorem Filler.{w}_{i} : True := trivial\n"
+        for i in range(20)
+        for w in ("fundamental", "theorem", "algebra")
+    )
+    for rel, body in (
+        ("Mathlib/Filler.lean", filler),
+        ("Mathlib/Algebra/FundamentalGroup/Fundamental.lean", DECOY),
+        ("Mathlib/Analysis/Complex/Polynomial/Basic.lean", ROOT),
+    ):
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text(body)
+    store = sqlite_store
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with store.session() as s:
+        sync_manifest(s, manifest)
+    import_lean_library(store, manifest.get("mathlib"), tree)
+    query = "fundamental theorem of algebra"
+    build_index(store, tmp_path / "v2", dense=False, text_version=2)
+    build_index(store, tmp_path / "v3", dense=False)
+    v2 = [h.name for h in SearchIndex(tmp_path / "v2").search(query, k=5, parts=("bm25",))]
+    v3 = [h.name for h in SearchIndex(tmp_path / "v3").search(query, k=5, parts=("bm25",))]
+    assert v2[0] != "Complex.exists_root"  # the defect, reproduced
+    assert v3[0] == "Complex.exists_root"

@@ -98,6 +98,7 @@ def search_cmd(
         index = SearchIndex(folder)
         parts = (
             "BM25"
+            + (" + phrases" if index.phrase is not None else "")
             + (" + dense" if index.has_dense else "")
             + (" + descriptions" if index.desc is not None else "")
         )

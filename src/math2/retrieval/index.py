@@ -24,7 +24,14 @@ import numpy as np
 from pydantic import BaseModel
 from sqlalchemy import select
 
-from math2.retrieval.text import TEXT_VERSION, document_text, query_tokens, tokens
+from math2.retrieval.text import (
+    TEXT_VERSION,
+    document_phrases,
+    document_text,
+    query_phrases,
+    query_tokens,
+    tokens,
+)
 from math2.store import AgentText, AgentTextKind, ConstDep, Mention, Source, Store
 from math2.store.work import ReviewStatus
 
@@ -117,7 +124,10 @@ def build_index(
 
     `hide_docstrings`: mention ids whose docstring is left out (a held-out benchmark split);
     `text_version` 1 is the document text and tokenizer of the first index (kept to measure
-    against), 2 the one described in `math2.retrieval.text`."""
+    against), 2 the words described in `math2.retrieval.text`, 3 (the default) those words and
+    the phrase part."""
+
+    import bm25s
 
     say = progress or (lambda _m: None)
     out.mkdir(parents=True, exist_ok=True)
@@ -159,6 +169,17 @@ def build_index(
     t0 = time.perf_counter()
     _bm25_index(texts, text_version).save(str(out / "bm25"))
     say(f"BM25 over {len(texts)} declarations in {time.perf_counter() - t0:.1f} s")
+    for f in (out / "phrase").glob("*") if (out / "phrase").exists() else []:
+        f.unlink()
+    if text_version >= 3:
+        t0 = time.perf_counter()
+        phrase = bm25s.BM25()
+        phrase.index(
+            [document_phrases(r[1], d) or ["∅"] for r, d in zip(rows, doc, strict=True)],
+            show_progress=False,
+        )
+        phrase.save(str(out / "phrase"))
+        say(f"BM25 over their phrases in {time.perf_counter() - t0:.1f} s")
     # Informal descriptions by the informalize role: their own BM25 part, fused like the others.
     desc_pos = [i for i, r in enumerate(rows) if r[0] in descriptions]
     for f in (out / "desc").glob("*") if (out / "desc").exists() else []:
@@ -255,6 +276,15 @@ def build_dense(
     return (len(texts) + CHUNK - 1) // CHUNK
 
 
+def _scores(bm25, toks: list[str], n: int) -> np.ndarray:
+    """BM25 score of every document for the query tokens the index knows (zeros if none)."""
+    vocab = bm25.vocab_dict
+    known = [t for t in toks if t in vocab]
+    if not known:
+        return np.zeros(n, dtype=np.float32)
+    return bm25.get_scores(known)
+
+
 class SearchIndex:
     """A loaded index: `search(query, k)` and `search_batch(queries, k)`."""
 
@@ -268,6 +298,9 @@ class SearchIndex:
         self.prior = np.load(folder / "prior.npy")
         self.bm25 = bm25s.BM25.load(str(folder / "bm25"))
         self.text_version = meta.get("text_version", 1)
+        self.phrase = None
+        if self.text_version >= 3 and (folder / "phrase").exists():
+            self.phrase = bm25s.BM25.load(str(folder / "phrase"))
         self.desc = self.desc_pos = None
         if meta.get("descriptions") and (folder / "desc" / "positions.npy").exists():
             self.desc = bm25s.BM25.load(str(folder / "desc"))
@@ -296,13 +329,26 @@ class SearchIndex:
 
     def rank_bm25(self, queries: list[str], pool: int) -> list[np.ndarray]:
         """Top `pool` document positions per query by BM25."""
+        if self.phrase is not None:
+            return [self._rank_phrased(q, pool) for q in queries]
         return self._rank(self.bm25, queries, pool, len(self.ids), self.text_version)
+
+    def _rank_phrased(self, query: str, pool: int) -> np.ndarray:
+        """Word score + weighted phrase score (index text version 3), top `pool` positions."""
+        score = _scores(self.bm25, query_tokens(query), len(self.ids))
+        toks, weight = query_phrases(query)
+        if weight > 0:
+            score = score + weight * _scores(self.phrase, toks, len(self.ids))
+        k = min(pool, len(score))
+        top = np.argpartition(-score, k - 1)[:k]
+        top = top[np.argsort(-score[top], kind="stable")]
+        return top[score[top] > 0]
 
     def rank_desc(self, queries: list[str], pool: int) -> list[np.ndarray]:
         """Top `pool` document positions per query by BM25 over the informal descriptions."""
         if self.desc is None:
             return [np.zeros(0, dtype=np.int64) for _ in queries]
-        ranked = self._rank(self.desc, queries, pool, len(self.desc_pos), TEXT_VERSION)
+        ranked = self._rank(self.desc, queries, pool, len(self.desc_pos), 2)
         return [self.desc_pos[r] for r in ranked]
 
     @staticmethod

@@ -10,13 +10,24 @@ of the module path, and the words of the constants the statement uses.
 
 Tokens: lower-case words (letters, digits, `'`), single notation symbols kept as tokens (BM25 on
 bm25s's default tokenizer drops `ℝ`, `≤` and every one-letter word), English stop words out.
+
+Phrases (index text version 3 = version 2 + a phrase part): each pair of adjacent words of the
+name and of the docstring (stop words out, so "theorem of algebra" gives `theorem_algebra`) is
+a token of a second BM25 index. A query's phrase score is added to its word score with weight
+`PHRASE_WEIGHT × min(1, PHRASE_QUERY_WORDS / query words)`: a short title ("fundamental
+theorem of algebra") is mostly its phrase, while in a long description adjacent words are
+rarely a name, and siblings sharing a docstring's wording would crowd the answer out. Measured
+in docs/benchmarks.md (Retrieval).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
-TEXT_VERSION = 2
+TEXT_VERSION = 3
+PHRASE_WEIGHT = 0.5
+PHRASE_QUERY_WORDS = 4
 
 # LaTeX command → Mathlib's Unicode. Only commands that mean the same thing in both.
 _LATEX = {
@@ -128,4 +139,27 @@ def document_text(
     consts = " ".join(" ".join(split_identifier(c)) for c in used_constants(statement))
     return " ".join(
         x for x in (name, statement or "", docstring or "", module_words(module), consts) if x
+    )
+
+
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def phrases(text: str) -> list[str]:
+    """Adjacent word pairs, stop words out: `Fundamental theorem of algebra` →
+    `[fundamental_theorem, theorem_algebra]`."""
+    words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    return [f"{a}_{b}" for a, b in itertools.pairwise(words)]
+
+
+def document_phrases(name: str, docstring: str | None) -> list[str]:
+    """The phrase tokens of one declaration: from its name's words and its docstring."""
+    return phrases(" ".join(split_identifier(name))) + phrases(docstring or "")
+
+
+def query_phrases(query: str) -> tuple[list[str], float]:
+    """A query's phrase tokens and the weight of its phrase score (see the module's docstring)."""
+    n = max(1, len(query_tokens(query)))
+    return list(dict.fromkeys(phrases(query_text(query)))), PHRASE_WEIGHT * min(
+        1.0, PHRASE_QUERY_WORDS / n
     )
