@@ -50,12 +50,16 @@ def test_model_order_first_then_the_rest_then_the_tail() -> None:
     assert res.template.startswith("retrieval/rerank@1 ")
 
 
-def test_unreadable_answer_keeps_fused_order() -> None:
+def test_unreadable_answer_keeps_fused_order_and_is_not_asked_again() -> None:
+    cache = MemoryCache()
     with FakeServer(script()) as srv:
-        res = run(srv.base_url, "bad query")
+        res = run(srv.base_url, "bad query", cache)
         assert len(srv.requests) == 2  # one retry, then it gives up
-    assert not res.reranked and "Ranking" in res.error
+        again = run(srv.base_url, "bad query", cache)
+        assert len(srv.requests) == 2  # both unreadable replies came from the cache
+    assert not res.reranked and "Ranking" in res.error and not res.cached
     assert [h.mention_id for h in res.hits] == [0, 1, 2, 3, 4]
+    assert again.cached and not again.reranked and again.error == res.error
 
 
 def test_dead_endpoint_keeps_fused_order() -> None:

@@ -66,15 +66,19 @@ class Reranker:
             out = await structured(self.client, msgs, Ranking, retries=1, temperature=0.0)
         except LLMError as exc:
             return RerankResult(hits=hits, reranked=False, error=str(exc), template=ref)
+        cached = bool(out.responses) and all(r.cached for r in out.responses)
         if out.value is None:
-            return RerankResult(hits=hits, reranked=False, error=out.error, template=ref)
+            # the unreadable replies are cached like any other: a repeated search asks nothing
+            return RerankResult(
+                hits=hits, reranked=False, error=out.error, template=ref, cached=cached
+            )
         order = list(dict.fromkeys(n - 1 for n in out.value.ranking if 1 <= n <= len(head)))
         rest = [i for i in range(len(head)) if i not in set(order)]
         return RerankResult(
             hits=[head[i] for i in order + rest] + tail,
             reranked=True,
             template=ref,
-            cached=all(r.cached for r in out.responses),
+            cached=cached,
         )
 
 
