@@ -27,6 +27,7 @@ import yaml
 
 from math2.importers import lean_source
 from math2.importers.lean_source import lean_files
+from math2.importers.to_additive import additive_twins
 
 K06 = {
     "named theorems and definitions (stats page)": 430_853,
@@ -169,16 +170,20 @@ def compare(args, root: Path, files: list[Path], current) -> None:
     ]
     print("\n| scanner | " + " | ".join(cols) + " |")
     print("|---" * (len(cols) + 1) + "|")
-    for label, sfs in reversed(runs.items()):
-        decls = [d for f in sfs for d in f.declarations]
+    twins = additive_twins(current)
+    written = {d.name for f in current for d in f.declarations if d.name}
+    twins = [d for d in twins if d.name not in written]
+    rows = [(label, [d for f in sfs for d in f.declarations]) for label, sfs in runs.items()]
+    rows.insert(1, ("this scanner + @[to_additive] twins", rows[0][1] + twins))
+    for label, decls in reversed(rows):
         names = {d.name for d in decls if d.name}
         found = [sum(n in names for n in v) for v in lists.values()]
         row = [len(decls), sum(d.name is not None for d in decls), len(names), *found]
         print(f"| {label} | " + " | ".join(str(x) for x in row) + " |")
     if lists:
-        names = {d.name for f in current for d in f.declarations if d.name}
+        names = written | {d.name for d in twins}
         missing = sorted({n for v in lists.values() for n in v if n not in names})
-        print(f"\nnot found by this scanner ({len(missing)}): " + ", ".join(missing))
+        print(f"\nnot found by this scanner with twins ({len(missing)}): " + ", ".join(missing))
 
 
 if __name__ == "__main__":

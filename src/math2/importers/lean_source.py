@@ -19,6 +19,12 @@ from pathlib import Path
 
 from math2.errors import InputError
 from math2.importers.lean_names import instance_base_name, lean_name
+from math2.importers.to_additive import (
+    ToAdditive,
+    attribute_additive,
+    parse_attribute,
+    split_attributes,
+)
 from math2.util.yamlfile import decode_utf8
 
 KEYWORDS = (
@@ -34,7 +40,7 @@ _EVENT = re.compile(
     r"(?P<attrs>(?:@\[(?:[^\[\]]|\[[^\[\]]*\])*\]\s*)+)?"
     r"(?P<mods>" + _MODIFIERS + r")"
     r"(?P<kw>class\s+inductive|" + "|".join(KEYWORDS) + r")\b"
-    r"|(?:@\[[^\]\n]*\]\s*)?(?P<cmd>namespace|end|open|mutual"
+    r"|(?:@\[[^\]\n]*\]\s*)?(?P<cmd>namespace|end|open|mutual|attribute"
     r"|(?:(?:public|meta|noncomputable)\s+)*section)\b(?P<arg>[^\n]*)"
     r")",
     re.M,
@@ -71,6 +77,8 @@ class Declaration:
     successor: str | None = None  # from `@[deprecated new]` or `alias old := new`
     stacks: list[str] = field(default_factory=list)
     generated: bool = False  # a name the scanner derived the way Lean does (anonymous instance)
+    additive: ToAdditive | None = None  # what its `@[to_additive]` attribute says
+    twin_of: str | None = None  # for a generated additive twin: the declaration it comes from
 
     @property
     def statement_hash(self) -> str:
@@ -86,6 +94,8 @@ class SourceFile:
     path: str
     declarations: list[Declaration]
     main_results: list[str]
+    # `attribute [to_additive …] A B`: (candidate full names of each target, what it says)
+    additive_attributes: list[tuple[list[str], ToAdditive]] = field(default_factory=list)
 
 
 def blank(text: str, path: str | Path) -> tuple[str, list[tuple[int, int, str]]]:
@@ -270,7 +280,9 @@ def scan_file(root: Path, path: Path) -> SourceFile:
     parts: list[str] = []
     doc_ends = {end: body for _, end, body in docs if body.startswith("/--")}
     doc_positions = sorted(doc_ends)
+    doc_starts = sorted(st for st, _, _ in docs)
     taken: dict[str, int] = {}  # generated instance names in this file
+    additive_attrs: list[tuple[list[str], ToAdditive]] = []
 
     for m in _EVENT.finditer(code):
         cmd = m.group("cmd")
@@ -282,6 +294,8 @@ def scan_file(root: Path, path: Path) -> SourceFile:
                 new = arg.split()[0].split(".") if arg else []
                 ns += [("namespace", 1)] * len(new)
                 parts += new
+            elif cmd == "attribute":
+                attribute_additive(text, m, parts, additive_attrs)
             elif cmd == "mutual":
                 ns.append(("mutual", 0))
             elif cmd.endswith("section"):
@@ -294,9 +308,16 @@ def scan_file(root: Path, path: Path) -> SourceFile:
         kw = _WS.sub(" ", m.group("kw"))
         start = m.end()
         line = code.count("\n", 0, m.start()) + 1
-        # Attributes from the original text: their strings (`since := "…"`) matter.
-        attrs_text = text[m.start("attrs") : m.end("attrs")] if m.group("attrs") else ""
-        attrs = [_WS.sub(" ", a).strip() for a in _ATTR.findall(attrs_text)]
+        # Attributes found in the blanked code (brackets inside strings and doc comments do not
+        # count), their text taken from the original: strings (`since := "…"`) matter.
+        attrs = (
+            [
+                _WS.sub(" ", text[am.start(1) : am.end(1)]).strip()
+                for am in _ATTR.finditer(code, m.start("attrs"), m.end("attrs"))
+            ]
+            if m.group("attrs")
+            else []
+        )
         mods = m.group("mods").split()
         if kw == "instance" and (pm := _PRIORITY.match(code, start)):
             start = pm.end()
@@ -317,6 +338,10 @@ def scan_file(root: Path, path: Path) -> SourceFile:
                 if um := _UNIVERSES.match(code, start):
                     start = um.end()
         end = _statement_end(code, start)
+        # a doc comment (blank in `code`) ends a statement that has no `:=` or `where`
+        nd = bisect.bisect_left(doc_starts, start)
+        if nd < len(doc_starts) and doc_starts[nd] < end:
+            end = doc_starts[nd]
         statement = _WS.sub(" ", text[start:end]).strip() if kw != "alias" else ""
         indent = len(m.group(0)) - len(m.group(0).lstrip())
         d = Declaration(
@@ -334,6 +359,8 @@ def scan_file(root: Path, path: Path) -> SourceFile:
                 d.successor = dm.group("succ")
                 d.deprecated_since = (dm.group("since") or "").strip().strip('"') or "unknown"
             d.stacks += _STACKS.findall(a)
+            for part in split_attributes(a) if "to_additive" in a else ():
+                d.additive = d.additive or parse_attribute(part)
         if kw == "alias" and (target := _ALIAS_TARGET.match(code, start)):
             d.successor = d.successor or target.group(1)
         if kw == "alias" and name is None and (pair := _ALIAS_PAIR.match(code, start)):
@@ -367,7 +394,11 @@ def scan_file(root: Path, path: Path) -> SourceFile:
         if kw in ("structure", "class") and name and code.startswith("where", end):
             decls += _fields(code, text, end + 5, d)
     return SourceFile(
-        module=module, path=str(path), declarations=decls, main_results=_main_results(docs)
+        module=module,
+        path=str(path),
+        declarations=decls,
+        main_results=_main_results(docs),
+        additive_attributes=additive_attrs,
     )
 
 

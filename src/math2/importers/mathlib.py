@@ -9,7 +9,9 @@ successor (Mathlib's deprecation aliases give it), and a changed type hash is a 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +32,9 @@ from math2.importers.common import (
     takes_text,
     text_row,
 )
-from math2.importers.lean_source import lean_files, scan_file
+from math2.importers.lean_source import Declaration, SourceFile, lean_files, scan_file
 from math2.importers.registry import ImporterSpec, ImportResult, register
+from math2.importers.to_additive import additive_twins
 from math2.sources.manifest import SourceEntry
 from math2.store import ConstDep, Mention, Run, Store
 
@@ -71,39 +74,57 @@ def read_checkout(root: Path) -> LibraryData:
     kinds: Counter[str] = Counter()
     main_named: set[str] = set()
     stacks = 0
-    for path in lean_files(base):
-        f = scan_file(root, path)
-        files += 1
-        for d in f.declarations:
+    scanned_files: list[SourceFile] = []  # `@[to_additive]` twins come after the scan
+    twins = 0
+
+    def scanned() -> Iterator[Declaration]:
+        nonlocal files
+        for path in lean_files(base):
+            f = scan_file(root, path)
+            files += 1
+            main_named.update(f.main_results)
+            scanned_files.append(f)
+            yield from f.declarations
+
+    def generated() -> Iterator[Declaration]:
+        nonlocal twins
+        for d in additive_twins(scanned_files):
+            if d.name not in records:  # a declaration written in source wins
+                twins += 1
+                yield d
+
+    for d in chain(scanned(), generated()):
+        if d.twin_of is None:
             kinds[d.kind] += 1
-            if d.name is None:
-                anon += 1
-                continue
-            if d.name in records:
-                dup += 1
-                continue
-            stacks += bool(d.stacks)
-            records[d.name] = DeclRecord(
-                name=d.name,
-                kind=d.kind,
-                module=d.module,
-                statement=d.statement or None,
-                docstring=d.docstring,
-                allow_completion="private" not in d.modifiers,
-                # A source statement is not an elaborated type: its hash lives in `extra`, so
-                # that the type-hash clustering (same type, same statement) never sees it.
-                type_hash=None,
-                extra={
-                    "statement_hash": d.statement_hash if d.statement else None,
-                    "line": d.line,
-                    "attributes": d.attributes[:8],
-                    "stacks": d.stacks,
-                    **({"deprecated_since": d.deprecated_since} if d.deprecated_since else {}),
-                },
-                successor=d.successor,
-                deprecated=d.deprecated_since is not None,
-            )
-        main_named.update(f.main_results)
+        if d.name is None:
+            anon += 1
+            continue
+        if d.name in records:
+            dup += 1
+            continue
+        stacks += bool(d.stacks)
+        records[d.name] = DeclRecord(
+            name=d.name,
+            kind=d.kind,
+            module=d.module,
+            statement=d.statement or None,
+            docstring=d.docstring,
+            allow_completion="private" not in d.modifiers,
+            # A source statement is not an elaborated type: its hash lives in `extra`, so
+            # that the type-hash clustering (same type, same statement) never sees it.
+            type_hash=None,
+            extra={
+                "statement_hash": d.statement_hash if d.statement else None,
+                "line": d.line,
+                "attributes": d.attributes[:8],
+                "stacks": d.stacks,
+                **({"deprecated_since": d.deprecated_since} if d.deprecated_since else {}),
+                # a generated twin's statement is a textual translation (importers/to_additive)
+                **({"to_additive_of": d.twin_of} if d.twin_of else {}),
+            },
+            successor=d.successor,
+            deprecated=d.deprecated_since is not None,
+        )
     # Module docs name main results by short or full name; keep those that resolve.
     by_short: dict[str, list[str]] = {}
     for name in records:
@@ -120,6 +141,7 @@ def read_checkout(root: Path) -> LibraryData:
         "named, unique": len(records),
         "anonymous (instances, examples)": anon,
         "duplicate names": dup,
+        "additive twins (@[to_additive])": twins,
         "with docstring": sum(1 for r in records.values() if r.docstring),
         "deprecated": sum(1 for r in records.values() if r.deprecated),
         "with @[stacks] tags": stacks,
