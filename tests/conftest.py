@@ -9,6 +9,12 @@ from pathlib import Path
 
 import pytest
 
+# One llama-server for the whole session (a fixture imported by several conftests is several
+# fixtures: each would start its own server and keep it to the end).
+from tests.llm.llama_fixture import llama_server
+
+__all__ = ["llama_server"]
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("MATH2_SHARED_DATA", REPO.parent / "shared" / "data"))
 
