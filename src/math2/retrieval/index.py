@@ -1,4 +1,4 @@
-"""The search index over mentions: BM25 (bm25s) + dense MiniLM embeddings + a PageRank prior
+"""The search index over mentions: BM25 (bm25s) + dense embeddings (`dense.py`) + a PageRank prior
 over the dependency graph, fused by weighted reciprocal rank.
 
 Fusion, for a document d among the union of each part's top `pool` results:
@@ -24,6 +24,8 @@ import numpy as np
 from pydantic import BaseModel
 from sqlalchemy import select
 
+from math2.retrieval.dense import DenseIndex, build_dense, kept_dense
+from math2.retrieval.encoder import DEFAULT_ENCODER
 from math2.retrieval.text import (
     TEXT_VERSION,
     document_phrases,
@@ -42,10 +44,6 @@ W_BM25 = 1.0
 W_DENSE = 1.0
 W_DESC = 1.0
 BETA_PRIOR = 0.25
-CHUNK = 4096
-# Tokens per document for the encoder: 32 keeps the name, the start of the statement and of
-# the docstring, and makes embedding all of Mathlib take about an hour on two CPU cores.
-DENSE_MAX_TOKENS = 32
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[._']+")
 _IDENT = re.compile(r"[A-Za-z_][\w.'!?]*")
 
@@ -119,13 +117,15 @@ def build_index(
     *,
     hide_docstrings: set[int] | None = None,
     text_version: int = TEXT_VERSION,
+    encoder: str = DEFAULT_ENCODER,
 ) -> dict:
     """Build (or resume) the index of a source's active, completable mentions under `out`.
 
     `hide_docstrings`: mention ids whose docstring is left out (a held-out benchmark split);
     `text_version` 1 is the document text and tokenizer of the first index (kept to measure
     against), 2 the words described in `math2.retrieval.text`, 3 (the default) those words and
-    the phrase part."""
+    the phrase part. `encoder`: the dense part's encoder (`math2.retrieval.encoder.ENCODERS`).
+    """
 
     import bm25s
 
@@ -154,12 +154,12 @@ def build_index(
     ids = np.array([r[0] for r in rows], dtype=np.int64)
     names = [r[1] for r in rows]
     meta_path = out / "meta.json"
-    if meta_path.exists():
-        old = json.loads(meta_path.read_text())
-        if old.get("count") != len(ids) or old.get("first_last") != [int(ids[0]), int(ids[-1])]:
-            say("the store changed since the last index: rebuilding from scratch")
-            for f in (out / "dense").glob("*.npy") if (out / "dense").exists() else []:
-                f.unlink()
+    old_meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    if old_meta and (
+        old_meta.get("count") != len(ids)
+        or old_meta.get("first_last") != [int(ids[0]), int(ids[-1])]
+    ):
+        say("the store changed since the last index: rebuilding from scratch")
     hidden = hide_docstrings or set()
     doc = [None if r[0] in hidden else r[3] for r in rows]
     if text_version == 1:
@@ -219,13 +219,18 @@ def build_index(
         "edges": len(src_e),
         "first_last": [int(ids[0]), int(ids[-1])] if len(ids) else [0, 0],
         "dense_chunks": 0,
+        "dense": None,
         "text_version": text_version,
         "descriptions": len(desc_pos),
         "built_at": time.time(),
     }
+    if not dense:  # an embedding kept from an earlier build, if it embeds these very documents
+        meta["dense"] = kept_dense(out, old_meta.get("dense"), texts)
+        meta["dense_chunks"] = meta["dense"]["chunks"] if meta["dense"] else 0
     meta_path.write_text(json.dumps(meta))
     if dense:
-        meta["dense_chunks"] = build_dense(texts, out / "dense", say, store, source)
+        meta["dense"] = build_dense(texts, out, say, store, source, encoder)
+        meta["dense_chunks"] = meta["dense"]["chunks"]
         meta_path.write_text(json.dumps(meta))
     return meta
 
@@ -258,24 +263,6 @@ def _bm25_index(texts: list[str], text_version: int):
     return retriever
 
 
-def build_dense(
-    texts: list[str], folder: Path, say: Callable[[str], None], store: Store, source: str
-) -> int:
-    """Embeddings in chunks of CHUNK, as a resumable job on `math2.runs` (`embed_job.py`): a
-    chunk already on disk, or already done in the run, is never computed again."""
-    from math2.retrieval.embed_job import run_embedding
-
-    summary = run_embedding(
-        store, texts, folder, chunk=CHUNK, max_tokens=DENSE_MAX_TOKENS, say=say,
-        params={"source": source},
-    )  # fmt: skip
-    if summary.failed:
-        raise RuntimeError(
-            f"{summary.failed} dense chunks failed: see `math2 runs show {summary.run_id}`"
-        )
-    return (len(texts) + CHUNK - 1) // CHUNK
-
-
 def _scores(bm25, toks: list[str], n: int) -> np.ndarray:
     """BM25 score of every document for the query tokens the index knows (zeros if none)."""
     vocab = bm25.vocab_dict
@@ -305,27 +292,12 @@ class SearchIndex:
         if meta.get("descriptions") and (folder / "desc" / "positions.npy").exists():
             self.desc = bm25s.BM25.load(str(folder / "desc"))
             self.desc_pos = np.load(folder / "desc" / "positions.npy")
-        chunks = (
-            sorted((folder / "dense").glob("chunk_*[0-9].npy"))
-            if (folder / "dense").exists()
-            else []
-        )
-        self.dense = None
-        if chunks and len(chunks) == meta.get("dense_chunks", -1):
-            self.dense = np.concatenate([np.load(c) for c in chunks]).astype(np.float32)
-        self._encoder = None
+        self.dense = DenseIndex.load(folder, meta, len(self.ids))
 
     @property
     def has_dense(self) -> bool:
         """Whether embeddings are present for every document."""
-        return self.dense is not None and len(self.dense) == len(self.ids)
-
-    def _enc(self):
-        if self._encoder is None:
-            from math2.retrieval.encoder import MiniLMEncoder
-
-            self._encoder = MiniLMEncoder(max_length=DENSE_MAX_TOKENS)
-        return self._encoder
+        return self.dense is not None
 
     def rank_bm25(self, queries: list[str], pool: int) -> list[np.ndarray]:
         """Top `pool` document positions per query by BM25."""
@@ -364,17 +336,10 @@ class SearchIndex:
         return [d[s > 0] for d, s in zip(docs, scores, strict=True)]
 
     def rank_dense(self, queries: list[str], pool: int) -> list[np.ndarray]:
-        """Top `pool` document positions per query by cosine similarity."""
-        if not self.has_dense:
+        """Top `pool` document positions per query by cosine similarity (ANN at size)."""
+        if self.dense is None:
             return [np.zeros(0, dtype=np.int64) for _ in queries]
-        q = self._enc().encode(queries)
-        sims = q @ self.dense.T  # type: ignore[union-attr]
-        k = min(pool, len(self.ids))
-        out = []
-        for row in sims:
-            top = np.argpartition(-row, k - 1)[:k]
-            out.append(top[np.argsort(-row[top])])
-        return out
+        return self.dense.rank(queries, pool)
 
     def search_batch(
         self,
@@ -383,6 +348,7 @@ class SearchIndex:
         pool: int = 100,
         parts: tuple[str, ...] = ("bm25", "dense", "desc", "prior"),
         prior_weight: float | None = None,
+        dense_weight: float = W_DENSE,
     ) -> list[list[Hit]]:
         """Fused results for many queries at once (BM25 and the encoder run batched)."""
         if prior_weight is None:
@@ -401,7 +367,7 @@ class SearchIndex:
             for p, r in rb_pos.items():
                 scores[p] = scores.get(p, 0.0) + W_BM25 / (RRF_K + r + 1)
             for p, r in rd_pos.items():
-                scores[p] = scores.get(p, 0.0) + W_DENSE / (RRF_K + r + 1)
+                scores[p] = scores.get(p, 0.0) + dense_weight / (RRF_K + r + 1)
             for r, p in enumerate(rx if rx is not None else []):
                 scores[int(p)] = scores.get(int(p), 0.0) + W_DESC / (RRF_K + r + 1)
             if "prior" in parts:

@@ -1,0 +1,173 @@
+"""The dense part of the index: an embedding of every document and, at size, an ANN graph.
+
+Layout under the index folder: `dense/<encoder>/chunk_NNNNN.npy` (float16 rows, written by the
+resumable job of `embed_job.py`), `dense/<encoder>/digest` (which documents they embed: a
+changed corpus or index text wipes the chunks instead of mixing old rows with new ones) and,
+for `ANN_MIN` documents or more, `dense/<encoder>/ann.usearch`: an HNSW graph (usearch, cosine,
+float16) over all rows, so a query costs well under a millisecond at Mathlib's size instead of
+a 280k × 384 matrix product. Smaller indexes are searched exactly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from math2.retrieval.encoder import DEFAULT_ENCODER, load_encoder
+from math2.store import Store
+
+CHUNK = 4096
+# Tokens per document for the encoder. bge-small at 64 tokens keeps the name, the statement and
+# the start of the docstring of nearly every declaration and embeds all of Mathlib in well under
+# 30 minutes on two cores (docs/benchmarks.md); the numpy MiniLM needs 32 to stay near an hour.
+MAX_TOKENS = {"bge-small": 64, "minilm": 32}
+ANN_MIN = 20_000
+ANN_FILE = "ann.usearch"
+# HNSW settings: graph degree, and the candidate lists kept while building and searching (the
+# search list is raised to the pool asked for, so a pool of 100 is searched with 128 at least).
+CONNECTIVITY = 16
+EXPANSION_ADD = 128
+EXPANSION_SEARCH = 128
+
+
+def dense_folder(index_folder: Path, encoder: str) -> Path:
+    return index_folder / "dense" / encoder
+
+
+def build_dense(
+    texts: list[str],
+    index_folder: Path,
+    say: Callable[[str], None],
+    store: Store,
+    source: str,
+    encoder: str = DEFAULT_ENCODER,
+) -> dict:
+    """Embed every document (resumable, a job on `math2.runs`) and build the ANN graph; returns
+    what `meta.json` records of the dense part."""
+    from math2.retrieval.embed_job import run_embedding, texts_digest
+
+    folder = dense_folder(index_folder, encoder)
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = texts_digest(texts)
+    digest_file = folder / "digest"
+    if digest_file.exists() and digest_file.read_text().strip() != digest:
+        say(f"dense ({encoder}): the documents changed since the last embedding: starting over")
+        for f in folder.iterdir():
+            f.unlink()
+    digest_file.write_text(digest)
+    max_tokens = MAX_TOKENS.get(encoder, 64)
+    summary = run_embedding(
+        store, texts, folder, encoder=encoder, chunk=CHUNK, max_tokens=max_tokens, say=say,
+        params={"source": source, "index": str(index_folder)},
+    )  # fmt: skip
+    if summary.failed:
+        raise RuntimeError(
+            f"{summary.failed} dense chunks failed: see `math2 runs show {summary.run_id}`"
+        )
+    chunks = (len(texts) + CHUNK - 1) // CHUNK
+    ann = len(texts) >= ANN_MIN
+    if ann:
+        ann_path = folder / ANN_FILE
+        if ann_path.exists() and ann_path.stat().st_mtime >= _newest_chunk(folder):
+            say(f"dense ({encoder}): ANN graph up to date")
+        else:
+            t0 = time.perf_counter()
+            _build_ann(_vectors(folder, chunks), ann_path)
+            say(f"dense ({encoder}): ANN graph over {len(texts)} rows in "
+                f"{time.perf_counter() - t0:.0f} s")  # fmt: skip
+    return {"encoder": encoder, "max_tokens": max_tokens, "chunks": chunks, "ann": ann}
+
+
+def kept_dense(index_folder: Path, info: dict | None, texts: list[str]) -> dict | None:
+    """An earlier build's dense part, kept by a build without `--dense` when it embeds exactly
+    these documents (same digest) and is whole; otherwise None (the index has no dense part)."""
+    from math2.retrieval.embed_job import texts_digest
+
+    if not info:
+        return None
+    digest_file = dense_folder(index_folder, info["encoder"]) / "digest"
+    if not digest_file.exists() or digest_file.read_text().strip() != texts_digest(texts):
+        return None
+    return info if DenseIndex.load(index_folder, {"dense": info}, len(texts)) else None
+
+
+def _newest_chunk(folder: Path) -> float:
+    return max((f.stat().st_mtime for f in folder.glob("chunk_*[0-9].npy")), default=0.0)
+
+
+def _vectors(folder: Path, chunks: int) -> np.ndarray:
+    files = sorted(folder.glob("chunk_*[0-9].npy"))
+    if len(files) != chunks:
+        raise FileNotFoundError(f"{folder}: {len(files)} of {chunks} embedding chunks present")
+    return np.concatenate([np.load(f) for f in files])
+
+
+def _build_ann(vectors: np.ndarray, path: Path) -> None:
+    from usearch.index import Index
+
+    ann = Index(
+        ndim=vectors.shape[1], metric="cos", dtype="f16",
+        connectivity=CONNECTIVITY, expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH,
+    )  # fmt: skip
+    ann.add(np.arange(len(vectors), dtype=np.uint64), vectors.astype(np.float16), threads=0)
+    tmp = path.with_suffix(".tmp")
+    ann.save(str(tmp))
+    tmp.rename(path)  # a graph is either whole or absent
+
+
+class DenseIndex:
+    """The loaded dense part: `rank(queries, pool)` -> top positions per query."""
+
+    def __init__(self, index_folder: Path, info: dict, count: int):
+        self.encoder_name = info["encoder"]
+        self.max_tokens = info["max_tokens"]
+        folder = dense_folder(index_folder, self.encoder_name)
+        self.ann = None
+        self.vectors = None
+        if info.get("ann") and (folder / ANN_FILE).exists():
+            from usearch.index import Index
+
+            self.ann = Index.restore(str(folder / ANN_FILE))
+            self.count = len(self.ann)
+        else:
+            self.vectors = _vectors(folder, info["chunks"]).astype(np.float32)
+            self.count = len(self.vectors)
+        if self.count != count:
+            raise FileNotFoundError(f"{folder}: {self.count} rows for {count} documents")
+        self._encoder = None
+
+    @classmethod
+    def load(cls, index_folder: Path, meta: dict, count: int) -> DenseIndex | None:
+        """The dense part the index's meta names, or None where it is absent or incomplete."""
+        info = meta.get("dense")
+        if not info:
+            return None
+        try:
+            return cls(index_folder, info, count)
+        except (FileNotFoundError, ValueError, RuntimeError):
+            return None
+
+    @property
+    def encoder(self):
+        if self._encoder is None:
+            self._encoder = load_encoder(self.encoder_name, self.max_tokens)
+        return self._encoder
+
+    def rank(self, queries: list[str], pool: int) -> list[np.ndarray]:
+        q = self.encoder.encode_queries(queries)
+        k = min(pool, self.count)
+        if self.ann is not None:
+            self.ann.expansion_search = max(EXPANSION_SEARCH, k)
+            found = self.ann.search(q.astype(np.float16), k, threads=1)
+            keys = np.atleast_2d(found.keys)
+            counts = np.atleast_1d(found.counts)
+            return [keys[i, : counts[i]].astype(np.int64) for i in range(len(queries))]
+        sims = q @ self.vectors.T  # type: ignore[union-attr]
+        out = []
+        for row in sims:
+            top = np.argpartition(-row, k - 1)[:k]
+            out.append(top[np.argsort(-row[top])])
+        return out
