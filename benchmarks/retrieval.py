@@ -141,13 +141,15 @@ def compare_encoders(
     (v3 text, the docstring split hidden), each once per encoder."""
     from math2.retrieval.dense import MAX_TOKENS
 
+    wanted = {int(i) for i in ix.ids}
     with store.session() as s:
         rows = {
             r[0]: r
             for r in s.execute(
                 select(Mention.id, Mention.name, Mention.statement, Mention.docstring,
-                       Mention.module).where(Mention.id.in_([int(i) for i in ix.ids]))
-            ).all()
+                       Mention.module)
+            )
+            if r[0] in wanted
         }  # fmt: skip
     ranked = {name: ix.rank_bm25([q for _, q, _ in items], top) for name, items in sets.items()}
     need = sorted({int(p) for lists_ in ranked.values() for r in lists_ for p in r})

@@ -208,3 +208,14 @@ def test_phrase_part_puts_the_named_theorem_first(sqlite_store, tmp_path: Path) 
     v3 = [h.name for h in SearchIndex(tmp_path / "v3").search(query, k=5, parts=("bm25",))]
     assert v2[0] != "Complex.exists_root"  # the defect, reproduced
     assert v3[0] == "Complex.exists_root"
+
+
+def test_dense_text_puts_words_before_notation() -> None:
+    """The encoder reads 64 tokens: the name's words and the docstring come first."""
+    from math2.retrieval.text import dense_text
+
+    t = dense_text("Complex.exists_root", "∀ {f : ℂ[X]}, 0 < degree f → ∃ z, IsRoot f z",
+                   "**Fundamental theorem of algebra**: a polynomial has a root")  # fmt: skip
+    assert t.startswith("complex exists root. **Fundamental theorem of algebra**")
+    assert t.endswith("IsRoot f z")
+    assert dense_text("Nat.succ_le", None, None) == "nat succ le."

@@ -100,8 +100,8 @@ def search_cmd(
         typer.Option(help="Rerank the fused top 50 with this registered model (cached)."),
     ] = None,
 ) -> None:
-    """Search the declarations of every built index (BM25 + dense + informal descriptions +
-    dependency prior, fused), or of one library's; says which indexes it searched."""
+    """Search the declarations of every built index (BM25 + dense + informal descriptions,
+    fused), or of one library's; says which indexes it searched."""
     from sqlalchemy import select
 
     from math2.retrieval.index import SearchIndex
@@ -118,7 +118,6 @@ def search_cmd(
             + (" + dense" if index.has_dense else "")
             + (" + descriptions" if index.desc is not None else "")
         )
-        parts += " + prior" if index.has_dense else ""  # the prior is fused with dense only
         searched.append(f"{name} ({len(index.ids)} declarations; {parts})")
         hits += [(name, h) for h in index.search(query, max(k, 50 if rerank else k))]
     # Fused scores are reciprocal-rank sums, so they compare across indexes.

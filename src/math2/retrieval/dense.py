@@ -162,9 +162,12 @@ class DenseIndex:
         if self.ann is not None:
             self.ann.expansion_search = max(EXPANSION_SEARCH, k)
             found = self.ann.search(q.astype(np.float16), k, threads=1)
-            keys = np.atleast_2d(found.keys)
-            counts = np.atleast_1d(found.counts)
-            return [keys[i, : counts[i]].astype(np.int64) for i in range(len(queries))]
+            if len(queries) == 1:  # usearch answers one query with a flat `Matches`
+                return [np.asarray(found.keys, dtype=np.int64)]
+            return [
+                np.asarray(found.keys[i, : found.counts[i]], dtype=np.int64)
+                for i in range(len(queries))
+            ]
         sims = q @ self.vectors.T  # type: ignore[union-attr]
         out = []
         for row in sims:

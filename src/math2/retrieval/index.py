@@ -5,9 +5,10 @@ Fusion, for a document d among the union of each part's top `pool` results:
 
     score(d) = Σ_part  w_part / (60 + rank_part(d))   ×   (1 + β · prior(d))
 
-with w_bm25 = 1, w_dense = 1, β = 0.25, and prior(d) the percentile (0…1) of d's PageRank in
-the dependency graph (lean_scout const_dep, or the names each source statement uses). A part
-that is absent (no embeddings built) simply contributes nothing.
+with w_bm25 = 1, w_dense = 0.3, w_desc = 1, and prior(d) the percentile (0…1) of d's PageRank in
+the dependency graph (lean_scout const_dep, or the names each source statement uses), β = 0 by
+default (measured to hurt; `prior_weight=` turns it on). A part that is absent (no embeddings
+built) simply contributes nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from math2.retrieval.dense import DenseIndex, build_dense, kept_dense
 from math2.retrieval.encoder import DEFAULT_ENCODER
 from math2.retrieval.text import (
     TEXT_VERSION,
+    dense_text,
     document_phrases,
     document_text,
     query_phrases,
@@ -41,7 +43,10 @@ log = logging.getLogger(__name__)
 
 RRF_K = 60
 W_BM25 = 1.0
-W_DENSE = 1.0
+# The dense part's weight: 0.3 over the full index kept theorem titles level with BM25 (nDCG@10
+# 0.524 against 0.531) and lifted plain-English descriptions (0.180 -> 0.204); at 1 titles fell
+# to 0.475 (docs/benchmarks.md, Dense part).
+W_DENSE = 0.3
 W_DESC = 1.0
 BETA_PRIOR = 0.25
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[._']+")
@@ -224,12 +229,16 @@ def build_index(
         "descriptions": len(desc_pos),
         "built_at": time.time(),
     }
+
+    def dense_texts() -> list[str]:
+        return [dense_text(r[1], r[2], d) for r, d in zip(rows, doc, strict=True)]
+
     if not dense:  # an embedding kept from an earlier build, if it embeds these very documents
-        meta["dense"] = kept_dense(out, old_meta.get("dense"), texts)
+        meta["dense"] = kept_dense(out, old_meta.get("dense"), dense_texts())
         meta["dense_chunks"] = meta["dense"]["chunks"] if meta["dense"] else 0
     meta_path.write_text(json.dumps(meta))
     if dense:
-        meta["dense"] = build_dense(texts, out, say, store, source, encoder)
+        meta["dense"] = build_dense(dense_texts(), out, say, store, source, encoder)
         meta["dense_chunks"] = meta["dense"]["chunks"]
         meta_path.write_text(json.dumps(meta))
     return meta
@@ -352,10 +361,10 @@ class SearchIndex:
     ) -> list[list[Hit]]:
         """Fused results for many queries at once (BM25 and the encoder run batched)."""
         if prior_weight is None:
-            # Over the full index with BM25 alone, the prior at 0.25 lowers nDCG@10 on the
-            # theorem-list dev set from 0.46 to 0.35 (docs/benchmarks.md, Retrieval): it is
-            # applied only where a dense part is fused too.
-            prior_weight = BETA_PRIOR if self.has_dense and "dense" in parts else 0.0
+            # Over the full index the prior at 0.25 lowers nDCG@10 on theorem titles with BM25
+            # alone (0.46 -> 0.35) and with BM25 + dense (0.475 -> 0.393; docs/benchmarks.md,
+            # Retrieval): it is off unless asked for (`prior_weight=BETA_PRIOR`).
+            prior_weight = 0.0
         b = self.rank_bm25(queries, pool) if "bm25" in parts else [None] * len(queries)
         d = self.rank_dense(queries, pool) if "dense" in parts else [None] * len(queries)
         x = self.rank_desc(queries, pool) if "desc" in parts else [None] * len(queries)
