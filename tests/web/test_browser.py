@@ -176,5 +176,8 @@ def test_run_page(page, live_server) -> None:
     assert rounds == {"1": "1", "2": "1", "3": "1", "never": "1", "not yet": "1"}
     page.screenshot(path=str(IMG / "run.png"), full_page=True)
     page.click("a:has-text('item-c')")
+    # the click starts a navigation; counting before it has landed counts the run page's
+    page.wait_for_url(f"{base}/runs/{seeded.run_id}/trajectory?item=item-c")
+    page.wait_for_selector(".attempt")
     assert page.locator(".attempt").count() == 6
     assert "unknown identifier" in page.text_content("main")
