@@ -6,6 +6,7 @@ from fractions import Fraction
 
 from math2.checks.base import Check, CheckEnv, Outcome, Pair
 from math2.checks.statement import (
+    NotAStatement,
     Statement,
     StatementError,
     parse_statement,
@@ -34,7 +35,9 @@ class Lint(Check):
 
     def check(self, pair: Pair) -> Outcome:
         try:
-            st = parse_statement(pair.formal)
+            st = parse_statement(pair.formal, pair.meta.get("name"))
+        except NotAStatement as e:
+            return self.outcome(Verdict.SKIP, evidence={"reason": str(e)})
         except StatementError as e:
             return self.outcome(Verdict.ERROR, evidence={"reason": f"unreadable statement: {e}"})
         if (
