@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from math2.audit.stats import wilson_interval
 from math2.checks.calibration import BATTERY, LabelledVerdict, calibrate, fleiss_kappa
+from math2.checks.lints import common
 from math2.cli import app
 from math2.store import Store
 from math2.store.work import Run
@@ -78,6 +79,12 @@ def test_fleiss_kappa_by_hand_and_judges_agreement():
 
 def test_check_labels_prints_and_stores_the_figures(tmp_path, monkeypatch):
     monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
+    # as if unused_hypothesis had measured 95 % precision: it fails pairs
+    monkeypatch.setattr(
+        common,
+        "measured_precision",
+        lambda: {"lint.unused_hypothesis": {"flagged": 20, "precision": 0.95}},
+    )
     rows = [
         {  # unfaithful, and the lints see it: a hypothesis with no variable
             "id": "u1",
@@ -122,3 +129,24 @@ def test_check_labels_prints_and_stores_the_figures(tmp_path, monkeypatch):
     pairs.write_text(json.dumps({k: v for k, v in rows[0].items() if k != "faithful"}) + "\n")
     res = CliRunner().invoke(app, ["check", str(pairs), "--labels"])
     assert res.exit_code != 0 and "no 'faithful' label" in res.output
+
+
+def test_a_lint_under_the_precision_bar_warns_and_fails_no_pair(monkeypatch):
+    from math2.checks import Pair, overall
+    from math2.checks.lints import lint_all
+    from math2.store.work import Verdict
+
+    pair = Pair(id="p", informal="For real $x$.", formal="theorem t (x : ℝ) (h : 2 < 3) : x = x")
+    for precision, warned in ((0.95, False), (0.6, True)):
+        monkeypatch.setattr(
+            common,
+            "measured_precision",
+            lambda p=precision: {"lint.unused_hypothesis": {"flagged": 20, "precision": p}},
+        )
+        outs = [o for o in lint_all(pair) if o.check == "lint.unused_hypothesis"]
+        assert outs[0].verdict is Verdict.FAIL and bool(outs[0].evidence.get("warn")) is warned
+        assert overall(outs) is (Verdict.PASS if warned else Verdict.FAIL)
+    # never measured (flagged nothing on the dev set): the lint's declared status decides
+    monkeypatch.setattr(common, "measured_precision", lambda: {})
+    assert common.warns("lint.missing_positivity", "warn") is True
+    assert common.warns("lint.trivial_goal", "fail") is False

@@ -142,10 +142,9 @@ def overall(outcomes: list[Outcome]) -> Verdict:
     """error > fail > pass over the checks that applied; a lint's `fail` that only warns (its
     precision on the dev set is under the bar) does not fail the pair."""
     applied = [
-        o.verdict
+        Verdict.PASS if o.verdict is Verdict.FAIL and o.evidence.get("warn") else o.verdict
         for o in outcomes
         if o.verdict is not Verdict.SKIP
-        and not (o.verdict is Verdict.FAIL and o.evidence.get("warn"))
     ]
     if not applied:
         return Verdict.SKIP

@@ -146,7 +146,10 @@ def _battery_rows(rows: list[LabelledVerdict]) -> list[LabelledVerdict]:
         by_pair[r.pair].append(r)
     out = []
     for pair, rs in by_pair.items():
-        verdicts = {r.verdict for r in rs if not (r.warn_only and r.verdict == Verdict.FAIL.value)}
+        verdicts = {
+            Verdict.PASS.value if r.warn_only and r.verdict == Verdict.FAIL.value else r.verdict
+            for r in rs
+        }
         applied = verdicts - {Verdict.SKIP.value}
         if not applied:
             v = Verdict.SKIP.value

@@ -36,14 +36,11 @@ def measured_precision() -> dict[str, dict]:
     return json.loads(PRECISION_FILE.read_text(encoding="utf-8")).get("lints", {})
 
 
-MIN_FLAGGED = 10  # fewer flags on the dev set than this: too few to measure a precision
-
-
 def warns(name: str, declared: str) -> bool:
-    """Whether a lint's findings only warn: its measured precision (over at least MIN_FLAGGED
-    flagged dev pairs) is under the bar; unmeasured, its declared status decides."""
+    """Whether a lint's findings only warn: its measured precision on the dev set is under the
+    bar; when it flagged no dev pair (no precision to measure) its declared status decides."""
     m = measured_precision().get(name)
-    if m is None or (m.get("flagged") or 0) < MIN_FLAGGED or m.get("precision") is None:
+    if m is None or not m.get("flagged") or m.get("precision") is None:
         return declared == "warn"
     return m["precision"] < PRECISION_BAR
 
