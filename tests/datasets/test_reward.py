@@ -141,3 +141,15 @@ def test_unregistered_judge_is_refused(tmp_path, sqlite_store):
     st = settings_for(tmp_path, "http://127.0.0.1:9/v1")
     with pytest.raises(UnregisteredModel):
         rw.FormalizationReward(st, sqlite_store, "nobody")
+
+
+def test_an_oversized_answer_scores_zero_without_reaching_lean(reward):
+    r, srv = reward
+    n = len(srv.requests)
+    huge = lean("theorem good : 1 + 1 = 2 := by sorry") + " " * 4_000_000
+    assert r.score_batch([(X, huge), ("x" * 30_000, lean("theorem good : True := sorry"))]) == [
+        0.0,
+        0.0,
+    ]
+    assert all("too long" in d["refused"] for d in r.details.values())
+    assert len(srv.requests) == n

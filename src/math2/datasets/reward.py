@@ -57,6 +57,11 @@ __all__ = [
 
 T = TypeVar("T")
 
+#: The longest informal statement and answer the reward reads (characters); a longer one scores
+#: 0 without reaching Lean or the judge (model output is untrusted).
+MAX_INFORMAL = 20_000
+MAX_ANSWER = 200_000
+
 
 def _key(x: str, y: str) -> str:
     return hashlib.sha256(f"{len(x)}:{x}{y}".encode()).hexdigest()
@@ -147,8 +152,14 @@ class FormalizationReward:
             header = self.settings.lean.header
 
             async def one(key: str, x: str, y: str) -> None:
-                lean, _ = extract_lean(y)
+                too_long = len(x) > MAX_INFORMAL or len(y) > MAX_ANSWER
+                lean, _ = (None, []) if too_long else extract_lean(y)
                 info: dict[str, Any] = {"lean": lean, "compiled": False, "consistent": None}
+                if too_long:
+                    info["refused"] = (
+                        f"too long: informal {len(x):,} (limit {MAX_INFORMAL:,}), "
+                        f"answer {len(y):,} (limit {MAX_ANSWER:,}) characters"
+                    )
                 if lean is not None:
                     res = await svc.checker.check(
                         CheckItem(id=key[:16], code=header + "\n\n" + lean, mode=Mode.STATEMENT)
