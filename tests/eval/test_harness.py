@@ -7,7 +7,7 @@ import json
 import sys
 
 import pytest
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 
 from math2.config import LeanSettings, LLMSettings, Settings
 from math2.eval import (
@@ -251,10 +251,15 @@ def test_a_sample_never_tried_is_counted_not_run(tmp_path, registered):
         summary, _ = asyncio.run(run_eval(st, registered, [toy], opts))
     with registered.session() as s:  # as if the run had been killed before this sample
         s.execute(delete(RunItem).where(RunItem.item == "toy/beta/1"))
+        row = s.scalar(select(RunItem).where(RunItem.item == "toy/alpha/0"))
+        row.result = {"benchmark": "toy", "garbage": True}  # a stored result that cannot be read
         s.commit()
     samples = collect_results(registered, summary.run_id)
     assert len(samples) == 4
     (lost,) = [x for x in samples if x.failure is SampleFailure.NOT_RUN]
     assert (lost.item, lost.sample) == ("beta", 1)
+    (bad,) = [x for x in samples if x.failure is SampleFailure.UNREADABLE]
+    assert (bad.item, bad.sample) == ("alpha", 0)
     (b,) = score(samples, ks=[2], resamples=10).benchmarks
     assert b.per_item["beta"] == {"n": 2, "compiled": 1, "consistent": {"j1": 1}}
+    assert b.failures == {"not_run": 1, "unreadable": 1}

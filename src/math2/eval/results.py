@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pydantic import ValidationError
 from sqlalchemy import select
 
 from math2.eval.benchmarks import BenchmarkVersion
@@ -63,15 +64,32 @@ def collect_results(store: Store, run_id: int) -> list[SampleResult]:
     judges = sorted((params.get("options") or {}).get("judges") or [])
     out: dict[tuple[str, str, int], SampleResult] = {}
     for r in rows:
+        unreadable = ""
         if r.status == "done" and r.result:
-            res = SampleResult.model_validate(r.result)
-            out[(res.benchmark, res.item, res.sample)] = res
-            continue
+            try:
+                res = SampleResult.model_validate(r.result)
+            except ValidationError as exc:
+                unreadable = f"stored result unreadable: {exc.error_count()} errors"
+            else:
+                out[(res.benchmark, res.item, res.sample)] = res
+                continue
         parsed = _parse_item(r.item, hashes)
         if parsed is None:
             continue
         bench, vh, item, idx = parsed
         failed = r.status == "failed"
+        if unreadable:
+            out[(bench, item, idx)] = SampleResult(
+                benchmark=bench,
+                version_hash=vh,
+                item=item,
+                sample=idx,
+                compiled=False,
+                judges={j: None for j in judges},
+                failure=SampleFailure.UNREADABLE,
+                error=unreadable,
+            )
+            continue
         out[(bench, item, idx)] = SampleResult(
             benchmark=bench,
             version_hash=vh,

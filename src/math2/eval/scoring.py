@@ -30,6 +30,7 @@ class SampleFailure(StrEnum):
     LEAN_UNAVAILABLE = "lean_unavailable"  # Lean crashed, or its backend or header failed
     TIMEOUT = "timeout"  # the sample's model call (or the whole step) timed out
     ERROR = "error"  # the sample's step raised (a model error, a bad reply, …)
+    UNREADABLE = "unreadable"  # its stored result could not be read back
     NOT_RUN = "not_run"  # the run stopped before the sample was tried
 
 
