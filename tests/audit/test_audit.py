@@ -141,6 +141,7 @@ def test_grade_file_errors_name_the_line(sqlite_store, tmp_path):
         ({"sample": 999, "grade": "correct"}, "no such sample"),
         ({"sample": sid, "grade": "major"}, "needs a reason"),
         ({"grade": "correct"}, "no `sample` or `pair_key`"),
+        ({"sample": sid, "grade": "major", "reason": "x" * 4_000_000}, "'reason' is 4,000,000"),
     ]
     for row, why in bad:
         f = _write(tmp_path / "g.jsonl", [{"sample": sid, "grade": "correct"}, row])

@@ -155,3 +155,36 @@ def test_formal_echo():
     ok = "A natural number $n$ is tiny when $n < 3$."
     o = make_check("lint.formal_echo").check(Pair(id="e", informal=ok, formal=formal))
     assert o.verdict is Verdict.PASS
+
+
+def test_lints_read_the_target_declaration_not_the_first():
+    """A `def` before the theorem is context: every lint reads the theorem (never an error, and
+    never the def's parameters as hypotheses)."""
+    code = (
+        "import Mathlib\nopen Real\n\n/-- helper -/\ndef g (n : ℕ) (hn : 0 < 5) : ℕ := n + 1\n\n"
+        "/-- the target -/\ntheorem target (x : ℝ) (h : 0 < x) : 0 < x + 1 := by sorry"
+    )
+    assert parse_statement(code).name == "target"
+    outcomes = lint_all(Pair(id="t", informal="If $x > 0$ then $x + 1 > 0$.", formal=code))
+    assert all(o.verdict is not Verdict.ERROR for o in outcomes)
+    by = {o.check: o for o in outcomes}
+    # the def's `hn : 0 < 5` (no variable) would be flagged if the def were linted
+    assert by["lint.unused_hypothesis"].verdict is Verdict.PASS
+    # a name picks the declaration
+    two = "theorem a (x : ℕ) : x = x := rfl\ntheorem b (y : ℕ) : y + 0 = y := by simp"
+    assert parse_statement(two).name == "b" and parse_statement(two, "a").name == "a"
+
+
+@pytest.mark.parametrize(
+    "formal",
+    [
+        "structure Point where\n  x : ℝ\n  y : ℝ",
+        "instance : Inhabited ℕ := ⟨0⟩",
+        "class Foo (α : Type) where\n  op : α → α",
+        "def twice := fun n : ℕ => 2 * n",
+    ],
+)
+def test_lints_skip_what_is_not_a_statement(formal):
+    for o in lint_all(Pair(id="t", informal="A point has two coordinates x and y.", formal=formal)):
+        if o.check != "lint.formal_echo":
+            assert o.verdict is Verdict.SKIP, (o.check, o.evidence)

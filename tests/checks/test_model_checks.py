@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from math2.checks import default_config, run_checks
+from math2.checks.lints import LINTS
 from math2.config import LeanSettings, LLMSettings, Settings
 from math2.errors import InputError
 from math2.llm import UnregisteredModel, add_model
@@ -176,14 +177,7 @@ def test_battery_with_two_judges_backtranslation_and_compile(tmp_path, store):
     assert four["compile@lean"].evidence["status"] == "error"
     # the lints ran on every pair too
     assert three["lint.trivial_goal"].verdict == "pass"
-    assert {k for k in one if k.startswith("lint.")} == {
-        "lint.unused_hypothesis",
-        "lint.restated_conclusion",
-        "lint.nat_arith",
-        "lint.trivial_goal",
-        "lint.no_shared_objects",
-        "lint.formal_echo",
-    }
+    assert {k for k in one if k.startswith("lint.")} == set(LINTS)
 
 
 def test_unregistered_judge_refused_before_any_call(tmp_path, store):

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
+from sqlalchemy import select
 
 from math2.datasets.build import build_dataset
-from math2.eval import shared_registry
+from math2.eval import Registry, shared_registry
 from math2.llm import add_model
 from math2.llm.testing import FakeServer, Rule, Script
 from math2.roles.formalize import FormalizeOptions, run_formalize
+from math2.store.work import AgentText, ReviewStatus
 from tests.conftest import shared_data
 from tests.roles.formalize.scripts import ITEMS, formalize_script, write_items
 from tests.roles.formalize.test_loop import settings_for
@@ -89,3 +92,49 @@ def test_formalize_run_to_dataset(tmp_path, sqlite_store):
     card = (tmp_path / "ds" / "README.md").read_text()
     assert "| toy-statements | CC0-1.0 | 6 |" in card
     assert f"math2 formalize run {summary.run_id}" in card
+
+
+def test_a_rejected_statement_is_absent_from_the_export(tmp_path, sqlite_store):
+    """A person rejected alpha's statement: it is not exported; beta, confirmed, is marked so;
+    gamma, which nobody reviewed, is marked unreviewed (in the files and on the card)."""
+    with sqlite_store.session() as s:
+        for m in ("gen", "judge", "tracer"):
+            add_model(s, m, provider="fake")
+    base = formalize_script()
+    script = Script(rules=[Rule(model="^tracer$", reply=TRACE), *base.rules])
+    inp = tmp_path / "in.jsonl"
+    write_items(inp, ITEMS)
+    with FakeServer(script) as srv:
+        st = settings_for(tmp_path, srv.base_url, tmp_path / "repl.jsonl")
+        summary = asyncio.run(
+            run_formalize(st, sqlite_store, inp, FormalizeOptions(model="gen", judge="judge"))
+        )
+        with sqlite_store.session() as s:
+            texts = {
+                t.item: t
+                for t in s.scalars(select(AgentText).where(AgentText.run_id == summary.run_id))
+            }
+            assert {"alpha", "beta", "gamma"} <= set(texts)
+            texts["alpha"].status = ReviewStatus.REJECTED.value
+            texts["beta"].status = ReviewStatus.CONFIRMED.value
+            s.commit()
+        out = asyncio.run(
+            build_dataset(
+                st,
+                sqlite_store,
+                summary.run_id,
+                tmp_path / "ds",
+                trace_model="tracer",
+                source="toy-statements",
+                licence="CC0-1.0",
+                registry=Registry(),
+            )
+        )
+    assert out.sft == 2
+    rows = [json.loads(x) for x in (tmp_path / "ds/sft/messages.jsonl").read_text().splitlines()]
+    assert {r["id"]: r["review"] for r in rows} == {"beta": "confirmed", "gamma": "unreviewed"}
+    everything = "".join(p.read_text("utf-8") for p in (tmp_path / "ds").rglob("*.jsonl"))
+    assert "alpha" not in everything
+    assert "records have a statement no person has reviewed" in (
+        tmp_path / "ds/README.md"
+    ).read_text("utf-8")

@@ -45,7 +45,8 @@ def reward(tmp_path, sqlite_store):
         st = settings_for(tmp_path, srv.base_url)
         r = rw.FormalizationReward(st, sqlite_store, "j1")
         yield r, srv
-    rw.configure(None)
+        rw.configure(None)
+        r.close()
 
 
 def test_reward_values_and_cache(reward):
@@ -66,6 +67,51 @@ def test_reward_values_and_cache(reward):
     # a fresh reward over the same store answers from the response and Lean caches
     r2 = rw.FormalizationReward(r.settings, r.store, "j1")
     assert r2.score_batch(pairs[:2]) == [1.0, 0.0] and len(srv.requests) == n
+    r2.close()
+
+
+def test_the_process_holds_one_pool_writer_and_client_across_1000_calls(
+    tmp_path, sqlite_store, monkeypatch
+):
+    """verl calls compute_score once per sample: the Lean pool, the store writer and the HTTP
+    client are made once for all 1,000 calls, and the memo stays within its bound."""
+    made = {"checker": 0, "store": 0, "client": 0}
+
+    def counting(name, fn):
+        def make(*a, **kw):
+            made[name] += 1
+            return fn(*a, **kw)
+
+        return make
+
+    monkeypatch.setattr(rw, "make_checker", counting("checker", rw.make_checker))
+    monkeypatch.setattr(rw, "make_client", counting("client", rw.make_client))
+    monkeypatch.setattr(rw, "AsyncStore", counting("store", rw.AsyncStore))
+    with sqlite_store.session() as s:
+        add_model(s, "j1", provider="fake")
+    with FakeServer(_script()) as srv:
+        r = rw.FormalizationReward(settings_for(tmp_path, srv.base_url), sqlite_store, "j1")
+        r.memo = type(r.memo)(maxsize=64)
+        rw.configure(r)
+        try:
+            scores = []
+            for i in range(1000):
+                answer = (
+                    lean(f"theorem t{i} : {i} + 1 = {i + 1} := by sorry")
+                    if i % 10 == 0
+                    else f"no lean, attempt {i}"
+                )
+                scores.append(rw.compute_score("math2", answer, X))
+            assert made == {"checker": 1, "store": 1, "client": 1}
+            assert scores.count(1.0) == 100 and len(r.memo) <= 64
+            judged = [q for q in srv.requests if q["body"]["model"] == "j1"]
+            assert len(judged) == 100
+            # an answer evicted from the memo is answered again, from the store's caches
+            assert rw.compute_score("math2", lean("theorem t0 : 0 + 1 = 1 := by sorry"), X) == 1.0
+            assert len([q for q in srv.requests if q["body"]["model"] == "j1"]) == 100
+        finally:
+            rw.configure(None)
+    assert made == {"checker": 1, "store": 1, "client": 1}
 
 
 def test_trainer_signatures(reward):
@@ -95,3 +141,15 @@ def test_unregistered_judge_is_refused(tmp_path, sqlite_store):
     st = settings_for(tmp_path, "http://127.0.0.1:9/v1")
     with pytest.raises(UnregisteredModel):
         rw.FormalizationReward(st, sqlite_store, "nobody")
+
+
+def test_an_oversized_answer_scores_zero_without_reaching_lean(reward):
+    r, srv = reward
+    n = len(srv.requests)
+    huge = lean("theorem good : 1 + 1 = 2 := by sorry") + " " * 4_000_000
+    assert r.score_batch([(X, huge), ("x" * 30_000, lean("theorem good : True := sorry"))]) == [
+        0.0,
+        0.0,
+    ]
+    assert all("too long" in d["refused"] for d in r.details.values())
+    assert len(srv.requests) == n

@@ -7,13 +7,24 @@ import json
 import sys
 
 import pytest
+from sqlalchemy import delete, select
 
 from math2.config import LeanSettings, LLMSettings, Settings
-from math2.eval import load_harness_jsonl, score, shared_registry, version_from_items, write_report
+from math2.eval import (
+    SampleFailure,
+    collect_results,
+    load_harness_jsonl,
+    render_table,
+    score,
+    shared_registry,
+    version_from_items,
+    write_report,
+)
 from math2.eval.harness import EvalOptions, run_eval
 from math2.eval.report import read_html_scores, read_png_scores
 from math2.llm import add_model
 from math2.llm.testing import FakeServer, Rule, Script
+from math2.store.work import RunItem
 from tests.conftest import shared_data
 
 GENERATOR = "translate mathematical statements"
@@ -186,3 +197,69 @@ def test_full_loop_mode_refines_each_sample(tmp_path, registered):
     # 2 single-shot samples (round 1), then 2 loop samples × 2 rounds; round 1 of loop sample s
     # is the single-shot call of sample s, answered from the cache
     assert len(alpha_gen) == 4
+
+
+def test_a_crashed_sample_is_a_failure_at_its_index_and_k_is_unchanged(tmp_path, registered):
+    """The model crashes on every sample of `gamma`: those samples are scored, as failures with
+    their reason, at their indexes; k is what was asked; nothing is dropped."""
+    rows = [
+        {
+            "name": "alpha",
+            "problem": "BETAEVAL: truth.",
+            "ground_truth": "theorem t : True := by sorry",
+            "benchmark_name": "T",
+        },
+        {
+            "name": "gamma",
+            "problem": "CRASHEVAL: x.",
+            "ground_truth": "theorem t : True := by sorry",
+            "benchmark_name": "T",
+        },
+    ]
+    p = tmp_path / "t.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    toy = version_from_items("t", "v1", load_harness_jsonl(p)["T"])
+    crash = Script(
+        rules=[
+            Rule(system=GENERATOR, user="CRASHEVAL", status=500),
+            *script().rules,
+        ]
+    )
+    opts = EvalOptions(model="gen", judges=["j1"], k=2)
+    with FakeServer(crash) as srv:
+        st = settings_for(tmp_path, srv.base_url)
+        st.llm.max_retries = 0
+        summary, samples = asyncio.run(run_eval(st, registered, [toy], opts))
+    assert summary.failed == 2
+    gamma = sorted((s for s in samples if s.item == "gamma"), key=lambda s: s.sample)
+    assert [s.sample for s in gamma] == [0, 1]
+    assert all(s.failure is SampleFailure.ERROR and "500" in s.error for s in gamma)
+    sc = score(samples, ks=[1, 2], model="gen", resamples=50)
+    (b,) = sc.benchmarks
+    assert b.per_item["gamma"]["n"] == 2 and b.samples_per_item == 2
+    assert b.failed == 2 and b.failures == {"error": 2} and b.samples == 4
+    # alpha passes everything, gamma is 0: the crash is not dropped from the mean
+    assert b.sc[2].value == pytest.approx(0.5)
+    assert "2/4 (error 2)" in render_table(sc)
+
+
+def test_a_sample_never_tried_is_counted_not_run(tmp_path, registered):
+    toy = _synthetic(tmp_path)
+    opts = EvalOptions(model="gen", judges=["j1"], k=2)
+    with FakeServer(script()) as srv:
+        st = settings_for(tmp_path, srv.base_url)
+        summary, _ = asyncio.run(run_eval(st, registered, [toy], opts))
+    with registered.session() as s:  # as if the run had been killed before this sample
+        s.execute(delete(RunItem).where(RunItem.item == "toy/beta/1"))
+        row = s.scalar(select(RunItem).where(RunItem.item == "toy/alpha/0"))
+        row.result = {"benchmark": "toy", "garbage": True}  # a stored result that cannot be read
+        s.commit()
+    samples = collect_results(registered, summary.run_id)
+    assert len(samples) == 4
+    (lost,) = [x for x in samples if x.failure is SampleFailure.NOT_RUN]
+    assert (lost.item, lost.sample) == ("beta", 1)
+    (bad,) = [x for x in samples if x.failure is SampleFailure.UNREADABLE]
+    assert (bad.item, bad.sample) == ("alpha", 0)
+    (b,) = score(samples, ks=[2], resamples=10).benchmarks
+    assert b.per_item["beta"] == {"n": 2, "compiled": 1, "consistent": {"j1": 1}}
+    assert b.failures == {"not_run": 1, "unreadable": 1}

@@ -127,3 +127,29 @@ async def test_check_many_streams_every_result(checker_and_log) -> None:
     results = [r async for r in checker.check_many(items, concurrency=4)]
     assert sorted(int(r.id) for r in results) == list(range(30))
     assert all(r.passed for r in results)
+
+
+async def test_check_many_with_a_raising_check_returns(checker_and_log) -> None:
+    """One check raises: the iteration ends with that exception, promptly, instead of waiting
+    forever for a result that will not come; the other checks are cancelled."""
+    import asyncio
+
+    checker, _ = checker_and_log
+    real = checker.check
+
+    async def flaky(item: CheckItem):
+        if item.id == "3":
+            raise RuntimeError("backend exploded")
+        return await real(item)
+
+    checker.check = flaky  # type: ignore[method-assign]
+    items = [
+        CheckItem(id=str(i), code=f"import Mathlib\ntheorem t{i} : True := sorry", name=f"t{i}")
+        for i in range(10)
+    ]
+
+    async def consume() -> list:
+        return [r async for r in checker.check_many(items, concurrency=2)]
+
+    with pytest.raises(RuntimeError, match="backend exploded"):
+        await asyncio.wait_for(consume(), timeout=30)

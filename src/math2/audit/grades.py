@@ -74,6 +74,11 @@ def import_grades(s: Session, audit: str, path: Path, grader: str | None = None)
         if not who:
             raise InputError(path, line, "no grader (a `grader` field or --grader)")
         reason = str(row.get("reason") or "").strip()
+        for field, value, most in (("grader", who, 200), ("reason", reason, 10_000)):
+            if len(value) > most:
+                raise InputError(
+                    path, line, f"{field!r} is {len(value):,} characters; the limit is {most:,}"
+                )
         if grade is not Grade.CORRECT and not reason:
             raise InputError(path, line, f"a {grade.value} grade needs a reason")
         parsed.append((sample, who, grade, reason))

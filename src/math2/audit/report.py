@@ -20,7 +20,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from math2.audit.stats import wilson_interval
-from math2.store.work import AuditGrade, AuditSample, CheckResultRow, Grade, Verdict
+from math2.checks.calibration import BATTERY, Calibration, LabelledVerdict, calibrate
+from math2.store.work import AuditGrade, AuditSample, CheckResultRow, Grade
 
 __all__ = ["AuditReport", "CheckQuality", "RateRow", "audit_report"]
 
@@ -62,6 +63,9 @@ class AuditReport(BaseModel):
     audit: str
     rates: list[RateRow]
     checks: list[CheckQuality]
+    # the same figures `math2 check --labels` gives (recall, false flags, Wilson intervals, per
+    # grade, the battery, judges' agreement), from the same computation
+    calibration: Calibration | None = None
 
 
 def _rate(role: str, stratum: str, samples: int, grades: list[str]) -> RateRow:
@@ -101,32 +105,40 @@ def audit_report(s: Session, audit: str) -> AuditReport:
         _rate(role, stratum, len(xs), [final[x.id] for x in xs if x.id in final])
         for (role, stratum), xs in sorted(cells.items())
     ]
-    # each check against the grades
-    graded = {x.pair_key: final[x.id] != Grade.CORRECT.value for x in samples if x.id in final}
-    per_check: dict[tuple[str, str], list[tuple[bool, str]]] = defaultdict(list)
+    # each check against the grades: one computation with `math2 check --labels`
+    graded = {x.pair_key: final[x.id] for x in samples if x.id in final}
+    rows: list[LabelledVerdict] = []
     if graded:
         for r in s.scalars(select(CheckResultRow).where(CheckResultRow.pair_key.in_(list(graded)))):
-            if r.verdict != Verdict.SKIP.value:
-                per_check[(r.check, r.checker)].append((graded[r.pair_key], r.verdict))
-    checks = []
-    for (check, checker), rows in sorted(per_check.items()):
-        flagged = [rej for rej, v in rows if v in (Verdict.FAIL.value, Verdict.ERROR.value)]
-        tp = sum(flagged)
-        rejected = sum(rej for rej, _ in rows)
-        checks.append(
-            CheckQuality(
-                check=check,
-                checker=checker,
-                judged=len(rows),
-                flagged=len(flagged),
-                rejected=rejected,
-                true_pos=tp,
-                false_pos=len(flagged) - tp,
-                false_neg=rejected - tp,
-                errors=sum(1 for _, v in rows if v == Verdict.ERROR.value),
-                precision=tp / len(flagged) if flagged else None,
-                recall=tp / rejected if rejected else None,
-                lets_through=sum(1 for rej, v in rows if rej and v == Verdict.PASS.value),
+            grade = graded[r.pair_key]
+            rows.append(
+                LabelledVerdict(
+                    pair=r.pair_key,
+                    check=r.check,
+                    checker=r.checker,
+                    verdict=r.verdict,
+                    faithful=grade == Grade.CORRECT.value,
+                    error_types=[] if grade == Grade.CORRECT.value else [grade],
+                    warn_only=bool((r.evidence or {}).get("warn")),
+                )
             )
+    cal = calibrate(rows) if rows else None
+    checks = [
+        CheckQuality(
+            check=f.check,
+            checker=f.checker,
+            judged=f.judged,
+            flagged=f.precision.n,
+            rejected=f.recall.n,
+            true_pos=f.recall.k,
+            false_pos=f.false_flag.k,
+            false_neg=f.recall.n - f.recall.k,
+            errors=f.errors,
+            precision=f.precision.value,
+            recall=f.recall.value,
+            lets_through=f.lets_through,
         )
-    return AuditReport(audit=audit, rates=rates, checks=checks)
+        for f in (cal.checks if cal else [])
+        if f.check != BATTERY and f.judged
+    ]
+    return AuditReport(audit=audit, rates=rates, checks=checks, calibration=cal)

@@ -45,13 +45,19 @@ def pair_key(informal: str, formal: str) -> str:
     return h.hexdigest()
 
 
+#: The most characters each text field of a pair may hold. A statement longer than this is
+#: not a statement (a 4 MB "informal text" is refused before any check sees it).
+TEXT_LIMITS = {"id": 500, "informal": 20_000, "formal": 50_000, "header": 20_000}
+META_LIMIT = 2_000  # each string in a pair's meta
+
+
 class Pair(BaseModel):
     """One (informal, formal) pair to judge; `header` is the Lean import/open preamble."""
 
-    id: str
-    informal: str
-    formal: str
-    header: str = ""
+    id: str = Field(max_length=TEXT_LIMITS["id"])
+    informal: str = Field(max_length=TEXT_LIMITS["informal"])
+    formal: str = Field(max_length=TEXT_LIMITS["formal"])
+    header: str = Field("", max_length=TEXT_LIMITS["header"])
     meta: dict[str, Any] = Field(default_factory=dict)  # role, library, source, …
 
     @property

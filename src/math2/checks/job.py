@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from math2.checks.base import CheckEnv, Outcome, Pair
 from math2.checks.battery import Battery, BatteryConfig, overall, record_outcomes
+from math2.checks.calibration import Calibration, LabelledVerdict, calibrate
 from math2.checks.pairs import read_pairs
 from math2.config import Settings
 from math2.runs import ItemContext, Job, Progress, RunSummary, execute, register_job, step
@@ -23,7 +24,7 @@ from math2.store.aio import AsyncStore
 from math2.store.work import Verdict
 from math2.util.limits import Resource
 
-__all__ = ["CheckedPair", "battery_step", "run_checks"]
+__all__ = ["CheckedPair", "battery_step", "calibrate_pairs", "run_checks"]
 
 JOB = "check"
 
@@ -117,6 +118,48 @@ async def run_checks(
         if checker is not None:
             await checker.backend.close()
         await astore.aclose()
+
+
+def calibrate_pairs(
+    store: Store, input_path: Path, *, limit: int | None = None, run_id: int | None = None
+) -> Calibration:
+    """The stored verdicts on a labelled pairs file against its labels (`faithful`,
+    `error_types`); stored in the check run's params (`calibration`) when `run_id` is given."""
+    from sqlalchemy import select
+
+    from math2.errors import InputError
+    from math2.store.work import CheckResultRow, Run
+
+    labels: dict[str, tuple[bool, list[str]]] = {}
+    for pair in read_pairs(input_path, limit):
+        if "faithful" not in pair.meta:
+            where = pair.meta.get("source", pair.id)
+            raise InputError(input_path, None, f"{where}: no 'faithful' label (true or false)")
+        labels[pair.key] = (pair.meta["faithful"], list(pair.meta.get("error_types") or []))
+    rows: list[LabelledVerdict] = []
+    keys = list(labels)
+    with store.session() as s:
+        for i in range(0, len(keys), 500):
+            for r in s.scalars(
+                select(CheckResultRow).where(CheckResultRow.pair_key.in_(keys[i : i + 500]))
+            ):
+                faithful, types = labels[r.pair_key]
+                rows.append(
+                    LabelledVerdict(
+                        pair=r.pair_key,
+                        check=r.check,
+                        checker=r.checker,
+                        verdict=r.verdict,
+                        faithful=faithful,
+                        error_types=types,
+                        warn_only=bool((r.evidence or {}).get("warn")),
+                    )
+                )
+        cal = calibrate(rows)
+        if run_id is not None and (run := s.get(Run, run_id)) is not None:
+            run.params = {**(run.params or {}), "calibration": cal.model_dump(mode="json")}
+            s.commit()
+    return cal
 
 
 async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:

@@ -1,7 +1,12 @@
 """The shape of a Lean theorem statement, read from `math2.lean`'s tokens (never raw regexes).
 
-`parse_statement(code)` finds the first `theorem`/`lemma`/`example` and splits it into binders
-(each with its bracket, names and type tokens) and the goal tokens up to `:=`. Binders are told
+`parse_statement(code)` splits the code into commands with `math2.lean`'s command splitter (the
+one hygiene uses), takes the **target** declaration — the one named `name` when given, else the
+last `theorem`/`lemma`/`example`, else the last definition — and splits it into binders (each
+with its bracket, names and type tokens) and the goal tokens up to `:=`. Definitions and
+instances before the target are context, never linted. A target that is a `structure`,
+`class`, `inductive` or `instance`, or a definition with no type to read, raises `NotAStatement`
+(the lints then skip). Binders are told
 apart as variables (`(x y : ℝ)`), hypotheses (`(h : 0 < x)`, a proposition) and instances
 (`[Group G]`). This is a lexical reading, good enough for lints: it does not elaborate.
 """
@@ -10,13 +15,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from math2.lean.commands import Command, split_commands
 from math2.lean.lexer import LexError, Tok, Token, tokenize
 
-__all__ = ["Binder", "Statement", "StatementError", "parse_statement", "texts"]
+__all__ = [
+    "Binder",
+    "NotAStatement",
+    "Statement",
+    "StatementError",
+    "parse_statement",
+    "texts",
+]
 
 _OPEN = {"(": ")", "{": "}", "[": "]", "⦃": "⦄", "⟨": "⟩"}
 _CLOSE = set(_OPEN.values())
-_DECL = {"theorem", "lemma", "example", "def", "abbrev"}
+_THEOREMS = {"theorem", "lemma", "example"}
+_DEFS = {"def", "abbrev"}
+_NOT_STATEMENTS = {"structure", "class", "inductive", "instance", "axiom", "opaque"}
 # tokens that make a binder's type a proposition
 _PROP = {"=", "≠", "<", ">", "≤", "≥", "<=", ">=", "∣", "∈", "∉", "⊆", "⊂", "⊇", "↔", "∧", "∨"}
 _PROP |= {"¬", "∀", "∃", "∃!", "False", "True", "≡"}
@@ -26,6 +41,10 @@ _TYPES |= {"Set", "Finset", "Fin", "List", "Multiset", "Polynomial", "Matrix", "
 
 class StatementError(ValueError):
     """No theorem statement could be read (no declaration, unbalanced brackets, lexer error)."""
+
+
+class NotAStatement(StatementError):
+    """The target declaration is not a statement a lint reads (a structure, an instance, …)."""
 
 
 @dataclass
@@ -93,17 +112,47 @@ def _match(toks: list[Token], i: int) -> int:
     raise StatementError(f"line {toks[i].line}: unbalanced {toks[i].text!r}")
 
 
-def parse_statement(code: str) -> Statement:
-    """The first theorem/lemma/example of `code`, split into binders and goal."""
+def _name(c: Command) -> str:
+    body = [t for t in c.body if t.kind is not Tok.DOC]
+    return body[0].text if body and body[0].kind is Tok.IDENT else ""
+
+
+def target_command(code: str, name: str | None = None) -> Command:
+    """The declaration a pair is about (see the module docstring)."""
     try:
-        toks = [t for t in tokenize(code) if t.kind is not Tok.DOC]
+        toks = tokenize(code)
     except LexError as e:
         raise StatementError(str(e)) from None
-    start = next((i for i, t in enumerate(toks) if t.kind is Tok.IDENT and t.text in _DECL), None)
-    if start is None:
-        raise StatementError("no theorem, lemma or example")
-    kind = toks[start].text
-    i = start + 1
+    decls = [c for c in split_commands(toks) if c.keyword in _THEOREMS | _DEFS | _NOT_STATEMENTS]
+    if name:
+        named = [c for c in decls if _name(c) in (name, name.split(".")[-1])]
+        if named:
+            return named[-1]
+    for kinds in (_THEOREMS, _DEFS | _NOT_STATEMENTS):
+        found = [c for c in decls if c.keyword in kinds]
+        if found:
+            return found[-1]
+    raise StatementError("no theorem, lemma or example")
+
+
+def parse_statement(code: str, name: str | None = None) -> Statement:
+    """The target declaration of `code`, split into binders and goal."""
+    cmd = target_command(code, name)
+    kind = cmd.keyword
+    if kind in _NOT_STATEMENTS:
+        raise NotAStatement(f"the target is a {kind}, not a statement")
+    toks = [t for t in cmd.tokens[cmd.keyword_index :] if t.kind is not Tok.DOC]
+    try:
+        return _parse_decl(toks)
+    except StatementError as e:
+        if kind in _DEFS:  # `def f := …`, `def f : T where …`: nothing a lint reads
+            raise NotAStatement(f"a {kind} without a statement to read ({e})") from None
+        raise
+
+
+def _parse_decl(toks: list[Token]) -> Statement:
+    kind = toks[0].text
+    i = 1
     name = ""
     if kind != "example" and i < len(toks) and toks[i].kind is Tok.IDENT:
         name = toks[i].text

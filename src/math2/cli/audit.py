@@ -139,3 +139,9 @@ def report_cmd(
             str(q.errors),
         )
     out.print(c)
+    if rep.calibration is not None:
+        from math2.checks.calibration import render_calibration
+
+        out.print("\nThe same figures as `math2 check --labels` (a grade other than correct is")
+        out.print("unfaithful; its error type is the grade):\n")
+        out.print(escape(render_calibration(rep.calibration)), highlight=False, soft_wrap=True)

@@ -38,6 +38,17 @@ def check_cmd(
     ] = None,
     lean: Annotated[str | None, typer.Option(help="Lean backend: repl | kimina | lake.")] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N pairs.")] = None,
+    labels: Annotated[
+        bool,
+        typer.Option(
+            "--labels",
+            help="The pairs carry a person's verdict (faithful: true|false, error_types): "
+            "print and store each check's recall, false-flag rate and precision against it.",
+        ),
+    ] = False,
+    calibration_out: Annotated[
+        Path | None, typer.Option(help="With --labels: also write the figures as JSON here.")
+    ] = None,
 ) -> None:
     """Run the checks on every pair; verdicts go to the store (check_results), resumable."""
     import asyncio
@@ -50,6 +61,8 @@ def check_cmd(
         raise fail("--battery gives the whole battery; drop the other check options")
     if nli and not translator:
         raise fail("--nli needs --translator (the back-translation it compares)")
+    if calibration_out and not labels:
+        raise fail("--calibration-out needs --labels")
     try:
         config = (
             load_config(battery)
@@ -103,6 +116,18 @@ def check_cmd(
         f"{summary.failed} failed, {summary.skipped} already finished"
     )
     out.print(escape(f"see `math2 runs show {summary.run_id}`"))
+    if labels:
+        from math2.checks.calibration import render_calibration
+        from math2.checks.job import calibrate_pairs
+
+        try:
+            cal = calibrate_pairs(store, pairs, limit=limit, run_id=summary.run_id)
+        except InputError as exc:
+            raise fail(str(exc)) from exc
+        out.print(escape(render_calibration(cal)), highlight=False, soft_wrap=True)
+        out.print(f"(stored with run {summary.run_id}: `calibration` in its params)")
+        if calibration_out:
+            calibration_out.write_text(cal.model_dump_json(indent=1) + "\n", encoding="utf-8")
 
 
 @app.command("copy-index")

@@ -108,14 +108,25 @@ def run_cmd(
     except Math2Error as exc:
         raise fail(str(exc)) from exc
     if not samples:
-        raise fail(f"run {summary.run_id}: no finished samples")
+        raise fail(f"run {summary.run_id}: no samples")
     ks = sorted({1, k} | {2**i for i in range(1, 8) if 2**i < k})
     scores = score(samples, ks, model=model, judges=judge)
     out.print(escape(render_table(scores)), highlight=False, soft_wrap=True)
     out.print(f"run {summary.run_id}: {summary.done} samples this time, {summary.failed} failed")
+    _print_failures(scores)
     if report:
         files = write(scores, report)
         out.print(escape(f"report: {files['html']}"))
+
+
+def _print_failures(scores) -> None:
+    """How many samples failed and why (each is scored as a failure, k unchanged)."""
+    for b in scores.benchmarks:
+        why = ", ".join(f"{r}: {n}" for r, n in b.failures.items()) or "none"
+        out.print(
+            escape(f"{b.benchmark}: {b.failed} of {b.samples} samples failed ({why})"),
+            highlight=False,
+        )
 
 
 @eval_app.command("report")
@@ -137,7 +148,7 @@ def report_cmd(
         raise fail(f"run {run} is not an eval run (see `math2 runs list`)")
     samples = collect_results(store, run)
     if not samples:
-        raise fail(f"run {run} has no finished samples")
+        raise fail(f"run {run} has no samples")
     n = min(
         sum(1 for s in samples if (s.benchmark, s.item) == key)
         for key in {(s.benchmark, s.item) for s in samples}
@@ -149,6 +160,7 @@ def report_cmd(
     scores = score(samples, ks, model=opts.get("model", f"run {run}"))
     files = write_report(scores, folder)
     out.print(escape(render_table(scores)), highlight=False, soft_wrap=True)
+    _print_failures(scores)
     out.print(escape(f"report: {files['html']}"))
 
 

@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from math2.config import Settings
 from math2.datasets.export import ExportSummary, export_dataset
-from math2.datasets.records import rl_prompts, sft_record, statement_only, strip_tactics
+from math2.datasets.records import Review, rl_prompts, sft_record, statement_only, strip_tactics
 from math2.errors import Math2Error
 from math2.eval import Registry
 from math2.llm import load_template, make_client, require_model
@@ -27,9 +27,9 @@ from math2.roles.formalize import FormalizeResult, Outcome
 from math2.runs import ItemContext, Job, execute, step
 from math2.store import Store
 from math2.store.aio import AsyncStore
-from math2.store.work import Run, RunItem
+from math2.store.work import AgentText, AgentTextKind, ReviewStatus, Run, RunItem
 
-__all__ = ["TraceTask", "build_dataset", "formalize_results"]
+__all__ = ["TraceTask", "build_dataset", "formalize_results", "review_states"]
 
 
 class TraceTask(BaseModel):
@@ -74,6 +74,35 @@ def formalize_results(store: Store, run_id: int) -> tuple[Run, list[FormalizeRes
         return run, [FormalizeResult.model_validate(r.result) for r in rows if r.result]
 
 
+def review_states(store: Store, run_id: int) -> dict[str, ReviewStatus]:
+    """item -> the review status of the formal statement the run wrote for it (the most severe
+    when there are several: rejected, then edited, then pending, then confirmed)."""
+    order = [ReviewStatus.REJECTED, ReviewStatus.EDITED, ReviewStatus.PENDING]
+    out: dict[str, ReviewStatus] = {}
+    with store.session() as s:
+        rows = s.execute(
+            select(AgentText.item, AgentText.status).where(
+                AgentText.run_id == run_id,
+                AgentText.kind == AgentTextKind.FORMAL_STATEMENT.value,
+            )
+        )
+        for item, status in rows:
+            st = ReviewStatus(status)
+            prev = out.get(item)
+            rank = {x: i for i, x in enumerate(order)}
+            if prev is None or rank.get(st, len(order)) < rank.get(prev, len(order)):
+                out[item] = st
+    return out
+
+
+def _review(state: ReviewStatus | None) -> Review | None:
+    """The export's mark for a review state; None: not exported (rejected, or edited by a
+    person, so the model's text is not what they accepted)."""
+    if state in (ReviewStatus.REJECTED, ReviewStatus.EDITED):
+        return None
+    return Review.CONFIRMED if state is ReviewStatus.CONFIRMED else Review.UNREVIEWED
+
+
 async def build_dataset(
     settings: Settings,
     store: Store,
@@ -93,6 +122,9 @@ async def build_dataset(
     with store.session() as s:
         require_model(s, trace_model)
     gen_model = ((run.params or {}).get("options") or {}).get("model", "")
+    states = review_states(store, run_id)
+    marks = {r.id: _review(states.get(r.id)) for r in results}
+    results = [r for r in results if marks[r.id] is not None]  # a person rejected it
     passed = [r for r in results if r.outcome is Outcome.PASSED and r.lean]
     tasks = [TraceTask(id=r.id, statement=r.statement, lean=statement_only(r.lean)) for r in passed]
     key = hashlib.sha256(
@@ -137,10 +169,14 @@ async def build_dataset(
             trace_model=trace_model,
             template=f"{t.ref} sha256:{t.hash}",
             run_id=run_id,
+            review=marks[r.id],
         )
         for r in passed
         if r.id in traces
     ]
-    rl = rl_prompts(results, sources={r.id: (source, licence) for r in results})
+    rl = [
+        p.model_copy(update={"review": marks[p.id]})
+        for p in rl_prompts(results, sources={r.id: (source, licence) for r in results})
+    ]
     prov = provenance or f"math2 formalize run {run_id}"
     return export_dataset(folder, sft, rl, registry=registry, provenance={source: prov})

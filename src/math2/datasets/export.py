@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import BaseModel
 
-from math2.datasets.records import RLPrompt, SFTRecord
+from math2.datasets.records import Review, RLPrompt, SFTRecord
 from math2.eval import Decontaminator, DecontamReport, Mode, Registry
 
 __all__ = ["ExportSummary", "export_dataset"]
@@ -61,7 +61,7 @@ _SFT_SCHEMA = pa.schema(
     [(k, pa.string()) for k in ("id", "informal", "formal", "trace", "source", "licence")]
     + [("passed_round", pa.int64())]
     + [(k, pa.string()) for k in ("model", "trace_model", "template")]
-    + [("run_id", pa.int64())]
+    + [("run_id", pa.int64()), ("review", pa.string())]
 )
 _MSG = pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))
 _RL_SCHEMA = pa.schema(
@@ -71,8 +71,14 @@ _RL_SCHEMA = pa.schema(
         ("label", pa.string()),
         ("source", pa.string()),
         ("licence", pa.string()),
+        ("review", pa.string()),
     ]
 )
+
+
+def _plain(r: BaseModel, k: str):
+    v = getattr(r, k)
+    return v.value if isinstance(v, Review) else v
 
 
 def _card(
@@ -114,6 +120,15 @@ def _card(
     ]
     for (src, lic), n in sorted(srcs.items()):
         lines.append(f"| {src} | {lic} | {n} | {provenance.get(src, '')} |")
+    unreviewed = sum(r.review is Review.UNREVIEWED for r in [*sft, *rl])
+    lines += [
+        "",
+        "## Review",
+        "",
+        f"{unreviewed} of {len(sft) + len(rl)} records have a statement no person has reviewed "
+        "(`review: unreviewed`); the rest were confirmed by a person. Statements a person "
+        "rejected or replaced are not in this dataset.",
+    ]
     lines += ["", "## Decontamination", ""]
     for part, rep in (("sft", rep_sft), ("rl", rep_rl)):
         lines.append(
@@ -144,8 +159,8 @@ def export_dataset(
 ) -> ExportSummary:
     """Refuse benchmark items, decontaminate, and write the folder (see the module doc)."""
     folder = Path(folder)
-    sft_rows = [r.model_dump() for r in sft]
-    rl_rows = [r.model_dump() for r in rl]
+    sft_rows = [r.model_dump(mode="json") for r in sft]
+    rl_rows = [r.model_dump(mode="json") for r in rl]
     registry.refuse_training(sft_rows, ["informal", "formal"])
     registry.refuse_training(
         [{"informal": r["label"], "source": r["source"]} for r in rl_rows], ["informal"]
@@ -158,18 +173,26 @@ def export_dataset(
     sft_kept = [SFTRecord.model_validate(r) for r in kept_sft]
     rl_kept = [RLPrompt.model_validate(r) for r in kept_rl]
 
-    prov_fields = ("source", "licence", "passed_round", "model", "trace_model", "template")
+    prov_fields = (
+        "source",
+        "licence",
+        "passed_round",
+        "model",
+        "trace_model",
+        "template",
+        "review",
+    )
     _jsonl(
         folder / "sft" / "messages.jsonl",
         [
-            {"id": r.id, "messages": r.messages(), **{k: getattr(r, k) for k in prov_fields}}
+            {"id": r.id, "messages": r.messages(), **{k: _plain(r, k) for k in prov_fields}}
             for r in sft_kept
         ],
     )
     _jsonl(
         folder / "sft" / "sharegpt.jsonl",
         [
-            {"id": r.id, "conversations": r.sharegpt(), **{k: getattr(r, k) for k in prov_fields}}
+            {"id": r.id, "conversations": r.sharegpt(), **{k: _plain(r, k) for k in prov_fields}}
             for r in sft_kept
         ],
     )

@@ -15,6 +15,7 @@ r(x, y) = compile(y) ∧ consistent(x, y).
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 
 from pydantic import BaseModel
 
@@ -23,6 +24,7 @@ from math2.roles.formalize import FormalizeResult, Outcome
 __all__ = [
     "SYSTEM_PROMPT",
     "RLPrompt",
+    "Review",
     "SFTRecord",
     "rl_prompts",
     "sft_record",
@@ -70,6 +72,16 @@ def strip_tactics(trace: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(keep)).strip()
 
 
+class Review(StrEnum):
+    """What a person said about a record's model-written statement, as the export carries it.
+
+    A statement a person rejected (or replaced by an edit of their own) is never exported; one
+    nobody has reviewed yet is exported marked `unreviewed`."""
+
+    CONFIRMED = "confirmed"
+    UNREVIEWED = "unreviewed"
+
+
 class SFTRecord(BaseModel):
     """One SFT example with its provenance."""
 
@@ -84,6 +96,7 @@ class SFTRecord(BaseModel):
     trace_model: str = ""  # the model that wrote the trace
     template: str = ""  # the reconstruction template id@version and hash
     run_id: int | None = None
+    review: Review = Review.UNREVIEWED
 
     def messages(self) -> list[dict[str, str]]:
         """OpenAI chat messages: system, user (the statement), assistant (trace + Lean)."""
@@ -108,6 +121,7 @@ class RLPrompt(BaseModel):
     label: str
     source: str
     licence: str
+    review: Review = Review.UNREVIEWED
 
 
 def sft_record(

@@ -5,7 +5,13 @@ formalize role does). compile(y) is `math2.lean` in statement mode (hygiene firs
 is refused and scores 0 without reaching Lean); consistent(x, y) is the formalize role's judge
 template (six defect kinds) asked of a registered judge model. An unreadable verdict scores 0.
 Three caches: the Lean result cache and the LLM response cache in the store (shared with every
-other role, so a rerun repeats nothing), and an in-process memo per (x, y).
+other role, so a rerun repeats nothing), and an in-process memo per (x, y), bounded (LRU,
+`memo_size` entries).
+
+A reward holds, per worker process, one event loop (in a daemon thread), one Lean checker (its
+worker pool), one store writer (`AsyncStore`) and one HTTP client to the judge, made on first
+use and kept for every later call (verl calls the reward once per sample or batch, thousands of
+times); a forked worker makes its own on its first call. `close()` releases them.
 
     reward = FormalizationReward(settings, store, judge="qwq-32b")
     scores = reward.score_batch([(x1, y1), (x2, y2)])          # [1.0, 0.0]
@@ -24,10 +30,14 @@ The two trainers' custom-reward signatures are module functions over a reward co
 from __future__ import annotations
 
 import asyncio
+import atexit
 import hashlib
 import os
-from collections.abc import Sequence
-from typing import Any
+import threading
+from collections.abc import Coroutine, Sequence
+from typing import Any, TypeVar
+
+from cachetools import LRUCache
 
 from math2.config import Settings
 from math2.lean import CheckItem, Mode, make_checker
@@ -45,15 +55,61 @@ __all__ = [
 ]
 
 
+T = TypeVar("T")
+
+#: The longest informal statement and answer the reward reads (characters); a longer one scores
+#: 0 without reaching Lean or the judge (model output is untrusted).
+MAX_INFORMAL = 20_000
+MAX_ANSWER = 200_000
+
+
 def _key(x: str, y: str) -> str:
     return hashlib.sha256(f"{len(x)}:{x}{y}".encode()).hexdigest()
+
+
+class _Services:
+    """What one worker process holds for every call: a loop thread, the checker (Lean pool),
+    the store writer and the judge's HTTP client."""
+
+    def __init__(self, reward: FormalizationReward) -> None:
+        self.pid = os.getpid()
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name="math2-reward-loop", daemon=True
+        )
+        self.thread.start()
+        self.checker = make_checker(reward.settings, reward.store, reward.lean_backend)
+        self.astore = AsyncStore(reward.store)
+        self.client = make_client(reward.settings, reward.judge, self.astore)
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    async def _aclose(self) -> None:
+        await self.client.aclose()
+        await self.checker.backend.close()
+        await self.astore.aclose()
+
+    def close(self) -> None:
+        if self.pid == os.getpid() and self.loop.is_running():
+            try:
+                self.run(self._aclose())
+            finally:
+                self.loop.call_soon_threadsafe(self.loop.stop)
+                self.thread.join(timeout=10)
 
 
 class FormalizationReward:
     """r(x, y) over batches; see the module docstring."""
 
     def __init__(
-        self, settings: Settings, store: Store, judge: str, *, lean_backend: str | None = None
+        self,
+        settings: Settings,
+        store: Store,
+        judge: str,
+        *,
+        lean_backend: str | None = None,
+        memo_size: int = 100_000,
     ) -> None:
         with store.session() as s:
             require_model(s, judge)
@@ -61,61 +117,91 @@ class FormalizationReward:
         self.store = store
         self.judge = judge
         self.lean_backend = lean_backend
-        self.memo: dict[str, float] = {}
-        self.details: dict[str, dict[str, Any]] = {}
+        self.memo: LRUCache[str, float] = LRUCache(maxsize=memo_size)
+        self.details: LRUCache[str, dict[str, Any]] = LRUCache(maxsize=memo_size)
+        self._services: _Services | None = None
+        self._lock = threading.Lock()
+        atexit.register(self.close)
 
-    async def _score(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        todo = {_key(x, y): (x, y) for x, y in pairs if _key(x, y) not in self.memo}
+    def _held(self) -> _Services:
+        """This process's services, made on first use (again after a fork)."""
+        with self._lock:
+            if self._services is None or self._services.pid != os.getpid():
+                self._services = _Services(self)
+            return self._services
+
+    def close(self) -> None:
+        """Release the Lean pool, the store writer and the HTTP client (idempotent)."""
+        with self._lock:
+            svc, self._services = self._services, None
+        if svc is not None:
+            svc.close()
+
+    async def _score(self, svc: _Services, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        results: dict[str, float] = {}
+        todo = {}
+        for x, y in pairs:
+            k = _key(x, y)
+            hit = self.memo.get(k)
+            if hit is None:
+                todo[k] = (x, y)
+            else:
+                results[k] = hit
         if todo:
-            checker = make_checker(self.settings, self.store, self.lean_backend)
-            astore = AsyncStore(self.store)
-            client = make_client(self.settings, self.judge, astore)
             judge_t = load_template("formalize/judge")
             header = self.settings.lean.header
-            try:
 
-                async def one(key: str, x: str, y: str) -> None:
-                    lean, _ = extract_lean(y)
-                    info: dict[str, Any] = {"lean": lean, "compiled": False, "consistent": None}
-                    if lean is not None:
-                        res = await checker.check(
-                            CheckItem(id=key[:16], code=header + "\n\n" + lean, mode=Mode.STATEMENT)
+            async def one(key: str, x: str, y: str) -> None:
+                too_long = len(x) > MAX_INFORMAL or len(y) > MAX_ANSWER
+                lean, _ = (None, []) if too_long else extract_lean(y)
+                info: dict[str, Any] = {"lean": lean, "compiled": False, "consistent": None}
+                if too_long:
+                    info["refused"] = (
+                        f"too long: informal {len(x):,} (limit {MAX_INFORMAL:,}), "
+                        f"answer {len(y):,} (limit {MAX_ANSWER:,}) characters"
+                    )
+                if lean is not None:
+                    res = await svc.checker.check(
+                        CheckItem(id=key[:16], code=header + "\n\n" + lean, mode=Mode.STATEMENT)
+                    )
+                    info["compiled"] = res.passed
+                    info["status"] = res.status.value
+                    if res.passed:
+                        v = await structured(
+                            svc.client,
+                            judge_t.render(statement=x, lean=lean),
+                            JudgeVerdict,
+                            temperature=0.0,
                         )
-                        info["compiled"] = res.passed
-                        info["status"] = res.status.value
-                        if res.passed:
-                            v = await structured(
-                                client,
-                                judge_t.render(statement=x, lean=lean),
-                                JudgeVerdict,
-                                temperature=0.0,
-                            )
-                            info["consistent"] = v.value.passed() if v.ok else None
-                    self.details[key] = info
-                    self.memo[key] = float(bool(info["compiled"] and info["consistent"] is True))
+                        info["consistent"] = v.value.passed() if v.ok else None
+                self.details[key] = info
+                value = float(bool(info["compiled"] and info["consistent"] is True))
+                self.memo[key] = value
+                results[key] = value
 
-                await asyncio.gather(*(one(k, x, y) for k, (x, y) in todo.items()))
-            finally:
-                await client.aclose()
-                await checker.backend.close()
-                await astore.aclose()
-        return [self.memo[_key(x, y)] for x, y in pairs]
+            await asyncio.gather(*(one(k, x, y) for k, (x, y) in todo.items()))
+        return [results[_key(x, y)] for x, y in pairs]
 
     def score_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """Rewards for (informal, answer) pairs, in order (1.0 or 0.0)."""
-        return asyncio.run(self._score(pairs))
+        svc = self._held()
+        return svc.run(self._score(svc, pairs))
 
     async def ascore_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """As `score_batch`, from inside an event loop."""
-        return await self._score(pairs)
+        """As `score_batch`, from inside an event loop (the work runs on the reward's loop)."""
+        svc = self._held()
+        fut = asyncio.run_coroutine_threadsafe(self._score(svc, pairs), svc.loop)
+        return await asyncio.wrap_future(fut)
 
 
 _REWARD: FormalizationReward | None = None
 
 
 def configure(reward: FormalizationReward | None) -> None:
-    """Set (or clear) the reward the trainer-facing functions use."""
+    """Set (or clear) the reward the trainer-facing functions use (a replaced one is closed)."""
     global _REWARD
+    if _REWARD is not None and _REWARD is not reward:
+        _REWARD.close()
     _REWARD = reward
 
 

@@ -40,7 +40,7 @@ from math2.eval.metrics import (
 )
 from math2.eval.published import PUBLISHED, Published, published_for
 from math2.eval.report import read_html_scores, read_png_scores, render_table, write_report
-from math2.eval.scoring import BenchmarkScore, SampleResult, Scores, score
+from math2.eval.scoring import BenchmarkScore, SampleFailure, SampleResult, Scores, score
 
 __all__ = [
     "PUBLISHED",
@@ -56,6 +56,7 @@ __all__ = [
     "Mode",
     "Published",
     "Registry",
+    "SampleFailure",
     "SampleResult",
     "SampleTask",
     "Scores",

@@ -19,22 +19,28 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import select
 
 from math2.config import Settings
 from math2.eval.benchmarks import BenchmarkVersion
-from math2.eval.scoring import SampleResult
-from math2.lean import CheckItem, make_checker
+from math2.eval.results import collect_results, expected_samples
+from math2.eval.scoring import SampleFailure, SampleResult
+from math2.lean import CheckItem, Status, make_checker
 from math2.lean import Mode as LeanMode
 from math2.llm import load_template, make_client, require_model
 from math2.roles.formalize import JudgeVerdict, extract_lean
 from math2.runs import ItemContext, Job, Progress, RunSummary, execute, step
 from math2.store import Store
 from math2.store.aio import AsyncStore
-from math2.store.work import RunItem
 from math2.util.limits import Resource
 
-__all__ = ["EvalOptions", "SampleTask", "build_eval_job", "collect_results", "run_eval"]
+__all__ = [
+    "EvalOptions",
+    "SampleTask",
+    "build_eval_job",
+    "collect_results",
+    "expected_samples",
+    "run_eval",
+]
 
 JOB = "eval"
 
@@ -93,7 +99,7 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
             statement=lean or "",
         )
         if lean is None:
-            return res
+            return res.model_copy(update={"failure": SampleFailure.NO_LEAN})
         header = _header(ctx.services.get("header") or "import Mathlib", task.header)
         check, _ = await ctx.lean(
             ctx.services["checker"],
@@ -102,7 +108,7 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
             sample=task.sample,
         )
         if not check.passed:
-            return res
+            return res.model_copy(update={"failure": _lean_failure(check.status)})
         verdicts: dict[str, bool | None] = {}
         for j in judges:
             verdict, _ = await ctx.structured(
@@ -197,6 +203,16 @@ def eval_loop(
     return run
 
 
+def _lean_failure(status: Status) -> SampleFailure | None:
+    """A compile that Lean could not decide is a failure with its reason; one it rejected is
+    an ordinary miss (None)."""
+    if status is Status.TIMEOUT:
+        return SampleFailure.LEAN_TIMEOUT
+    if status in (Status.CRASH, Status.BACKEND_ERROR, Status.HEADER_ERROR):
+        return SampleFailure.LEAN_UNAVAILABLE
+    return None
+
+
 def _header(base: str, item_header: str) -> str:
     """The trusted import header, plus the item's `open` lines (its imports are not taken)."""
     opens = [ln for ln in item_header.splitlines() if ln.strip().startswith("open ")]
@@ -251,13 +267,6 @@ def build_eval_job(versions: Sequence[BenchmarkVersion], options: EvalOptions) -
     return Job(JOB, key, [st])
 
 
-def collect_results(store: Store, run_id: int) -> list[SampleResult]:
-    """The finished samples of a run, from the store."""
-    with store.session() as s:
-        rows = s.scalars(select(RunItem).where(RunItem.run_id == run_id, RunItem.status == "done"))
-        return [SampleResult.model_validate(r.result) for r in rows if r.result]
-
-
 async def run_eval(
     settings: Settings,
     store: Store,
@@ -288,6 +297,7 @@ async def run_eval(
     params = {
         "benchmarks": {v.label: v.version_hash for v in versions},
         "options": options.model_dump(mode="json"),
+        "expected": expected_samples(versions, options.limit),
     }
     try:
         summary = await execute(

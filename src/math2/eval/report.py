@@ -40,11 +40,17 @@ def _pub(bench: str, metric: str, k: int) -> str:
     return "; ".join(f"{p.model} {p.percent:.2f}" for p in rows) or "–"
 
 
+def _failed(b) -> str:
+    """`failed/samples (reason n, …)`: every failed sample is in the score as a 0."""
+    why = ", ".join(f"{r} {n}" for r, n in b.failures.items())
+    return f"{b.failed}/{b.samples}" + (f" ({why})" if why else "")
+
+
 def render_table(scores: Scores) -> str:
     """A Markdown table: one row per benchmark and k, SC and CC per judge, published figures."""
     head = ["benchmark", "version", "items", "k", "SC % [95% CI]"]
     head += [f"CC % ({j})" for j in scores.judges]
-    head += ["κ", "published SC", "published CC"]
+    head += ["κ", "failed (why)", "published SC", "published CC"]
     lines = [f"model: {scores.model}", "", "| " + " | ".join(head) + " |"]
     lines.append("|" + "---|" * len(head))
     for b in scores.benchmarks:
@@ -52,12 +58,14 @@ def render_table(scores: Scores) -> str:
         for k in scores.ks:
             row = [b.benchmark, b.version_hash[:12], str(b.items), str(k), _iv(b.sc[k])]
             row += [_iv(b.cc[j][k]) for j in scores.judges]
-            row += [kap, _pub(b.benchmark, "SC", k), _pub(b.benchmark, "CC", k)]
+            row += [kap, _failed(b), _pub(b.benchmark, "SC", k), _pub(b.benchmark, "CC", k)]
             lines.append("| " + " | ".join(row) + " |")
     for k in scores.ks:
         row = ["macro", "", str(len(scores.benchmarks)), str(k), _iv(scores.macro_sc[k])]
         row += [_iv(scores.macro_cc[j][k]) for j in scores.judges]
-        row += ["", _pub("macro", "SC", k), _pub("macro", "CC", k)]
+        failed = sum(b.failed for b in scores.benchmarks)
+        total = sum(b.samples for b in scores.benchmarks)
+        row += ["", f"{failed}/{total}", _pub("macro", "SC", k), _pub("macro", "CC", k)]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"
 

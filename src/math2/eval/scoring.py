@@ -11,18 +11,34 @@ judges on the compiled samples.
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
+from enum import StrEnum
 
 from pydantic import BaseModel
 
 from math2.eval.metrics import Interval, bootstrap_interval, cohen_kappa, macro_average, pass_at_k
 
-__all__ = ["BenchmarkScore", "SampleResult", "Scores", "score"]
+__all__ = ["BenchmarkScore", "SampleFailure", "SampleResult", "Scores", "score"]
+
+
+class SampleFailure(StrEnum):
+    """Why a sample has no answer of its own: it still counts, as a failure, at its index."""
+
+    NO_LEAN = "no_lean"  # the reply held no readable Lean block
+    LEAN_TIMEOUT = "lean_timeout"  # Lean ran out of time on it
+    LEAN_UNAVAILABLE = "lean_unavailable"  # Lean crashed, or its backend or header failed
+    TIMEOUT = "timeout"  # the sample's model call (or the whole step) timed out
+    ERROR = "error"  # the sample's step raised (a model error, a bad reply, …)
+    UNREADABLE = "unreadable"  # its stored result could not be read back
+    NOT_RUN = "not_run"  # the run stopped before the sample was tried
 
 
 class SampleResult(BaseModel):
-    """One sample: the benchmark version it belongs to, compile result and judges' verdicts."""
+    """One sample: the benchmark version it belongs to, compile result and judges' verdicts.
+
+    `failure` says why a sample could not be answered normally; such a sample scores 0 (never
+    dropped: k stays the k asked for)."""
 
     benchmark: str  # the version's name (e.g. "minif2f-test")
     version_hash: str
@@ -31,6 +47,8 @@ class SampleResult(BaseModel):
     compiled: bool
     judges: dict[str, bool | None] = {}
     statement: str = ""
+    failure: SampleFailure | None = None
+    error: str = ""  # the error text of a failed sample
 
 
 class BenchmarkScore(BaseModel):
@@ -44,6 +62,9 @@ class BenchmarkScore(BaseModel):
     cc: dict[str, dict[int, Interval]]  # judge -> k -> interval
     kappa: dict[str, float]  # "judgeA|judgeB" -> κ on compiled samples
     per_item: dict[str, dict]  # item -> {"n", "compiled", "consistent": {judge: c}}
+    samples: int = 0  # every sample scored, failures included
+    failed: int = 0  # samples with a failure (each scored 0)
+    failures: dict[str, int] = {}  # SampleFailure value -> count
 
 
 class Scores(BaseModel):
@@ -93,9 +114,11 @@ def score(
             if len(set(idx)) != len(idx):
                 raise ValueError(f"{bench}:{name}: a sample index appears twice")
             n = len(ss)
-            comp = sum(s.compiled for s in ss)
+            # a failed sample is 0 whatever else it claims
+            ok = [s for s in ss if s.failure is None]
+            comp = sum(s.compiled for s in ok)
             cons = {
-                j: sum(1 for s in ss if s.compiled and s.judges.get(j) is True) for j in judge_list
+                j: sum(1 for s in ok if s.compiled and s.judges.get(j) is True) for j in judge_list
             }
             per_item[name] = {"n": n, "compiled": comp, "consistent": cons}
             counts.append((n, comp, cons))
@@ -110,7 +133,10 @@ def score(
                 cc[j][k] = bootstrap_interval(jv, resamples=resamples, seed=seed)
                 cc_vals[j][k][bench] = jv
         kappa = {}
-        compiled = [s for ss in items.values() for s in ss if s.compiled]
+        compiled = [s for ss in items.values() for s in ss if s.compiled and s.failure is None]
+        reasons = Counter(
+            s.failure.value for ss in items.values() for s in ss if s.failure is not None
+        )
         for a, b in itertools.combinations(judge_list, 2):
             kappa[f"{a}|{b}"] = cohen_kappa(
                 [s.judges.get(a) is True for s in compiled],
@@ -126,6 +152,9 @@ def score(
                 cc=cc,
                 kappa=kappa,
                 per_item=per_item,
+                samples=sum(n for n, _, _ in counts),
+                failed=sum(reasons.values()),
+                failures=dict(sorted(reasons.items())),
             )
         )
     macro_sc = {k: macro_average(sc_vals[k], resamples=resamples, seed=seed) for k in ks}

@@ -181,27 +181,45 @@ class LeanChecker:
     async def check_many(
         self, items: Iterable[CheckItem], concurrency: int = 8
     ) -> AsyncIterator[CheckResult]:
-        """Check many items with bounded concurrency; results come as they finish."""
-        queue: asyncio.Queue[CheckResult] = asyncio.Queue()
+        """Check many items with bounded concurrency; results come as they finish. A check that
+        raises stops the iteration with its exception (the other checks are cancelled): the
+        caller is never left waiting for a result that will not come."""
+        queue: asyncio.Queue[CheckResult | BaseException] = asyncio.Queue()
         sem = asyncio.Semaphore(concurrency)
 
         async def one(it: CheckItem) -> None:
             async with sem:
-                await queue.put(await self.check(it))
+                try:
+                    res: CheckResult | BaseException = await self.check(it)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # handed to the consumer, which raises it
+                    res = exc
+                await queue.put(res)
+
+        async def take() -> CheckResult:
+            got = await queue.get()
+            if isinstance(got, BaseException):
+                raise got
+            return got
 
         tasks: list[asyncio.Task] = []
         pending = 0
-        for it in items:
-            # Start at most `concurrency` tasks ahead of what has been consumed (back-pressure).
-            while pending >= concurrency:
-                yield await queue.get()
+        try:
+            for it in items:
+                # Start at most `concurrency` tasks ahead of what has been consumed.
+                while pending >= concurrency:
+                    yield await take()
+                    pending -= 1
+                tasks.append(asyncio.create_task(one(it)))
+                pending += 1
+            while pending:
+                yield await take()
                 pending -= 1
-            tasks.append(asyncio.create_task(one(it)))
-            pending += 1
-        while pending:
-            yield await queue.get()
-            pending -= 1
-        await asyncio.gather(*tasks)
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def _verdict(self, item: CheckItem, name: str | None, raw: RawOutcome) -> CheckResult:
         base = dict(id=item.id, time_s=raw.time_s, backend=self.backend.name)

@@ -12,13 +12,25 @@
 - `lint.no_shared_objects`: the formal statement mentions none of the text's objects (math
   variables, numbers, or content words matched against the parts of Lean names).
 
-A lint fails with its evidence, passes, or is `error` when the formal statement cannot be read.
+The traps people make (`lints/traps.py`): `lint.missing_positivity`, `lint.inverse_notation`,
+`lint.multiplicative_wrapper`, `lint.top_smoothness`, `lint.subset_direction`,
+`lint.unique_existence`, `lint.unmatched_variable`.
+
+A lint fails with its evidence, passes, skips what is not a statement, or is `error` when the
+formal statement cannot be read. A lint whose precision on the labelled dev set
+(`precision.json`) is under 90 % only warns: its `fail` carries `warn` and fails no pair.
 """
 
 from __future__ import annotations
 
 from math2.checks.base import Outcome, Pair, make_check
-from math2.checks.lints import arith, echo, hypotheses, objects  # noqa: F401  (registers the lints)
+from math2.checks.lints import (  # noqa: F401  (registers the lints)
+    arith,
+    echo,
+    hypotheses,
+    objects,
+    traps,
+)
 from math2.checks.lints.common import Lint
 
 __all__ = ["LINTS", "Lint", "lint_all"]
@@ -30,6 +42,14 @@ LINTS = [
     "lint.trivial_goal",
     "lint.no_shared_objects",
     "lint.formal_echo",
+    # the traps (lints/traps.py): warn until their precision on the dev set reaches the bar
+    "lint.missing_positivity",
+    "lint.inverse_notation",
+    "lint.multiplicative_wrapper",
+    "lint.top_smoothness",
+    "lint.subset_direction",
+    "lint.unique_existence",
+    "lint.unmatched_variable",
 ]
 
 

@@ -18,6 +18,8 @@ from math2.lean.lexer import Tok, Token
 
 @register("lint.unused_hypothesis")
 class UnusedHypothesis(Lint):
+    declared_status = "fail"  # before it was measured it failed pairs
+
     def judge(self, st: Statement, informal: str) -> list[str]:
         variables = set(st.variables) | _auto_bound(st)
         relevant = names_in(st.goal) & variables
@@ -87,6 +89,8 @@ def _declared_elsewhere(st: Statement) -> set[str]:
 
 @register("lint.restated_conclusion")
 class RestatedConclusion(Lint):
+    declared_status = "fail"  # before it was measured it failed pairs
+
     def judge(self, st: Statement, informal: str) -> list[str]:
         goal = key(st.goal)
         out = []
@@ -100,6 +104,8 @@ class RestatedConclusion(Lint):
 
 @register("lint.trivial_goal")
 class TrivialGoal(Lint):
+    declared_status = "fail"  # before it was measured it failed pairs
+
     def judge(self, st: Statement, informal: str) -> list[str]:
         out = []
         goal = strip_parens(st.goal)
