@@ -1,14 +1,22 @@
-"""The search index over mentions: BM25 (bm25s) + dense embeddings (`dense.py`) + a PageRank prior
-over the dependency graph, fused by weighted reciprocal rank.
+"""The search index over mentions: lexical parts (BM25 over words, phrases and search aids) +
+dense embeddings (`dense.py`) + informal descriptions + a PageRank prior over the dependency
+graph.
 
-Fusion, for a document d among the union of each part's top `pool` results:
+The lexical score of a document d for a query q adds the BM25 scores of its parts:
+
+    lex(d) = words(d) + w_phrase(q) · phrases(d) + w_aids · aids(d) + w_parents · parents(d)
+
+(index text v3+; phrases and `w_phrase(q)` in `text.py`, aids and parents in `aids.py`). The
+final ranking fuses, for a document among the union of each part's top `pool` results,
 
     score(d) = Σ_part  w_part / (60 + rank_part(d))   ×   (1 + β · prior(d))
 
-with w_bm25 = 1, w_dense = 0.3, w_desc = 1, and prior(d) the percentile (0…1) of d's PageRank in
-the dependency graph (lean_scout const_dep, or the names each source statement uses), β = 0 by
-default (measured to hurt; `prior_weight=` turns it on). A part that is absent (no embeddings
-built) simply contributes nothing.
+with w_bm25 = 1 (the lexical ranking), w_dense = 0.3, w_desc = 1, and prior(d) the percentile
+(0…1) of d's PageRank in the dependency graph, β = 0 by default (measured to hurt;
+`prior_weight=` turns it on). A part that is absent (no embeddings built) contributes nothing.
+
+Everything a query needs is memory-mapped (`lexical.py`) and loaded on first use, so a new
+process answers a query in milliseconds after opening the index (`math2 search`).
 """
 
 from __future__ import annotations
@@ -18,15 +26,13 @@ import logging
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel
-from sqlalchemy import select
 
-from math2.retrieval.dense import DenseIndex, build_dense, kept_dense
-from math2.retrieval.encoder import DEFAULT_ENCODER
+from math2.retrieval import lexical
 from math2.retrieval.text import (
     TEXT_VERSION,
     dense_text,
@@ -36,8 +42,6 @@ from math2.retrieval.text import (
     query_tokens,
     tokens,
 )
-from math2.store import AgentText, AgentTextKind, ConstDep, Mention, Source, Store
-from math2.store.work import ReviewStatus
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +52,13 @@ W_BM25 = 1.0
 # to 0.475 (docs/benchmarks.md, Dense part).
 W_DENSE = 0.3
 W_DESC = 1.0
+# Search aids' weights in the lexical score (docs/benchmarks.md, issue 24).
+W_AIDS = 0.5
+W_PARENTS = 0.1
 BETA_PRIOR = 0.25
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[._']+")
 _IDENT = re.compile(r"[A-Za-z_][\w.'!?]*")
+SNIPPET = 160
 
 
 def name_words(name: str) -> str:
@@ -59,7 +67,7 @@ def name_words(name: str) -> str:
 
 
 def doc_text(name: str, statement: str | None, docstring: str | None) -> str:
-    """What is indexed for one declaration."""
+    """What is indexed for one declaration (index text v1)."""
     return " ".join(x for x in (name_words(name), statement or "", docstring or "") if x)
 
 
@@ -69,15 +77,10 @@ class Hit(BaseModel):
     mention_id: int
     name: str
     score: float
+    position: int = -1  # the document's position in its index
     bm25_rank: int | None = None
     dense_rank: int | None = None
     prior: float = 0.0
-
-
-@dataclass
-class IndexData:
-    ids: np.ndarray  # mention ids, in index order
-    names: list[str]
 
 
 def pagerank(
@@ -112,30 +115,41 @@ def _percentile(x: np.ndarray) -> np.ndarray:
 
 
 def build_index(
-    store: Store,
+    store,
     out: Path,
     source: str = "mathlib",
-    dense: bool = True,
+    dense: bool = False,
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
     only: set[int] | None = None,
     *,
     hide_docstrings: set[int] | None = None,
     text_version: int = TEXT_VERSION,
-    encoder: str = DEFAULT_ENCODER,
+    encoder: str | None = None,
+    mathlib_dir: Path | None = None,
+    hold_out_aids: set[str] | None = None,
 ) -> dict:
     """Build (or resume) the index of a source's active, completable mentions under `out`.
 
     `hide_docstrings`: mention ids whose docstring is left out (a held-out benchmark split);
     `text_version` 1 is the document text and tokenizer of the first index (kept to measure
-    against), 2 the words described in `math2.retrieval.text`, 3 (the default) those words and
-    the phrase part. `encoder`: the dense part's encoder (`math2.retrieval.encoder.ENCODERS`).
+    against), 2 the words described in `math2.retrieval.text`, 3 those words and the phrase
+    part, 4 (the default) version 3 with Snowball stems. `encoder`: the dense part's encoder
+    (`math2.retrieval.encoder.ENCODERS`). `mathlib_dir`: a Mathlib checkout whose module
+    docstrings give main-result aids (`aids.py`); `hold_out_aids`: declarations whose theorem
+    list titles are kept out of the aids (a benchmark's title queries).
     """
+    from sqlalchemy import select
 
-    import bm25s
+    from math2.retrieval import aids
+    from math2.retrieval.dense import build_dense, kept_dense
+    from math2.retrieval.encoder import DEFAULT_ENCODER
+    from math2.store import ConstDep, Mention, Source
 
+    encoder = encoder or DEFAULT_ENCODER
     say = progress or (lambda _m: None)
     out.mkdir(parents=True, exist_ok=True)
+    hidden = hide_docstrings or set()
     with store.session() as s:
         src = s.scalar(select(Source).where(Source.name == source))
         if src is None:
@@ -154,8 +168,24 @@ def build_index(
             rows = [r for r in rows if r[0] in only]
         deps = dict(s.execute(select(ConstDep.mention_id, ConstDep.deps)).all())
         descriptions = _descriptions(s)
-    if not rows:
-        raise LookupError(f"{source} has no active, completable mentions to index")
+        if not rows:
+            raise LookupError(f"{source} has no active, completable mentions to index")
+        doc = [None if r[0] in hidden else r[3] for r in rows]
+        t0 = time.perf_counter()
+        aid_titles, aid_parents = (
+            aids.collect(
+                s, [r[0] for r in rows], [r[1] for r in rows], doc,
+                mathlib_dir if source == "mathlib" else None, hold_out_aids or set(),
+            )
+            if text_version >= 4
+            else ({}, {})
+        )  # fmt: skip
+    if text_version >= 4:
+        say(
+            f"search aids: {len(aid_titles)} declarations with titles or main-result sentences, "
+            f"{len(aid_parents)} with an enclosing declaration's docstring "
+            f"({time.perf_counter() - t0:.1f} s)"
+        )
     ids = np.array([r[0] for r in rows], dtype=np.int64)
     names = [r[1] for r in rows]
     meta_path = out / "meta.json"
@@ -165,34 +195,34 @@ def build_index(
         or old_meta.get("first_last") != [int(ids[0]), int(ids[-1])]
     ):
         say("the store changed since the last index: rebuilding from scratch")
-    hidden = hide_docstrings or set()
-    doc = [None if r[0] in hidden else r[3] for r in rows]
+    stemmed = text_version >= 4
+    t0 = time.perf_counter()
     if text_version == 1:
         texts = [doc_text(r[1], r[2], d) for r, d in zip(rows, doc, strict=True)]
+        lexical.build(_v1_tokens(texts), out / "bm25")
     else:
         texts = [document_text(r[1], r[2], d, r[4]) for r, d in zip(rows, doc, strict=True)]
-    t0 = time.perf_counter()
-    _bm25_index(texts, text_version).save(str(out / "bm25"))
+        lexical.build([tokens(t, stemmed) for t in texts], out / "bm25")
     say(f"BM25 over {len(texts)} declarations in {time.perf_counter() - t0:.1f} s")
-    for f in (out / "phrase").glob("*") if (out / "phrase").exists() else []:
-        f.unlink()
+    _clear(out / "phrase")
     if text_version >= 3:
         t0 = time.perf_counter()
-        phrase = bm25s.BM25()
-        phrase.index(
-            [document_phrases(r[1], d) or ["∅"] for r, d in zip(rows, doc, strict=True)],
-            show_progress=False,
+        lexical.build(
+            [document_phrases(r[1], d, stemmed) for r, d in zip(rows, doc, strict=True)],
+            out / "phrase",
         )
-        phrase.save(str(out / "phrase"))
         say(f"BM25 over their phrases in {time.perf_counter() - t0:.1f} s")
+    for part, texts_by_pos in (("aids", aid_titles), ("parents", aid_parents)):
+        _clear(out / part)
+        if texts_by_pos:
+            lexical.build(
+                [tokens(texts_by_pos.get(i, ""), stemmed) for i in range(len(rows))], out / part
+            )
     # Informal descriptions by the informalize role: their own BM25 part, fused like the others.
     desc_pos = [i for i, r in enumerate(rows) if r[0] in descriptions]
-    for f in (out / "desc").glob("*") if (out / "desc").exists() else []:
-        f.unlink()
+    _clear(out / "desc")
     if desc_pos:
-        _bm25_index([descriptions[rows[i][0]] for i in desc_pos], TEXT_VERSION).save(
-            str(out / "desc")
-        )
+        lexical.build([tokens(descriptions[rows[i][0]], stemmed) for i in desc_pos], out / "desc")
         np.save(out / "desc" / "positions.npy", np.array(desc_pos, dtype=np.int64))
         say(f"BM25 over {len(desc_pos)} informal descriptions")
 
@@ -218,6 +248,7 @@ def build_index(
     np.save(out / "prior.npy", _percentile(pr).astype(np.float32))
     np.save(out / "ids.npy", ids)
     (out / "names.json").write_text(json.dumps(names))
+    _write_lines(out / "snippets", [" ".join((r[2] or "").split())[:SNIPPET] for r in rows])
     meta = {
         "source": source,
         "count": len(ids),
@@ -227,6 +258,8 @@ def build_index(
         "dense": None,
         "text_version": text_version,
         "descriptions": len(desc_pos),
+        "aids": len(aid_titles),
+        "parents": len(aid_parents),
         "built_at": time.time(),
     }
 
@@ -244,10 +277,34 @@ def build_index(
     return meta
 
 
+def _clear(folder: Path) -> None:
+    for f in folder.glob("*") if folder.exists() else []:
+        f.unlink()
+
+
+def _v1_tokens(texts: list[str]) -> list[list[str]]:
+    """The first index's tokens: bm25s's default tokenizer with English stop words."""
+    import bm25s
+
+    return bm25s.tokenize(texts, stopwords="en", show_progress=False, return_ids=False)
+
+
+def _write_lines(stem: Path, lines: list[str]) -> None:
+    """One line per document and their byte offsets (`<stem>.txt`, `<stem>.npy`)."""
+    blobs = [ln.replace("\n", " ").encode() + b"\n" for ln in lines]
+    stem.with_suffix(".txt").write_bytes(b"".join(blobs))
+    np.save(stem.with_suffix(".npy"), np.cumsum([0] + [len(b) for b in blobs], dtype=np.int64))
+
+
 def _descriptions(s) -> dict[int, str]:
     """The newest description or informal statement the informalize role wrote for each mention
     (agent text, a search aid only: never node text), whatever its review status, except
     rejected ones."""
+    from sqlalchemy import select
+
+    from math2.store import AgentText, AgentTextKind
+    from math2.store.work import ReviewStatus
+
     rows = s.execute(
         select(AgentText.mention_id, AgentText.body)
         .where(
@@ -260,93 +317,145 @@ def _descriptions(s) -> dict[int, str]:
     return {mid: body for mid, body in rows}
 
 
-def _bm25_index(texts: list[str], text_version: int):
-    import bm25s
-
-    retriever = bm25s.BM25()
-    if text_version == 1:
-        toks = bm25s.tokenize(texts, stopwords="en", show_progress=False)
-    else:
-        toks = [tokens(t) or ["∅"] for t in texts]
-    retriever.index(toks, show_progress=False)
-    return retriever
-
-
-def _scores(bm25, toks: list[str], n: int) -> np.ndarray:
-    """BM25 score of every document for the query tokens the index knows (zeros if none)."""
-    vocab = bm25.vocab_dict
-    known = [t for t in toks if t in vocab]
-    if not known:
-        return np.zeros(n, dtype=np.float32)
-    return bm25.get_scores(known)
+PARTS = ("bm25", "dense", "desc", "prior", "aids", "parents")
 
 
 class SearchIndex:
-    """A loaded index: `search(query, k)` and `search_batch(queries, k)`."""
+    """A built index, opened lazily: `search(query, k)` and `search_batch(queries, k)`.
 
-    def __init__(self, folder: Path):
-        import bm25s
+    Opening reads `meta.json` only; each part is memory-mapped the first time a query needs
+    it. `aids_weight` and `parents_weight` set the aids' weights in the lexical score."""
 
+    def __init__(
+        self, folder: Path, aids_weight: float = W_AIDS, parents_weight: float = W_PARENTS
+    ):
         self.folder = folder
-        meta = json.loads((folder / "meta.json").read_text())
-        self.ids = np.load(folder / "ids.npy")
-        self.names: list[str] = json.loads((folder / "names.json").read_text())
-        self.prior = np.load(folder / "prior.npy")
-        self.bm25 = bm25s.BM25.load(str(folder / "bm25"))
-        self.text_version = meta.get("text_version", 1)
-        self.phrase = None
-        if self.text_version >= 3 and (folder / "phrase").exists():
-            self.phrase = bm25s.BM25.load(str(folder / "phrase"))
-        self.desc = self.desc_pos = None
-        if meta.get("descriptions") and (folder / "desc" / "positions.npy").exists():
-            self.desc = bm25s.BM25.load(str(folder / "desc"))
-            self.desc_pos = np.load(folder / "desc" / "positions.npy")
-        self.dense = DenseIndex.load(folder, meta, len(self.ids))
+        self.meta = json.loads((folder / "meta.json").read_text())
+        self.text_version = self.meta.get("text_version", 1)
+        if not lexical.exists(folder / "bm25"):
+            raise FileNotFoundError(
+                f"{folder} was built by an older version of math2: rebuild it "
+                f"(math2 index build --library {self.meta.get('source', '…')})"
+            )
+        self.stemmed = self.text_version >= 4
+        self.aids_weight = aids_weight
+        self.parents_weight = parents_weight
+
+    def __len__(self) -> int:
+        return int(self.meta["count"])
+
+    @cached_property
+    def ids(self) -> np.ndarray:
+        return np.load(self.folder / "ids.npy", mmap_mode="r")
+
+    @cached_property
+    def names(self) -> list[str]:
+        return json.loads((self.folder / "names.json").read_text())
+
+    @cached_property
+    def prior(self) -> np.ndarray:
+        return np.load(self.folder / "prior.npy", mmap_mode="r")
+
+    def _part(self, name: str) -> lexical.Lexical | None:
+        folder = self.folder / name
+        return lexical.Lexical(folder) if lexical.exists(folder) else None
+
+    @cached_property
+    def bm25(self) -> lexical.Lexical:
+        return lexical.Lexical(self.folder / "bm25")
+
+    @cached_property
+    def phrase(self) -> lexical.Lexical | None:
+        return self._part("phrase") if self.text_version >= 3 else None
+
+    @cached_property
+    def aids(self) -> lexical.Lexical | None:
+        return self._part("aids")
+
+    @cached_property
+    def parents(self) -> lexical.Lexical | None:
+        return self._part("parents")
+
+    @cached_property
+    def desc(self) -> lexical.Lexical | None:
+        return self._part("desc") if self.meta.get("descriptions") else None
+
+    @cached_property
+    def desc_pos(self) -> np.ndarray:
+        return np.load(self.folder / "desc" / "positions.npy")
+
+    @cached_property
+    def dense(self):
+        from math2.retrieval.dense import DenseIndex
+
+        return DenseIndex.load(self.folder, self.meta, len(self))
 
     @property
     def has_dense(self) -> bool:
-        """Whether embeddings are present for every document."""
-        return self.dense is not None
+        """Whether embeddings are present for every document (without loading them)."""
+        info = self.meta.get("dense")
+        return bool(info) and self.dense is not None
 
-    def rank_bm25(self, queries: list[str], pool: int) -> list[np.ndarray]:
-        """Top `pool` document positions per query by BM25."""
+    def parts_built(self) -> list[str]:
+        """The parts on disk, in words (`BM25 + phrases + aids …`)."""
+        found = ["BM25"]
+        for label, folder in (("phrases", "phrase"), ("aids", "aids"), ("parents", "parents")):
+            if lexical.exists(self.folder / folder):
+                found.append(label)
+        if self.meta.get("dense"):
+            found.append("dense")
+        if self.meta.get("descriptions"):
+            found.append("descriptions")
+        return found
+
+    def snippet(self, position: int) -> str:
+        """The start of a document's statement (stored beside the index)."""
+        starts = np.load(self.folder / "snippets.npy", mmap_mode="r")
+        with open(self.folder / "snippets.txt", "rb") as f:
+            f.seek(int(starts[position]))
+            return f.read(int(starts[position + 1] - starts[position])).decode().rstrip("\n")
+
+    def _query_tokens(self, query: str) -> list[str]:
+        if self.text_version == 1:
+            return _v1_tokens([query])[0]
+        return query_tokens(query, self.stemmed)
+
+    def lexical_scores(self, query: str, use_aids: bool = True) -> np.ndarray:
+        """The lexical score of every document (see the module docstring)."""
+        toks = self._query_tokens(query)
+        score = self.bm25.scores(toks)
         if self.phrase is not None:
-            return [self._rank_phrased(q, pool) for q in queries]
-        return self._rank(self.bm25, queries, pool, len(self.ids), self.text_version)
+            ptoks, weight = query_phrases(query, self.stemmed)
+            if weight > 0:
+                score = score + weight * self.phrase.scores(ptoks)
+        if use_aids:
+            for part, w in ((self.aids, self.aids_weight), (self.parents, self.parents_weight)):
+                if part is not None and w > 0:
+                    score = score + w * part.scores(toks)
+        return score
 
-    def _rank_phrased(self, query: str, pool: int) -> np.ndarray:
-        """Word score + weighted phrase score (index text version 3), top `pool` positions."""
-        score = _scores(self.bm25, query_tokens(query), len(self.ids))
-        toks, weight = query_phrases(query)
-        if weight > 0:
-            score = score + weight * _scores(self.phrase, toks, len(self.ids))
-        k = min(pool, len(score))
-        top = np.argpartition(-score, k - 1)[:k]
-        top = top[np.argsort(-score[top], kind="stable")]
-        return top[score[top] > 0]
+    def coverage(self, query: str, positions: np.ndarray) -> np.ndarray:
+        """The share (0…1) of the query's tokens each document's words contain: comparable
+        across libraries, where fused scores (ranks) and BM25 scores (corpus statistics) are
+        not."""
+        toks = list(dict.fromkeys(self._query_tokens(query)))
+        if not toks:
+            return np.zeros(len(positions))
+        return self.bm25.matched(toks, np.asarray(positions)) / len(toks)
+
+    def rank_bm25(self, queries: list[str], pool: int, use_aids: bool = True) -> list[np.ndarray]:
+        """Top `pool` document positions per query by the lexical score."""
+        return [lexical.top_positions(self.lexical_scores(q, use_aids), pool) for q in queries]
 
     def rank_desc(self, queries: list[str], pool: int) -> list[np.ndarray]:
         """Top `pool` document positions per query by BM25 over the informal descriptions."""
         if self.desc is None:
             return [np.zeros(0, dtype=np.int64) for _ in queries]
-        ranked = self._rank(self.desc, queries, pool, len(self.desc_pos), 2)
-        return [self.desc_pos[r] for r in ranked]
-
-    @staticmethod
-    def _rank(bm25, queries: list[str], pool: int, n: int, version: int) -> list[np.ndarray]:
-        import bm25s
-
-        if version == 1:
-            toks = bm25s.tokenize(queries, stopwords="en", show_progress=False)
-        else:  # a query with no known token matches nothing (never an error)
-            vocab = bm25.vocab_dict
-            toks = [[t for t in query_tokens(q) if t in vocab] or ["∅"] for q in queries]
-        docs, scores = bm25.retrieve(toks, k=min(pool, n), show_progress=False, n_threads=1)
-        return [d[s > 0] for d, s in zip(docs, scores, strict=True)]
+        return [self.desc_pos[self.desc.top(query_tokens(q, self.stemmed), pool)] for q in queries]
 
     def rank_dense(self, queries: list[str], pool: int) -> list[np.ndarray]:
         """Top `pool` document positions per query by cosine similarity (ANN at size)."""
-        if self.dense is None:
+        if not self.meta.get("dense") or self.dense is None:
             return [np.zeros(0, dtype=np.int64) for _ in queries]
         return self.dense.rank(queries, pool)
 
@@ -355,19 +464,21 @@ class SearchIndex:
         queries: list[str],
         k: int = 10,
         pool: int = 100,
-        parts: tuple[str, ...] = ("bm25", "dense", "desc", "prior"),
+        parts: tuple[str, ...] = PARTS,
         prior_weight: float | None = None,
         dense_weight: float = W_DENSE,
     ) -> list[list[Hit]]:
-        """Fused results for many queries at once (BM25 and the encoder run batched)."""
+        """Fused results for many queries at once (the encoder runs batched)."""
         if prior_weight is None:
             # Over the full index the prior at 0.25 lowers nDCG@10 on theorem titles with BM25
             # alone (0.46 -> 0.35) and with BM25 + dense (0.475 -> 0.393; docs/benchmarks.md,
             # Retrieval): it is off unless asked for (`prior_weight=BETA_PRIOR`).
             prior_weight = 0.0
-        b = self.rank_bm25(queries, pool) if "bm25" in parts else [None] * len(queries)
-        d = self.rank_dense(queries, pool) if "dense" in parts else [None] * len(queries)
-        x = self.rank_desc(queries, pool) if "desc" in parts else [None] * len(queries)
+        use_aids = "aids" in parts or "parents" in parts
+        n = len(queries)
+        b = self.rank_bm25(queries, pool, use_aids) if "bm25" in parts else [None] * n
+        d = self.rank_dense(queries, pool) if "dense" in parts else [None] * n
+        x = self.rank_desc(queries, pool) if "desc" in parts else [None] * n
         results = []
         for rb, rd, rx in zip(b, d, x, strict=True):
             scores: dict[int, float] = {}
@@ -379,16 +490,17 @@ class SearchIndex:
                 scores[p] = scores.get(p, 0.0) + dense_weight / (RRF_K + r + 1)
             for r, p in enumerate(rx if rx is not None else []):
                 scores[int(p)] = scores.get(int(p), 0.0) + W_DESC / (RRF_K + r + 1)
-            if "prior" in parts:
+            if "prior" in parts and prior_weight:
                 for p in scores:
                     scores[p] *= 1.0 + prior_weight * float(self.prior[p])
-            top = sorted(scores.items(), key=lambda kv: -kv[1])[:k]
+            top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
             results.append(
                 [
                     Hit(
                         mention_id=int(self.ids[p]),
                         name=self.names[p],
                         score=s,
+                        position=p,
                         bm25_rank=rb_pos.get(p),
                         dense_rank=rd_pos.get(p),
                         prior=float(self.prior[p]),
