@@ -290,10 +290,9 @@ def main() -> None:
     configs = [
         (base, 3, ("bm25",), 0.0, 0.0),
         ("+ stems (v4)", 4, ("bm25",), 0.0, 0.0),
-        (f"+ stems + aids {W_AIDS}", 4, ("bm25", "aids"), W_AIDS, 0.0),
-        (f"+ stems + parents {W_PARENTS}", 4, ("bm25", "parents"), 0.0, W_PARENTS),
-        (f"+ stems + aids + parents (default: {W_AIDS}, {W_PARENTS})", 4,
-         ("bm25", "aids", "parents"), W_AIDS, W_PARENTS),
+        (f"+ stems + aids {W_AIDS} (default)", 4, ("bm25", "aids"), W_AIDS, 0.0),
+        ("+ stems + parents 0.1", 4, ("bm25", "parents"), 0.0, 0.1),
+        (f"+ stems + aids {W_AIDS} + parents 0.1", 4, ("bm25", "aids", "parents"), W_AIDS, 0.1),
         *((f"+ stems + aids {w}", 4, ("bm25", "aids"), w, 0.0) for w in args.aids_weights),
         *((f"+ stems + parents {w}", 4, ("bm25", "parents"), 0.0, w)
           for w in args.parents_weights),

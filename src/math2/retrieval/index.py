@@ -4,10 +4,13 @@ graph.
 
 The lexical score of a document d for a query q adds the BM25 scores of its parts:
 
-    lex(d) = words(d) + w_phrase(q) · phrases(d) + w_aids · aids(d) + w_parents · parents(d)
+    lex(d) = words(d) + w_phrase(q)·phrases(d) + s(q)·(w_aids·aids(d) + w_parents·parents(d))
 
 (index text v3+; phrases and `w_phrase(q)` in `text.py`, aids and parents in `aids.py`). The
-final ranking fuses, for a document among the union of each part's top `pool` results,
+aids, which are prose, are matched with the query's English words only, and weighted by their
+share s(q) of the query's tokens (`text.prose_tokens`): a Lean or LaTeX formula barely
+touches them. The final ranking fuses, for a document among the union of each part's top
+`pool` results,
 
     score(d) = Σ_part  w_part / (60 + rank_part(d))   ×   (1 + β · prior(d))
 
@@ -38,6 +41,7 @@ from math2.retrieval.text import (
     dense_text,
     document_phrases,
     document_text,
+    prose_tokens,
     query_phrases,
     query_tokens,
     tokens,
@@ -52,9 +56,13 @@ W_BM25 = 1.0
 # to 0.475 (docs/benchmarks.md, Dense part).
 W_DENSE = 0.3
 W_DESC = 1.0
-# Search aids' weights in the lexical score (docs/benchmarks.md, issue 24).
+# Search aids' weights in the lexical score, measured over the full index (docs/benchmarks.md,
+# issue 24): titles and main results at 0.5 lift descriptions 0.356 -> 0.394 and docstrings
+# 0.193 -> 0.196 over stems alone and leave Lean and LaTeX queries level; at 2 titles fall. The
+# parents' docstrings lowered titles and descriptions at every weight tried: off (still built,
+# so the lever can be measured again; `SearchIndex(..., parents_weight=w)`).
 W_AIDS = 0.5
-W_PARENTS = 0.1
+W_PARENTS = 0.0
 BETA_PRIOR = 0.25
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[._']+")
 _IDENT = re.compile(r"[A-Za-z_][\w.'!?]*")
@@ -397,10 +405,14 @@ class SearchIndex:
         return bool(info) and self.dense is not None
 
     def parts_built(self) -> list[str]:
-        """The parts on disk, in words (`BM25 + phrases + aids …`)."""
+        """The parts on disk that a search uses, in words (`BM25 + phrases + aids …`)."""
         found = ["BM25"]
-        for label, folder in (("phrases", "phrase"), ("aids", "aids"), ("parents", "parents")):
-            if lexical.exists(self.folder / folder):
+        for label, folder, w in (
+            ("phrases", "phrase", 1.0),
+            ("aids", "aids", self.aids_weight),
+            ("parents", "parents", self.parents_weight),
+        ):
+            if w > 0 and lexical.exists(self.folder / folder):
                 found.append(label)
         if self.meta.get("dense"):
             found.append("dense")
@@ -428,10 +440,11 @@ class SearchIndex:
             ptoks, weight = query_phrases(query, self.stemmed)
             if weight > 0:
                 score = score + weight * self.phrase.scores(ptoks)
-        if use_aids:
+        if use_aids and (self.aids is not None or self.parents is not None):
+            words, share = prose_tokens(query, self.stemmed)
             for part, w in ((self.aids, self.aids_weight), (self.parents, self.parents_weight)):
-                if part is not None and w > 0:
-                    score = score + w * part.scores(toks)
+                if part is not None and w > 0 and words:
+                    score = score + w * share * part.scores(words)
         return score
 
     def coverage(self, query: str, positions: np.ndarray) -> np.ndarray:

@@ -22,8 +22,9 @@ in docs/benchmarks.md (Retrieval).
 Morphology (index text version 4 = version 3 with stems): every word, and every word of a split
 identifier, is reduced to its Snowball (Porter 2) English stem in documents, phrases and queries
 alike (`primes` → `prime`, `continuity` and `continuous` → `continu`, `normed` → `norm`); whole
-identifiers (`nat.prime.two_le`) and notation symbols are kept as written. Measured per query
-style in docs/benchmarks.md (issue 24).
+identifiers (`nat.prime.two_le`) and notation symbols are kept as written. Keeping each word
+beside its stem instead (a word in its written form matching twice) measured worse on titles
+and LaTeX queries (docs/benchmarks.md, issue 24).
 """
 
 from __future__ import annotations
@@ -133,6 +134,22 @@ def query_text(query: str) -> str:
 def query_tokens(query: str, stemmed: bool = False) -> list[str]:
     """Tokens of a query, from both its LaTeX and its Unicode form (duplicates dropped)."""
     return list(dict.fromkeys(tokens(query_text(query), stemmed)))
+
+
+_PROSE = re.compile(r"(?<![\\\w.])[A-Za-z][a-z]{2,}(?:[-'][a-z]+)*(?![\w.(])")
+
+
+def prose_tokens(query: str, stemmed: bool = True) -> tuple[list[str], float]:
+    """The English words of a query (three letters or more, not part of an identifier, a
+    LaTeX command or a call) and their share of its tokens: what is matched against search
+    aids, which are prose. `Real.exp (x + y) = …` has almost none; a description is all."""
+    words = [w.lower() for w in _PROSE.findall(query)]
+    words = [w for w in words if w not in STOPWORDS]
+    if stemmed:
+        words = [stem(w) for w in words]
+    words = list(dict.fromkeys(words))
+    share = len(words) / max(1, len(query_tokens(query, stemmed)))
+    return words, min(1.0, share)
 
 
 def module_words(module: str | None) -> str:
