@@ -256,6 +256,7 @@ def build_index(
     np.save(out / "prior.npy", _percentile(pr).astype(np.float32))
     np.save(out / "ids.npy", ids)
     (out / "names.json").write_text(json.dumps(names))
+    _write_lines(out / "names", names)
     _write_lines(out / "snippets", [" ".join((r[2] or "").split())[:SNIPPET] for r in rows])
     meta = {
         "source": source,
@@ -420,12 +421,21 @@ class SearchIndex:
             found.append("descriptions")
         return found
 
-    def snippet(self, position: int) -> str:
-        """The start of a document's statement (stored beside the index)."""
-        starts = np.load(self.folder / "snippets.npy", mmap_mode="r")
-        with open(self.folder / "snippets.txt", "rb") as f:
+    def _line(self, stem: str, position: int) -> str:
+        starts = np.load(self.folder / f"{stem}.npy", mmap_mode="r")
+        with open(self.folder / f"{stem}.txt", "rb") as f:
             f.seek(int(starts[position]))
             return f.read(int(starts[position + 1] - starts[position])).decode().rstrip("\n")
+
+    def snippet(self, position: int) -> str:
+        """The start of a document's statement (stored beside the index)."""
+        return self._line("snippets", position)
+
+    def name(self, position: int) -> str:
+        """One document's name, without loading them all."""
+        if "names" in self.__dict__ or not (self.folder / "names.txt").exists():
+            return self.names[position]
+        return self._line("names", position)
 
     def _query_tokens(self, query: str) -> list[str]:
         if self.text_version == 1:
@@ -511,7 +521,7 @@ class SearchIndex:
                 [
                     Hit(
                         mention_id=int(self.ids[p]),
-                        name=self.names[p],
+                        name=self.name(p),
                         score=s,
                         position=p,
                         bm25_rank=rb_pos.get(p),
