@@ -12,7 +12,9 @@ start to exit:
 - warm: the same command again right after, the files in the page cache.
 
 Three scopes: the default (Mathlib), `--library setmm`, and `--library all` (every built
-index, merged). Queries are fixed below (a title, a description, a Lean statement).
+index, merged). Queries are fixed below (a title, a description, a Lean statement). The
+baseline, in the same run, is `math2 search --help`: the same process start and imports (every
+command module), no index read, so the difference is what searching costs.
 """
 
 from __future__ import annotations
@@ -46,9 +48,10 @@ def drop_cache(folder: Path) -> None:
                 os.close(fd)
 
 
-def run(store: Path, query: str, scope: list[str]) -> float:
+def run(store: Path, query: str | None, scope: list[str]) -> float:
     math2 = Path(sys.executable).with_name("math2")
-    cmd = [str(math2), "--db", f"sqlite:///{store / 'math2.db'}", "search", query, *scope]
+    args = [query, *scope] if query is not None else ["--help"]
+    cmd = [str(math2), "--db", f"sqlite:///{store / 'math2.db'}", "search", *args]
     t0 = time.perf_counter()
     res = subprocess.run(cmd, cwd=store, capture_output=True, text=True, check=False)
     dt = time.perf_counter() - t0
@@ -70,10 +73,10 @@ def main() -> None:
         print(f"index {lib}: {size / 2**20:.0f} MiB on disk")
     print("\n| scope | cold p50 s | cold max s | warm p50 s | warm max s |")
     print("|---|---|---|---|---|")
-    for label, scope in SCOPES.items():
+    for label, scope in {"baseline: `math2 search --help`": [], **SCOPES}.items():
         cold, warm = [], []
         for _ in range(args.runs):
-            for q in QUERIES:
+            for q in QUERIES if not label.startswith("baseline") else [None] * len(QUERIES):
                 drop_cache(index)
                 cold.append(run(args.store, q, scope))
                 warm.append(run(args.store, q, scope))

@@ -29,6 +29,7 @@ structure ContinuousLinearMap {R S : Type*} [Semiring R] [Semiring S] (σ : R �
 class TopologicalSpace (X : Type u) where
 class FaithfulSMul (M α : Type*) [SMul M α] : Prop where
 class IsRightCancelMul (G : Type u) [Mul G] : Prop where
+class IsLeftCancelMul (G : Type u) [Mul G] : Prop where
 """
 CLASSES = class_signatures(HEADERS)
 
@@ -53,6 +54,9 @@ CLASSES = class_signatures(HEADERS)
         # Mathlib/Algebra/Group/Action/Faithful.lean
         ("[Mul α] [IsRightCancelMul α] : FaithfulSMul α α", [],
          "instFaithfulSMulOfIsRightCancelMul"),
+        # Mathlib/Algebra/Group/Action/Faithful.lean: postfix `ᵐᵒᵖ` is `MulOpposite`
+        ("(R : Type*) [Mul R] [IsLeftCancelMul R] : FaithfulSMul Rᵐᵒᵖ R", [],
+         "instFaithfulSMulMulOppositeOfIsLeftCancelMul"),
         # Mathlib/Algebra/Group/Defs.lean: `instSMulOfMul`
         ("[Mul α] : SMul α α", [], "instSMulOfMul"),
         ("[t₁ : TopologicalSpace X] [t₂ : TopologicalSpace Y] : TopologicalSpace (X × Y)", [],

@@ -128,6 +128,8 @@ _INFIX: dict[str, tuple[int, bool, tuple[str, ...]]] = {
     "•": (73, True, ("HSMul.hSMul",)),
     "^": (75, True, ("HPow.hPow",)),
 }
+# Postfix notation written onto an identifier (`Rᵐᵒᵖ` is `MulOpposite R`).
+_POSTFIX = {"ᵐᵒᵖ": "MulOpposite", "ᵃᵒᵖ": "AddOpposite", "ᵒᵈ": "OrderDual", "ˣ": "Units"}
 _SORTS = {"Type": "Type", "Type*": "Type", "Prop": "Prop", "Sort": "Sort", "Sort*": "Sort"}
 _OPS = sorted(_INFIX, key=len, reverse=True)
 _LEX = re.compile(
@@ -246,7 +248,11 @@ def _render(toks: list[tuple[str, str]], names: _Names) -> str:
             i = j
             continue
         if kind == "ident":
-            out.append(names.const(text))
+            heads = []
+            while fix := next((p for p in _POSTFIX if text.endswith(p) and text != p), None):
+                heads.insert(0, _POSTFIX[fix])
+                text = text[: -len(fix)]
+            out += [names.const(h) for h in heads] + [names.const(text)]
         elif kind == "neg":
             out.append(names.const("Not"))
         i += 1
