@@ -23,6 +23,7 @@ from sqlalchemy import select
 
 from math2.llm.templates import builtin_dir, load_template_file
 from math2.llm.testing.llama import LlamaServer
+from math2.retrieval.text import used_constants
 from math2.store import Mention, Source, Store
 
 
@@ -57,24 +58,31 @@ def main() -> None:
             return len(http.post("/tokenize", json={"content": text}).json()["tokens"])
 
         system = count(prompt.system or "")
-        user, answer = [], []
+        user, answer, names = [], [], []
         for name, kind, module, stmt, doc in sample:
             msgs = prompt.render(
                 name=name, kind=kind, module=module, lean=f"{kind} {name} {stmt or ''}",
                 docstring=doc, deps=[], context=[],
             )  # fmt: skip
             user.append(count(msgs[-1]["content"]))
+            names.append(count(name))
             if doc:
                 answer.append(count(doc))
     mean_in = system + statistics.mean(user)
     mean_out = statistics.mean(answer)
+    deps = statistics.mean(len(used_constants(r[3])) for r in sample)
+    name_tokens = statistics.mean(n for n in names)
+    per_dep = name_tokens + 4 + mean_out  # "- name: description" per dependency
     print(f"declarations: {total} (sample {len(sample)}, {len(answer)} with a docstring)")
     print(f"prompt tokens per declaration: system {system} + user mean "
           f"{statistics.mean(user):.0f} (median {statistics.median(user):.0f}, "
           f"p95 {sorted(user)[int(0.95 * (len(user) - 1))]}) = {mean_in:.0f}")  # fmt: skip
     print(f"answer stand-in (docstring) tokens: mean {mean_out:.0f}, "
           f"median {statistics.median(answer):.0f}")  # fmt: skip
-    print(f"all of Mathlib: {mean_in * total / 1e6:.1f} M prompt tokens, "
+    print(f"constants a statement uses: mean {deps:.1f}; a dependency line ≈ {per_dep:.0f} tokens")
+    with_deps = mean_in + deps * per_dep
+    print(f"all of Mathlib: {mean_in * total / 1e6:.1f} M prompt tokens without dependency "
+          f"descriptions, {with_deps * total / 1e6:.1f} M with them (Herald's route), "
           f"{mean_out * total / 1e6:.1f} M answer tokens")  # fmt: skip
 
 
