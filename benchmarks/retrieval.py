@@ -1,29 +1,33 @@
 """Retrieval quality and latency over the FULL Mathlib index, on dev sets built from human data.
 
-    math2 --db sqlite:///m.db init && math2 --db sqlite:///m.db import mathlib /path/to/mathlib4
-    python benchmarks/retrieval.py --db sqlite:///m.db --work .math2/bench-retrieval
+    python benchmarks/retrieval.py --db sqlite:///m.db --work .math2/bench-retrieval \
+        --crosswalk /path/to/crosswalk --mathlib /path/to/mathlib4 [--benchmarks DIR]
 
 Dev sets (none is MathlibQR/MathlibMPR or a file of MathForm's harness):
-- `lists`: a theorem's title → its Mathlib declarations, from Mathlib's docs/100.yaml and
-  docs/1000.yaml and the 1000+ theorems pages (their Mathlib `identifiers`);
-- `premises`: a miniF2F / ProofNet informal statement → the Mathlib constants its formal
-  statement uses (identifiers resolved as full names or through the header's `open`s);
+- `titles`: a seeded half of the theorem lists' titles → their Mathlib declarations (Mathlib's
+  docs/100.yaml and docs/1000.yaml, the 1000+ theorems pages under `--crosswalk`). The list
+  titles of every target of this half are held out of the search aids; the other half's titles
+  stay in as aids and are not measured;
+- `natural`, `lean`, `latex`: queries written for issue 24 from the mathematics
+  (`benchmarks/devsets/*.yaml`: plain-English descriptions, Lean-style statements, LaTeX);
 - `docstrings`: a seeded held-out split of Mathlib docstrings: the docstring is the query, its
   declaration the one relevant document, and that docstring is left out of every index built
-  here (for every configuration alike).
+  here (and of the aids);
+- `premises` (with `--benchmarks`): a miniF2F / ProofNet informal statement → the Mathlib
+  constants its formal statement uses.
 
 Every configuration is an index over every active, completable Mathlib declaration (never a
-pool); the first index's configuration (index text v1: name words + statement + docstring
-through bm25s's default tokenizer, BM25 + PageRank prior) is the baseline, measured in the same
-run beside v2 (words) and v3 (words + phrase part, what `math2 search` uses today). Reported
-per set and configuration: nDCG@10, Recall@10, Recall@50, MRR (binary relevance), and p50/p95
-latency of one query.
+pool). The baseline is plain BM25 as before issue 24 (index text v3: words + phrases), measured
+in the same run beside v4 (Snowball stems) with and without the search aids (module-doc main
+results and list titles from `--mathlib` and the store; the enclosing declarations'
+docstrings). Reported per set and configuration: nDCG@10 and its ratio to the baseline,
+Recall@10, Recall@50, MRR (binary relevance), and p50/p95 latency of one query.
 
-With `--dense ENCODER` the v3 index also gets its dense part (every declaration embedded, an
-HNSW graph at this size; resumable: a rerun picks up where a killed one stopped), timed, and the
-fused configurations are measured beside the others. `--compare-encoders` measures the two
-encoders on equal terms without embedding everything twice: each reorders the v3 BM25 top
-`--rerank-top` of the full index by fusing its cosine rank with the BM25 rank.
+With `--dense ENCODER` the v4 index also gets its dense part (every declaration embedded, an
+HNSW graph at this size; resumable), timed, and the fused configurations are measured beside the
+others. `--compare-encoders` measures the two encoders on equal terms without embedding
+everything twice: each reorders the v4 BM25 top `--rerank-top` of the full index by fusing its
+cosine rank with the BM25 rank.
 """
 
 from __future__ import annotations
