@@ -105,6 +105,8 @@ def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
     res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2"])
     assert res.exit_code == 0, res.output
     assert "mathlib (20" in res.stderr and "other (20" not in res.stderr
+    res = CliRunner().invoke(app, ["search", "zzqqxx"])
+    assert res.exit_code == 0 and "no declaration matches" in res.stderr, res.stderr
     res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2", "--library", "all"])
     assert res.exit_code == 0, res.output
     assert "mathlib (20" in res.stderr and "other (20" in res.stderr

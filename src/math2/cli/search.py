@@ -150,6 +150,8 @@ def search_cmd(
         note = "reranked" if res.reranked else f"not reranked ({res.error})"
         err.print(f"{note} by {rerank} with {res.template}" + (" (cached)" if res.cached else ""))
         hits = [by_id[h.mention_id] for h in res.hits]
+    if not hits:
+        err.print("no declaration matches (try other words, or --library all)")
     for i, h in enumerate(hits[:k], 1):
         stmt = indexes[h.library].snippet(h.hit.position)[:120]
         where = f" [dim]({h.library})[/]" if len(indexes) > 1 else ""

@@ -13,6 +13,7 @@ query reads only the slices of its tokens.
 from __future__ import annotations
 
 import json
+import logging
 import mmap
 from pathlib import Path
 
@@ -26,7 +27,13 @@ def build(docs: list[list[str]], folder: Path) -> int:
     import bm25s
 
     retriever = bm25s.BM25()
-    retriever.index([d or ["∅"] for d in docs], show_progress=False)
+    quiet = logging.getLogger("bm25s")
+    level = quiet.level
+    quiet.setLevel(max(level, logging.INFO))  # its "Building index from tokens" debug line
+    try:
+        retriever.index([d or ["∅"] for d in docs], show_progress=False)
+    finally:
+        quiet.setLevel(level)
     folder.mkdir(parents=True, exist_ok=True)
     sc = retriever.scores
     np.save(folder / "data.npy", np.asarray(sc["data"], dtype=np.float32))
