@@ -21,6 +21,7 @@ from pathlib import Path
 
 from math2.importers.instance_names import name_instances
 from math2.importers.lean_source import lean_files, scan_file
+from math2.importers.to_additive import additive_twins
 
 _REF = re.compile(r"(?<![\w.'])((?:[A-Z][\w']*\.)*inst[A-Z][\w'₀-₉]*)")
 _EXPLICIT = re.compile(r"instance\s+(?:\(priority\s*:=\s*\w+\)\s*)?(?:[\w']+\.)*(inst[A-Z][\w']*)")
@@ -51,10 +52,11 @@ def main() -> None:
     print(f"scan: {len(files)} files in {time.perf_counter() - t0:.0f} s")
     before = {d.name for f in files for d in f.declarations if d.generated and d.name}
     t0 = time.perf_counter()
-    changed = name_instances(files)
+    changed = name_instances(files, [d.name for d in additive_twins(files) if d.name])
     after = {d.name for f in files for d in f.declarations if d.generated and d.name}
+    suffixed = sum("_" + "mathlib_" in n for n in after)
     print(f"library pass: {time.perf_counter() - t0:.1f} s; {len(after)} generated names, "
-          f"{changed} renamed")  # fmt: skip
+          f"{changed} renamed, {suffixed} with a module suffix")  # fmt: skip
     refs = references(args.mathlib)
     hb, ha = matched(refs, before), matched(refs, after)
     print(f"references not declared by name: {len(refs)}; matched by the file-only names: "

@@ -68,6 +68,10 @@ CLASSES = class_signatures(HEADERS)
         ("[Fact p.Prime] : Field (ZMod p)", [], "instFieldZModOfFactPrime"),
         (": Inhabited (E →ₗ[R] F)", [], "instInhabitedLinearMapId"),
         (": Coe («Quoted» α) Foo", [], "instCoeQuotedFoo"),
+        # notation is never part of a name: `Σ` is Sigma, `⥤` a functor
+        (": SMul M (Σ i, α i)", ["Sigma"], "instSMul"),
+        (": Inhabited (Σ i, Foo i)", [], "instInhabitedSigmaFoo"),
+        (": Category (C ⥤ D)", [], "instCategoryFunctor"),
     ],
 )  # fmt: skip
 def test_generated_names_equal_leans(statement: str, namespace: list[str], name: str) -> None:
@@ -106,8 +110,15 @@ def test_the_library_pass_adds_the_module_suffix_and_numbers_repeats(tmp_path: P
         "class Good (α : Type) : Prop where\n"
         "instance [Good α] : Inhabited (Option α) := ⟨none⟩\n"
     )
+    (lib / "C.lean").write_text(
+        "instance : Zero (sphere x r) := ⟨0⟩\ninstance : Inhabited (WithZero Nat) := ⟨0⟩\n"
+    )
     files = [scan_file(tmp_path, p) for p in lean_files(tmp_path)]
-    name_instances(files)
+    name_instances(files, more_names=["WithZero"])  # e.g. an `@[to_additive]` twin
     names = {d.name for f in files for d in f.declarations if d.generated}
-    assert names == {"instInhabitedFoo", "instInhabitedNat_mathlib_b", "instInhabitedOptionOfGood"}
+    assert names == {
+        "instInhabitedFoo", "instInhabitedNat_mathlib_b", "instInhabitedOptionOfGood",
+        # `sphere` may be the library's constant (lower case, hidden): no suffix
+        "instZero", "instInhabitedWithZeroNat",
+    }  # fmt: skip
     assert library_classes(files) == {"Foo": (False, False), "Good": (True, False)}

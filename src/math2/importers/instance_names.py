@@ -14,7 +14,11 @@ scanned:
   module, but Mathlib at the pin refers to such instances without it, e.g.
   `Complex.instNormedField`, so that step is not applied.)
 
-A constant written `C` inside namespace `A.B` is looked up as `A.B.C`, `A.C`, then `C`.
+A constant written `C` inside namespace `A.B` is looked up as `A.B.C`, `A.C`, then `C`; since
+`open` and dot notation hide where a constant lives, one whose last part is the last part of
+any library declaration also counts as the library's, and no suffix is added when no constant
+was recognised at all or a lower-case identifier that may be a constant was met (`sphere`):
+the suffix is given only where every constant is known to be foreign.
 Then repeats in a file get `_1`, `_2`, … as Lean's `mkUnusedBaseName` does.
 """
 
@@ -49,10 +53,13 @@ def _resolve(const: str, namespace: list[str], names: set[str]) -> str | None:
     return None
 
 
-def name_instances(files: list[SourceFile]) -> int:
-    """Rename every generated instance name in `files` by the full rule; how many changed."""
+def name_instances(files: list[SourceFile], more_names: Iterable[str] = ()) -> int:
+    """Rename every generated instance name in `files` by the full rule; how many changed.
+    `more_names`: the library's declarations no file writes out (`@[to_additive]` twins)."""
     classes = library_classes(files)
     every = {d.name for f in files for d in f.declarations if d.name and not d.generated}
+    every |= set(more_names)
+    last_parts = {n.rsplit(".", 1)[-1] for n in every}
     changed = 0
     for f in files:
         taken: dict[str, int] = {}
@@ -60,11 +67,13 @@ def name_instances(files: list[SourceFile]) -> int:
             if not (d.generated and d.name and d.kind == "instance"):
                 continue
             namespace = d.name.split(".")[:-1]
-            base, used = instance_name(d.statement, namespace, classes)
-            consts = [c for c in (_resolve(u, namespace, every) for u in used) if c]
-            consts += [p for k in range(1, len(namespace) + 1) if (p := ".".join(namespace[:k]))
-                       in every]  # fmt: skip
-            name = base if consts else base + module_suffix(f.module)
+            base, used, unknown = instance_name(d.statement, namespace, classes)
+            ours = any(
+                _resolve(u, namespace, every) or u.rsplit(".", 1)[-1] in last_parts for u in used
+            ) or any(".".join(namespace[:k]) in every for k in range(1, len(namespace) + 1))
+            # the suffix only where every constant is known to be foreign (none recognised:
+            # no suffix, the safer guess)
+            name = base if ours or unknown or not used else base + module_suffix(f.module)
             taken[name] = taken.get(name, 0) + 1
             if taken[name] > 1:
                 name = f"{name}_{taken[name] - 1}"

@@ -91,6 +91,12 @@ _INFIX: dict[str, tuple[int, bool, tuple[str, ...]]] = {
     "≃ₗᵢ[": (25, True, ("LinearIsometryEquiv", _ID)),
     "→ₛₗ[": (25, True, ("LinearMap",)),
     "→ₐ[": (25, True, ("AlgHom",)),
+    "→⋆ₐ[": (25, True, ("StarAlgHom",)),
+    "≃⋆ₐ[": (25, True, ("StarAlgEquiv",)),
+    "⟶": (10, True, ("Quiver.Hom",)),
+    "⥤": (26, True, ("CategoryTheory.Functor",)),
+    "≅": (10, False, ("CategoryTheory.Iso",)),
+    "≌": (10, False, ("CategoryTheory.Equivalence",)),
     "≃ₐ[": (25, True, ("AlgEquiv",)),
     "→ᵃ[": (25, True, ("AffineMap",)),
     "→+*": (25, True, ("RingHom",)),
@@ -132,13 +138,15 @@ _INFIX: dict[str, tuple[int, bool, tuple[str, ...]]] = {
 _POSTFIX = {"ᵐᵒᵖ": "MulOpposite", "ᵃᵒᵖ": "AddOpposite", "ᵒᵈ": "OrderDual", "ˣ": "Units"}
 _SORTS = {"Type": "Type", "Type*": "Type", "Prop": "Prop", "Sort": "Sort", "Sort*": "Sort"}
 _OPS = sorted(_INFIX, key=len, reverse=True)
+_BINDERS = {"Σ": "Sigma", "Σ'": "PSigma", "∃": "Exists", "∃!": "ExistsUnique", "Π": "Forall"}
 _LEX = re.compile(
-    r"(?P<num>\d+)|(?P<ident>ℝ≥0∞|ℝ≥0|[ℕℤℚℝℂ]|«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ.]*\*?)"
+    r"(?P<num>\d+)|(?P<binder>Σ'?(?=\s)|Π(?=\s)|∃!?)|(?P<ident>ℝ≥0∞|ℝ≥0|[ℕℤℚℝℂ]|«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ.]*\*?)"
     r"|(?P<open>[(\[{⟨⦃])|(?P<close>[)\]}⟩⦄])|(?P<op>"
     + "|".join(re.escape(o) for o in _OPS)
-    + r")|(?P<neg>¬)|(?P<skip>\s+|.)"
+    + r")|(?P<neg>¬)|(?P<comma>,)|(?P<skip>\s+|.)"
 )
 _VARIABLE = re.compile(r"[A-Z][₀-₉']*")
+_SUBSCRIPTS = re.compile(r"[₀-₉ₐ-ₜᵢ-ᵪ']")
 _BINDER_GROUP = re.compile(r"([({\[⦃])((?:[^(){}\[\]⦃⦄]|\([^()]*\)|\[[^\[\]]*\])*)([)}\]⦄])")
 # Core classes that are Prop-valued (Mathlib's own are read from its source: `class_table`).
 CORE_PROP_CLASSES = frozenset(["Nonempty", "Subsingleton", "Fact", "Decidable", "IsEmpty"])
@@ -183,6 +191,7 @@ class _Names:
         self.bound = bound
         self.seen = seen
         self.used: list[str] = []  # constants that gave a part of the name
+        self.unknown = False  # met an identifier that may be a lower-case constant
 
     def const(self, name: str) -> str:
         name = _NOTATION.get(name, name)
@@ -197,7 +206,9 @@ class _Names:
         if name in self.bound or _VARIABLE.fullmatch(name) or not last:
             return ""
         if "." not in name and not last[0].isupper():
-            return ""  # a variable or a lower-case constant we cannot tell apart
+            # a variable or a lower-case constant (`sphere`, `unitary`) we cannot tell apart
+            self.unknown |= len(_SUBSCRIPTS.sub("", name)) > 1
+            return ""
         if name in self.seen or name == "Forall":
             return "Forall" if name == "Forall" else ""
         self.seen.add(name)
@@ -255,6 +266,12 @@ def _render(toks: list[tuple[str, str]], names: _Names) -> str:
             out += [names.const(h) for h in heads] + [names.const(text)]
         elif kind == "neg":
             out.append(names.const("Not"))
+        elif kind == "binder":  # `Σ i, α i`: the constant, then the body after the comma
+            out.append(names.const(_BINDERS[text]))
+            comma = next((j for j in range(i + 1, len(toks)) if toks[j][1] == ","), None)
+            if comma is not None:
+                out.append(_render(toks[comma + 1 :], names))
+                break
         i += 1
     return "".join(out)
 
@@ -283,9 +300,10 @@ def instance_name(
     statement: str,
     namespace: list[str],
     classes: dict[str, tuple[bool, bool]] | None = None,
-) -> tuple[str, list[str]]:
-    """The name Lean generates for an anonymous instance (without the module suffix) and the
-    constants that gave its parts; see `instance_base_name`."""
+) -> tuple[str, list[str], bool]:
+    """The name Lean generates for an anonymous instance (without the module suffix), the
+    constants that gave its parts, and whether it met an identifier that may be a lower-case
+    constant; see `instance_base_name`."""
     classes = classes or {}
     colon = _top_level_colon(statement)
     binders, target = (statement[:colon], statement[colon + 1 :]) if colon >= 0 else ("", statement)
@@ -306,7 +324,7 @@ def instance_name(
         part = _render(_lex(ty), names)
         if part:
             ofs.insert(0, "Of" + part)
-    return "inst" + body + "".join(ofs), names.used
+    return "inst" + body + "".join(ofs), names.used, names.unknown
 
 
 def _head(ty: str) -> str:

@@ -85,7 +85,8 @@ def read_checkout(root: Path) -> LibraryData:
             files += 1
             main_named.update(f.main_results)
             scanned_files.append(f)
-        name_instances(scanned_files)  # Lean's rule needs every file's classes and names
+        # Lean's rule needs every file's classes and names, the additive twins' too
+        name_instances(scanned_files, (d.name for d in additive_twins(scanned_files) if d.name))
         for f in scanned_files:
             yield from f.declarations
 
