@@ -166,3 +166,14 @@ def test_an_index_of_an_older_format_says_rebuild(store, tmp_path: Path) -> None
     (tmp_path / "ix" / "bm25" / "params.json").write_text('{"format": "bm25s"}')
     with pytest.raises(FileNotFoundError, match="rebuild"):
         SearchIndex(tmp_path / "ix")
+
+
+def test_aids_meet_only_the_english_words_of_a_query() -> None:
+    from math2.retrieval.text import prose_tokens
+
+    words, share = prose_tokens("infinitely many primes")
+    assert words == ["infinit", "mani", "prime"] and share == 1.0
+    assert prose_tokens("Real.exp (x + y) = Real.exp x * Real.exp y") == ([], 0.0)
+    assert prose_tokens(r"$\sin^2 x + \cos^2 x = 1$")[0] == []  # LaTeX commands are not prose
+    words, share = prose_tokens("Nat.Prime p → 2 ≤ p, the primes")
+    assert words == ["prime"] and 0 < share < 1
