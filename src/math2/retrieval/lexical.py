@@ -125,6 +125,21 @@ class Lexical:
         return top_positions(self.scores(tokens), k)
 
 
+def write_lines(stem: Path, lines: list[str]) -> None:
+    """One line per document and their byte offsets (`<stem>.txt`, `<stem>.npy`)."""
+    blobs = [ln.replace("\n", " ").encode() + b"\n" for ln in lines]
+    stem.with_suffix(".txt").write_bytes(b"".join(blobs))
+    np.save(stem.with_suffix(".npy"), np.cumsum([0] + [len(b) for b in blobs], dtype=np.int64))
+
+
+def read_line(stem: Path, position: int) -> str:
+    """Line `position` of a `write_lines` file, reading only that line."""
+    starts = np.load(stem.with_suffix(".npy"), mmap_mode="r")
+    with open(stem.with_suffix(".txt"), "rb") as f:
+        f.seek(int(starts[position]))
+        return f.read(int(starts[position + 1] - starts[position])).decode().rstrip("\n")
+
+
 def top_positions(score: np.ndarray, k: int) -> np.ndarray:
     """Positions of the `k` highest positive scores, best first (ties by position)."""
     k = min(k, len(score))

@@ -211,3 +211,11 @@ def query_phrases(query: str, stemmed: bool = False) -> tuple[list[str], float]:
     return list(dict.fromkeys(phrases(query_text(query), stemmed))), PHRASE_WEIGHT * min(
         1.0, PHRASE_QUERY_WORDS / n
     )
+
+
+def v1_tokens(texts: list[str]) -> list[list[str]]:
+    """The first index's tokens (index text version 1): bm25s's default tokenizer with English
+    stop words."""
+    import bm25s
+
+    return bm25s.tokenize(texts, stopwords="en", show_progress=False, return_ids=False)
