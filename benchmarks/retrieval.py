@@ -1,29 +1,33 @@
 """Retrieval quality and latency over the FULL Mathlib index, on dev sets built from human data.
 
-    math2 --db sqlite:///m.db init && math2 --db sqlite:///m.db import mathlib /path/to/mathlib4
-    python benchmarks/retrieval.py --db sqlite:///m.db --work .math2/bench-retrieval
+    python benchmarks/retrieval.py --db sqlite:///m.db --work .math2/bench-retrieval \
+        --crosswalk /path/to/crosswalk --mathlib /path/to/mathlib4 [--benchmarks DIR]
 
 Dev sets (none is MathlibQR/MathlibMPR or a file of MathForm's harness):
-- `lists`: a theorem's title → its Mathlib declarations, from Mathlib's docs/100.yaml and
-  docs/1000.yaml and the 1000+ theorems pages (their Mathlib `identifiers`);
-- `premises`: a miniF2F / ProofNet informal statement → the Mathlib constants its formal
-  statement uses (identifiers resolved as full names or through the header's `open`s);
+- `titles`: a seeded half of the theorem lists' titles → their Mathlib declarations (Mathlib's
+  docs/100.yaml and docs/1000.yaml, the 1000+ theorems pages under `--crosswalk`). The list
+  titles of every target of this half are held out of the search aids; the other half's titles
+  stay in as aids and are not measured;
+- `natural`, `lean`, `latex`: queries written for issue 24 from the mathematics
+  (`benchmarks/devsets/*.yaml`: plain-English descriptions, Lean-style statements, LaTeX);
 - `docstrings`: a seeded held-out split of Mathlib docstrings: the docstring is the query, its
   declaration the one relevant document, and that docstring is left out of every index built
-  here (for every configuration alike).
+  here (and of the aids);
+- `premises` (with `--benchmarks`): a miniF2F / ProofNet informal statement → the Mathlib
+  constants its formal statement uses.
 
 Every configuration is an index over every active, completable Mathlib declaration (never a
-pool); the first index's configuration (index text v1: name words + statement + docstring
-through bm25s's default tokenizer, BM25 + PageRank prior) is the baseline, measured in the same
-run beside v2 (words) and v3 (words + phrase part, what `math2 search` uses today). Reported
-per set and configuration: nDCG@10, Recall@10, Recall@50, MRR (binary relevance), and p50/p95
-latency of one query.
+pool). The baseline is plain BM25 as before issue 24 (index text v3: words + phrases), measured
+in the same run beside v4 (Snowball stems) with and without the search aids (module-doc main
+results and list titles from `--mathlib` and the store; the enclosing declarations'
+docstrings). Reported per set and configuration: nDCG@10 and its ratio to the baseline,
+Recall@10, Recall@50, MRR (binary relevance), and p50/p95 latency of one query.
 
-With `--dense ENCODER` the v3 index also gets its dense part (every declaration embedded, an
-HNSW graph at this size; resumable: a rerun picks up where a killed one stopped), timed, and the
-fused configurations are measured beside the others. `--compare-encoders` measures the two
-encoders on equal terms without embedding everything twice: each reorders the v3 BM25 top
-`--rerank-top` of the full index by fusing its cosine rank with the BM25 rank.
+With `--dense ENCODER` the v4 index also gets its dense part (every declaration embedded, an
+HNSW graph at this size; resumable), timed, and the fused configurations are measured beside the
+others. `--compare-encoders` measures the two encoders on equal terms without embedding
+everything twice: each reorders the v4 BM25 top `--rerank-top` of the full index by fusing its
+cosine rank with the BM25 rank.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ import yaml
 from sqlalchemy import select
 
 from math2.retrieval.encoder import ENCODERS, load_encoder
-from math2.retrieval.index import RRF_K, SearchIndex, build_index
+from math2.retrieval.index import RRF_K, W_AIDS, W_PARENTS, SearchIndex, build_index
 from math2.retrieval.text import document_text
 from math2.store import Mention, Source, Store
 
@@ -192,27 +196,44 @@ def latency(ix: SearchIndex, queries: list[str], parts, **kw) -> tuple[float, fl
     return statistics.median(ts), ts[int(0.95 * (len(ts) - 1))]
 
 
+def written(folder: Path, names: set[str]) -> dict[str, list[Item]]:
+    """The dev sets written for issue 24 (`benchmarks/devsets/*.yaml`: natural-language
+    descriptions, Lean-style and LaTeX-style queries), targets present in the index only."""
+    out = {}
+    for f in sorted(folder.glob("*.yaml")):
+        items = yaml.safe_load(f.read_text())
+        out[f.stem] = [
+            (it["q"], it["q"], set(it["a"]) & names) for it in items if set(it["a"]) & names
+        ]
+    return out
+
+
+def split_lists(items: list[Item], seed: int) -> tuple[list[Item], set[str]]:
+    """A seeded half of the title queries as the dev set; its targets' list titles are kept
+    out of the search aids (the other half's titles stay in as aids and are not measured)."""
+
+    def key(title: str) -> str:
+        return hashlib.sha256(f"lists:{seed}:{title}".encode()).hexdigest()
+
+    dev = [it for it in items if key(it[0]) < "8"]
+    return dev, {n for _, _, rel in dev for n in rel}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--db", default="sqlite:///math2.db")
     ap.add_argument("--work", type=Path, default=Path(".math2/bench-retrieval"))
-    ap.add_argument("--benchmarks", type=Path, default=Path("/work/shared/data/benchmarks"))
-    ap.add_argument("--crosswalk", type=Path, default=Path("/work/shared/data/crosswalk"))
+    ap.add_argument("--benchmarks", type=Path, help="miniF2F/ProofNet jsonl (premises set)")
+    ap.add_argument("--crosswalk", type=Path, required=True, help="theorem lists (titles set)")
+    ap.add_argument("--mathlib", type=Path, help="Mathlib checkout (main-result aids)")
+    ap.add_argument("--devsets", type=Path, default=Path(__file__).parent / "devsets")
     ap.add_argument("--docstrings", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--latency-queries", type=int, default=200)
-    ap.add_argument(
-        "--prior-weights", type=float, nargs="*", default=[],
-        help="also measure v2 BM25 + prior with these prior weights (default weight: 0.25)",
-    )  # fmt: skip
-    ap.add_argument("--dense", choices=ENCODERS, help="also embed the v3 index with this encoder")
-    ap.add_argument(
-        "--dense-weights",
-        type=float,
-        nargs="*",
-        default=[],
-        help="also measure BM25 + dense with these dense weights (default 1)",
-    )
+    ap.add_argument("--aids-weights", type=float, nargs="*", default=[])
+    ap.add_argument("--parents-weights", type=float, nargs="*", default=[])
+    ap.add_argument("--dense", choices=ENCODERS, help="also embed the v4 index with this encoder")
+    ap.add_argument("--dense-weights", type=float, nargs="*", default=[])
     ap.add_argument("--compare-encoders", action="store_true")
     ap.add_argument("--rerank-top", type=int, default=30)
     ap.add_argument("--only", help="only configurations whose label contains this")
@@ -220,89 +241,104 @@ def main() -> None:
     args = ap.parse_args()
     store = Store(args.db)
     doc_items, hidden = docstring_split(args.db, args.docstrings, args.seed)
+    with store.session() as s:
+        src = s.scalar(select(Source).where(Source.name == "mathlib"))
+        all_names = set(
+            s.scalars(
+                select(Mention.name).where(
+                    Mention.source_id == src.id,
+                    Mention.status == "active",
+                    Mention.allow_completion.is_(True),
+                )
+            )
+        )
+    title_dev, held_out = split_lists(lists(args.crosswalk, all_names), args.seed)
     indexes: dict[int, SearchIndex] = {}
-    for version in (1, 2, 3):
+    for version in (3, 4):
         folder = args.work / f"v{version}"
         t0 = time.perf_counter()
         if not (args.reuse and (folder / "meta.json").exists()):
             build_index(
-            store, folder, dense=False, hide_docstrings=hidden, text_version=version,
-            progress=lambda m: print(f"  {m}"),
-          )  # fmt: skip
-        print(f"index text v{version}: built in {time.perf_counter() - t0:.0f} s")
+                store, folder, dense=False, hide_docstrings=hidden, text_version=version,
+                progress=lambda m: print(f"  {m}", flush=True), mathlib_dir=args.mathlib,
+                hold_out_aids=held_out,
+            )  # fmt: skip
+        print(f"index text v{version}: built in {time.perf_counter() - t0:.0f} s", flush=True)
         indexes[version] = SearchIndex(folder)
     if args.dense:
         t0 = time.perf_counter()
         build_index(
-            store, args.work / "v3", dense=True, hide_docstrings=hidden, encoder=args.dense,
-            progress=lambda m: print(f"  {m}", flush=True),
+            store, args.work / "v4", dense=True, hide_docstrings=hidden, encoder=args.dense,
+            progress=lambda m: print(f"  {m}", flush=True), mathlib_dir=args.mathlib,
+            hold_out_aids=held_out,
         )  # fmt: skip
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"v3 index + dense part ({args.dense}): {time.perf_counter() - t0:.0f} s "
-              f"(BM25 rebuilt, then the embedding and graph; resumed if run before); "
+        print(f"v4 index + dense part ({args.dense}): {time.perf_counter() - t0:.0f} s; "
               f"peak RSS of this process {rss:.0f} MiB")  # fmt: skip
-        indexes[3] = SearchIndex(args.work / "v3")
-        assert indexes[3].has_dense
-    names = set(indexes[3].names)
-    sets = {
-        "lists": lists(args.crosswalk, names),
-        "premises": premises(args.benchmarks, names),
-        "docstrings": doc_items,
-    }
+        indexes[4] = SearchIndex(args.work / "v4")
+    names = set(indexes[4].names)
+    sets = {"titles": [it for it in title_dev if it[2] & names]}
+    sets |= written(args.devsets, names)
+    sets["docstrings"] = doc_items
+    if args.benchmarks:
+        sets["premises"] = premises(args.benchmarks, names)
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     print(f"machine: {machine} (shared with other jobs: timings are upper bounds)")
-    print(f"full index: {len(indexes[3].ids)} declarations")
+    print(f"full index: {len(indexes[4])} declarations; aids: {indexes[4].meta.get('aids')} "
+          f"declarations with titles/main results, {indexes[4].meta.get('parents')} with a "
+          f"parent docstring; {len(held_out)} dev targets' list titles held out")  # fmt: skip
     for k, v in sets.items():
         rel = sum(len(r) for _, _, r in v) / max(1, len(v))
         print(f"set {k}: {len(v)} queries, {rel:.2f} relevant each")
+    base = "plain BM25 (v3: words + phrases, before issue 24)"
     configs = [
-        ("baseline: v1 text, BM25 + prior (first index)", 1, ("bm25", "prior"), 0.25),
-        ("v1 text, BM25", 1, ("bm25",)),
-        ("v2 text + query normalisation, BM25", 2, ("bm25",)),
-        ("v2 text + query normalisation, BM25 + prior", 2, ("bm25", "prior"), 0.25),
-        ("v3 text (v2 + phrase part), BM25 (today)", 3, ("bm25",)),
-        *(
-            (f"v2 text + query normalisation, BM25 + prior weight {w}", 2, ("bm25", "prior"), w)
-            for w in args.prior_weights
-        ),
-    ]
+        (base, 3, ("bm25",), 0.0, 0.0),
+        ("+ stems (v4)", 4, ("bm25",), 0.0, 0.0),
+        (f"+ stems + aids {W_AIDS} (default)", 4, ("bm25", "aids"), W_AIDS, 0.0),
+        ("+ stems + parents 0.1", 4, ("bm25", "parents"), 0.0, 0.1),
+        (f"+ stems + aids {W_AIDS} + parents 0.1", 4, ("bm25", "aids", "parents"), W_AIDS, 0.1),
+        *((f"+ stems + aids {w}", 4, ("bm25", "aids"), w, 0.0) for w in args.aids_weights),
+        *((f"+ stems + parents {w}", 4, ("bm25", "parents"), 0.0, w)
+          for w in args.parents_weights),
+    ]  # fmt: skip
     if args.dense:
         d = f"dense ({args.dense}, HNSW)"
+        p = ("bm25", "aids", "parents")
         configs += [
-            (f"v3 text, {d} alone", 3, ("dense",), 0.0),
-            (f"v3 text, BM25 + {d}", 3, ("bm25", "dense"), 0.0),
-            (f"v3 text, BM25 + {d} + prior", 3, ("bm25", "dense", "prior"), 0.25),
-            *(
-                (f"v3 text, BM25 + {d} weight {w}", 3, ("bm25", "dense"), 0.0, w)
-                for w in args.dense_weights
-            ),
-        ]
-    configs = [c for c in configs if not args.only or args.only in c[0]]
+            (f"v4 {d} alone", 4, ("dense",), 0.0, 0.0),
+            (f"v4 default + {d}", 4, (*p, "dense"), W_AIDS, W_PARENTS),
+            *((f"v4 default + {d} weight {w}", 4, (*p, "dense"), W_AIDS, W_PARENTS, w)
+              for w in args.dense_weights),
+        ]  # fmt: skip
+    configs = [c for c in configs if not args.only or args.only in c[0] or c[0] == base]
     qs = [q for v in sets.values() for _, q, _ in v][
         :: max(1, sum(map(len, sets.values())) // args.latency_queries)
     ]
-    print("\n| configuration | set | nDCG@10 | R@10 | R@50 | MRR |")
-    print("|---|---|---|---|---|---|")
+    print("\n| configuration | set | nDCG@10 | ratio to plain BM25 | R@10 | R@50 | MRR |")
+    print("|---|---|---|---|---|---|---|")
     lat = {}
-    for label, version, parts, *weight in configs:
-        kw = {"prior_weight": weight[0] if weight else 0.0}
-        if len(weight) > 1:
-            kw["dense_weight"] = weight[1]
+    baseline: dict[str, float] = {}
+    for label, version, parts, aids_w, parents_w, *dw in configs:
+        ix = indexes[version]
+        ix.aids_weight, ix.parents_weight = aids_w, parents_w
+        kw = {"prior_weight": 0.0, **({"dense_weight": dw[0]} if dw else {})}
         for name, items in sets.items():
-            m = metrics(indexes[version], items, parts, **kw)
+            m = metrics(ix, items, parts, **kw)
+            baseline.setdefault(name, m["nDCG@10"])
+            ratio = m["nDCG@10"] / baseline[name] if baseline[name] else float("nan")
             print(
-                f"| {label} | {name} | {m['nDCG@10']:.3f} | {m['R@10']:.3f} | {m['R@50']:.3f} "
-                f"| {m['MRR']:.3f} |",
+                f"| {label} | {name} | {m['nDCG@10']:.3f} | {ratio:.2f} | {m['R@10']:.3f} "
+                f"| {m['R@50']:.3f} | {m['MRR']:.3f} |",
                 flush=True,
             )
-        lat[label] = latency(indexes[version], qs, parts, **kw)
+        lat[label] = latency(ix, qs, parts, **kw)
     print(f"\n| configuration | p50 ms | p95 ms |  ({len(qs)} queries, one at a time)")
     print("|---|---|---|")
     for label, (p50, p95) in lat.items():
         print(f"| {label} | {p50:.1f} | {p95:.1f} |")
     if args.compare_encoders:
-        print(f"\nencoders reordering the v3 BM25 top {args.rerank_top} (full index):")
-        res = compare_encoders(store, indexes[3], hidden, sets, args.rerank_top)
+        print(f"\nencoders reordering the v4 BM25 top {args.rerank_top} (full index):")
+        res = compare_encoders(store, indexes[4], hidden, sets, args.rerank_top)
         print("| encoder | set | nDCG@10 | R@10 | R@50 | MRR |")
         print("|---|---|---|---|---|---|")
         for (enc, set_name), m in res.items():

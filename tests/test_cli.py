@@ -99,10 +99,15 @@ def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
     res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2"])
     assert res.exit_code == 0, res.output
     assert "Demo.idf_apply" in res.output
-    assert "searched: mathlib (20 declarations; BM25 + phrases)" in res.stderr
-    # every built index by default, each hit with its library
+    assert "searched: mathlib (20 declarations; BM25 + phrases" in res.stderr
+    # Mathlib by default; every built index with --library all, each hit with its library
     shutil.copytree(tmp_path / "index" / "mathlib", tmp_path / "index" / "other")
     res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2"])
+    assert res.exit_code == 0, res.output
+    assert "mathlib (20" in res.stderr and "other (20" not in res.stderr
+    res = CliRunner().invoke(app, ["search", "zzqqxx"])
+    assert res.exit_code == 0 and "no declaration matches" in res.stderr, res.stderr
+    res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2", "--library", "all"])
     assert res.exit_code == 0, res.output
     assert "mathlib (20" in res.stderr and "other (20" in res.stderr
     assert "(other)" in res.output and "(mathlib)" in res.output
@@ -110,7 +115,9 @@ def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
     # used and named by search
     res = CliRunner().invoke(app, ["index", "build", "--encoder", "nope"])
     assert res.exit_code == 2 and "unknown encoder 'nope'" in res.stderr
-    res = CliRunner().invoke(app, ["index", "build", "--encoder", "bge-small"])
+    res = CliRunner().invoke(app, ["index", "build"])  # the dense part is opt-in
+    assert res.exit_code == 0 and "no dense part" in res.output, res.output
+    res = CliRunner().invoke(app, ["index", "build", "--dense", "--encoder", "bge-small"])
     assert res.exit_code == 0, res.output
     res = CliRunner().invoke(app, ["search", "identity function", "--library", "mathlib"])
-    assert res.exit_code == 0 and "BM25 + phrases + dense" in res.stderr, res.stderr
+    assert res.exit_code == 0 and " + dense" in res.stderr, res.stderr

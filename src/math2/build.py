@@ -206,7 +206,9 @@ def _index_steps(
     search` works after a build; dense embeddings only when `retrieval.dense_in_build`."""
     import json
 
+    from math2.retrieval.aids import mathlib_checkout
     from math2.retrieval.index import build_index
+    from math2.retrieval.text import TEXT_VERSION
 
     steps = []
     dense = settings.retrieval.dense_in_build
@@ -218,13 +220,15 @@ def _index_steps(
         meta_path = out / "meta.json"
         if meta_path.exists() and not dense:
             old = json.loads(meta_path.read_text())
-            if [old.get("count"), *(old.get("first_last") or [])] == fp:
+            same = [old.get("count"), *(old.get("first_last") or [])] == fp
+            if same and old.get("text_version") == TEXT_VERSION:
                 steps.append((f"search index {name}", f"up to date ({fp[0]} declarations)"))
                 continue
         try:
             meta = build_index(
-                store, out, name, dense=dense, progress=say, encoder=settings.retrieval.encoder
-            )
+                store, out, name, dense=dense, progress=say, encoder=settings.retrieval.encoder,
+                mathlib_dir=mathlib_checkout(settings),
+            )  # fmt: skip
         except LookupError as exc:
             steps.append((f"search index {name}", f"skipped: {exc}"))
             continue

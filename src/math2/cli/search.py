@@ -18,15 +18,21 @@ app.add_typer(index_app, name="index")
 def index_build(
     library: Annotated[str, typer.Option(help="Whose declarations.")] = "mathlib",
     dense: Annotated[
-        bool, typer.Option(help="Also embed every declaration (resumable, with progress).")
-    ] = True,
+        bool,
+        typer.Option(
+            help="Also embed every declaration (opt-in: resumable, with progress; about 16 "
+            "minutes for all of Mathlib on two cores, and measured not to lift quality)."
+        ),
+    ] = False,
     encoder: Annotated[
         str | None,
         typer.Option(help="Dense encoder: bge-small or minilm (default: retrieval.encoder)."),
     ] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N declarations.")] = None,
 ) -> None:
-    """Build (or resume) the BM25 + dense + PageRank index of a library's declarations."""
+    """Build (or resume) the BM25 (+ search aids, + dense when asked) index of a library's
+    declarations."""
+    from math2.retrieval.aids import mathlib_checkout
     from math2.retrieval.encoder import ENCODERS, EncoderUnavailable
     from math2.retrieval.index import build_index
 
@@ -38,6 +44,7 @@ def index_build(
         meta = build_index(
             _store(), folder, library, dense=dense, limit=limit,
             progress=lambda m: err.print(m), encoder=encoder,
+            mathlib_dir=mathlib_checkout(state.settings),
         )  # fmt: skip
     except (LookupError, EncoderUnavailable) as exc:
         raise fail(str(exc)) from exc
@@ -77,74 +84,78 @@ def index_serve(
         server.server_close()
 
 
-def _all_indexes() -> list[tuple[str, Path]]:
-    """Every built index under the index folder, by library name."""
-    root = Path(state.settings.retrieval.index_dir)
-    found = sorted(
-        (d.name, d) for d in (root.iterdir() if root.is_dir() else []) if (d / "meta.json").exists()
-    )
-    if not found:
-        raise fail(f"no index under {root}: run `math2 build` or `math2 index build`")
-    return found
-
-
 @app.command("search")
 def search_cmd(
     query: Annotated[str, typer.Argument(help="What to look for, in words, LaTeX or Lean.")],
-    k: Annotated[int, typer.Option("-k", help="How many results.")] = 10,
+    k: Annotated[int, typer.Option("-k", min=1, max=1000, help="How many results.")] = 10,
     library: Annotated[
-        str | None, typer.Option(help="Search only this library's index (default: all built).")
+        str | None,
+        typer.Option(
+            help="Search this library's index, or `all` to merge every built one by a score "
+            "comparable across libraries (default: the Lean project's library, else mathlib)."
+        ),
     ] = None,
     rerank: Annotated[
         str | None,
         typer.Option(help="Rerank the fused top 50 with this registered model (cached)."),
     ] = None,
 ) -> None:
-    """Search the declarations of every built index (BM25 + dense + informal descriptions,
-    fused), or of one library's; says which indexes it searched."""
-    from sqlalchemy import select
-
+    """Search the declarations of one library (default: Mathlib, or the library of the Lean
+    project in this folder) or of every built one (`--library all`), and say what it searched.
+    Indexes are memory-mapped: the store is opened only to rerank."""
     from math2.retrieval.index import SearchIndex
-    from math2.store import Mention
+    from math2.retrieval.scope import ALL, LibraryHit, built_libraries, default_library
+    from math2.retrieval.scope import search_libraries as merge
 
-    targets = [(library, _built_index(library))] if library else _all_indexes()
-    hits = []
-    searched = []
-    for name, folder in targets:
-        index = SearchIndex(folder)
-        parts = (
-            "BM25"
-            + (" + phrases" if index.phrase is not None else "")
-            + (" + dense" if index.has_dense else "")
-            + (" + descriptions" if index.desc is not None else "")
+    root = Path(state.settings.retrieval.index_dir)
+    built = built_libraries(root)
+    if not built:
+        raise fail(f"no index under {root}: run `math2 build` or `math2 index build`")
+    first = default_library(built, Path.cwd())
+    if library and library != ALL and library not in built:
+        raise fail(
+            f"no index for {library!r} under {root} (built: {', '.join(built)}): "
+            f"run `math2 index build --library {library}`"
         )
-        searched.append(f"{name} ({len(index.ids)} declarations; {parts})")
-        hits += [(name, h) for h in index.search(query, max(k, 50 if rerank else k))]
-    # Fused scores are reciprocal-rank sums, so they compare across indexes.
-    hits = sorted(hits, key=lambda nh: -nh[1].score)
-    err.print("searched: " + "; ".join(searched))
-    store = _store()
+    if library is None and first is None:
+        raise fail(f"several indexes under {root} and none is mathlib: name one with --library")
+    names = list(built) if library == ALL else [library or first]
+    try:
+        indexes = {n: SearchIndex(built[n]) for n in names}  # type: ignore[index]
+    except FileNotFoundError as exc:
+        raise fail(str(exc)) from exc
+    pool = max(k, 50 if rerank else k)
+    if len(indexes) == 1:
+        ((name, index),) = indexes.items()
+        hits = [LibraryHit(name, h, h.score) for h in index.search(query, pool)]
+    else:
+        hits = merge(indexes, query, pool, first=first)
+    err.print(
+        "searched: "
+        + "; ".join(
+            f"{n} ({len(ix)} declarations; {' + '.join(ix.parts_built())})"
+            for n, ix in indexes.items()
+        )
+        + ("" if library == ALL else "  (every library: --library all)")
+    )
     if rerank:
         from math2.llm import LLMNotConfigured, UnregisteredModel
         from math2.retrieval.rerank import rerank_with_model
 
-        library_of = {h.mention_id: name for name, h in hits}
+        by_id = {h.hit.mention_id: h for h in hits}
         try:
-            res = rerank_with_model(state.settings, store, rerank, query, [h for _, h in hits])
+            res = rerank_with_model(state.settings, _store(), rerank, query, [h.hit for h in hits])
         except (UnregisteredModel, LLMNotConfigured) as exc:
             raise fail(str(exc)) from exc
         note = "reranked" if res.reranked else f"not reranked ({res.error})"
         err.print(f"{note} by {rerank} with {res.template}" + (" (cached)" if res.cached else ""))
-        hits = [(library_of[h.mention_id], h) for h in res.hits]
-    hits = hits[:k]
-    with store.session() as s:
-        ids = [h.mention_id for _, h in hits]
-        rows = {m.id: m for m in s.scalars(select(Mention).where(Mention.id.in_(ids)))}
-    for i, (name, h) in enumerate(hits, 1):
-        m = rows.get(h.mention_id)
-        stmt = (m.statement or "")[:120] if m else ""
-        where = f" [dim]({name})[/]" if len(targets) > 1 else ""
+        hits = [by_id[h.mention_id] for h in res.hits]
+    if not hits:
+        err.print("no declaration matches (try other words, or --library all)")
+    for i, h in enumerate(hits[:k], 1):
+        stmt = indexes[h.library].snippet(h.hit.position)[:120]
+        where = f" [dim]({h.library})[/]" if len(indexes) > 1 else ""
         out.print(
-            f"{i:>2}. {escape(h.name)}{where}  [dim]{h.score:.4f}[/]\n    " + escape(stmt),
+            f"{i:>2}. {escape(h.hit.name)}{where}  [dim]{h.score:.4f}[/]\n    " + escape(stmt),
             highlight=False,
         )

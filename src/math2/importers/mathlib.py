@@ -32,6 +32,7 @@ from math2.importers.common import (
     takes_text,
     text_row,
 )
+from math2.importers.instance_names import name_instances
 from math2.importers.lean_source import Declaration, SourceFile, lean_files, scan_file
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.importers.to_additive import additive_twins
@@ -84,6 +85,9 @@ def read_checkout(root: Path) -> LibraryData:
             files += 1
             main_named.update(f.main_results)
             scanned_files.append(f)
+        # Lean's rule needs every file's classes and names, the additive twins' too
+        name_instances(scanned_files, (d.name for d in additive_twins(scanned_files) if d.name))
+        for f in scanned_files:
             yield from f.declarations
 
     def generated() -> Iterator[Declaration]:

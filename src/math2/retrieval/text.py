@@ -18,14 +18,22 @@ a token of a second BM25 index. A query's phrase score is added to its word scor
 theorem of algebra") is mostly its phrase, while in a long description adjacent words are
 rarely a name, and siblings sharing a docstring's wording would crowd the answer out. Measured
 in docs/benchmarks.md (Retrieval).
+
+Morphology (index text version 4 = version 3 with stems): every word, and every word of a split
+identifier, is reduced to its Snowball (Porter 2) English stem in documents, phrases and queries
+alike (`primes` → `prime`, `continuity` and `continuous` → `continu`, `normed` → `norm`); whole
+identifiers (`nat.prime.two_le`) and notation symbols are kept as written. Keeping each word
+beside its stem instead (a word in its written form matching twice) measured worse on titles
+and LaTeX queries (docs/benchmarks.md, issue 24).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
-TEXT_VERSION = 3
+TEXT_VERSION = 4
 PHRASE_WEIGHT = 0.5
 PHRASE_QUERY_WORDS = 4
 
@@ -86,20 +94,33 @@ def split_identifier(ident: str) -> list[str]:
     return words
 
 
-def tokens(text: str) -> list[str]:
+@functools.cache
+def _stemmer():
+    import Stemmer  # PyStemmer: the Snowball stemmers
+
+    return Stemmer.Stemmer("english")
+
+
+def stem(word: str) -> str:
+    """The Snowball English stem of a lower-case word (`primes` → `prime`)."""
+    return _stemmer().stemWord(word)
+
+
+def tokens(text: str, stemmed: bool = False) -> list[str]:
     """Index and query tokens: words, split identifiers (whole ones kept), notation symbols and
-    the words they stand for."""
+    the words they stand for; with `stemmed`, words reduced to their stems (version 4)."""
     out: list[str] = []
     for m in _IDENT.finditer(text):
         ident = m.group(0)
         parts = split_identifier(ident)
         if len(parts) > 1:
             out.append(ident.lower())
-        out += parts
+        out += [stem(w) for w in parts if w not in STOPWORDS] if stemmed else parts
     for ch in text:
         if ch in _SYMBOLS:
             out.append(ch)
-            out += _SYMBOL_WORDS.get(ch, "").split()
+            words = _SYMBOL_WORDS.get(ch, "").split()
+            out += [stem(w) for w in words] if stemmed else words
     out += [d for d in re.findall(r"\d+", text)]
     return [t for t in out if t not in STOPWORDS]
 
@@ -110,9 +131,25 @@ def query_text(query: str) -> str:
     return norm if norm == query else f"{query} {norm}"
 
 
-def query_tokens(query: str) -> list[str]:
+def query_tokens(query: str, stemmed: bool = False) -> list[str]:
     """Tokens of a query, from both its LaTeX and its Unicode form (duplicates dropped)."""
-    return list(dict.fromkeys(tokens(query_text(query))))
+    return list(dict.fromkeys(tokens(query_text(query), stemmed)))
+
+
+_PROSE = re.compile(r"(?<![\\\w.])[A-Za-z][a-z]{2,}(?:[-'][a-z]+)*(?![\w.(])")
+
+
+def prose_tokens(query: str, stemmed: bool = True) -> tuple[list[str], float]:
+    """The English words of a query (three letters or more, not part of an identifier, a
+    LaTeX command or a call) and their share of its tokens: what is matched against search
+    aids, which are prose. `Real.exp (x + y) = …` has almost none; a description is all."""
+    words = [w.lower() for w in _PROSE.findall(query)]
+    words = [w for w in words if w not in STOPWORDS]
+    if stemmed:
+        words = [stem(w) for w in words]
+    words = list(dict.fromkeys(words))
+    share = len(words) / max(1, len(query_tokens(query, stemmed)))
+    return words, min(1.0, share)
 
 
 def module_words(module: str | None) -> str:
@@ -154,21 +191,31 @@ def dense_text(name: str, statement: str | None, docstring: str | None) -> str:
 _WORD = re.compile(r"[a-z0-9']+")
 
 
-def phrases(text: str) -> list[str]:
+def phrases(text: str, stemmed: bool = False) -> list[str]:
     """Adjacent word pairs, stop words out: `Fundamental theorem of algebra` →
-    `[fundamental_theorem, theorem_algebra]`."""
+    `[fundamental_theorem, theorem_algebra]` (stems with `stemmed`)."""
     words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    if stemmed:
+        words = [stem(w) for w in words]
     return [f"{a}_{b}" for a, b in itertools.pairwise(words)]
 
 
-def document_phrases(name: str, docstring: str | None) -> list[str]:
+def document_phrases(name: str, docstring: str | None, stemmed: bool = False) -> list[str]:
     """The phrase tokens of one declaration: from its name's words and its docstring."""
-    return phrases(" ".join(split_identifier(name))) + phrases(docstring or "")
+    return phrases(" ".join(split_identifier(name)), stemmed) + phrases(docstring or "", stemmed)
 
 
-def query_phrases(query: str) -> tuple[list[str], float]:
+def query_phrases(query: str, stemmed: bool = False) -> tuple[list[str], float]:
     """A query's phrase tokens and the weight of its phrase score (see the module's docstring)."""
     n = max(1, len(query_tokens(query)))
-    return list(dict.fromkeys(phrases(query_text(query)))), PHRASE_WEIGHT * min(
+    return list(dict.fromkeys(phrases(query_text(query), stemmed))), PHRASE_WEIGHT * min(
         1.0, PHRASE_QUERY_WORDS / n
     )
+
+
+def v1_tokens(texts: list[str]) -> list[list[str]]:
+    """The first index's tokens (index text version 1): bm25s's default tokenizer with English
+    stop words."""
+    import bm25s
+
+    return bm25s.tokenize(texts, stopwords="en", show_progress=False, return_ids=False)

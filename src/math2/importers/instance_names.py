@@ -1,0 +1,83 @@
+"""Anonymous instances named as Lean names them, with what only the whole library tells.
+
+`lean_source.scan_file` names an anonymous instance from its own file (`lean_names`). Two parts
+of Lean's rule need the whole library, so `name_instances` renames them after every file is
+scanned:
+
+- which classes are Prop-valued and which take instance arguments (an instance binder the rest
+  depends on gives no `Of…` part): read from the library's `class` and `structure`
+  declarations (`lean_names.class_signatures` on their statements);
+- the suffix (`mkBaseNameWithSuffix`): none when a constant of the name (or a prefix of the
+  current namespace that is a declaration) is declared in the library, else the whole module
+  (`_mathlib_algebra_demo`): an instance about core types only, such as `Inhabited Nat`. (The
+  Lean source read for this also appends `_<project>` when no constant comes from the current
+  module, but Mathlib at the pin refers to such instances without it, e.g.
+  `Complex.instNormedField`, so that step is not applied.)
+
+A constant written `C` inside namespace `A.B` is looked up as `A.B.C`, `A.C`, then `C`; since
+`open` and dot notation hide where a constant lives, one whose last part is the last part of
+any library declaration also counts as the library's, and no suffix is added when no constant
+was recognised at all or a lower-case identifier that may be a constant was met (`sphere`):
+the suffix is given only where every constant is known to be foreign.
+Then repeats in a file get `_1`, `_2`, … as Lean's `mkUnusedBaseName` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from math2.importers.lean_names import (
+    class_signatures,
+    instance_name,
+    module_suffix,
+)
+from math2.importers.lean_source import SourceFile
+
+
+def library_classes(files: Iterable[SourceFile]) -> dict[str, tuple[bool, bool]]:
+    """Class and structure name (last part) → (Prop-valued, takes instance arguments)."""
+    out: dict[str, tuple[bool, bool]] = {}
+    for f in files:
+        for d in f.declarations:
+            if d.kind in ("class", "structure", "class inductive") and d.name:
+                header = f"{d.kind} {d.name} {d.statement} where"
+                out.update(class_signatures(header))
+    return out
+
+
+def _resolve(const: str, namespace: list[str], names: set[str]) -> str | None:
+    for k in range(len(namespace), -1, -1):
+        full = ".".join([*namespace[:k], const])
+        if full in names:
+            return full
+    return None
+
+
+def name_instances(files: list[SourceFile], more_names: Iterable[str] = ()) -> int:
+    """Rename every generated instance name in `files` by the full rule; how many changed.
+    `more_names`: the library's declarations no file writes out (`@[to_additive]` twins)."""
+    classes = library_classes(files)
+    every = {d.name for f in files for d in f.declarations if d.name and not d.generated}
+    every |= set(more_names)
+    last_parts = {n.rsplit(".", 1)[-1] for n in every}
+    changed = 0
+    for f in files:
+        taken: dict[str, int] = {}
+        for d in f.declarations:
+            if not (d.generated and d.name and d.kind == "instance"):
+                continue
+            namespace = d.name.split(".")[:-1]
+            base, used, unknown = instance_name(d.statement, namespace, classes)
+            ours = any(
+                _resolve(u, namespace, every) or u.rsplit(".", 1)[-1] in last_parts for u in used
+            ) or any(".".join(namespace[:k]) in every for k in range(1, len(namespace) + 1))
+            # the suffix only where every constant is known to be foreign (none recognised:
+            # no suffix, the safer guess)
+            name = base if ours or unknown or not used else base + module_suffix(f.module)
+            taken[name] = taken.get(name, 0) + 1
+            if taken[name] > 1:
+                name = f"{name}_{taken[name] - 1}"
+            full = ".".join([*namespace, name])
+            changed += full != d.name
+            d.name = full
+    return changed

@@ -1,0 +1,165 @@
+"""Search aids: what people wrote about a declaration elsewhere than in its own docstring.
+
+Aids are indexed in parts of their own (`aids`, `parents`) that only decide which declarations
+a query finds; they are never node text, never shown as a declaration's statement or
+docstring, and never stored in the corpus (they live only in the index folder).
+
+- `titles` (part `aids`): the sentence a Mathlib module docstring gives a declaration in its
+  "Main results" / "Main statements" / "Main theorems" / "Main definitions" section (the
+  bullet that names it in backticks), and the titles of the theorem lists' nodes linked to it
+  (Mathlib's 100 and 1000+ lists and the 1000+ theorems project: `Node.title` and every title
+  in `Node.extra["named_by"]`).
+- `parents` (part `parents`): the docstring of the nearest enclosing declaration, the
+  namespace or structure a declaration belongs to (`Nat.Prime`'s for `Nat.Prime.two_le`).
+
+Dev-set items are kept out by the caller: `hold_out` names declarations whose list titles are
+dropped (a benchmark's title queries must not be found through their own titles), and hidden
+docstrings are never used as a parent's aid either.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+from sqlalchemy import select
+
+_MODULE_DOC = re.compile(r"/-!(.*?)-/", re.S)
+_MAIN = re.compile(
+    r"^#+\s*Main (?:results?|statements?|theorems?|definitions?|declarations?)\b.*$",
+    re.I | re.M,
+)
+_HEADING = re.compile(r"^#+\s", re.M)
+_BULLET = re.compile(r"^\s*[*-]\s+", re.M)
+_BACKTICK = re.compile(r"`([^`\s]+)`")
+
+
+def main_result_sentences(text: str) -> list[tuple[list[str], str]]:
+    """(names, sentence) for each bullet of a module docstring's main-results sections: the
+    names in backticks before the bullet's first colon (or all its names when it has none),
+    and the bullet's text without its backticks."""
+    out = []
+    for doc in _MODULE_DOC.findall(text):
+        for m in _MAIN.finditer(doc):
+            rest = doc[m.end() :]
+            nxt = _HEADING.search(rest)
+            section = rest[: nxt.start()] if nxt else rest
+            for item in _BULLET.split(section)[1:]:
+                item = " ".join(item.split())
+                head = item.split(":", 1)[0] if re.search(r"`\s*:", item) else item
+                names = [n for n in _BACKTICK.findall(head) if len(n) > 2]
+                sentence = item.replace("`", "")
+                if names and sentence:
+                    out.append((names, sentence))
+    return out
+
+
+def main_results(root: Path, files: Iterable[Path] | None = None) -> dict[str, list[str]]:
+    """Short or full name (as written in backticks) → the main-results sentences naming it,
+    over every `.lean` file under `root`'s `Mathlib/` (or `root`)."""
+    from math2.importers.lean_source import lean_files
+
+    base = root / "Mathlib" if (root / "Mathlib").is_dir() else root
+    found: dict[str, list[str]] = defaultdict(list)
+    for path in files if files is not None else lean_files(base):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if "/-!" not in text:
+            continue
+        for names, sentence in main_result_sentences(text):
+            for n in names:
+                found[n].append(sentence)
+    return dict(found)
+
+
+def resolve(written: dict[str, list[str]], names: list[str]) -> dict[int, list[str]]:
+    """Positions of `names` → sentences, a written name matched as a full name or else as the
+    unique name ending in `.written`."""
+    pos = {n: i for i, n in enumerate(names)}
+    by_last: dict[str, list[int]] = defaultdict(list)
+    for i, n in enumerate(names):
+        by_last[n.rsplit(".", 1)[-1]].append(i)
+    out: dict[int, list[str]] = defaultdict(list)
+    for w, sentences in written.items():
+        i = pos.get(w)
+        if i is None:
+            cands = [j for j in by_last.get(w.rsplit(".", 1)[-1], []) if names[j].endswith("." + w)]
+            i = cands[0] if len(cands) == 1 else None
+        if i is not None:
+            out[i] += sentences
+    return out
+
+
+def list_titles(session, mention_ids: Iterable[int]) -> dict[int, list[str]]:
+    """Mention id → the titles of the theorem-list nodes linked to it by a crosswalk."""
+    from math2.store import Crosswalk, Node
+
+    wanted = set(mention_ids)
+    rows = session.execute(
+        select(Crosswalk.mention_id, Node.title, Node.extra)
+        .join(Node, Node.id == Crosswalk.node_id)
+        .where(Crosswalk.mention_id.is_not(None), Crosswalk.status != "rejected")
+    ).all()
+    out: dict[int, list[str]] = defaultdict(list)
+    for mid, title, extra in rows:
+        if mid not in wanted:
+            continue
+        titles = [title] + [v.get("title") for v in ((extra or {}).get("named_by") or {}).values()]
+        for t in titles:
+            if t and t not in out[mid]:
+                out[mid].append(t)
+    return out
+
+
+def parent_docstrings(names: list[str], docstrings: list[str | None]) -> dict[int, str]:
+    """Position → the docstring of the nearest enclosing declaration that has one."""
+    doc_of = {n: d for n, d in zip(names, docstrings, strict=True) if d}
+    out = {}
+    for i, n in enumerate(names):
+        parts = n.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            d = doc_of.get(".".join(parts[:k]))
+            if d:
+                out[i] = d
+                break
+    return out
+
+
+def collect(
+    session,
+    ids: list[int],
+    names: list[str],
+    docstrings: list[str | None],
+    mathlib_dir: Path | None,
+    hold_out: set[str] | frozenset[str] = frozenset(),
+) -> tuple[dict[int, str], dict[int, str]]:
+    """(`titles` aid, `parents` aid) texts by index position (see the module docstring)."""
+    titles: dict[int, list[str]] = defaultdict(list)
+    if mathlib_dir is not None and mathlib_dir.is_dir():
+        for i, sentences in resolve(main_results(mathlib_dir), names).items():
+            titles[i] += sentences
+    pos = {m: i for i, m in enumerate(ids)}
+    for mid, ts in list_titles(session, ids).items():
+        if names[pos[mid]] not in hold_out:
+            titles[pos[mid]] += ts
+    parents = parent_docstrings(names, docstrings)
+    return {i: " ".join(dict.fromkeys(ts)) for i, ts in titles.items()}, parents
+
+
+def mathlib_checkout(settings) -> Path | None:
+    """Where the module docstrings are read from: `data.mathlib_dir`, else the checkout `math2
+    build` fetched at the manifest's pin (None when neither is here: no main-result aids)."""
+    if settings.data.mathlib_dir:
+        return Path(settings.data.mathlib_dir)
+    from math2.importers.fetch import cached_checkout
+    from math2.sources import ManifestError, load_manifest
+
+    try:
+        entry = load_manifest(settings.manifest).get("mathlib")
+    except (ManifestError, OSError, KeyError):
+        return None
+    pin = entry.current_pin if entry else None
+    if pin is None or not pin.commit:
+        return None
+    return cached_checkout(Path(settings.data.cache_dir), "mathlib", pin.commit)

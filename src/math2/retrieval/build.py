@@ -1,0 +1,259 @@
+"""Building a library's search index (`build_index`): the lexical parts, the search aids,
+informal descriptions, the PageRank prior and, when asked, the dense part. What the parts are
+and how a query fuses them: `math2.retrieval.index`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from math2.retrieval import lexical
+from math2.retrieval.text import (
+    TEXT_VERSION,
+    dense_text,
+    document_phrases,
+    document_text,
+    tokens,
+    v1_tokens,
+)
+
+SNIPPET = 160
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[._']+")
+_IDENT = re.compile(r"[A-Za-z_][\w.'!?]*")
+
+
+def name_words(name: str) -> str:
+    """`Nat.Prime.two_le` -> `Nat Prime two le` (dots, underscores, camelCase split)."""
+    return " ".join(w for w in _CAMEL.split(name.replace("_", " ")) if w)
+
+
+def doc_text(name: str, statement: str | None, docstring: str | None) -> str:
+    """What is indexed for one declaration (index text v1)."""
+    return " ".join(x for x in (name_words(name), statement or "", docstring or "") if x)
+
+
+def pagerank(
+    edges_src: np.ndarray, edges_dst: np.ndarray, n: int, damping: float = 0.85, iters: int = 50
+) -> np.ndarray:
+    """PageRank by power iteration on a sparse graph (dangling mass spread evenly)."""
+    from scipy.sparse import csr_matrix
+
+    if n == 0:
+        return np.zeros(0)
+    out_deg = np.bincount(edges_src, minlength=n).astype(np.float64)
+    w = np.ones(len(edges_src)) / np.maximum(out_deg[edges_src], 1)
+    m = csr_matrix((w, (edges_dst, edges_src)), shape=(n, n))
+    r = np.full(n, 1.0 / n)
+    dangling = out_deg == 0
+    for _ in range(iters):
+        r_new = damping * (m @ r + r[dangling].sum() / n) + (1 - damping) / n
+        if np.abs(r_new - r).sum() < 1e-10:
+            r = r_new
+            break
+        r = r_new
+    return r
+
+
+def _percentile(x: np.ndarray) -> np.ndarray:
+    if len(x) == 0:
+        return x
+    order = np.argsort(x, kind="stable")
+    p = np.empty(len(x))
+    p[order] = np.arange(len(x)) / max(1, len(x) - 1)
+    return p
+
+
+def build_index(
+    store,
+    out: Path,
+    source: str = "mathlib",
+    dense: bool = False,
+    limit: int | None = None,
+    progress: Callable[[str], None] | None = None,
+    only: set[int] | None = None,
+    *,
+    hide_docstrings: set[int] | None = None,
+    text_version: int = TEXT_VERSION,
+    encoder: str | None = None,
+    mathlib_dir: Path | None = None,
+    hold_out_aids: set[str] | None = None,
+) -> dict:
+    """Build (or resume) the index of a source's active, completable mentions under `out`.
+
+    `hide_docstrings`: mention ids whose docstring is left out (a held-out benchmark split);
+    `text_version` 1 is the document text and tokenizer of the first index (kept to measure
+    against), 2 the words described in `math2.retrieval.text`, 3 those words and the phrase
+    part, 4 (the default) version 3 with Snowball stems. `encoder`: the dense part's encoder
+    (`math2.retrieval.encoder.ENCODERS`). `mathlib_dir`: a Mathlib checkout whose module
+    docstrings give main-result aids (`aids.py`); `hold_out_aids`: declarations whose theorem
+    list titles are kept out of the aids (a benchmark's title queries).
+    """
+    from sqlalchemy import select
+
+    from math2.retrieval import aids
+    from math2.retrieval.dense import build_dense, kept_dense
+    from math2.retrieval.encoder import DEFAULT_ENCODER
+    from math2.store import ConstDep, Mention, Source
+
+    encoder = encoder or DEFAULT_ENCODER
+    say = progress or (lambda _m: None)
+    out.mkdir(parents=True, exist_ok=True)
+    hidden = hide_docstrings or set()
+    with store.session() as s:
+        src = s.scalar(select(Source).where(Source.name == source))
+        if src is None:
+            raise LookupError(f"source {source!r} is not in the store")
+        q = (
+            select(Mention.id, Mention.name, Mention.statement, Mention.docstring, Mention.module)
+            .where(
+                Mention.source_id == src.id,
+                Mention.status == "active",
+                Mention.allow_completion.is_(True),
+            )
+            .order_by(Mention.id)
+        )
+        rows = s.execute(q.limit(limit) if limit else q).all()
+        if only is not None:  # a sub-corpus (benchmarks index a pool of mention ids)
+            rows = [r for r in rows if r[0] in only]
+        deps = dict(s.execute(select(ConstDep.mention_id, ConstDep.deps)).all())
+        descriptions = _descriptions(s)
+        if not rows:
+            raise LookupError(f"{source} has no active, completable mentions to index")
+        doc = [None if r[0] in hidden else r[3] for r in rows]
+        t0 = time.perf_counter()
+        aid_titles, aid_parents = (
+            aids.collect(
+                s, [r[0] for r in rows], [r[1] for r in rows], doc,
+                mathlib_dir if source == "mathlib" else None, hold_out_aids or set(),
+            )
+            if text_version >= 4
+            else ({}, {})
+        )  # fmt: skip
+    if text_version >= 4:
+        say(
+            f"search aids: {len(aid_titles)} declarations with titles or main-result sentences, "
+            f"{len(aid_parents)} with an enclosing declaration's docstring "
+            f"({time.perf_counter() - t0:.1f} s)"
+        )
+    ids = np.array([r[0] for r in rows], dtype=np.int64)
+    names = [r[1] for r in rows]
+    meta_path = out / "meta.json"
+    old_meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    if old_meta and (
+        old_meta.get("count") != len(ids)
+        or old_meta.get("first_last") != [int(ids[0]), int(ids[-1])]
+    ):
+        say("the store changed since the last index: rebuilding from scratch")
+    stemmed = text_version >= 4
+    t0 = time.perf_counter()
+    if text_version == 1:
+        texts = [doc_text(r[1], r[2], d) for r, d in zip(rows, doc, strict=True)]
+        lexical.build(v1_tokens(texts), out / "bm25")
+    else:
+        texts = [document_text(r[1], r[2], d, r[4]) for r, d in zip(rows, doc, strict=True)]
+        lexical.build([tokens(t, stemmed) for t in texts], out / "bm25")
+    say(f"BM25 over {len(texts)} declarations in {time.perf_counter() - t0:.1f} s")
+    _clear(out / "phrase")
+    if text_version >= 3:
+        t0 = time.perf_counter()
+        lexical.build(
+            [document_phrases(r[1], d, stemmed) for r, d in zip(rows, doc, strict=True)],
+            out / "phrase",
+        )
+        say(f"BM25 over their phrases in {time.perf_counter() - t0:.1f} s")
+    for part, texts_by_pos in (("aids", aid_titles), ("parents", aid_parents)):
+        _clear(out / part)
+        if texts_by_pos:
+            lexical.build(
+                [tokens(texts_by_pos.get(i, ""), stemmed) for i in range(len(rows))], out / part
+            )
+    # Informal descriptions by the informalize role: their own BM25 part, fused like the others.
+    desc_pos = [i for i, r in enumerate(rows) if r[0] in descriptions]
+    _clear(out / "desc")
+    if desc_pos:
+        lexical.build([tokens(descriptions[rows[i][0]], stemmed) for i in desc_pos], out / "desc")
+        np.save(out / "desc" / "positions.npy", np.array(desc_pos, dtype=np.int64))
+        say(f"BM25 over {len(desc_pos)} informal descriptions")
+
+    # Prior: PageRank over "uses" edges.
+    pos = {n: i for i, n in enumerate(names)}
+    src_e, dst_e = [], []
+    by_short: dict[str, int] = {}
+    for i, n in enumerate(names):
+        short = n.rsplit(".", 1)[-1]
+        by_short[short] = -1 if short in by_short else i
+    for i, r in enumerate(rows):
+        used = deps.get(r[0])
+        targets = used if used is not None else _IDENT.findall(r[2] or "")
+        for t in set(targets):
+            j = pos.get(t)
+            if j is None and used is None:
+                j = by_short.get(t.rsplit(".", 1)[-1])
+                j = None if j == -1 else j
+            if j is not None and j != i:
+                src_e.append(i)
+                dst_e.append(j)
+    pr = pagerank(np.array(src_e, dtype=np.int64), np.array(dst_e, dtype=np.int64), len(names))
+    np.save(out / "prior.npy", _percentile(pr).astype(np.float32))
+    np.save(out / "ids.npy", ids)
+    (out / "names.json").write_text(json.dumps(names))
+    lexical.write_lines(out / "names", names)
+    lexical.write_lines(out / "snippets", [" ".join((r[2] or "").split())[:SNIPPET] for r in rows])
+    meta = {
+        "source": source,
+        "count": len(ids),
+        "edges": len(src_e),
+        "first_last": [int(ids[0]), int(ids[-1])] if len(ids) else [0, 0],
+        "dense_chunks": 0,
+        "dense": None,
+        "text_version": text_version,
+        "descriptions": len(desc_pos),
+        "aids": len(aid_titles),
+        "parents": len(aid_parents),
+        "built_at": time.time(),
+    }
+
+    def dense_texts() -> list[str]:
+        return [dense_text(r[1], r[2], d) for r, d in zip(rows, doc, strict=True)]
+
+    if not dense:  # an embedding kept from an earlier build, if it embeds these very documents
+        meta["dense"] = kept_dense(out, old_meta.get("dense"), dense_texts())
+        meta["dense_chunks"] = meta["dense"]["chunks"] if meta["dense"] else 0
+    meta_path.write_text(json.dumps(meta))
+    if dense:
+        meta["dense"] = build_dense(dense_texts(), out, say, store, source, encoder)
+        meta["dense_chunks"] = meta["dense"]["chunks"]
+        meta_path.write_text(json.dumps(meta))
+    return meta
+
+
+def _clear(folder: Path) -> None:
+    for f in folder.glob("*") if folder.exists() else []:
+        f.unlink()
+
+
+def _descriptions(s) -> dict[int, str]:
+    """The newest description or informal statement the informalize role wrote for each mention
+    (agent text, a search aid only: never node text), whatever its review status, except
+    rejected ones."""
+    from sqlalchemy import select
+
+    from math2.store import AgentText, AgentTextKind
+    from math2.store.work import ReviewStatus
+
+    rows = s.execute(
+        select(AgentText.mention_id, AgentText.body)
+        .where(
+            AgentText.kind.in_([AgentTextKind.DESCRIPTION, AgentTextKind.INFORMAL_STATEMENT]),
+            AgentText.mention_id.is_not(None),
+            AgentText.status != ReviewStatus.REJECTED,
+        )
+        .order_by(AgentText.id)
+    ).all()
+    return {mid: body for mid, body in rows}
