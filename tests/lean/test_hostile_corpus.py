@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from math2.cli import app
 from math2.lean.backends import ReplBackend
 from math2.lean.checker import CheckItem, LeanChecker, Mode, Status
-from math2.lean.hygiene import Strictness, check_code
+from math2.lean.hygiene import ContextTrust, Strictness, check_code
 from math2.lean.pool import PoolConfig
 from tests.lean.conftest import fake_argv
 from tests.lean.hostile_corpus import CHECKED_MODES, EVERY_MODE
@@ -130,12 +130,29 @@ def test_cli_lean_files_refuse_the_corpus_before_lean(env: Path, flags: str) -> 
 
 @pytest.mark.parametrize("case", sorted(LEGIT))
 def test_real_statement_shapes_are_accepted(case: str) -> None:
+    """Benchmark context (written by people) accepts every shape; a model's block (the default
+    level) only those that hold nothing but the target, `open` and `variable`s of types."""
+    name = "Nat.foo" if case == "protected theorem" else "foo"
     for strictness in (Strictness.STATEMENT, Strictness.RELAXED):
-        name = "Nat.foo" if case == "protected theorem" else "foo"
-        report = check_code(LEGIT[case], name=name, strictness=strictness)
+        report = check_code(
+            LEGIT[case], name=name, strictness=strictness, trust=ContextTrust.BENCHMARK
+        )
         assert report.ok, (case, report.reason)
+    generated = check_code(LEGIT[case], name=name)
+    assert generated.ok is (case in GENERATED_OK), (case, generated.reason)
+    if not generated.ok:
+        assert {v.rule for v in generated.violations} == {"generated"}, generated.reason
     if case == "namespace":
         assert check_code(LEGIT[case], name="Foo.foo").full_name == "Foo.foo"
+
+
+# The legit shapes a model's block may have: the target alone, with `open`, namespaces,
+# sections, universes, `omit … in`, attributes and doc comments on the target.
+GENERATED_OK = {
+    "let in the type", "letI in the type", "have in the type", "show from in the type",
+    "protected theorem", "simp theorem", "stacks attribute", "docstring", "namespace",
+    "open in", "noncomputable section", "universe", "plain string", "lemma", "omit in",
+}  # fmt: skip
 
 
 async def test_checker_places_refusals_in_the_whole_item() -> None:

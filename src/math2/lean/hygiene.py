@@ -12,6 +12,7 @@ constant with the expected full name.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 
 from pydantic import BaseModel
@@ -24,6 +25,7 @@ from math2.lean.lexer import (
     suspicious_characters,
     tokenize,
 )
+from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
 from math2.lean.rules import (
     ALLOWED_ATTRIBUTES,
     ALLOWED_MODIFIERS,
@@ -37,6 +39,7 @@ from math2.lean.rules import (
     normalise_name,
 )
 from math2.lean.terms import Violation, _v, line_start_rules, option_refusal, term_rules
+from math2.lean.trust import ContextTrust, benchmark_flags, generated_rules
 
 
 class Strictness(StrEnum):
@@ -54,6 +57,9 @@ class HygieneReport(BaseModel):
     violations: list[Violation]
     theorem_name: str | None = None  # as written
     full_name: str | None = None  # with the enclosing namespaces
+    flags: list[Violation] = []  # what may change the meaning (benchmark context), not refused
+    targets: list[str] = []  # full names of the target theorems (several for a multi-part item)
+    declared: list[str] = []  # full names of every named declaration of the item
 
     @property
     def reason(self) -> str:
@@ -143,12 +149,19 @@ def _option_rules(c: Command, offset: int) -> list[Violation]:
     return [] if why is None else [_v("set_option", c.tokens[0], why, offset)]
 
 
-def _command_rules(c: Command, offset: int, strict: Strictness) -> list[Violation]:
+def _command_rules(
+    c: Command, offset: int, strict: Strictness, trust: ContextTrust
+) -> list[Violation]:
     kw = c.keyword
-    out = _modifier_rules(c, offset)
+    local_notation = (
+        trust is ContextTrust.BENCHMARK and kw in LOCAL_NOTATION and c.modifiers == ["local"]
+    )
+    out = [] if local_notation else _modifier_rules(c, offset)
     for p in c.prefixes:
-        out.extend(_command_rules(p, offset, strict))
-    if kw in FORBIDDEN_COMMANDS:
+        out.extend(_command_rules(p, offset, strict, trust))
+    if local_notation:
+        pass  # a person's `local notation3`: its right-hand side passes the term rules
+    elif kw in FORBIDDEN_COMMANDS:
         relaxed_ok = strict is Strictness.RELAXED and kw == "example"
         if not relaxed_ok:
             out.append(
@@ -192,6 +205,8 @@ def _definition_name_rules(t: Token, offset: int) -> list[Violation]:
 
 
 _ALLOWED_KEYWORDS = THEOREM_KEYWORDS | DEFINITION_KEYWORDS | SCOPE_KEYWORDS
+# Notation a benchmark's context may define for itself (`local notation3 "ℝ²" => …`).
+LOCAL_NOTATION = frozenset({"notation", "notation3"})
 
 
 def _proof_start(toks: list[Token]) -> int | None:
@@ -216,11 +231,12 @@ def _proof_start(toks: list[Token]) -> int | None:
     return None
 
 
-def _full_name(context: list[Command], declared: str) -> str:
-    if declared.startswith("_root_."):
-        return declared[len("_root_.") :]
+def _scope_names(commands: list[Command]) -> list[list[str]]:
+    """The enclosing `namespace`s before each command (sections push nothing)."""
+    out: list[list[str]] = []
     stack: list[str | None] = []
-    for c in context:
+    for c in commands:
+        out.append([p for p in stack if p])
         names = [t.text for t in c.body if t.kind is Tok.IDENT]
         if c.keyword == "namespace" and names:
             stack.append(normalise_name(names[0]))
@@ -228,8 +244,94 @@ def _full_name(context: list[Command], declared: str) -> str:
             stack.append(None)
         elif c.keyword == "end" and stack:
             stack.pop()
-    parts = [p for p in stack if p]
-    return ".".join([*parts, declared]) if parts else declared
+    return out
+
+
+def _full(scope: list[str], declared: str) -> str:
+    declared = declared.replace("«", "").replace("»", "")
+    if declared.startswith("_root_."):
+        return declared[len("_root_.") :]
+    return ".".join([*scope, declared])
+
+
+def _declared_names(commands: list[Command]) -> dict[int, str]:
+    """The full name of every named declaration (anonymous instances have none)."""
+    scopes = _scope_names(commands)
+    out = {}
+    for i, c in enumerate(commands):
+        if c.keyword in DECLARING and c.body and c.body[0].kind is Tok.IDENT:
+            out[i] = _full(scopes[i], c.body[0].text)
+    return out
+
+
+DECLARING = THEOREM_KEYWORDS | DEFINITION_KEYWORDS
+
+
+def _pick_targets(
+    commands: list[Command],
+    full_names: dict[int, str],
+    name: str | None,
+    parts: Sequence[str],
+    trust: ContextTrust,
+) -> tuple[list[int], list[Violation]]:
+    """Which theorems are the item's targets: the named parts, else the named theorem, else the
+    only one; in a benchmark's context the last one (the others are helper lemmas)."""
+    theorems = [i for i, c in enumerate(commands) if c.keyword in THEOREM_KEYWORDS]
+
+    def named(n: str) -> list[int]:
+        return [
+            i
+            for i in theorems
+            if n in (full_names.get(i), normalise_name(commands[i].body[0].text))
+        ]
+
+    if parts:
+        found, missing = [], []
+        for p in parts:
+            hit = named(p)
+            (found.append(hit[-1]) if hit else missing.append(p))
+        bad = [
+            Violation(rule="name", line=None, detail=f"no theorem named {m!r} (a part)")
+            for m in missing
+        ]
+        return sorted(set(found)), bad
+    if name is not None and len(theorems) > 1:
+        hit = named(name)
+        if hit:
+            return [hit[-1]], []
+        detail = f"no theorem named {name!r} among {len(theorems)}"
+        return [], [Violation(rule="name", line=None, detail=detail)]
+    if len(theorems) == 1 or (theorems and trust is ContextTrust.BENCHMARK):
+        return [theorems[-1]], []
+    detail = f"expected exactly one theorem or lemma, found {len(theorems)}"
+    return [], [Violation(rule="one theorem", line=None, detail=detail)]
+
+
+def _target_rules(
+    target: Command, toks: list[Token], name: str | None, strict: Strictness, offset: int
+) -> tuple[list[Violation], int | None, str | None]:
+    """(violations, index of the proof's `sorry` token, the name as written) for one target."""
+    v: list[Violation] = []
+    theorem_name = None
+    decl = target.body[0] if target.body else None
+    if decl is None or decl.kind is not Tok.IDENT:
+        v.append(_v("name", target.tokens[0], "the theorem has no name", offset))
+    else:
+        theorem_name = normalise_name(decl.text)
+    rest = target.body[1:]
+    p = _proof_start(rest)
+    sorry_at = None
+    if p is None:
+        v.append(_v("proof", target.tokens[0], "no `:=` before a proof", offset))
+    elif strict is Strictness.STATEMENT:
+        proof = rest[p + 1 :]
+        words = [t.text for t in proof]
+        if words not in (["sorry"], ["by", "sorry"]):
+            shown = " ".join(words)[:60]
+            v.append(_v("proof", rest[p], f"the proof must be `sorry`, found `{shown}`", offset))
+        else:
+            sorry_at = next(i for i, t in enumerate(toks) if t is proof[-1])
+    return v, sorry_at, theorem_name
 
 
 def check_statement(
@@ -242,14 +344,26 @@ def check_statement(
     strictness: Strictness | None = None,
     line_offset: int = 0,
     module_roots: frozenset[str] = DEFAULT_MODULE_ROOTS,
+    trust: ContextTrust = ContextTrust.GENERATED,
+    parts: Sequence[str] = (),
+    allow_compiled: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+    known_name: Callable[[str], bool] | None = None,
 ) -> HygieneReport:
     """Static hygiene of a body (the text after the header). Runs nothing.
 
-    `strictness` defaults to STATEMENT (or PROOF with `require_sorry=False`). Lines in the
-    report are those of the body plus `line_offset`.
+    `strictness` defaults to STATEMENT (or PROOF with `require_sorry=False`). `trust` says who
+    wrote the context (docs/lean.md: a model's block by default). `parts` names the targets of
+    a multi-part item. `allow_compiled` accepts proofs that trust compiled code; only a caller
+    may pass it. Lines in the report are those of the body plus `line_offset`.
     """
     strict = strictness or (Strictness.STATEMENT if require_sorry else Strictness.PROOF)
     v: list[Violation] = check_header(header, module_roots, allowed_imports)
+    caps = precheck(body, limits)
+    if caps:
+        for c in caps:
+            v.append(c.model_copy(update={"line": c.line + line_offset}) if c.line else c)
+        return HygieneReport(ok=False, violations=v)
     for line, col, what in suspicious_characters(body):
         v.append(Violation(rule="characters", line=line + line_offset, column=col, detail=what))
     try:
@@ -265,73 +379,54 @@ def check_statement(
         v.append(Violation(rule="empty", line=None, detail="there is no Lean code to check"))
         return HygieneReport(ok=False, violations=v)
     commands = split_commands(toks)
-    theorems = [i for i, c in enumerate(commands) if c.keyword in THEOREM_KEYWORDS]
+    full_names = _declared_names(commands)
     allow_sorry: set[int] = set()
     theorem_name = full = None
+    targets: list[int] = []
     if strict is not Strictness.RELAXED:
-        if len(theorems) != 1:
-            v.append(
-                Violation(
-                    rule="one theorem",
-                    line=None,
-                    detail=f"expected exactly one theorem or lemma, found {len(theorems)}",
-                )
+        targets, picked = _pick_targets(commands, full_names, name, parts, trust)
+        v.extend(picked)
+        if targets:
+            for c in commands[targets[-1] + 1 :]:
+                if c.keyword != "end":
+                    msg = "nothing but `end` may follow the theorem"
+                    v.append(_v("target last", c.tokens[0], msg, line_offset))
+        for ti in targets:
+            tv, sorry_at, theorem_name = _target_rules(
+                commands[ti], toks, name, strict, line_offset
             )
-        else:
-            ti = theorems[0]
-            target = commands[ti]
-            after = [c for c in commands[ti + 1 :] if c.keyword != "end"]
-            for c in after:
-                v.append(
-                    _v(
-                        "target last",
-                        c.tokens[0],
-                        "nothing but `end` may follow the theorem",
-                        line_offset,
-                    )
-                )
-            decl = target.body[0] if target.body else None
-            if decl is None or decl.kind is not Tok.IDENT:
-                v.append(_v("name", target.tokens[0], "the theorem has no name", line_offset))
-            else:
-                theorem_name = normalise_name(decl.text)
-                full = _full_name(commands[:ti], decl.text.replace("«", "").replace("»", ""))
-                if name is not None and name not in (theorem_name, full):
-                    v.append(
-                        _v(
-                            "name",
-                            decl,
-                            f"theorem is named {theorem_name!r}, expected {name!r}",
-                            line_offset,
-                        )
-                    )
-            rest = target.body[1:]
-            p = _proof_start(rest)
-            if p is None:
-                v.append(_v("proof", target.tokens[0], "no `:=` before a proof", line_offset))
-            else:
-                proof = rest[p + 1 :]
-                words = [t.text for t in proof]
-                if strict is Strictness.STATEMENT:
-                    if words not in (["sorry"], ["by", "sorry"]):
-                        shown = " ".join(words)[:60]
-                        v.append(
-                            _v(
-                                "proof",
-                                rest[p],
-                                f"the proof must be `sorry`, found `{shown}`",
-                                line_offset,
-                            )
-                        )
-                    else:
-                        idx0 = next(i for i, t in enumerate(toks) if t is proof[-1])
-                        allow_sorry.add(idx0)
+            v.extend(tv)
+            if sorry_at is not None:
+                allow_sorry.add(sorry_at)
+        if targets and theorem_name is not None:
+            full = full_names.get(targets[-1])
+            if name is not None and not parts and name not in (theorem_name, full):
+                decl = commands[targets[-1]].body[0]
+                detail = f"theorem is named {theorem_name!r}, expected {name!r}"
+                v.append(_v("name", decl, detail, line_offset))
     for c in commands:
-        v.extend(_command_rules(c, line_offset, strict))
+        v.extend(_command_rules(c, line_offset, strict, trust))
     v.extend(line_start_rules(commands, line_offset))
+    flags: list[Violation] = []
+    generated: list[Violation] = []
+    if trust is ContextTrust.GENERATED and strict is not Strictness.RELAXED:
+        generated = generated_rules(commands, set(targets), line_offset)
+    else:
+        flags = benchmark_flags(commands, set(targets), full_names, line_offset, known_name)
     if strict is Strictness.RELAXED:
         allow_sorry = {i for i, t in enumerate(toks) if t.text in SORRY_WORDS}
-    v.extend(term_rules(toks, line_offset, allow_sorry))
+    notation_words = {
+        (c.tokens[c.keyword_index].line + line_offset, c.tokens[c.keyword_index].col)
+        for c in commands
+        if trust is ContextTrust.BENCHMARK and c.keyword in LOCAL_NOTATION and c.modifiers
+    }
+    v.extend(
+        x
+        for x in term_rules(toks, line_offset, allow_sorry, allow_compiled=allow_compiled)
+        if not (x.rule == "command" and (x.line, x.column) in notation_words)
+    )
+    placed = {(x.line, x.column) for x in v}  # a place refused already needs no second rule
+    v.extend(g for g in generated if (g.line, g.column) not in placed)
     v.sort(key=lambda x: (x.line or 0, x.column or 0))
     seen: set[tuple[str, int | None, int | None]] = set()
     unique = []
@@ -340,7 +435,13 @@ def check_statement(
             seen.add((x.rule, x.line, x.column))
             unique.append(x)
     return HygieneReport(
-        ok=not unique, violations=unique, theorem_name=theorem_name, full_name=full
+        ok=not unique,
+        violations=unique,
+        theorem_name=theorem_name,
+        full_name=full,
+        flags=flags,
+        targets=[full_names[i] for i in targets if i in full_names],
+        declared=list(dict.fromkeys(full_names.values())),
     )
 
 
@@ -350,8 +451,15 @@ def check_code(
     name: str | None = None,
     strictness: Strictness = Strictness.STATEMENT,
     module_roots: frozenset[str] = DEFAULT_MODULE_ROOTS,
+    trust: ContextTrust = ContextTrust.GENERATED,
+    parts: Sequence[str] = (),
+    allow_compiled: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> HygieneReport:
     """Hygiene of a whole item: header, then body, with lines of the original code."""
+    caps = precheck(code, limits)  # before the header is split: the whole item is capped
+    if caps:
+        return HygieneReport(ok=False, violations=caps)
     sc = split_code(code)
     return check_statement(
         sc.body,
@@ -360,4 +468,8 @@ def check_code(
         strictness=strictness,
         line_offset=sc.body_line - 1,
         module_roots=module_roots,
+        trust=trust,
+        parts=parts,
+        allow_compiled=allow_compiled,
+        limits=limits,
     )
