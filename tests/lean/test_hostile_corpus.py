@@ -96,7 +96,10 @@ CLI_MODES = {
 @pytest.mark.parametrize("flags", sorted(CLI_MODES))
 def test_cli_jsonl_refuses_the_corpus_before_lean(env: Path, flags: str) -> None:
     cases = corpus(Mode.PLAIN if flags == "relaxed" else Mode.STATEMENT)
-    rows = [{"id": f"h{i}", "code": code, "name": "foo"} for i, code in enumerate(cases.values())]
+    rows = [
+        {"id": f"h{i}", "code": code, "theorem_name": "foo"}
+        for i, code in enumerate(cases.values())
+    ]
     if flags != "relaxed":  # the data asking for the mode the command already uses changes nothing
         mode = "proof" if flags == "proof" else "statement"
         rows = [{**r, "mode": mode} for r in rows]

@@ -32,7 +32,7 @@ from math2.lean.hygiene import (
     check_statement,
     split_header,
 )
-from math2.lean.limits import DEFAULT_LIMITS, Limits
+from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
 from math2.lean.protocol import CommandResponse, Pos, ReplError
 from math2.lean.rules import COMPILER_AXIOMS
 
@@ -83,6 +83,8 @@ class CheckResult(BaseModel):
     violations: list[Violation] = []
     time_s: float = 0.0
     cached: bool = False
+    # What a benchmark's context does that may change the statement's meaning (not refusals).
+    flags: list[Violation] = []
     backend: str = ""
 
 
@@ -137,12 +139,17 @@ class LeanChecker:
         self.allow_compiled = allow_compiled
         self.limits = limits
 
-    def _compiled(self, item: CheckItem, body: str) -> tuple[str, str | None, list[Violation]]:
+    def _compiled(
+        self, item: CheckItem, body: str
+    ) -> tuple[str, str | None, list[Violation], list[Violation]]:
         """(text to compile, the theorem's full name, hygiene violations).
 
         Every mode applies the rules against code that runs while elaborating; PLAIN (only
         ever chosen by the caller, never by the data) relaxes the one-theorem and `sorry` rules.
         """
+        caps = precheck(item.code, self.limits)  # the whole item, before anything is read
+        if caps:
+            return "", None, caps, []
         header, _ = split_header(item.code)
         strict = {
             Mode.STATEMENT: Strictness.STATEMENT,
@@ -162,20 +169,20 @@ class LeanChecker:
             limits=self.limits,
         )
         if not report.ok:
-            return "", report.full_name, report.violations
+            return "", report.full_name, report.violations, report.flags
         name = report.full_name
         if item.mode is Mode.PLAIN or not name:
-            return prepare(body), name, []
+            return prepare(body), name, [], report.flags
         # The axioms of the whole environment the item builds, not only of the target: a
         # context declaration may trust compiled code that the target never mentions.
         names = [*[d for d in report.declared if d not in report.targets], *report.targets]
         axioms = "".join(f"\n#print axioms {n}" for n in names) + "\n"
-        return prepare(body) + axioms, name, []
+        return prepare(body) + axioms, name, [], report.flags
 
     async def check(self, item: CheckItem) -> CheckResult:
         """Check one item; hostile or malformed code is rejected without running anything."""
         header, body = split_header(item.code)
-        compiled, name, violations = self._compiled(item, body)
+        compiled, name, violations, flags = self._compiled(item, body)
         if violations:
             return CheckResult(
                 id=item.id,
@@ -191,12 +198,12 @@ class LeanChecker:
         key = cache_key(self.toolchain, self.mathlib_commit, header, compiled + item.mode)
         hit = await asyncio.to_thread(self.cache.get, key) if self.cache is not None else None
         if hit is not None:
-            return hit.model_copy(update={"id": item.id, "cached": True})
+            return hit.model_copy(update={"id": item.id, "cached": True, "flags": flags})
         raw = await self.backend.run(header, compiled, self.timeout_s)
         result = self._verdict(item, name, raw)
         if self.cache is not None and result.status in _CACHEABLE:
             await asyncio.to_thread(self.cache.put, key, result)  # stored before it is used
-        return result
+        return result.model_copy(update={"flags": flags}) if flags else result
 
     @property
     def _standard(self) -> frozenset[str]:
