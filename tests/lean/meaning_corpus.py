@@ -3,7 +3,8 @@ unbounded work. Each target is `foo`.
 
 - MEANING: context that changes what the target means. A model's block (the default level) is
   refused; a benchmark's context (written by people) is accepted with the flag named here.
-- ALWAYS: refused at every level: proofs that trust compiled code, resource-option bombs, caps.
+- ALWAYS: refused at every level: proofs that trust compiled code, caps.
+- OPTION_BOMBS: resource options without a limit: refused, or clamped in a benchmark's context.
 """
 
 from __future__ import annotations
@@ -50,12 +51,6 @@ ALWAYS: dict[str, str] = {
     + "theorem foo : True := by sorry",
     "decide +native": H
     + "theorem helper : 2 ^ 10 = 1024 := by decide +native\ntheorem foo : True := by sorry",
-    "maxHeartbeats 0": H + "set_option maxHeartbeats 0 in\ntheorem foo : True := by sorry",
-    "maxRecDepth huge": H + "set_option maxRecDepth 1000000000 in\ntheorem foo : True := by sorry",
-    "synthInstance.maxHeartbeats 0": H
-    + "set_option synthInstance.maxHeartbeats 0 in\ntheorem foo : True := by sorry",
-    "synthInstance.maxSize huge": H
-    + "set_option synthInstance.maxSize 100000000 in\ntheorem foo : True := by sorry",
     "100k nested parentheses": H
     + "theorem foo : "
     + "(" * 100_000
@@ -64,6 +59,17 @@ ALWAYS: dict[str, str] = {
     + " = 1 := by sorry",
     "10 MB statement": H + "theorem foo : True := by sorry\n" + "-- padding\n" * 1_000_000,
     "too many lines": H + "\n" * 20_000 + "theorem foo : True := by sorry",
+}
+
+# Resource options over the ceiling: refused in a model's block; in a benchmark's context
+# compiled with the ceiling instead (flag `clamped`).
+OPTION_BOMBS: dict[str, str] = {
+    "maxHeartbeats 0": H + "set_option maxHeartbeats 0 in\ntheorem foo : True := by sorry",
+    "maxRecDepth huge": H + "set_option maxRecDepth 1000000000 in\ntheorem foo : True := by sorry",
+    "synthInstance.maxHeartbeats 0": H
+    + "set_option synthInstance.maxHeartbeats 0 in\ntheorem foo : True := by sorry",
+    "synthInstance.maxSize huge": H
+    + "set_option synthInstance.maxSize 100000000 in\ntheorem foo : True := by sorry",
 }
 
 # Shapes people write that a benchmark's context must accept (and a model's block need not).

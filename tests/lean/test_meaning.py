@@ -18,7 +18,7 @@ from math2.lean.checker import CheckItem, LeanChecker, Status
 from math2.lean.hygiene import ContextTrust, check_code
 from math2.lean.pool import PoolConfig
 from tests.lean.conftest import fake_argv
-from tests.lean.meaning_corpus import ALWAYS, BENCHMARK_OK, MEANING, MULTI_PART
+from tests.lean.meaning_corpus import ALWAYS, BENCHMARK_OK, MEANING, MULTI_PART, OPTION_BOMBS
 
 BENCH = ContextTrust.BENCHMARK
 
@@ -49,6 +49,15 @@ def test_compiled_code_and_bombs_refused_at_every_level(case: str, trust: Contex
     assert time.perf_counter() - t0 < 1.0, case  # a clear refusal within a second
     assert not report.ok, case
     assert report.reason
+
+
+@pytest.mark.parametrize("case", sorted(OPTION_BOMBS))
+def test_option_bombs_refused_or_clamped(case: str) -> None:
+    generated = check_code(OPTION_BOMBS[case], name="foo")
+    assert {v.rule for v in generated.violations} >= {"set_option"}, generated.reason
+    bench = check_code(OPTION_BOMBS[case], name="foo", trust=BENCH)
+    assert bench.ok, bench.reason
+    assert [f.rule for f in bench.flags] == ["clamped"] and len(bench.clamps) == 1
 
 
 def test_compiled_code_only_with_the_callers_option() -> None:
@@ -96,11 +105,18 @@ async def test_nothing_refused_reaches_lean_and_axioms_cover_the_environment(
     try:
         items = [
             *(CheckItem(id=k, code=c, name="foo") for k, (c, _) in MEANING.items()),
+            *(CheckItem(id=k, code=c, name="foo") for k, c in OPTION_BOMBS.items()),
             *(CheckItem(id=k, code=c, name="foo", trust=BENCH) for k, c in ALWAYS.items()),
         ]
         async for r in checker.check_many(items):
             assert r.status is Status.REJECTED and not r.passed, r.id
         assert requests(log) == []
+        # A benchmark's option bomb is compiled with the ceiling, never with 0.
+        code = OPTION_BOMBS["maxHeartbeats 0"]
+        bomb = await checker.check(CheckItem(id="hb", code=code, name="foo", trust=BENCH))
+        assert bomb.status is not Status.REJECTED and bomb.flags[0].rule == "clamped"
+        assert "maxHeartbeats 2000000 in" in requests(log)[-1]
+        assert "maxHeartbeats 0" not in "".join(requests(log))
         # A benchmark's flagged item compiles, and carries its flags.
         code, _ = MEANING["LT on ℕ"]
         flagged = await checker.check(CheckItem(id="lt", code=code, name="foo", trust=BENCH))
@@ -129,7 +145,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_cli_jsonl_and_lean_refuse_before_lean(env: Path, context: str) -> None:
     cases = dict(ALWAYS)
     if context == "generated":
-        cases |= {k: c for k, (c, _) in MEANING.items()}
+        cases |= {k: c for k, (c, _) in MEANING.items()} | OPTION_BOMBS
     rows = [{"id": k, "name": k, "theorem_name": "foo", "code": c} for k, c in cases.items()]
     f = env / "items.jsonl"
     f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))

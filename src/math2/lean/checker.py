@@ -171,6 +171,8 @@ class LeanChecker:
         if not report.ok:
             return "", report.full_name, report.violations, report.flags
         name = report.full_name
+        for offset, length, value in sorted(report.clamps, reverse=True):
+            body = body[:offset] + value + body[offset + length :]
         if item.mode is Mode.PLAIN or not name:
             return prepare(body), name, [], report.flags
         # The axioms of the whole environment the item builds, not only of the target: a

@@ -43,7 +43,14 @@ from math2.lean.targets import (
     _pick_targets,
     _target_rules,
 )
-from math2.lean.terms import Violation, _v, line_start_rules, option_refusal, term_rules
+from math2.lean.terms import (
+    Violation,
+    _v,
+    line_start_rules,
+    option_refusal,
+    over_ceiling,
+    term_rules,
+)
 from math2.lean.trust import ContextTrust, benchmark_flags, generated_rules
 
 
@@ -55,6 +62,7 @@ class HygieneReport(BaseModel):
     theorem_name: str | None = None  # as written
     full_name: str | None = None  # with the enclosing namespaces
     flags: list[Violation] = []  # what may change the meaning (benchmark context), not refused
+    clamps: list[tuple[int, int, str]] = []  # (offset, length, value): options set to the ceiling
     targets: list[str] = []  # full names of the target theorems (several for a multi-part item)
     declared: list[str] = []  # full names of every named declaration of the item
 
@@ -297,6 +305,22 @@ def check_statement(
         for x in term_rules(toks, line_offset, allow_sorry, allow_compiled=allow_compiled)
         if not (x.rule == "command" and (x.line, x.column) in notation_words)
     )
+    clamps: list[tuple[int, int, str]] = []
+    if trust is ContextTrust.BENCHMARK:  # a person's resource option over the ceiling: clamped
+        clamped_at = set()
+        for c in commands:
+            for x in [*c.prefixes, c]:
+                words = [t for t in x.body if t.text != "in"]
+                if x.keyword != "set_option" or len(words) < 2:
+                    continue
+                ceiling = over_ceiling(words[0].text, words[1].text)
+                if ceiling is not None:
+                    clamps.append((words[1].offset, len(words[1].text), str(ceiling)))
+                    at = x.tokens[0]
+                    clamped_at.add((at.line + line_offset, at.col))
+                    why = f"`{words[0].text} {words[1].text}` is compiled as {ceiling:,}"
+                    flags.append(_v("clamped", at, why, line_offset))
+        v = [x for x in v if not (x.rule == "set_option" and (x.line, x.column) in clamped_at)]
     placed = {(x.line, x.column) for x in v}  # a place refused already needs no second rule
     v.extend(g for g in generated if (g.line, g.column) not in placed)
     v.sort(key=lambda x: (x.line or 0, x.column or 0))
@@ -312,6 +336,7 @@ def check_statement(
         theorem_name=theorem_name,
         full_name=full,
         flags=flags,
+        clamps=clamps,
         targets=[full_names[i] for i in targets if i in full_names],
         declared=list(dict.fromkeys(full_names.values())),
     )

@@ -91,6 +91,16 @@ def _adjacent(toks: list[Token], i: int, text: str) -> bool:
     return u.text == text and u.offset == t.offset + len(t.text)
 
 
+def over_ceiling(opt: str, val: str) -> int | None:
+    """The ceiling a resource option's value goes over (0 is no limit at all), or None."""
+    ceiling = OPTION_CEILINGS.get(opt)
+    try:
+        n = int(val.replace("_", ""))
+    except ValueError:
+        return None
+    return ceiling if ceiling is not None and (n == 0 or n > ceiling) else None
+
+
 def option_refusal(opt: str, val: str) -> str | None:
     """Why `set_option opt val` is refused, or None."""
     if not ALLOWED_OPTION.match(opt):

@@ -8,7 +8,7 @@ import asyncio
 
 from math2.llm.testing import FakeServer, Rule, Script
 from math2.roles.formalize import FormalizeOptions, Outcome, run_formalize
-from tests.lean.meaning_corpus import ALWAYS, MEANING
+from tests.lean.meaning_corpus import ALWAYS, MEANING, OPTION_BOMBS
 from tests.roles.formalize.scripts import GENERATOR, JUDGE, PLANNER, consistent, lean, write_items
 from tests.roles.formalize.test_loop import registered, results, settings_for  # noqa: F401
 
@@ -18,7 +18,7 @@ CASES = {
     "include": MEANING["variable False included"][0],
     "fact": MEANING["Fact instance variable"][0],
     "native": ALWAYS["native_decide helper"],
-    "heartbeats": ALWAYS["maxHeartbeats 0"],
+    "heartbeats": OPTION_BOMBS["maxHeartbeats 0"],
 }
 
 
