@@ -14,19 +14,13 @@ from math2.lean.backends import ReplBackend
 from math2.lean.checker import CheckItem, LeanChecker, Mode, Status
 from math2.lean.hygiene import ContextTrust, Strictness, check_code
 from math2.lean.pool import PoolConfig
-from tests.lean.conftest import fake_argv
+from tests.lean.conftest import fake_argv, requests
 from tests.lean.hostile_corpus import CHECKED_MODES, EVERY_MODE
 from tests.lean.legit_corpus import ACCEPTED as LEGIT
 
 CLEAN = "import Mathlib\ntheorem clean_one (x : ℕ) : x + 0 = x := by sorry"
 CLEAN_PROOF = "import Mathlib\ntheorem clean_one (x : ℕ) : x + 0 = x := by simp"
 ALL = {**EVERY_MODE, **CHECKED_MODES}
-
-
-def requests(log: Path) -> list[str]:
-    if not log.exists():
-        return []
-    return [json.loads(line).get("cmd", "") for line in log.read_text().splitlines()]
 
 
 def corpus(mode: Mode) -> dict[str, str]:
@@ -74,15 +68,6 @@ async def test_api_refuses_the_corpus_before_lean(tmp_path: Path, mode: Mode) ->
     assert any("clean_one" in c for c in sent)  # the log does record what reaches the REPL
     for c in sent:
         assert "clean_one" in c or c.strip() == "import Mathlib", c
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
-    monkeypatch.setenv("MATH2_LEAN__PROJECT_DIR", str(tmp_path))
-    log = tmp_path / "requests.jsonl"
-    monkeypatch.setenv("MATH2_LEAN__REPL_COMMAND", json.dumps(fake_argv("--log", str(log))))
-    return tmp_path
 
 
 CLI_MODES = {

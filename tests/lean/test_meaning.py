@@ -17,16 +17,10 @@ from math2.lean.backends import ReplBackend
 from math2.lean.checker import CheckItem, LeanChecker, Status
 from math2.lean.hygiene import ContextTrust, check_code
 from math2.lean.pool import PoolConfig
-from tests.lean.conftest import fake_argv
+from tests.lean.conftest import fake_argv, requests
 from tests.lean.meaning_corpus import ALWAYS, BENCHMARK_OK, MEANING, MULTI_PART, OPTION_BOMBS
 
 BENCH = ContextTrust.BENCHMARK
-
-
-def requests(log: Path) -> list[str]:
-    if not log.exists():
-        return []
-    return [json.loads(line).get("cmd", "") for line in log.read_text().splitlines()]
 
 
 @pytest.mark.parametrize("case", sorted(MEANING))
@@ -130,15 +124,6 @@ async def test_nothing_refused_reaches_lean_and_axioms_cover_the_environment(
         assert "#print axioms helper" in sent and "#print axioms foo" in sent
     finally:
         await backend.close()
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
-    monkeypatch.setenv("MATH2_LEAN__PROJECT_DIR", str(tmp_path))
-    log = tmp_path / "requests.jsonl"
-    monkeypatch.setenv("MATH2_LEAN__REPL_COMMAND", json.dumps(fake_argv("--log", str(log))))
-    return tmp_path
 
 
 @pytest.mark.parametrize("context", ["generated", "benchmark"])
