@@ -13,6 +13,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from math2.lean.limits import Limits
+
 
 class LeanSettings(BaseModel):
     """Where Lean lives and how hard to drive it."""
@@ -34,6 +36,10 @@ class LeanSettings(BaseModel):
     kimina_api_key: str | None = None
     toolchain: str | None = None
     mathlib_commit: str | None = None
+    limits: Limits = Field(
+        default_factory=Limits,
+        description="caps on an item before it is read",
+    )
 
 
 class EndpointSettings(BaseModel):

@@ -263,3 +263,29 @@ def test_a_sample_never_tried_is_counted_not_run(tmp_path, registered):
     (b,) = score(samples, ks=[2], resamples=10).benchmarks
     assert b.per_item["beta"] == {"n": 2, "compiled": 1, "consistent": {"j1": 1}}
     assert b.failures == {"not_run": 1, "unreadable": 1}
+
+
+def test_a_models_meaning_changer_fails_the_sample_and_never_reaches_lean(tmp_path, registered):
+    """Eval checks the model's output at the generated level: an instance on ℕ in the reply is
+    refused before Lean (the fake REPL's log), and the sample counts as not compiled."""
+    from tests.lean.meaning_corpus import MEANING
+
+    evil = MEANING["LT on ℕ"][0].removeprefix("import Mathlib\n")
+    rules = [
+        Rule(system=GENERATOR, user="ALPHAEVAL", reply=lean(evil)),
+        Rule(system=GENERATOR, reply=lean("theorem other : True := by sorry")),
+        Rule(json=OK),
+    ]
+    toy = _synthetic(tmp_path)
+    log = tmp_path / "repl.jsonl"
+    with FakeServer(Script(rules=rules)) as srv:
+        st = settings_for(tmp_path, srv.base_url)
+        st.lean.repl_command = [*st.lean.repl_command, "--log", str(log)]
+        opts = EvalOptions(model="gen", judges=["j1"], k=1)
+        _, samples = asyncio.run(run_eval(st, registered, [toy], opts))
+    sc = score(samples, ks=[1], model="gen", resamples=50)
+    (b,) = sc.benchmarks
+    assert b.per_item["alpha"]["compiled"] == 0
+    assert b.per_item["beta"]["compiled"] == 1
+    sent = log.read_text() if log.exists() else ""
+    assert "instance : LT" not in sent and "theorem other" in sent

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -21,3 +22,20 @@ def fake_argv(*args: str) -> list[str]:
 def transcripts() -> Path:
     """../shared/data/lean-repl-transcripts."""
     return shared_data("lean-repl-transcripts")
+
+
+def requests(log: Path) -> list[str]:
+    """The commands the fake REPL logged (empty: nothing reached it)."""
+    if not log.exists():
+        return []
+    return [json.loads(line).get("cmd", "") for line in log.read_text().splitlines()]
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A store and a fake REPL (logging to requests.jsonl) for `math2 lean check`."""
+    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
+    monkeypatch.setenv("MATH2_LEAN__PROJECT_DIR", str(tmp_path))
+    log = tmp_path / "requests.jsonl"
+    monkeypatch.setenv("MATH2_LEAN__REPL_COMMAND", json.dumps(fake_argv("--log", str(log))))
+    return tmp_path

@@ -12,21 +12,15 @@ from typer.testing import CliRunner
 from math2.cli import app
 from math2.lean.backends import ReplBackend
 from math2.lean.checker import CheckItem, LeanChecker, Mode, Status
-from math2.lean.hygiene import Strictness, check_code
+from math2.lean.hygiene import ContextTrust, Strictness, check_code
 from math2.lean.pool import PoolConfig
-from tests.lean.conftest import fake_argv
+from tests.lean.conftest import fake_argv, requests
 from tests.lean.hostile_corpus import CHECKED_MODES, EVERY_MODE
 from tests.lean.legit_corpus import ACCEPTED as LEGIT
 
 CLEAN = "import Mathlib\ntheorem clean_one (x : ℕ) : x + 0 = x := by sorry"
 CLEAN_PROOF = "import Mathlib\ntheorem clean_one (x : ℕ) : x + 0 = x := by simp"
 ALL = {**EVERY_MODE, **CHECKED_MODES}
-
-
-def requests(log: Path) -> list[str]:
-    if not log.exists():
-        return []
-    return [json.loads(line).get("cmd", "") for line in log.read_text().splitlines()]
 
 
 def corpus(mode: Mode) -> dict[str, str]:
@@ -76,15 +70,6 @@ async def test_api_refuses_the_corpus_before_lean(tmp_path: Path, mode: Mode) ->
         assert "clean_one" in c or c.strip() == "import Mathlib", c
 
 
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
-    monkeypatch.setenv("MATH2_LEAN__PROJECT_DIR", str(tmp_path))
-    log = tmp_path / "requests.jsonl"
-    monkeypatch.setenv("MATH2_LEAN__REPL_COMMAND", json.dumps(fake_argv("--log", str(log))))
-    return tmp_path
-
-
 CLI_MODES = {
     "statement": ["--mode", "statement"],
     "proof": ["--mode", "proof"],
@@ -96,7 +81,10 @@ CLI_MODES = {
 @pytest.mark.parametrize("flags", sorted(CLI_MODES))
 def test_cli_jsonl_refuses_the_corpus_before_lean(env: Path, flags: str) -> None:
     cases = corpus(Mode.PLAIN if flags == "relaxed" else Mode.STATEMENT)
-    rows = [{"id": f"h{i}", "code": code, "name": "foo"} for i, code in enumerate(cases.values())]
+    rows = [
+        {"id": f"h{i}", "code": code, "theorem_name": "foo"}
+        for i, code in enumerate(cases.values())
+    ]
     if flags != "relaxed":  # the data asking for the mode the command already uses changes nothing
         mode = "proof" if flags == "proof" else "statement"
         rows = [{**r, "mode": mode} for r in rows]
@@ -130,12 +118,29 @@ def test_cli_lean_files_refuse_the_corpus_before_lean(env: Path, flags: str) -> 
 
 @pytest.mark.parametrize("case", sorted(LEGIT))
 def test_real_statement_shapes_are_accepted(case: str) -> None:
+    """Benchmark context (written by people) accepts every shape; a model's block (the default
+    level) only those that hold nothing but the target, `open` and `variable`s of types."""
+    name = "Nat.foo" if case == "protected theorem" else "foo"
     for strictness in (Strictness.STATEMENT, Strictness.RELAXED):
-        name = "Nat.foo" if case == "protected theorem" else "foo"
-        report = check_code(LEGIT[case], name=name, strictness=strictness)
+        report = check_code(
+            LEGIT[case], name=name, strictness=strictness, trust=ContextTrust.BENCHMARK
+        )
         assert report.ok, (case, report.reason)
+    generated = check_code(LEGIT[case], name=name)
+    assert generated.ok is (case in GENERATED_OK), (case, generated.reason)
+    if not generated.ok:
+        assert {v.rule for v in generated.violations} == {"generated"}, generated.reason
     if case == "namespace":
         assert check_code(LEGIT[case], name="Foo.foo").full_name == "Foo.foo"
+
+
+# The legit shapes a model's block may have: the target alone, with `open`, namespaces,
+# sections, universes, `omit … in`, attributes and doc comments on the target.
+GENERATED_OK = {
+    "let in the type", "letI in the type", "have in the type", "show from in the type",
+    "protected theorem", "simp theorem", "stacks attribute", "docstring", "namespace",
+    "open in", "noncomputable section", "universe", "plain string", "lemma", "omit in",
+}  # fmt: skip
 
 
 async def test_checker_places_refusals_in_the_whole_item() -> None:

@@ -53,6 +53,22 @@ def lean_check(
             help="The theorem name a .lean file must declare (items of a .jsonl name their own)."
         ),
     ] = None,
+    context: Annotated[
+        str,
+        typer.Option(
+            help="Who wrote the context before each target: generated (a model's output: only "
+            "the target, open and variables of types) or benchmark (people: definitions, "
+            "instances, helper lemmas allowed; meaning-changers flagged)"
+        ),
+    ] = "generated",
+    trust_compiler: Annotated[
+        bool,
+        typer.Option(
+            "--trust-compiler",
+            help="Accept proofs that trust compiled code (native_decide, bv_decide: "
+            "Lean.ofReduceBool). Never set by the data.",
+        ),
+    ] = False,
     backend: Annotated[str | None, typer.Option(help="repl | kimina | lake")] = None,
     cache: Annotated[bool, typer.Option(help="Use the result cache in the store.")] = True,
     concurrency: Annotated[int, typer.Option(help="Checks in flight at once.")] = 8,
@@ -65,8 +81,10 @@ def lean_check(
 
     if mode not in ("statement", "proof"):
         raise fail(f"--mode must be statement or proof, not {mode!r} (see --relaxed-unsafe)")
+    if context not in ("generated", "benchmark"):
+        raise fail(f"--context must be generated or benchmark, not {context!r}")
     try:
-        items = load_items(file, Mode(mode), relaxed=relaxed, name=name)
+        items = load_items(file, Mode(mode), relaxed=relaxed, name=name, trust=context)
     except (InputError, ValueError) as exc:
         raise fail(str(exc)) from exc
     if relaxed:
@@ -87,6 +105,7 @@ def lean_check(
         checker = make_checker(settings, store, backend)
     except LeanNotConfigured as exc:
         raise fail(str(exc)) from exc
+    checker.allow_compiled = trust_compiler
 
     async def go() -> list:
         results = []
@@ -97,6 +116,8 @@ def lean_check(
                     f"{mark} {r.id:<30} {r.status.value:<12} "
                     + escape(r.reason.splitlines()[0] if r.reason else "")
                 )
+                for f in r.flags:
+                    out.print(f"  [yellow]flag[/] {f.rule} ({f.where()}): {escape(f.detail)}")
                 results.append(r)
         finally:
             await checker.backend.close()

@@ -41,6 +41,7 @@ from cachetools import LRUCache
 
 from math2.config import Settings
 from math2.lean import CheckItem, Mode, make_checker
+from math2.lean.trust import ContextTrust
 from math2.llm import load_template, make_client, require_model, structured
 from math2.roles.formalize import JudgeVerdict, extract_lean
 from math2.store import Store
@@ -162,7 +163,12 @@ class FormalizationReward:
                     )
                 if lean is not None:
                     res = await svc.checker.check(
-                        CheckItem(id=key[:16], code=header + "\n\n" + lean, mode=Mode.STATEMENT)
+                        CheckItem(
+                            id=key[:16],
+                            code=header + "\n\n" + lean,
+                            mode=Mode.STATEMENT,
+                            trust=ContextTrust.GENERATED,
+                        )
                     )
                     info["compiled"] = res.passed
                     info["status"] = res.status.value

@@ -26,6 +26,7 @@ from math2.eval.results import collect_results, expected_samples
 from math2.eval.scoring import SampleFailure, SampleResult
 from math2.lean import CheckItem, Status, make_checker
 from math2.lean import Mode as LeanMode
+from math2.lean.trust import ContextTrust
 from math2.llm import load_template, make_client, require_model
 from math2.roles.formalize import JudgeVerdict, extract_lean
 from math2.runs import ItemContext, Job, Progress, RunSummary, execute, step
@@ -103,7 +104,12 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
         header = _header(ctx.services.get("header") or "import Mathlib", task.header)
         check, _ = await ctx.lean(
             ctx.services["checker"],
-            CheckItem(id=task.id, code=header + "\n\n" + lean, mode=LeanMode.STATEMENT),
+            CheckItem(
+                id=task.id,
+                code=header + "\n\n" + lean,
+                mode=LeanMode.STATEMENT,
+                trust=ContextTrust.GENERATED,
+            ),
             round=1,
             sample=task.sample,
         )

@@ -10,8 +10,10 @@ from math2.lean.backends import KiminaBackend, LakeBackend, LeanBackend, RawOutc
 from math2.lean.checker import CheckItem, CheckResult, LeanChecker, Mode, Status
 from math2.lean.diagnostics import Diagnostic, Kind, classify_text, diagnostics
 from math2.lean.hygiene import HygieneReport, check_statement, split_header
+from math2.lean.limits import Limits
 from math2.lean.pool import PoolConfig, ReplPool
 from math2.lean.statement import NotAStatement, benchmark_code, split_item, statement_item
+from math2.lean.trust import ContextTrust
 
 if TYPE_CHECKING:
     from math2.config import Settings
@@ -68,12 +70,14 @@ def make_checker(
         toolchain=toolchain,
         mathlib_commit=commit,
         timeout_s=settings.lean.timeout_s,
+        limits=settings.lean.limits,
     )
 
 
 __all__ = [
     "CheckItem",
     "CheckResult",
+    "ContextTrust",
     "Diagnostic",
     "HygieneReport",
     "KiminaBackend",
@@ -82,6 +86,7 @@ __all__ = [
     "LeanBackend",
     "LeanChecker",
     "LeanNotConfigured",
+    "Limits",
     "Mode",
     "NotAStatement",
     "PoolConfig",

@@ -20,19 +20,21 @@ from math2.lean.commands import split_code
 from math2.lean.compiled import (
     PREAMBLE_LINES,
     STANDARD_AXIOMS,
-    axiom_violations,
     axioms_subject,
     parse_axioms,
     prepare,
 )
 from math2.lean.diagnostics import Diagnostic, Kind, diagnostics
 from math2.lean.hygiene import (
+    ContextTrust,
     Strictness,
     Violation,
     check_statement,
     split_header,
 )
+from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
 from math2.lean.protocol import CommandResponse, Pos, ReplError
+from math2.lean.rules import COMPILER_AXIOMS
 
 
 class Mode(StrEnum):
@@ -64,6 +66,9 @@ class CheckItem(BaseModel):
     code: str
     name: str | None = None
     mode: Mode = Mode.STATEMENT
+    # Who wrote the context: a model (the strict default) or people (a benchmark's context).
+    trust: ContextTrust = ContextTrust.GENERATED
+    parts: list[str] = []  # the targets of a multi-part item, each its own theorem
 
 
 class CheckResult(BaseModel):
@@ -78,6 +83,8 @@ class CheckResult(BaseModel):
     violations: list[Violation] = []
     time_s: float = 0.0
     cached: bool = False
+    # What a benchmark's context does that may change the statement's meaning (not refusals).
+    flags: list[Violation] = []
     backend: str = ""
 
 
@@ -118,6 +125,8 @@ class LeanChecker:
         mathlib_commit: str = "unknown",
         timeout_s: float = 60.0,
         allowed_imports: frozenset[str] | None = None,
+        allow_compiled: bool = False,
+        limits: Limits = DEFAULT_LIMITS,
     ):
         self.backend = backend
         self.cache = cache
@@ -125,13 +134,22 @@ class LeanChecker:
         self.mathlib_commit = mathlib_commit
         self.timeout_s = timeout_s
         self.allowed_imports = allowed_imports
+        # Proofs that trust compiled code (`native_decide`, `bv_decide`, Lean.ofReduceBool):
+        # refused unless the caller says so here; nothing in an item can.
+        self.allow_compiled = allow_compiled
+        self.limits = limits
 
-    def _compiled(self, item: CheckItem, body: str) -> tuple[str, str | None, list[Violation]]:
+    def _compiled(
+        self, item: CheckItem, body: str
+    ) -> tuple[str, str | None, list[Violation], list[Violation]]:
         """(text to compile, the theorem's full name, hygiene violations).
 
         Every mode applies the rules against code that runs while elaborating; PLAIN (only
         ever chosen by the caller, never by the data) relaxes the one-theorem and `sorry` rules.
         """
+        caps = precheck(item.code, self.limits)  # the whole item, before anything is read
+        if caps:
+            return "", None, caps, []
         header, _ = split_header(item.code)
         strict = {
             Mode.STATEMENT: Strictness.STATEMENT,
@@ -145,17 +163,28 @@ class LeanChecker:
             allowed_imports=self.allowed_imports,
             strictness=strict,
             line_offset=split_code(item.code).body_line - 1,  # lines of the whole item
+            trust=item.trust,
+            parts=item.parts,
+            allow_compiled=self.allow_compiled,
+            limits=self.limits,
         )
         if not report.ok:
-            return "", report.full_name, report.violations
+            return "", report.full_name, report.violations, report.flags
         name = report.full_name
-        axioms = f"\n#print axioms {name}\n" if name and item.mode is not Mode.PLAIN else ""
-        return prepare(body) + axioms, name, []
+        for offset, length, value in sorted(report.clamps, reverse=True):
+            body = body[:offset] + value + body[offset + length :]
+        if item.mode is Mode.PLAIN or not name:
+            return prepare(body), name, [], report.flags
+        # The axioms of the whole environment the item builds, not only of the target: a
+        # context declaration may trust compiled code that the target never mentions.
+        names = [*[d for d in report.declared if d not in report.targets], *report.targets]
+        axioms = "".join(f"\n#print axioms {n}" for n in names) + "\n"
+        return prepare(body) + axioms, name, [], report.flags
 
     async def check(self, item: CheckItem) -> CheckResult:
         """Check one item; hostile or malformed code is rejected without running anything."""
         header, body = split_header(item.code)
-        compiled, name, violations = self._compiled(item, body)
+        compiled, name, violations, flags = self._compiled(item, body)
         if violations:
             return CheckResult(
                 id=item.id,
@@ -171,12 +200,30 @@ class LeanChecker:
         key = cache_key(self.toolchain, self.mathlib_commit, header, compiled + item.mode)
         hit = await asyncio.to_thread(self.cache.get, key) if self.cache is not None else None
         if hit is not None:
-            return hit.model_copy(update={"id": item.id, "cached": True})
+            return hit.model_copy(update={"id": item.id, "cached": True, "flags": flags})
         raw = await self.backend.run(header, compiled, self.timeout_s)
         result = self._verdict(item, name, raw)
         if self.cache is not None and result.status in _CACHEABLE:
             await asyncio.to_thread(self.cache.put, key, result)  # stored before it is used
-        return result
+        return result.model_copy(update={"flags": flags}) if flags else result
+
+    @property
+    def _standard(self) -> frozenset[str]:
+        return STANDARD_AXIOMS | (COMPILER_AXIOMS if self.allow_compiled else frozenset())
+
+    def _environment_axioms(
+        self, answers: dict[str, set[str]], target: str | None, proof: bool = False
+    ) -> list[Violation]:
+        """Axioms beyond the allowed ones in any declaration of the item (`sorryAx` only in the
+        target of a statement)."""
+        out = []
+        for subject, found in answers.items():
+            allowed = self._standard | ({"sorryAx"} if subject == target and not proof else set())
+            if bad := sorted(found - allowed):
+                out.append(
+                    Violation(rule="axioms", line=None, detail=_axiom_detail(subject, bad, target))
+                )
+        return out
 
     async def check_many(
         self, items: Iterable[CheckItem], concurrency: int = 8
@@ -244,11 +291,13 @@ class LeanChecker:
         offset = raw.line_offset + (PREAMBLE_LINES if item.mode is not Mode.PLAIN else 0)
         axioms: set[str] | None = None
         subject: str | None = None
+        answers: dict[str, set[str]] = {}  # every `#print axioms` answer, by its constant
         kept: list[Diagnostic] = []
         for d in diags:
             found = parse_axioms(d.message) if d.kind is Kind.OUTPUT else None
             if found is not None:
                 axioms, subject = found, axioms_subject(d.message)
+                answers[subject or ""] = found
                 continue
             kept.append(_shift(d, offset))
         errs = [d for d in kept if d.is_error]
@@ -265,14 +314,19 @@ class LeanChecker:
                     Violation(rule="axioms", line=None, detail=f"no `#print axioms {name}` answer")
                 )
             else:
-                extra += axiom_violations(axioms)
+                extra += self._environment_axioms(answers, subject)
                 if name and subject != name:
                     extra.append(_not_declared(name, subject))
+                for part in item.parts:
+                    if part != name and not any(a.endswith(part) for a in answers):
+                        extra.append(_not_declared(part, None))
             passed = not extra
         elif item.mode is Mode.PROOF and not errs:
             if sorry:
                 passed, reason = False, "the proof uses sorry"
-            elif axioms is not None and (bad := sorted(axioms - STANDARD_AXIOMS)):
+            elif axioms is not None and (bad := self._environment_axioms(answers, subject, True)):
+                passed, reason = False, "; ".join(b.detail for b in bad)
+            elif axioms is not None and (bad := sorted(axioms - self._standard)):
                 passed, reason = False, f"depends on {', '.join(bad)}"
             elif axioms is not None and name and subject != name:
                 extra.append(_not_declared(name, subject))
@@ -288,6 +342,11 @@ class LeanChecker:
             violations=extra,
             **base,
         )
+
+
+def _axiom_detail(subject: str, extra: list[str], target: str | None) -> str:
+    who = "" if subject == target else f"the context declaration {subject} "
+    return f"{who}depends on {', '.join(extra)}"
 
 
 def _not_declared(name: str, subject: str | None) -> Violation:

@@ -12,7 +12,7 @@ constant with the expected full name.
 
 from __future__ import annotations
 
-from enum import StrEnum
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel
 
@@ -24,6 +24,7 @@ from math2.lean.lexer import (
     suspicious_characters,
     tokenize,
 )
+from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
 from math2.lean.rules import (
     ALLOWED_ATTRIBUTES,
     ALLOWED_MODIFIERS,
@@ -36,15 +37,21 @@ from math2.lean.rules import (
     THEOREM_KEYWORDS,
     normalise_name,
 )
-from math2.lean.terms import Violation, _v, line_start_rules, option_refusal, term_rules
-
-
-class Strictness(StrEnum):
-    """How much a check demands."""
-
-    STATEMENT = "statement"  # one theorem, proof exactly `sorry`
-    PROOF = "proof"  # one theorem, a proof without sorry
-    RELAXED = "relaxed"  # any number of declarations; still nothing that runs code
+from math2.lean.targets import (
+    Strictness,
+    _declared_names,
+    _pick_targets,
+    _target_rules,
+)
+from math2.lean.terms import (
+    Violation,
+    _v,
+    line_start_rules,
+    option_refusal,
+    over_ceiling,
+    term_rules,
+)
+from math2.lean.trust import ContextTrust, benchmark_flags, generated_rules
 
 
 class HygieneReport(BaseModel):
@@ -54,6 +61,10 @@ class HygieneReport(BaseModel):
     violations: list[Violation]
     theorem_name: str | None = None  # as written
     full_name: str | None = None  # with the enclosing namespaces
+    flags: list[Violation] = []  # what may change the meaning (benchmark context), not refused
+    clamps: list[tuple[int, int, str]] = []  # (offset, length, value): options set to the ceiling
+    targets: list[str] = []  # full names of the target theorems (several for a multi-part item)
+    declared: list[str] = []  # full names of every named declaration of the item
 
     @property
     def reason(self) -> str:
@@ -143,12 +154,19 @@ def _option_rules(c: Command, offset: int) -> list[Violation]:
     return [] if why is None else [_v("set_option", c.tokens[0], why, offset)]
 
 
-def _command_rules(c: Command, offset: int, strict: Strictness) -> list[Violation]:
+def _command_rules(
+    c: Command, offset: int, strict: Strictness, trust: ContextTrust
+) -> list[Violation]:
     kw = c.keyword
-    out = _modifier_rules(c, offset)
+    local_notation = (
+        trust is ContextTrust.BENCHMARK and kw in LOCAL_NOTATION and c.modifiers == ["local"]
+    )
+    out = [] if local_notation else _modifier_rules(c, offset)
     for p in c.prefixes:
-        out.extend(_command_rules(p, offset, strict))
-    if kw in FORBIDDEN_COMMANDS:
+        out.extend(_command_rules(p, offset, strict, trust))
+    if local_notation:
+        pass  # a person's `local notation3`: its right-hand side passes the term rules
+    elif kw in FORBIDDEN_COMMANDS:
         relaxed_ok = strict is Strictness.RELAXED and kw == "example"
         if not relaxed_ok:
             out.append(
@@ -192,44 +210,8 @@ def _definition_name_rules(t: Token, offset: int) -> list[Violation]:
 
 
 _ALLOWED_KEYWORDS = THEOREM_KEYWORDS | DEFINITION_KEYWORDS | SCOPE_KEYWORDS
-
-
-def _proof_start(toks: list[Token]) -> int | None:
-    """Index of the `:=` that begins the proof: the first at bracket depth 0 that does not
-    belong to a `let`/`have`/`set`/`letI`/`haveI` inside the statement."""
-    depth = 0
-    pending = 0
-    for j, t in enumerate(toks):
-        if t.kind is Tok.SYMBOL and t.text in ("(", "[", "{", "⟨", "⦃", "@[", "‹"):
-            depth += 1
-        elif t.kind is Tok.SYMBOL and t.text in (")", "]", "}", "⟩", "⦄", "›"):
-            depth = max(0, depth - 1)
-        elif (
-            depth == 0 and t.kind is Tok.IDENT and t.text in ("let", "letI", "have", "haveI", "set")
-        ):
-            pending += 1
-        elif depth == 0 and t.kind is Tok.SYMBOL and t.text == ":=":
-            if pending:
-                pending -= 1
-            else:
-                return j
-    return None
-
-
-def _full_name(context: list[Command], declared: str) -> str:
-    if declared.startswith("_root_."):
-        return declared[len("_root_.") :]
-    stack: list[str | None] = []
-    for c in context:
-        names = [t.text for t in c.body if t.kind is Tok.IDENT]
-        if c.keyword == "namespace" and names:
-            stack.append(normalise_name(names[0]))
-        elif c.keyword == "section":
-            stack.append(None)
-        elif c.keyword == "end" and stack:
-            stack.pop()
-    parts = [p for p in stack if p]
-    return ".".join([*parts, declared]) if parts else declared
+# Notation a benchmark's context may define for itself (`local notation3 "ℝ²" => …`).
+LOCAL_NOTATION = frozenset({"notation", "notation3"})
 
 
 def check_statement(
@@ -242,14 +224,26 @@ def check_statement(
     strictness: Strictness | None = None,
     line_offset: int = 0,
     module_roots: frozenset[str] = DEFAULT_MODULE_ROOTS,
+    trust: ContextTrust = ContextTrust.GENERATED,
+    parts: Sequence[str] = (),
+    allow_compiled: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+    known_name: Callable[[str], bool] | None = None,
 ) -> HygieneReport:
     """Static hygiene of a body (the text after the header). Runs nothing.
 
-    `strictness` defaults to STATEMENT (or PROOF with `require_sorry=False`). Lines in the
-    report are those of the body plus `line_offset`.
+    `strictness` defaults to STATEMENT (or PROOF with `require_sorry=False`). `trust` says who
+    wrote the context (docs/lean.md: a model's block by default). `parts` names the targets of
+    a multi-part item. `allow_compiled` accepts proofs that trust compiled code; only a caller
+    may pass it. Lines in the report are those of the body plus `line_offset`.
     """
     strict = strictness or (Strictness.STATEMENT if require_sorry else Strictness.PROOF)
     v: list[Violation] = check_header(header, module_roots, allowed_imports)
+    caps = precheck(body, limits)
+    if caps:
+        for c in caps:
+            v.append(c.model_copy(update={"line": c.line + line_offset}) if c.line else c)
+        return HygieneReport(ok=False, violations=v)
     for line, col, what in suspicious_characters(body):
         v.append(Violation(rule="characters", line=line + line_offset, column=col, detail=what))
     try:
@@ -265,73 +259,70 @@ def check_statement(
         v.append(Violation(rule="empty", line=None, detail="there is no Lean code to check"))
         return HygieneReport(ok=False, violations=v)
     commands = split_commands(toks)
-    theorems = [i for i, c in enumerate(commands) if c.keyword in THEOREM_KEYWORDS]
+    full_names = _declared_names(commands)
     allow_sorry: set[int] = set()
     theorem_name = full = None
+    targets: list[int] = []
     if strict is not Strictness.RELAXED:
-        if len(theorems) != 1:
-            v.append(
-                Violation(
-                    rule="one theorem",
-                    line=None,
-                    detail=f"expected exactly one theorem or lemma, found {len(theorems)}",
-                )
+        targets, picked = _pick_targets(commands, full_names, name, parts, trust)
+        v.extend(picked)
+        if targets:
+            for c in commands[targets[-1] + 1 :]:
+                if c.keyword != "end":
+                    msg = "nothing but `end` may follow the theorem"
+                    v.append(_v("target last", c.tokens[0], msg, line_offset))
+        for ti in targets:
+            tv, sorry_at, theorem_name = _target_rules(
+                commands[ti], toks, name, strict, line_offset
             )
-        else:
-            ti = theorems[0]
-            target = commands[ti]
-            after = [c for c in commands[ti + 1 :] if c.keyword != "end"]
-            for c in after:
-                v.append(
-                    _v(
-                        "target last",
-                        c.tokens[0],
-                        "nothing but `end` may follow the theorem",
-                        line_offset,
-                    )
-                )
-            decl = target.body[0] if target.body else None
-            if decl is None or decl.kind is not Tok.IDENT:
-                v.append(_v("name", target.tokens[0], "the theorem has no name", line_offset))
-            else:
-                theorem_name = normalise_name(decl.text)
-                full = _full_name(commands[:ti], decl.text.replace("«", "").replace("»", ""))
-                if name is not None and name not in (theorem_name, full):
-                    v.append(
-                        _v(
-                            "name",
-                            decl,
-                            f"theorem is named {theorem_name!r}, expected {name!r}",
-                            line_offset,
-                        )
-                    )
-            rest = target.body[1:]
-            p = _proof_start(rest)
-            if p is None:
-                v.append(_v("proof", target.tokens[0], "no `:=` before a proof", line_offset))
-            else:
-                proof = rest[p + 1 :]
-                words = [t.text for t in proof]
-                if strict is Strictness.STATEMENT:
-                    if words not in (["sorry"], ["by", "sorry"]):
-                        shown = " ".join(words)[:60]
-                        v.append(
-                            _v(
-                                "proof",
-                                rest[p],
-                                f"the proof must be `sorry`, found `{shown}`",
-                                line_offset,
-                            )
-                        )
-                    else:
-                        idx0 = next(i for i, t in enumerate(toks) if t is proof[-1])
-                        allow_sorry.add(idx0)
+            v.extend(tv)
+            if sorry_at is not None:
+                allow_sorry.add(sorry_at)
+        if targets and theorem_name is not None:
+            full = full_names.get(targets[-1])
+            if name is not None and not parts and name not in (theorem_name, full):
+                decl = commands[targets[-1]].body[0]
+                detail = f"theorem is named {theorem_name!r}, expected {name!r}"
+                v.append(_v("name", decl, detail, line_offset))
     for c in commands:
-        v.extend(_command_rules(c, line_offset, strict))
+        v.extend(_command_rules(c, line_offset, strict, trust))
     v.extend(line_start_rules(commands, line_offset))
+    flags: list[Violation] = []
+    generated: list[Violation] = []
+    if trust is ContextTrust.GENERATED and strict is not Strictness.RELAXED:
+        generated = generated_rules(commands, set(targets), line_offset)
+    else:
+        flags = benchmark_flags(commands, set(targets), full_names, line_offset, known_name)
     if strict is Strictness.RELAXED:
         allow_sorry = {i for i, t in enumerate(toks) if t.text in SORRY_WORDS}
-    v.extend(term_rules(toks, line_offset, allow_sorry))
+    notation_words = {
+        (c.tokens[c.keyword_index].line + line_offset, c.tokens[c.keyword_index].col)
+        for c in commands
+        if trust is ContextTrust.BENCHMARK and c.keyword in LOCAL_NOTATION and c.modifiers
+    }
+    v.extend(
+        x
+        for x in term_rules(toks, line_offset, allow_sorry, allow_compiled=allow_compiled)
+        if not (x.rule == "command" and (x.line, x.column) in notation_words)
+    )
+    clamps: list[tuple[int, int, str]] = []
+    if trust is ContextTrust.BENCHMARK:  # a person's resource option over the ceiling: clamped
+        clamped_at = set()
+        for c in commands:
+            for x in [*c.prefixes, c]:
+                words = [t for t in x.body if t.text != "in"]
+                if x.keyword != "set_option" or len(words) < 2:
+                    continue
+                ceiling = over_ceiling(words[0].text, words[1].text)
+                if ceiling is not None:
+                    clamps.append((words[1].offset, len(words[1].text), str(ceiling)))
+                    at = x.tokens[0]
+                    clamped_at.add((at.line + line_offset, at.col))
+                    why = f"`{words[0].text} {words[1].text}` is compiled as {ceiling:,}"
+                    flags.append(_v("clamped", at, why, line_offset))
+        v = [x for x in v if not (x.rule == "set_option" and (x.line, x.column) in clamped_at)]
+    placed = {(x.line, x.column) for x in v}  # a place refused already needs no second rule
+    v.extend(g for g in generated if (g.line, g.column) not in placed)
     v.sort(key=lambda x: (x.line or 0, x.column or 0))
     seen: set[tuple[str, int | None, int | None]] = set()
     unique = []
@@ -340,7 +331,14 @@ def check_statement(
             seen.add((x.rule, x.line, x.column))
             unique.append(x)
     return HygieneReport(
-        ok=not unique, violations=unique, theorem_name=theorem_name, full_name=full
+        ok=not unique,
+        violations=unique,
+        theorem_name=theorem_name,
+        full_name=full,
+        flags=flags,
+        clamps=clamps,
+        targets=[full_names[i] for i in targets if i in full_names],
+        declared=list(dict.fromkeys(full_names.values())),
     )
 
 
@@ -350,8 +348,15 @@ def check_code(
     name: str | None = None,
     strictness: Strictness = Strictness.STATEMENT,
     module_roots: frozenset[str] = DEFAULT_MODULE_ROOTS,
+    trust: ContextTrust = ContextTrust.GENERATED,
+    parts: Sequence[str] = (),
+    allow_compiled: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> HygieneReport:
     """Hygiene of a whole item: header, then body, with lines of the original code."""
+    caps = precheck(code, limits)  # before the header is split: the whole item is capped
+    if caps:
+        return HygieneReport(ok=False, violations=caps)
     sc = split_code(code)
     return check_statement(
         sc.body,
@@ -360,4 +365,8 @@ def check_code(
         strictness=strictness,
         line_offset=sc.body_line - 1,
         module_roots=module_roots,
+        trust=trust,
+        parts=parts,
+        allow_compiled=allow_compiled,
+        limits=limits,
     )

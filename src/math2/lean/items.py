@@ -9,12 +9,18 @@ from pydantic import ValidationError
 from math2.errors import InputError
 from math2.lean.checker import CheckItem, Mode
 from math2.lean.statement import benchmark_code
+from math2.lean.trust import ContextTrust
 from math2.util.jsonl import read_jsonl
 from math2.util.yamlfile import decode_utf8
 
 
 def load_items(
-    path: str | Path, mode: Mode | None = None, *, relaxed: bool = False, name: str | None = None
+    path: str | Path,
+    mode: Mode | None = None,
+    *,
+    relaxed: bool = False,
+    name: str | None = None,
+    trust: ContextTrust = ContextTrust.GENERATED,
 ) -> list[CheckItem]:
     """Items of a `.lean` file (one item) or a `.jsonl` file (one per line).
 
@@ -23,6 +29,10 @@ def load_items(
     caller can relax the rules, with `relaxed=True`). `name` is the theorem name a `.lean` file
     must declare, and the default for JSONL lines that name none. A statement ending in `:=` or
     `:= by` (a prover's prompt) gets `sorry` appended. Empty input is an error.
+
+    The theorem an item must declare is `theorem_name` (several, for a multi-part item:
+    `theorem_names`); `id` and `name` are only ids (in MathForm's harness format `name` is
+    the item's id). `trust` says who wrote the context (the caller's choice, never the data's).
     """
     path = Path(path)
     try:
@@ -34,7 +44,7 @@ def load_items(
     if path.suffix == ".lean":
         if not text.strip():
             raise InputError(path, None, "the file is empty: there is nothing to check")
-        return [CheckItem(id=path.stem, code=text, mode=default, name=name)]
+        return [CheckItem(id=path.stem, code=text, mode=default, name=name, trust=trust)]
     if path.suffix != ".jsonl":
         raise InputError(path, None, "expected a .lean or .jsonl file")
     items: list[CheckItem] = []
@@ -55,8 +65,10 @@ def load_items(
                 CheckItem(
                     id=item_id,
                     code=code,
-                    name=obj.get("theorem_name", obj.get("name", name)),
+                    name=obj.get("theorem_name", name),
+                    parts=_parts(obj.get("theorem_names"), path, lineno),
                     mode=_item_mode(obj.get("mode"), default, path, lineno),
+                    trust=trust,
                 )
             )
         except (ValidationError, ValueError) as exc:
@@ -78,3 +90,12 @@ def _item_mode(value: object, default: Mode, path: Path, lineno: int) -> Mode:
             "checks is only ever a command-line option",
         )
     return Mode(str(value))
+
+
+def _parts(value: object, path: Path, lineno: int) -> list[str]:
+    """`theorem_names`: the targets of a multi-part item, each its own theorem."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise InputError(path, lineno, "theorem_names must be a non-empty list of names")
+    return value

@@ -51,18 +51,55 @@ CODE_WORDS = {
     "run_elab": "runs meta code",
     "run_meta": "runs meta code",
     "run_cmd": "runs meta code",
-    "native_decide": "trusts the compiler (Lean.ofReduceBool)",
-    "ofReduceBool": "trusts the compiler",
-    "ofReduceNat": "trusts the compiler",
     "implemented_by": "replaces code by other code",
     "extern": "calls external code",
     "initialize": "runs code when loaded",
     "builtin_initialize": "runs code when loaded",
-    "decide!": "trusts the compiler",
-    "native": "asks for native evaluation (trusts the compiler)",
     "run_conv": "runs meta code (Mathlib's conv `run_tac`)",
     "sudo": "sets any option, the checking ones included (Mathlib's `sudo set_option`)",
 }
+# Words whose proofs the kernel does not check: they trust compiled code (`Lean.ofReduceBool`,
+# `Lean.ofReduceNat`, `Lean.trustCompiler`) or call out to another program. Refused unless the
+# caller (never the data) passes `allow_compiled=True`.
+COMPILED_WORDS = {
+    "native_decide": "trusts the compiler (Lean.ofReduceBool)",
+    "ofReduceBool": "trusts the compiler",
+    "ofReduceNat": "trusts the compiler",
+    "trustCompiler": "trusts the compiler",
+    "decide!": "trusts the compiler",
+    "native": "asks for native evaluation (trusts the compiler)",
+    "bv_decide": "trusts the compiler (Lean.ofReduceBool through a compiled SAT checker)",
+    "bv_check": "trusts the compiler (Lean.ofReduceBool)",
+    "plausible": "runs compiled code to search for counterexamples",
+    "slim_check": "runs compiled code to search for counterexamples",
+    "polyrith": "calls an external program over the network",
+}
+# The axioms those proofs add; accepted only with `allow_compiled=True`.
+COMPILER_AXIOMS = frozenset({"Lean.ofReduceBool", "Lean.ofReduceNat", "Lean.trustCompiler"})
+
+# Upper bounds on the resource options an item may set (0 means "no limit" to Lean: refused).
+# Items are checked under the pool's wall-clock timeout; these keep one item from asking Lean
+# for unbounded work inside it.
+OPTION_CEILINGS = {
+    "maxHeartbeats": 2_000_000,
+    "maxRecDepth": 10_000,
+    "synthInstance.maxHeartbeats": 400_000,
+    "synthInstance.maxSize": 1_024,
+}
+
+# Names of core types: an instance on one of them in a benchmark's context changes what every
+# statement about it means, and is flagged; a definition named like one is flagged too.
+CORE_TYPES = frozenset(
+    {"ℕ", "ℤ", "ℚ", "ℝ", "ℂ", "Nat", "Int", "Rat", "Real", "Complex", "Prop", "Bool", "Fin",
+     "NNReal", "ENNReal", "EReal", "ZMod", "Set", "Finset", "List"}
+)  # fmt: skip
+# Namespaces of core and Mathlib types: a context definition inside one (`def Real.sqrt …`)
+# shadows or extends Mathlib's API under Mathlib's name.
+LIBRARY_NAMESPACES = CORE_TYPES | frozenset(
+    {"Polynomial", "Matrix", "Function", "Filter", "MeasureTheory", "Finset", "Multiset",
+     "Ideal", "Submodule", "Subgroup", "LinearMap", "Module", "Group", "Ring", "Field",
+     "Metric", "Topology", "Order", "Equiv", "Monoid"}
+)  # fmt: skip
 SORRY_WORDS = frozenset({"sorry", "admit", "sorryAx"})
 # Names (after `_root_.` and «» are removed) that reach IO or the elaborator's internals.
 FORBIDDEN_ROOTS = re.compile(r"^(IO|EIO|BaseIO|System|Lean)(\.|$)")

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from math2.lean.commands import Command
+from math2.lean.commands import DECL_KEYWORDS, MODIFIERS, OTHER_COMMANDS, Command
 from math2.lean.lexer import LexError, Tok, Token, interpolated_parts, tokenize
 from math2.lean.rules import (
     ALLOWED_OPTION,
     CODE_WORDS,
+    COMPILED_WORDS,
     CONTINUATION_WORDS,
     FORBIDDEN_ROOTS,
+    OPTION_CEILINGS,
     OTHER_FORBIDDEN_COMMANDS,
     SORRY_WORDS,
     normalise_name,
@@ -41,7 +43,9 @@ def _v(rule: str, t: Token | None, detail: str, offset: int) -> Violation:
     return Violation(rule=rule, line=t.line + offset, column=t.col, detail=detail)
 
 
-def term_rules(toks: list[Token], offset: int, allow_sorry: set[int]) -> list[Violation]:
+def term_rules(
+    toks: list[Token], offset: int, allow_sorry: set[int], *, allow_compiled: bool = False
+) -> list[Violation]:
     out = []
     for i, t in enumerate(toks):
         if t.kind is Tok.KEYWORD:
@@ -61,6 +65,9 @@ def term_rules(toks: list[Token], offset: int, allow_sorry: set[int]) -> list[Vi
                 out.append(_v("code", t, "`eval%` evaluates code while elaborating", offset))
             elif name in CODE_WORDS or t.text in CODE_WORDS:
                 out.append(_v("code", t, f"`{t.text}` {CODE_WORDS.get(name, 'runs code')}", offset))
+            elif not allow_compiled and (name in COMPILED_WORDS or t.text in COMPILED_WORDS):
+                why = COMPILED_WORDS.get(name, COMPILED_WORDS.get(t.text, "trusts compiled code"))
+                out.append(_v("compiled", t, f"`{t.text}` {why}", offset))
             elif name in SORRY_WORDS:
                 if i not in allow_sorry:
                     out.append(_v("sorry", t, f"`{t.text}` outside the proof", offset))
@@ -84,24 +91,49 @@ def _adjacent(toks: list[Token], i: int, text: str) -> bool:
     return u.text == text and u.offset == t.offset + len(t.text)
 
 
+def over_ceiling(opt: str, val: str) -> int | None:
+    """The ceiling a resource option's value goes over (0 is no limit at all), or None."""
+    ceiling = OPTION_CEILINGS.get(opt)
+    try:
+        n = int(val.replace("_", ""))
+    except ValueError:
+        return None
+    return ceiling if ceiling is not None and (n == 0 or n > ceiling) else None
+
+
 def option_refusal(opt: str, val: str) -> str | None:
     """Why `set_option opt val` is refused, or None."""
     if not ALLOWED_OPTION.match(opt):
         return f"option `{opt}` is not allowed"
     if opt in ("autoImplicit", "relaxedAutoImplicit") and val != "false":
         return f"`{opt}` must stay false"
+    ceiling = OPTION_CEILINGS.get(opt)
+    if ceiling is not None:
+        try:
+            n = int(val.replace("_", ""))
+        except ValueError:
+            return f"`{opt}` needs a number (at most {ceiling:,})"
+        if n == 0:
+            return f"`{opt} 0` removes the limit; at most {ceiling:,} is allowed"
+        if n > ceiling:
+            return f"`{opt} {val}` is above the limit of {ceiling:,}"
     return None
 
 
+_COMMAND_WORDS = DECL_KEYWORDS | OTHER_COMMANDS | MODIFIERS
+
+
 def line_start_rules(commands: list[Command], offset: int) -> list[Violation]:
-    """A name at the start of a line, inside a command, must continue it (`where`, `deriving`,
-    …): Lean would read an unknown command word there as a command of its own."""
+    """Lean's layout: a line at column 0 continues the command before it (a theorem's type may
+    go on at column 0) unless it starts with a command word, which Lean would read as a command
+    of its own; such a word inside another command is refused."""
     out = []
     for c in commands:
         for t in c.tokens[1:]:
             if (
                 t.col == 0
                 and t.kind is Tok.IDENT
+                and t.text in _COMMAND_WORDS
                 and t.text not in CONTINUATION_WORDS
                 and t is not c.tokens[c.keyword_index]
             ):

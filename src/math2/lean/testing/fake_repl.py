@@ -15,6 +15,7 @@ blank line. Behaviours are chosen by directives in a command's text (`-- fake: <
                       in the wording of --wording (old: Lean ≤ 4.9, new: Lean ≥ 4.19)
     garbage           answer with something that is not JSON
     axiom NAME        the environment gains axiom NAME (seen by `#print axioms`)
+    uses DECL AXIOM   only declaration DECL depends on AXIOM (seen by `#print axioms DECL`)
 
 Without directives: `import` lines load a header (taking --header-delay), a declaration whose
 text holds `sorry` gets the `declaration uses sorry` warning and a sorry with a proof state,
@@ -108,6 +109,7 @@ class Fake:
         sorries: list[dict] = []
         decls: dict[str, bool] = {}
         axioms: set[str] = set()
+        per_decl: dict[str, set[str]] = {}
         # --rule 'REGEX=>DIRECTIVE': a directive for commands that match (math2 strips comments
         # before compiling, so a test of generated code cannot rely on `-- fake:` lines).
         extra = [d for pat, d in getattr(self.args, "rule", []) if re.search(pat, cmd)]
@@ -135,6 +137,9 @@ class Fake:
                 return {"__garbage__": True}
             elif what == "axiom":
                 axioms.add(arg)
+            elif what == "uses":  # `uses DECL AXIOM`: only DECL depends on AXIOM
+                decl, _, ax = arg.partition(" ")
+                per_decl.setdefault(decl, set()).add(ax.strip())
             elif what == "error":
                 kind, _, name = arg.partition(" ")
                 text = WORDING[self.args.wording][kind].format(n=name or "x")
@@ -171,7 +176,7 @@ class Fake:
                 messages.append(_msg("error", line, 0, text))
                 continue
             used = ["propext", "Classical.choice", "Quot.sound"]
-            used += sorted(axioms | (base["axioms"] if base else set()))
+            used += sorted(axioms | per_decl.get(name, set()) | (base["axioms"] if base else set()))
             if known[name]:
                 used.append("sorryAx")
             messages.append(

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from math2.lean import CheckItem, Mode
+from math2.lean.trust import ContextTrust
 from math2.llm import load_template
 from math2.roles.formalize.feedback import (
     compile_feedback,
@@ -164,7 +165,12 @@ def formalize_loop(
                 code = header + "\n\n" + lean
                 check, lean_aid = await ctx.lean(
                     ctx.services["checker"],
-                    CheckItem(id=f"{rec.id}/s{sample}/r{rnd}", code=code, mode=Mode.STATEMENT),
+                    CheckItem(
+                        id=f"{rec.id}/s{sample}/r{rnd}",
+                        code=code,
+                        mode=Mode.STATEMENT,
+                        trust=ContextTrust.GENERATED,
+                    ),
                     round=rnd,
                     sample=sample,
                 )
