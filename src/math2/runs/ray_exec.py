@@ -304,3 +304,16 @@ def _here(ray):
         return NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
     except Exception:  # a Ray Client driver has no node of its own
         return "DEFAULT"
+
+
+def stop_lean_actors(ray) -> int:
+    """Kill every node's Lean actor (they are detached: they outlive runs); how many there were."""
+    n = 0
+    for node in ray.nodes():
+        try:
+            actor = ray.get_actor(lean_actor_name(node["NodeID"]), namespace=NAMESPACE)
+        except ValueError:
+            continue
+        ray.kill(actor, no_restart=True)
+        n += 1
+    return n
