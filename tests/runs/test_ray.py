@@ -31,7 +31,7 @@ from math2.llm.testing import FakeServer
 from math2.llm.testing.fake_server import read_log, repeats, request_hash
 from math2.runs import Resource, execute
 from math2.runs.ray_actors import NAMESPACE, WorkerEnv, lean_actor_name
-from math2.runs.ray_exec import RayOptions, RayUnavailable, stop_lean_actors
+from math2.runs.ray_exec import RayOptions, RayUnavailable, stop_actors
 from math2.store import Attempt, LLMResponse, Run, RunItem, Store
 from math2.store.aio import AsyncStore
 from tests.runs import ray_job
@@ -46,7 +46,9 @@ def _ray():
         import ray
     except ImportError:
         if os.environ.get("MATH2_REQUIRE_RAY"):
-            pytest.fail("MATH2_REQUIRE_RAY is set but ray is not installed (pip install math2[ray])")
+            pytest.fail(
+                "MATH2_REQUIRE_RAY is set but ray is not installed (pip install math2[ray])"
+            )
         pytest.skip("ray is not installed")
     return ray
 
@@ -88,6 +90,8 @@ def pg():
         return store
 
     yield make
+    if "ray" in sys.modules and sys.modules["ray"].is_initialized():
+        stop_actors(sys.modules["ray"], [store.url for _, store in made])  # their writers
     for name, store in made:
         store.close()
         with engine.connect() as conn:
@@ -98,7 +102,7 @@ def pg():
 @pytest.fixture
 def lean_actors(cluster):
     yield
-    stop_lean_actors(cluster)
+    stop_actors(cluster)
 
 
 _TIMES = {"latency_s", "time_s"}
@@ -256,9 +260,7 @@ async def test_lean_actor_killed_mid_run(cluster, lean_actors, pg, tmp_path):
 
 def _count_done(store: Store) -> int:
     with store.session() as s:
-        return s.scalar(
-            select(func.count()).select_from(RunItem).where(RunItem.status == "done")
-        )
+        return s.scalar(select(func.count()).select_from(RunItem).where(RunItem.status == "done"))
 
 
 def test_driver_sigkilled_and_resumed(cluster, lean_actors, pg, tmp_path):

@@ -32,9 +32,16 @@ T = TypeVar("T")
 NAMESPACE = "math2"
 
 
-def lean_actor_name(node_id: str) -> str:
-    """The name of the Lean actor of a node."""
-    return f"math2-lean-{node_id}"
+def writer_name(url: str) -> str:
+    """The name of a store's writer (one per store, whichever drivers use it)."""
+    import hashlib
+
+    return "math2-writer-" + hashlib.sha256(url.encode()).hexdigest()[:16]
+
+
+def lean_actor_name(node_id: str, index: int = 0) -> str:
+    """The name of a node's Lean actor (`index` when a node holds more than one)."""
+    return f"math2-lean-{node_id}" if index == 0 else f"math2-lean-{node_id}-{index}"
 
 
 class StoreWriter:
@@ -45,6 +52,11 @@ class StoreWriter:
 
     async def write(self, fn: Callable[[Session], T]) -> T:
         return await self.astore.write(fn)
+
+    async def write_many(self, fns: list[Callable[[Session], Any]]) -> list[tuple[bool, Any]]:
+        """Several writes in one call: [(ok, result or exception)], each committed."""
+        out = await asyncio.gather(*(self.astore.write(fn) for fn in fns), return_exceptions=True)
+        return [(not isinstance(r, BaseException), r) for r in out]
 
     async def counts(self) -> dict[str, int]:
         return {"writes": self.astore.writes, "commits": self.astore.commits}
@@ -84,7 +96,7 @@ class LeanActor:
 
 
 class ActorBackend:
-    """The `LeanBackend` of a worker: the checks go to its node's `LeanActor`.
+    """The `LeanBackend` of a worker: the checks go to its node's `LeanActor`(s), in turn.
 
     Named like the local REPL backend (the same REPL pool compiles), so verdicts and attempts
     read the same on both executors.
@@ -92,11 +104,14 @@ class ActorBackend:
 
     name = "repl"
 
-    def __init__(self, actor: Any):
-        self.actor = actor
+    def __init__(self, actors: list[Any]):
+        self.actors = actors
+        self._next = 0
 
     async def run(self, header: str, body: str, timeout: float) -> RawOutcome:
-        data = await self.actor.run.remote(header, body, timeout)
+        actor = self.actors[self._next % len(self.actors)]
+        self._next += 1
+        data = await actor.run.remote(header, body, timeout)
         return RawOutcome.model_validate(data)
 
     async def close(self) -> None:
@@ -108,17 +123,36 @@ class RemoteStore:
 
     def __init__(self, writer: Any, url: str, readers: int = 2):
         self.writer = writer
-        self.store = Store(url)
+        self.store = _shared_store(url)
         self._readers = ThreadPoolExecutor(readers, thread_name_prefix="math2-remote-reader")
+        self._loop = asyncio.get_running_loop()
+        self._queued: list[tuple[Callable[[Session], Any], asyncio.Future]] = []
 
     async def write(self, fn: Callable[[Session], T]) -> T:
-        return await self.writer.write.remote(fn)
+        """Queue `fn`; the writes queued in one turn of the loop go to the writer in one call,
+        and each returns after its commit."""
+        fut = self._loop.create_future()
+        if not self._queued:
+            self._loop.call_soon(lambda: asyncio.ensure_future(self._flush()))
+        self._queued.append((fn, fut))
+        return await fut
+
+    async def _flush(self) -> None:
+        batch, self._queued = self._queued, []
+        try:
+            results = await self.writer.write_many.remote([fn for fn, _ in batch])
+        except BaseException as exc:
+            for _, fut in batch:
+                if not fut.done():
+                    fut.set_exception(exc)
+            return
+        for (_, fut), (ok, value) in zip(batch, results, strict=True):
+            if not fut.done():
+                fut.set_result(value) if ok else fut.set_exception(value)
 
     def write_sync(self, fn: Callable[[Session], T]) -> T:
         """`write` from a thread (the Lean result cache is called from threads)."""
-        import ray
-
-        return ray.get(self.writer.write.remote(fn))
+        return asyncio.run_coroutine_threadsafe(self.write(fn), self._loop).result()
 
     async def read(self, fn: Callable[[Session], T]) -> T:
         def run() -> T:
@@ -128,8 +162,17 @@ class RemoteStore:
         return await asyncio.get_running_loop().run_in_executor(self._readers, run)
 
     async def aclose(self) -> None:
-        self._readers.shutdown(wait=False)
-        self.store.close()
+        self._readers.shutdown(wait=False)  # the store's connections serve the next batch
+
+
+_STORES: dict[str, Store] = {}
+
+
+def _shared_store(url: str) -> Store:
+    """One `Store` (one connection pool) per URL in a worker process."""
+    if url not in _STORES:
+        _STORES[url] = Store(url)
+    return _STORES[url]
 
 
 class WriterResultCache(ResultCache):

@@ -13,6 +13,7 @@ stay outside the cluster. PostgreSQL only: a SQLite file cannot be read by other
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from math2.runs.ray_actors import (
     StoreWriter,
     WorkerEnv,
     lean_actor_name,
+    writer_name,
 )
 from math2.runs.spec import Job
 from math2.store.db import Store
@@ -50,8 +52,10 @@ class RayOptions:
 
     address: str | None = None  # None: a local cluster; "auto"; "ray://host:10001"
     batch_size: int = 8
-    max_batches: int | None = None  # default: 2 per node
-    lean: PoolConfig | None = None  # one Lean actor per node with this pool; None: no Lean
+    max_batches: int | None = None  # default: 4 per node
+    lean: PoolConfig | None = None  # each node's Lean actor(s) own a pool like this; None: no Lean
+    lean_actors_per_node: int = 1
+    task_cpus: float = 1.0  # CPUs a batch task reserves (its items wait on models and Lean)
     actor_max_restarts: int = 8
     task_max_retries: int = 3
     init_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -87,29 +91,35 @@ def connect(options: RayOptions):
 
 
 def ensure_lean_actors(ray, options: RayOptions) -> dict[str, Any]:
-    """One long-lived Lean actor per alive node (created when missing): {node id: handle}."""
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
+    """The long-lived Lean actors of every alive node (created when missing):
+    {(node id, index): handle}."""
     actors = {}
     for node in ray.nodes():
         if not node.get("Alive"):
             continue
         nid = node["NodeID"]
-        actors[nid] = (
-            ray.remote(LeanActor)
-            .options(
-                name=lean_actor_name(nid),
-                namespace=NAMESPACE,
-                get_if_exists=True,
-                lifetime="detached",
-                max_restarts=options.actor_max_restarts,
-                max_task_retries=-1,  # a check in flight when the actor died is sent again
-                num_cpus=0,
-                scheduling_strategy=NodeAffinitySchedulingStrategy(nid, soft=False),
-            )
-            .remote(options.lean)
-        )
+        for i in range(options.lean_actors_per_node):
+            actors[nid, i] = _lean_actor(ray, options, nid, i)
     return actors
+
+
+def _lean_actor(ray, options: RayOptions, nid: str, index: int):
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    return (
+        ray.remote(LeanActor)
+        .options(
+            name=lean_actor_name(nid, index),
+            namespace=NAMESPACE,
+            get_if_exists=True,
+            lifetime="detached",
+            max_restarts=options.actor_max_restarts,
+            max_task_retries=-1,  # a check in flight when the actor died is sent again
+            num_cpus=0,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(nid, soft=False),
+        )
+        .remote(options.lean)
+    )
 
 
 def _run_batch(
@@ -120,22 +130,43 @@ def _run_batch(
     writer: Any,
     services_factory: ServicesFactory | None,
     capacities: dict[str, int],
-    with_lean: bool,
+    lean_actors: int,
 ) -> list[tuple[str, bool, Any]]:
-    """A Ray task: run a batch of items; [(item, done, value)]."""
-    return asyncio.run(
-        _batch(job, run_id, batch, url, writer, services_factory, capacities, with_lean)
-    )
+    """A Ray task: run a batch of items; [(item, done, value)].
+
+    The batch runs on the worker process's one long-lived event loop (its connections to the
+    store stay open from one batch to the next).
+    """
+    coro = _batch(job, run_id, batch, url, writer, services_factory, capacities, lean_actors)
+    return asyncio.run_coroutine_threadsafe(coro, _worker_loop()).result()
 
 
-async def _batch(job, run_id, batch, url, writer, services_factory, capacities, with_lean):
+_LOOP: asyncio.AbstractEventLoop | None = None
+_LOOP_LOCK = threading.Lock()
+
+
+def _worker_loop() -> asyncio.AbstractEventLoop:
+    global _LOOP
+    with _LOOP_LOCK:
+        if _LOOP is None:
+            _LOOP = asyncio.new_event_loop()
+            threading.Thread(target=_LOOP.run_forever, name="math2-ray-loop", daemon=True).start()
+        return _LOOP
+
+
+async def _batch(job, run_id, batch, url, writer, services_factory, capacities, lean_actors):
     import ray
 
     astore = RemoteStore(writer, url)
     backend = None
-    if with_lean:
+    if lean_actors:
         node = ray.get_runtime_context().get_node_id()
-        backend = ActorBackend(ray.get_actor(lean_actor_name(node), namespace=NAMESPACE))
+        backend = ActorBackend(
+            [
+                ray.get_actor(lean_actor_name(node, i), namespace=NAMESPACE)
+                for i in range(lean_actors)
+            ]
+        )
     env = WorkerEnv(astore=astore, lean_backend=backend, store=astore.store, executor="ray")
     services = services_factory(env) if services_factory else {}
     resources = {n: Resource(n, c) for n, c in capacities.items()}
@@ -196,7 +227,7 @@ async def execute_ray(
     nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
     actors = ensure_lean_actors(ray, options) if options.lean is not None else {}
     capacities = {n: r.capacity for n, r in (resources or {}).items()}
-    width = options.max_batches or 2 * len(nodes)
+    width = options.max_batches or 4 * len(nodes)
     prog = Progress(run_id=0, job=job.name, total=total)
     info = {"executor": "ray", "nodes": nodes, "lean_actors": len(actors)}
     with store.session() as s:
@@ -210,12 +241,10 @@ async def execute_ray(
             )
         }
     prog.run_id = run_id
-    writer = (
-        ray.remote(StoreWriter)
-        .options(num_cpus=0, max_concurrency=1000, scheduling_strategy=_here(ray))
-        .remote(store.url)
+    writer = ensure_writer(ray, store)
+    task = ray.remote(_run_batch).options(
+        max_retries=options.task_max_retries, num_cpus=options.task_cpus
     )
-    task = ray.remote(_run_batch).options(max_retries=options.task_max_retries, num_cpus=1)
     inflight: dict[asyncio.Future, list[tuple[Any, int]]] = {}
     seen: set[str] = set()
 
@@ -237,7 +266,14 @@ async def execute_ray(
 
     def submit(batch: list[tuple[Any, int]]) -> None:
         ref = task.remote(
-            job, run_id, batch, store.url, writer, services_factory, capacities, bool(actors)
+            job,
+            run_id,
+            batch,
+            store.url,
+            writer,
+            services_factory,
+            capacities,
+            options.lean_actors_per_node if actors else 0,
         )
         inflight[asyncio.wrap_future(ref.future())] = batch
         prog.running += len(batch)
@@ -276,8 +312,6 @@ async def execute_ray(
     finally:
         for fut in inflight:
             fut.cancel()
-        await writer.close.remote()
-        ray.kill(writer)
     summary = RunSummary(**_tick(finished=True).model_dump(), status=RunStatus.DONE)
     with store.session() as s:
         run = s.get(Run, run_id)
@@ -296,6 +330,23 @@ async def execute_ray(
     return summary
 
 
+def ensure_writer(ray, store: Store):
+    """The store's single writer (created on this node when missing)."""
+    return (
+        ray.remote(StoreWriter)
+        .options(
+            name=writer_name(store.url),
+            namespace=NAMESPACE,
+            get_if_exists=True,
+            lifetime="detached",
+            num_cpus=0,
+            max_concurrency=1000,
+            scheduling_strategy=_here(ray),
+        )
+        .remote(store.url)
+    )
+
+
 def _here(ray):
     """Schedule on the driver's node (the writer lives beside the driver)."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -306,14 +357,22 @@ def _here(ray):
         return "DEFAULT"
 
 
-def stop_lean_actors(ray) -> int:
-    """Kill every node's Lean actor (they are detached: they outlive runs); how many there were."""
+def stop_actors(ray, store_urls: Iterable[str] = ()) -> int:
+    """Kill every node's Lean actors and the writers of `store_urls` (they are detached: they
+    outlive runs); how many there were."""
     n = 0
-    for node in ray.nodes():
+    for url in store_urls:
         try:
-            actor = ray.get_actor(lean_actor_name(node["NodeID"]), namespace=NAMESPACE)
+            ray.kill(ray.get_actor(writer_name(url), namespace=NAMESPACE), no_restart=True)
+            n += 1
         except ValueError:
-            continue
-        ray.kill(actor, no_restart=True)
-        n += 1
+            pass
+    for node in ray.nodes():
+        for i in range(64):
+            try:
+                actor = ray.get_actor(lean_actor_name(node["NodeID"], i), namespace=NAMESPACE)
+            except ValueError:
+                break
+            ray.kill(actor, no_restart=True)
+            n += 1
     return n
