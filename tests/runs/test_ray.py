@@ -25,7 +25,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import make_url
+from typer.testing import CliRunner
 
+from math2.cli import app
 from math2.lean import ReplBackend
 from math2.llm.testing import FakeServer
 from math2.llm.testing.fake_server import read_log, repeats, request_hash
@@ -220,6 +222,19 @@ async def test_same_items_and_attempts_as_local(cluster, lean_actors, pg, tmp_pa
         run = s.scalars(select(Run)).one()
         assert run.stats["executor"] == "ray" and len(run.stats["nodes"]) == 1
         assert run.stats["writer"]["writes"] >= 4 * N  # item states and attempts, one writer
+        node = run.stats["nodes"][0]
+    r = CliRunner().invoke(app, ["--db", ray_db.url, "runs", "show", str(remote.run_id)])
+    assert r.exit_code == 0 and f"executor: ray on 1 node(s): {node}" in r.output
+
+
+def test_cli_refuses_ray_on_sqlite(cluster, tmp_path):
+    inp = tmp_path / "in.jsonl"
+    inp.write_text('{"id": "a", "statement": "x"}\n')
+    db = f"sqlite:///{tmp_path / 'm.db'}"
+    argv = ["--db", db, "formalize", str(inp), "--model", "g", "--judge", "j", "--executor", "ray"]
+    r = CliRunner().invoke(app, argv)
+    assert r.exit_code == 2, r.output
+    assert "needs a PostgreSQL store" in r.output and "Traceback" not in r.output
 
 
 async def test_sqlite_is_refused(cluster, sqlite_store, tmp_path):
