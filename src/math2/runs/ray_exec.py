@@ -172,13 +172,13 @@ async def _batch(job, run_id, batch, url, writer, services_factory, capacities, 
     resources = {n: Resource(n, c) for n, c in capacities.items()}
     ids = [str(rec.id) for rec, _ in batch]
 
-    def states(s: Session) -> dict[str, tuple[str, int, dict]]:
+    def states(s: Session) -> dict[str, tuple[str, int]]:
         rows = s.execute(
-            select(RunItem.item, RunItem.status, RunItem.attempt_count, RunItem.result).where(
+            select(RunItem.item, RunItem.status, RunItem.attempt_count).where(
                 RunItem.run_id == run_id, RunItem.item.in_(ids)
             )
         )
-        return {i: (st, c, r) for i, st, c, r in rows}
+        return {i: (st, c) for i, st, c in rows}
 
     try:
         # A task Ray retried (its worker died) skips what its first try finished.
@@ -186,9 +186,9 @@ async def _batch(job, run_id, batch, url, writer, services_factory, capacities, 
 
         async def one(rec: Any, count: int) -> tuple[str, bool, Any]:
             item = str(rec.id)
-            st, c, result = now.get(item, (None, count, {}))
-            if st == ItemStatus.DONE:
-                return item, True, type(rec).model_validate(result) if result else None
+            st, c = now.get(item, (None, count))
+            if st == ItemStatus.DONE:  # its value is in run_items; not rebuilt here
+                return item, True, None
             ok, cur = await run_item(astore, job, run_id, rec, max(c, count), resources, services)
             return item, ok, cur
 
@@ -257,7 +257,7 @@ async def execute_ray(
                 for item, ok, cur in fut.result():
                     if ok:
                         prog.done += 1
-                        if on_result is not None:
+                        if on_result is not None and cur is not None:
                             on_result(recs[item], cur)
                     else:
                         prog.failed += 1
