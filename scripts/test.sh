@@ -10,6 +10,7 @@ export PATH="$PWD/.venv/bin:$PATH"
 # skip (a cached wheel after the first build; see scripts/setup-llama.sh).
 bash scripts/setup-llama.sh
 export MATH2_REQUIRE_LLM=1
+export MATH2_REQUIRE_RAY=1  # the Ray executor's tests (tests/runs/test_ray.py) run, never skip
 
 ruff check .
 ruff format --check .

@@ -50,6 +50,10 @@ class EndpointSettings(BaseModel):
     served_name: str | None = Field(None, description="the server's name for it, if different")
     json_schema: bool = True
     concurrency: int | None = None
+    base_urls: list[str] = Field(
+        default_factory=list,
+        description="several servers of this model: calls balanced over them, `concurrency` each",
+    )
 
 
 class LLMSettings(BaseModel):

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, err, fail, out, state
+from math2.cli._executor import Address, Executor, ray_options
 
 
 def _pinned_settings():
@@ -42,6 +43,8 @@ def formalize_cmd(
     temperature: Annotated[float, typer.Option(help="Generator temperature.")] = 0.7,
     limit: Annotated[int | None, typer.Option(help="Only the first N statements.")] = None,
     index: Annotated[str, typer.Option(help="Library whose search index is used.")] = "mathlib",
+    executor: Executor = "local",
+    address: Address = None,
 ) -> None:
     """Formalize every statement: plan → retrieve → generate → compile → judge → refine."""
     import asyncio
@@ -68,6 +71,7 @@ def formalize_cmd(
     )
     settings = _pinned_settings()
     store = _store(migrate=True)
+    ray = ray_options(executor, address, store)
     rounds: dict[int | None, int] = {}
 
     def tally(_rec, result) -> None:
@@ -77,7 +81,7 @@ def formalize_cmd(
         with ProgressDisplay(err) as show:
             summary = asyncio.run(
                 run_formalize(
-                    settings, store, input_file, options, on_progress=show, on_result=tally
+                    settings, store, input_file, options, on_progress=show, on_result=tally, ray=ray
                 )
             )
     except (InputError, Math2Error) as exc:

@@ -77,6 +77,11 @@ def runs_show(
     out.print(f"run {d.id}: {d.job} on {escape(d.key)} · status {d.status}", highlight=False)
     out.print(f"spec {d.spec_hash}: " + escape(json.dumps(d.spec, ensure_ascii=False)))
     out.print("params: " + escape(json.dumps(d.params, ensure_ascii=False, default=str)))
+    nodes = (d.params or {}).get("nodes") or []
+    executor = (d.params or {}).get("executor", "local")
+    out.print(
+        f"executor: {executor}" + (f" on {len(nodes)} node(s): {', '.join(nodes)}" if nodes else "")
+    )
     out.print("items: " + (", ".join(f"{k} {v}" for k, v in sorted(d.items.items())) or "none"))
     out.print(f"attempts: {d.attempts}")
     if d.stats:

@@ -40,19 +40,23 @@ def make_backend(settings: Settings, backend: str | None = None) -> LeanBackend:
     if kind == "lake":
         return LakeBackend(project, memory_limit_mb=lean.memory_limit_mb, concurrency=lean.workers)
     if kind == "repl":
-        return ReplBackend.from_config(
-            PoolConfig(
-                argv=lean.repl_command,
-                cwd=project,
-                size=lean.workers,
-                timeout_s=lean.timeout_s,
-                header_timeout_s=lean.header_timeout_s,
-                memory_limit_mb=lean.memory_limit_mb,
-                recycle_after_uses=lean.recycle_after_uses,
-                recycle_above_mb=lean.recycle_above_mb,
-            )
-        )
+        return ReplBackend.from_config(pool_config(settings))
     raise LeanNotConfigured(f"unknown Lean backend {kind!r} (repl, kimina or lake)")
+
+
+def pool_config(settings: Settings) -> PoolConfig:
+    """The REPL pool the settings describe (the local backend's, and each Ray node's)."""
+    lean = settings.lean
+    return PoolConfig(
+        argv=lean.repl_command,
+        cwd=lean.project_dir,
+        size=lean.workers,
+        timeout_s=lean.timeout_s,
+        header_timeout_s=lean.header_timeout_s,
+        memory_limit_mb=lean.memory_limit_mb,
+        recycle_after_uses=lean.recycle_after_uses,
+        recycle_above_mb=lean.recycle_above_mb,
+    )
 
 
 def make_checker(
@@ -100,6 +104,7 @@ __all__ = [
     "diagnostics",
     "make_backend",
     "make_checker",
+    "pool_config",
     "split_header",
     "split_item",
     "statement_item",

@@ -40,7 +40,11 @@ def endpoint_for(settings: Settings, model: str) -> Endpoint:
     """The endpoint serving `model`: `llm.endpoints.<model>` if configured, else `llm.base_url`."""
     llm = settings.llm
     specific = llm.endpoints.get(model)
-    base_url = (specific.base_url if specific else None) or llm.base_url
+    base_url = (
+        (specific.base_url or (specific.base_urls[0] if specific.base_urls else None))
+        if specific
+        else None
+    ) or llm.base_url
     if not base_url:
         raise LLMNotConfigured(
             f'no endpoint for model {model!r}: set llm.base_url (or [llm.endpoints."{model}"] '
@@ -63,6 +67,11 @@ def endpoint_for(settings: Settings, model: str) -> Endpoint:
 def make_client(settings: Settings, model: str, astore: AsyncStore | None = None) -> LLMClient:
     """A client for a model, with the store's response cache when a store is given."""
     cache = StoreCache(astore) if astore is not None else None
+    specific = settings.llm.endpoints.get(model)
+    if specific and specific.base_urls:  # one model on several servers (math2.llm.endpoints)
+        from math2.llm.endpoints import balanced_client
+
+        return balanced_client(endpoint_for(settings, model), specific.base_urls, cache)
     return LLMClient(endpoint_for(settings, model), cache)
 
 

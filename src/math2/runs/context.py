@@ -98,14 +98,16 @@ class ItemContext:
             "tokens_out": tokens_out,
         }
 
+        run_id, item = self.run_id, self.item  # plain values: the closure may travel (Ray)
+
         def write(s: Session) -> int:
             new_id = s.scalar(_insert_attempt(s.get_bind().dialect.name), values)
             if new_id is not None:
                 return new_id
             return s.scalar(  # written before (a resumed item replayed from the caches)
                 select(Attempt.id).where(
-                    Attempt.run_id == self.run_id,
-                    Attempt.item == self.item,
+                    Attempt.run_id == run_id,
+                    Attempt.item == item,
                     Attempt.stage == stage,
                     Attempt.round == round,
                     Attempt.sample == sample,

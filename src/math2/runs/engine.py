@@ -119,6 +119,59 @@ async def _aiter(records: Iterable[Any] | AsyncIterable[Any]):
             yield r
 
 
+async def run_item(
+    astore: Any,
+    job: Job,
+    run_id: int,
+    rec: Any,
+    count: int,
+    resources: dict[str, Resource],
+    services: dict[str, Any] | None,
+) -> tuple[bool, Any]:
+    """One item through the job's steps, its state written before and after: (done, value).
+
+    Every executor runs items through this (the local one in its event loop, the Ray one in its
+    worker tasks with a store that writes through the run's writer), so there is one code path.
+    The write closures capture plain values only, so they can travel to another process.
+    """
+    item = str(rec.id)
+    ctx = ItemContext(run_id, item, astore, resources, attempts_before=count, services=services)
+    start = {
+        "run_id": run_id,
+        "item": item,
+        "status": ItemStatus.RUNNING.value,
+        "attempt_count": count + 1,
+        "result": {},
+        "error": None,
+    }
+    await astore.write(lambda s: _upsert_item(s, start, _START))
+    cur: Any = rec
+    error: str | None = None
+    try:
+        for st in job.steps:
+            ctx.stage = st.spec.name
+            cur = await st.fn(cur, ctx)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        log.debug("item %s failed", item, exc_info=True)
+        error = f"{ctx.stage}: {type(exc).__name__}: {exc}"
+    result = cur.model_dump(mode="json") if error is None and hasattr(cur, "model_dump") else {}
+    status = ItemStatus.FAILED if error else ItemStatus.DONE
+    end = {
+        "run_id": run_id,
+        "item": item,
+        "status": status.value,
+        "attempt_count": count + 1,
+        "result": result,
+        "error": error,
+        "stage": ctx.stage,
+        "finished_at": _now(),
+    }
+    await astore.write(lambda s: _upsert_item(s, end, _END))
+    return error is None, cur
+
+
 async def execute(
     store: Store | AsyncStore,
     job: Job,
@@ -133,6 +186,9 @@ async def execute(
     on_progress: Callable[[Progress], None] | None = None,
     on_result: Callable[[Any, Any], None] | None = None,
     progress_every_s: float = 0.5,
+    executor: str = "local",
+    ray: Any = None,
+    services_factory: Callable[[Any], dict[str, Any]] | None = None,
 ) -> RunSummary:
     """Run (or resume) `job` over `records`; return how it ended.
 
@@ -142,7 +198,28 @@ async def execute(
     resources' total capacity items are open at once.
     An item that raised is `failed` with its error and is tried again on resume while it has been
     started fewer than `max_attempts` times. `on_result(record, result)` sees each finished item.
+
+    `executor="ray"` runs the same items on a Ray cluster (`ray`: `RayOptions`; the steps'
+    services are built where they run by `services_factory(env)`; see `math2.runs.ray_exec`).
     """
+    if executor == "ray":
+        from math2.runs.ray_exec import RayOptions, execute_ray
+
+        return await execute_ray(
+            store.store if isinstance(store, AsyncStore) else store,
+            job,
+            records,
+            options=ray or RayOptions(),
+            services_factory=services_factory,
+            resources=resources,
+            max_attempts=max_attempts,
+            params=params,
+            total=total,
+            on_progress=on_progress,
+            on_result=on_result,
+        )
+    if executor != "local":
+        raise ValueError(f"unknown executor {executor!r}: local or ray")
     own = not isinstance(store, AsyncStore)
     astore = AsyncStore(store) if own else store
     resources = resources or {}
@@ -189,60 +266,10 @@ async def execute(
                     on_progress(snapshot())
 
         async def process(rec: Any, count: int) -> None:
-            item = str(rec.id)
-            ctx = ItemContext(
-                run_id, item, astore, resources, attempts_before=count, services=services
-            )
             prog.running += 1
             try:
-                await astore.write(
-                    lambda s: _upsert_item(
-                        s,
-                        {
-                            "run_id": run_id,
-                            "item": item,
-                            "status": ItemStatus.RUNNING.value,
-                            "attempt_count": count + 1,
-                            "result": {},
-                            "error": None,
-                        },
-                        _START,
-                    )
-                )
-                cur: Any = rec
-                error: str | None = None
-                try:
-                    for st in job.steps:
-                        ctx.stage = st.spec.name
-                        cur = await st.fn(cur, ctx)
-                except asyncio.CancelledError:
-                    raise
-                except Exception as exc:
-                    log.debug("item %s failed", item, exc_info=True)
-                    error = f"{ctx.stage}: {type(exc).__name__}: {exc}"
-                result = (
-                    cur.model_dump(mode="json")
-                    if error is None and hasattr(cur, "model_dump")
-                    else {}
-                )
-                status = ItemStatus.FAILED if error else ItemStatus.DONE
-                await astore.write(
-                    lambda s: _upsert_item(
-                        s,
-                        {
-                            "run_id": run_id,
-                            "item": item,
-                            "status": status.value,
-                            "attempt_count": count + 1,
-                            "result": result,
-                            "error": error,
-                            "stage": ctx.stage,
-                            "finished_at": _now(),
-                        },
-                        _END,
-                    )
-                )
-                if error:
+                ok, cur = await run_item(astore, job, run_id, rec, count, resources, services)
+                if not ok:
                     prog.failed += 1
                 else:
                     prog.done += 1

@@ -118,10 +118,10 @@ def accept():
     async def run(result: FormalizeResult, ctx: ItemContext) -> FormalizeResult:
         if result.outcome is not Outcome.PASSED:
             return result
-        model_id = ctx.services["model_id"]
+        model_id, run_id = ctx.services["model_id"], ctx.run_id  # plain values: may travel
         source = ctx.services.get("sources", {}).get(result.id, "")
         text_id = await ctx.astore.write(
-            lambda s: _record_accepted(s, ctx.run_id, result, model_id, source)
+            lambda s: _record_accepted(s, run_id, result, model_id, source)
         )
         return result.model_copy(update={"agent_text_id": text_id})
 
@@ -152,8 +152,10 @@ async def run_formalize(
     *,
     on_progress: Callable[[Progress], None] | None = None,
     on_result: Callable[[Any, Any], None] | None = None,
+    ray: Any = None,
 ) -> RunSummary:
-    """Formalize every statement of a JSONL file (or resume that run).
+    """Formalize every statement of a JSONL file (or resume that run); on a Ray cluster when
+    `ray` (a `RayOptions`) is given.
 
     Raises UnregisteredModel, LLMNotConfigured, LeanNotConfigured or InputError, each saying what
     to do, before any model call.
@@ -164,6 +166,10 @@ async def run_formalize(
         gen_entry = require_model(s, options.model)
         require_model(s, options.judge)
         model_id = gen_entry.id
+    if ray is not None:
+        return await _run_on_ray(
+            settings, store, input_path, options, model_id, ray, total, on_progress, on_result
+        )
     toolchain, commit = settings.lean.toolchain, settings.lean.mathlib_commit
     checker = make_checker(settings, store, options.lean_backend)
     checker.toolchain = toolchain or checker.toolchain
@@ -212,6 +218,69 @@ async def run_formalize(
             await judge.aclose()
         await checker.backend.close()
         await astore.aclose()
+
+
+def _services(settings: Settings, options: FormalizeOptions, model_id: int, env) -> dict:
+    """The loop's services, built where it runs (a Ray worker): clients on the worker's store,
+    a checker on its node's Lean actor with the result cache written through the run's writer."""
+    from math2.lean import LeanChecker
+
+    generator = make_client(settings, options.model, env.astore)
+    judge = (
+        generator
+        if options.judge == options.model
+        else make_client(settings, options.judge, env.astore)
+    )
+    toolchain = settings.lean.toolchain or "unknown"
+    commit = settings.lean.mathlib_commit or "unknown"
+    checker = LeanChecker(
+        env.lean_backend,
+        cache=env.result_cache(toolchain, commit),
+        toolchain=toolchain,
+        mathlib_commit=commit,
+        timeout_s=settings.lean.timeout_s,
+    )
+    retriever = (
+        make_retriever(settings, env.store, options.index_library) if options.retrieval else None
+    )
+    return {
+        "generator": generator,
+        "judge": judge,
+        "checker": checker,
+        "retriever": retriever,
+        "header": settings.lean.header,
+        "model_id": model_id,
+    }
+
+
+async def _run_on_ray(
+    settings, store, input_path, options, model_id, ray, total, on_progress, on_result
+) -> RunSummary:
+    import functools
+
+    from math2.lean import pool_config
+
+    if ray.lean is None:
+        ray = ray.__class__(**{**ray.__dict__, "lean": pool_config(settings)})
+    gen = settings.llm.endpoints.get(options.model)
+    resources = {
+        "model": Resource("model", (gen.concurrency if gen else None) or settings.llm.concurrency),
+        "lean": Resource("lean", max(1, settings.lean.workers)),
+        "search": Resource("search", 1),
+    }
+    return await execute(
+        store,
+        build_job(options, input_digest(input_path)),
+        read_inputs(input_path, options.field, options.limit),
+        executor="ray",
+        ray=ray,
+        services_factory=functools.partial(_services, settings, options, model_id),
+        resources=resources,
+        params={"input": str(input_path.resolve()), "options": options.model_dump(mode="json")},
+        total=total,
+        on_progress=on_progress,
+        on_result=on_result,
+    )
 
 
 async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:

@@ -1,0 +1,220 @@
+"""What the Ray executor runs on the cluster: the run's one writer, one Lean actor per node, and
+the store and Lean backend a worker task's steps see.
+
+- `StoreWriter` (an async actor on the driver's node) owns the run's `AsyncStore`: every write of
+  every worker (item states, attempts, model replies, Lean results) is a closure sent to it and
+  committed in its batches before the worker goes on ("stored before used", one writer).
+- `LeanActor` (one per node, restarted by Ray) owns a header-keyed `ReplPool` with the local
+  pool's limits, recycling and kill rules; `ActorBackend` is the `LeanBackend` a worker's checker
+  uses to reach the actor of its node. Ray retries a call that was in flight when the actor died.
+- `RemoteStore` stands in for `AsyncStore` in a worker: reads go straight to PostgreSQL, writes go
+  to the `StoreWriter`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from sqlalchemy.orm import Session
+
+from math2.lean.backends import RawOutcome, ReplBackend
+from math2.lean.cache import ResultCache
+from math2.lean.checker import CheckResult
+from math2.lean.pool import PoolConfig
+from math2.store.aio import AsyncStore
+from math2.store.db import Store
+
+T = TypeVar("T")
+NAMESPACE = "math2"
+
+
+def writer_name(url: str) -> str:
+    """The name of a store's writer (one per store, whichever drivers use it)."""
+    import hashlib
+
+    return "math2-writer-" + hashlib.sha256(url.encode()).hexdigest()[:16]
+
+
+def lean_actor_name(node_id: str, index: int = 0) -> str:
+    """The name of a node's Lean actor (`index` when a node holds more than one)."""
+    return f"math2-lean-{node_id}" if index == 0 else f"math2-lean-{node_id}-{index}"
+
+
+class StoreWriter:
+    """The run's single writer (a Ray actor): `write(fn)` commits `fn(session)`, batched."""
+
+    def __init__(self, url: str):
+        self.astore = AsyncStore(Store(url))
+
+    async def write(self, fn: Callable[[Session], T]) -> T:
+        return await self.astore.write(fn)
+
+    async def write_many(self, fns: list[Callable[[Session], Any]]) -> list[tuple[bool, Any]]:
+        """Several writes in one call: [(ok, result or exception)], each committed."""
+        out = await asyncio.gather(*(self.astore.write(fn) for fn in fns), return_exceptions=True)
+        return [(not isinstance(r, BaseException), r) for r in out]
+
+    async def counts(self) -> dict[str, int]:
+        return {"writes": self.astore.writes, "commits": self.astore.commits}
+
+    async def close(self) -> None:
+        await self.astore.aclose()
+
+
+class LeanActor:
+    """A node's long-lived Lean worker set (a Ray actor): a `ReplPool` behind `run`."""
+
+    def __init__(self, config: PoolConfig):
+        import os
+
+        self.backend = ReplBackend.from_config(config)
+        self.pid = os.getpid()
+        self.calls = 0
+
+    async def run(self, header: str, body: str, timeout: float) -> dict[str, Any]:
+        self.calls += 1
+        out = await self.backend.run(header, body, timeout)
+        return out.model_dump(mode="json")
+
+    async def info(self) -> dict[str, Any]:
+        import ray
+
+        st = self.backend.pool.stats
+        return {
+            "node": ray.get_runtime_context().get_node_id(),
+            "pid": self.pid,
+            "calls": self.calls,
+            "checks": st.checks,
+            "crashes": st.crashes,
+            "timeouts": st.timeouts,
+            "pool_size": self.backend.pool.config.size,
+        }
+
+
+class ActorBackend:
+    """The `LeanBackend` of a worker: the checks go to its node's `LeanActor`(s), in turn.
+
+    Named like the local REPL backend (the same REPL pool compiles), so verdicts and attempts
+    read the same on both executors.
+    """
+
+    name = "repl"
+
+    def __init__(self, actors: list[Any]):
+        self.actors = actors
+        self._next = 0
+
+    async def run(self, header: str, body: str, timeout: float) -> RawOutcome:
+        actor = self.actors[self._next % len(self.actors)]
+        self._next += 1
+        data = await actor.run.remote(header, body, timeout)
+        return RawOutcome.model_validate(data)
+
+    async def close(self) -> None:
+        """The actor outlives the task; nothing to release."""
+
+
+class RemoteStore:
+    """`AsyncStore`'s interface in a worker: reads from PostgreSQL, writes through the writer."""
+
+    def __init__(self, writer: Any, url: str, readers: int = 2):
+        self.writer = writer
+        self.store = _shared_store(url)
+        self._readers = ThreadPoolExecutor(readers, thread_name_prefix="math2-remote-reader")
+        self._loop = asyncio.get_running_loop()
+        self._queued: list[tuple[Callable[[Session], Any], asyncio.Future]] = []
+
+    async def write(self, fn: Callable[[Session], T]) -> T:
+        """Queue `fn`; the writes queued in one turn of the loop go to the writer in one call,
+        and each returns after its commit."""
+        fut = self._loop.create_future()
+        if not self._queued:
+            self._loop.call_soon(lambda: asyncio.ensure_future(self._flush()))
+        self._queued.append((fn, fut))
+        return await fut
+
+    async def _flush(self) -> None:
+        batch, self._queued = self._queued, []
+        try:
+            results = await self.writer.write_many.remote([fn for fn, _ in batch])
+        except BaseException as exc:
+            for _, fut in batch:
+                if not fut.done():
+                    fut.set_exception(exc)
+            return
+        for (_, fut), (ok, value) in zip(batch, results, strict=True):
+            if not fut.done():
+                fut.set_result(value) if ok else fut.set_exception(value)
+
+    def write_sync(self, fn: Callable[[Session], T]) -> T:
+        """`write` from a thread (the Lean result cache is called from threads)."""
+        return asyncio.run_coroutine_threadsafe(self.write(fn), self._loop).result()
+
+    async def read(self, fn: Callable[[Session], T]) -> T:
+        def run() -> T:
+            with self.store.session() as s:
+                return fn(s)
+
+        return await asyncio.get_running_loop().run_in_executor(self._readers, run)
+
+    async def aclose(self) -> None:
+        self._readers.shutdown(wait=False)  # the store's connections serve the next batch
+
+
+_STORES: dict[str, Store] = {}
+
+
+def _shared_store(url: str) -> Store:
+    """One `Store` (one connection pool) per URL in a worker process."""
+    if url not in _STORES:
+        _STORES[url] = Store(url)
+    return _STORES[url]
+
+
+class WriterResultCache(ResultCache):
+    """The Lean result cache of a worker: read from the store, written through the writer."""
+
+    def __init__(self, remote: RemoteStore, toolchain: str, mathlib_commit: str):
+        super().__init__(remote.store, toolchain, mathlib_commit)
+        self.remote = remote
+
+    def put(self, key: str, result: CheckResult) -> None:
+        values = dict(
+            key=key,
+            toolchain=self.toolchain,
+            mathlib_commit=self.mathlib_commit,
+            status=result.status.value,
+            result=result.model_dump(mode="json", exclude={"cached"}),
+        )
+        self.remote.write_sync(lambda s: _insert_result(s, values))
+        self._remember(key, result)
+
+
+def _insert_result(s: Session, values: dict[str, Any]) -> None:
+    from math2.llm.cache import insert_ignore
+    from math2.store import LeanResult
+
+    insert_ignore(s, LeanResult.__table__, values)
+
+
+@dataclass
+class WorkerEnv:
+    """What a services factory gets to build a run's services where the steps run.
+
+    `astore` is the store for model caches and steps; `lean_backend` the backend to build a
+    checker on; `result_cache(toolchain, commit)` the Lean result cache to give it.
+    """
+
+    astore: Any
+    lean_backend: Any
+    store: Store
+    executor: str = "local"
+
+    def result_cache(self, toolchain: str, mathlib_commit: str) -> ResultCache:
+        if isinstance(self.astore, RemoteStore):
+            return WriterResultCache(self.astore, toolchain, mathlib_commit)
+        return ResultCache(self.store, toolchain, mathlib_commit)

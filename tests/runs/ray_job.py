@@ -1,0 +1,82 @@
+"""A small job for the executor tests: one model call and one Lean check per item, through the
+same `ItemContext` paths every role uses (the fake model server and the fake REPL behind them)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from math2.lean import CheckItem, LeanChecker, PoolConfig
+from math2.llm import Endpoint, LLMClient, StoreCache, load_template_file
+from math2.llm.testing import Rule, Script
+from math2.runs import ItemContext, Job, step
+from math2.runs.ray_actors import WorkerEnv
+
+TOOLCHAIN, COMMIT = "leanprover/lean4:v4.19.0-fake", "fake-mathlib-commit"
+
+
+class Item(BaseModel):
+    id: str
+    text: str
+    answer: str | None = None
+    verdict: str | None = None
+
+
+@step("test.ray.prove")
+def prove(template_path: str, header: str = "import Mathlib"):
+    async def run(rec: Item, ctx: ItemContext) -> Item:
+        t = load_template_file(Path(template_path))
+        async with ctx.slot("model"):
+            resp, _ = await ctx.chat(
+                ctx.services["client"], t, {"statement": rec.text}, stage="generate"
+            )
+        code = f"{header}\n\ntheorem {rec.id} : {resp.content} := by sorry"
+        result, _ = await ctx.lean(
+            ctx.services["checker"], CheckItem(id=rec.id, code=code), stage="compile"
+        )
+        return rec.model_copy(update={"answer": resp.content, "verdict": result.status.value})
+
+    return run
+
+
+def job(template_path: str, key: str = "ray-test-input") -> Job:
+    return Job("test.ray", key, [prove(template_path=template_path)])
+
+
+def items(n: int) -> list[Item]:
+    return [Item(id=f"t{k}", text=f"statement {k}") for k in range(n)]
+
+
+def script(latency_s: float = 0.0) -> Script:
+    return Script(
+        rules=[Rule(user=r"statement (\d+)", reply=r"\1 + 0 = \1", expand=True)],
+        latency_s=latency_s,
+    )
+
+
+def write_template(folder: Path) -> str:
+    p = folder / "prove.toml"
+    p.write_text('id = "test/prove"\nversion = 1\nuser = "Formalize {{ statement }}"\n')
+    return str(p)
+
+
+def pool_config(repl_log: Path, size: int = 2, check_delay: float = 0.0) -> PoolConfig:
+    argv = [sys.executable, "-m", "math2.lean.testing.fake_repl", "--log", str(repl_log)]
+    argv += ["--check-delay", str(check_delay)]
+    return PoolConfig(argv=argv, size=size, timeout_s=30, memory_limit_mb=None)
+
+
+def services(base_url: str, env: WorkerEnv) -> dict:
+    """The steps' services, built where they run (a Ray worker or the local driver)."""
+    client = LLMClient(
+        Endpoint(base_url=base_url, model="fake-model", concurrency=4), StoreCache(env.astore)
+    )
+    checker = LeanChecker(
+        env.lean_backend,
+        cache=env.result_cache(TOOLCHAIN, COMMIT),
+        toolchain=TOOLCHAIN,
+        mathlib_commit=COMMIT,
+    )
+    return {"client": client, "checker": checker}

@@ -1,0 +1,318 @@
+"""The Ray executor against the local one, on a Ray cluster the tests start themselves, with the
+fake model server and the fake REPL: the same run items and attempts; a Lean actor killed
+mid-run; the driver SIGKILLed and started again.
+
+Normalised before comparing (and nothing else): database ids (`id`, `run_id`), times
+(`finished_at`, `started_at`, `duration_s`, and the `latency_s` / `time_s` fields inside the
+stored replies and Lean results).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, func, select, text
+from sqlalchemy.engine import make_url
+from typer.testing import CliRunner
+
+from math2.cli import app
+from math2.lean import ReplBackend
+from math2.llm.testing import FakeServer
+from math2.llm.testing.fake_server import read_log, repeats, request_hash
+from math2.runs import Resource, execute
+from math2.runs.ray_actors import NAMESPACE, WorkerEnv, lean_actor_name
+from math2.runs.ray_exec import RayOptions, RayUnavailable, stop_actors
+from math2.store import Attempt, LLMResponse, Run, RunItem, Store
+from math2.store.aio import AsyncStore
+from tests.runs import ray_job
+
+pytestmark = [pytest.mark.ray, pytest.mark.postgres]
+ROOT = Path(__file__).resolve().parents[2]
+N = 12
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        if os.environ.get("MATH2_REQUIRE_RAY"):
+            pytest.fail(
+                "MATH2_REQUIRE_RAY is set but ray is not installed (pip install math2[ray])"
+            )
+        pytest.skip("ray is not installed")
+    return ray
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ray = _ray()
+    env = {"PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    ray.init(
+        num_cpus=2,
+        namespace=NAMESPACE,
+        include_dashboard=False,
+        runtime_env={"env_vars": env},
+        logging_level="WARNING",
+    )
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture
+def pg():
+    """A factory of fresh migrated PostgreSQL stores (dropped afterwards)."""
+    admin = os.environ.get("MATH2_TEST_PG_URL")
+    if not admin:
+        if os.environ.get("MATH2_REQUIRE_PG") or os.environ.get("CI"):
+            pytest.fail("MATH2_REQUIRE_PG is set but MATH2_TEST_PG_URL is not")
+        pytest.skip("no PostgreSQL server (set MATH2_TEST_PG_URL)")
+    admin_url = make_url(admin).set(drivername="postgresql+psycopg")
+    engine = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    made: list[tuple[str, Store]] = []
+
+    def make() -> Store:
+        name = f"math2_ray_{uuid.uuid4().hex[:12]}"
+        with engine.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        store = Store(admin_url.set(database=name).render_as_string(hide_password=False))
+        store.upgrade()
+        made.append((name, store))
+        return store
+
+    yield make
+    if "ray" in sys.modules and sys.modules["ray"].is_initialized():
+        stop_actors(sys.modules["ray"], [store.url for _, store in made])  # their writers
+    for name, store in made:
+        store.close()
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    engine.dispose()
+
+
+@pytest.fixture
+def lean_actors(cluster):
+    yield
+    stop_actors(cluster)
+
+
+_TIMES = {"latency_s", "time_s"}
+
+
+def _strip(v):
+    if isinstance(v, dict):
+        return {k: _strip(x) for k, x in v.items() if k not in _TIMES}
+    if isinstance(v, list):
+        return [_strip(x) for x in v]
+    return v
+
+
+def _rows(store: Store) -> tuple[list, list]:
+    """(run items, attempts) with ids and times removed, in a stable order, as JSON text."""
+    with store.session() as s:
+        items = [
+            json.dumps([r.item, r.status, r.stage, r.error, r.attempt_count, r.result])
+            for r in s.scalars(select(RunItem))
+        ]
+        attempts = [
+            json.dumps(
+                _strip(
+                    [
+                        a.item,
+                        a.stage,
+                        a.round,
+                        a.sample,
+                        a.model,
+                        a.template_id,
+                        a.template_hash,
+                        a.request,
+                        a.response,
+                        a.verdict,
+                        a.error,
+                        a.cached,
+                        a.tokens_in,
+                        a.tokens_out,
+                    ]
+                ),
+                sort_keys=True,
+            )
+            for a in s.scalars(select(Attempt))
+        ]
+    return sorted(items), sorted(attempts)
+
+
+def _checks(repl_log: Path) -> Counter:
+    """How many times the fake REPL was asked to check each item's theorem."""
+    names = Counter()
+    if repl_log.exists():
+        for line in repl_log.read_text().splitlines():
+            if m := re.search(r"theorem (t\d+)", json.loads(line).get("cmd", "")):
+                names[m.group(1)] += 1
+    return names
+
+
+def _resources():
+    return {"model": Resource("model", 4), "lean": Resource("lean", 2)}
+
+
+async def _local(store: Store, base_url: str, template: str, repl_log: Path):
+    astore = AsyncStore(store)
+    backend = ReplBackend.from_config(ray_job.pool_config(repl_log))
+    env = WorkerEnv(astore=astore, lean_backend=backend, store=store)
+    services = ray_job.services(base_url, env)
+    try:
+        return await execute(
+            astore,
+            ray_job.job(template),
+            ray_job.items(N),
+            resources=_resources(),
+            services=services,
+        )
+    finally:
+        await services["client"].aclose()
+        await backend.close()
+        await astore.aclose()
+
+
+def _ray_run(store: Store, base_url: str, template: str, repl_log: Path, n: int = N, **kw):
+    return execute(
+        store,
+        ray_job.job(template),
+        ray_job.items(n),
+        executor="ray",
+        ray=RayOptions(batch_size=3, lean=ray_job.pool_config(repl_log, **kw)),
+        services_factory=functools.partial(ray_job.services, base_url),
+        resources=_resources(),
+    )
+
+
+async def test_same_items_and_attempts_as_local(cluster, lean_actors, pg, tmp_path):
+    template = ray_job.write_template(tmp_path)
+    local_db, ray_db = pg(), pg()
+    with (
+        FakeServer(ray_job.script(), log_path=tmp_path / "local.jsonl") as s1,
+        FakeServer(ray_job.script(), log_path=tmp_path / "ray.jsonl") as s2,
+    ):
+        local = await _local(local_db, s1.base_url, template, tmp_path / "repl-local.jsonl")
+        remote = await _ray_run(ray_db, s2.base_url, template, tmp_path / "repl-ray.jsonl")
+    assert (local.done, local.failed) == (N, 0)
+    assert (remote.done, remote.failed) == (N, 0)
+    local_items, local_attempts = _rows(local_db)
+    ray_items, ray_attempts = _rows(ray_db)
+    assert len(local_items) == N and len(local_attempts) == 2 * N
+    assert ray_items == local_items
+    assert ray_attempts == local_attempts
+    # Each model call and each check was made once, on both executors.
+    for log in ("local.jsonl", "ray.jsonl"):
+        entries = read_log(tmp_path / log)
+        assert len(entries) == N and repeats(entries) == {}
+    assert _checks(tmp_path / "repl-ray.jsonl") == Counter({f"t{k}": 1 for k in range(N)})
+    with ray_db.session() as s:
+        run = s.scalars(select(Run)).one()
+        assert run.stats["executor"] == "ray" and len(run.stats["nodes"]) == 1
+        assert run.stats["writer"]["writes"] >= 4 * N  # item states and attempts, one writer
+        node = run.stats["nodes"][0]
+    r = CliRunner().invoke(app, ["--db", ray_db.url, "runs", "show", str(remote.run_id)])
+    assert r.exit_code == 0 and f"executor: ray on 1 node(s): {node}" in r.output
+
+
+def test_cli_refuses_ray_on_sqlite(cluster, tmp_path):
+    inp = tmp_path / "in.jsonl"
+    inp.write_text('{"id": "a", "statement": "x"}\n')
+    db = f"sqlite:///{tmp_path / 'm.db'}"
+    argv = ["--db", db, "formalize", str(inp), "--model", "g", "--judge", "j", "--executor", "ray"]
+    r = CliRunner().invoke(app, argv)
+    assert r.exit_code == 2, r.output
+    assert "needs a PostgreSQL store" in r.output and "Traceback" not in r.output
+
+
+async def test_sqlite_is_refused(cluster, sqlite_store, tmp_path):
+    with pytest.raises(RayUnavailable, match="needs a PostgreSQL store"):
+        await _ray_run(sqlite_store, "http://127.0.0.1:9/v1", "x", tmp_path / "r.jsonl")
+
+
+async def test_lean_actor_killed_mid_run(cluster, lean_actors, pg, tmp_path):
+    n = 24
+    template = ray_job.write_template(tmp_path)
+    store = pg()
+    repl_log = tmp_path / "repl.jsonl"
+    with FakeServer(ray_job.script(), log_path=tmp_path / "llm.jsonl") as srv:
+        run = asyncio.create_task(
+            _ray_run(store, srv.base_url, template, repl_log, n=n, check_delay=0.15)
+        )
+        while len(_checks(repl_log)) < 4:
+            await asyncio.sleep(0.05)
+        node = cluster.get_runtime_context().get_node_id()
+        actor = cluster.get_actor(lean_actor_name(node), namespace=NAMESPACE)
+        before = await actor.info.remote()
+        cluster.kill(actor, no_restart=False)
+        summary = await asyncio.wait_for(run, 120)
+        after = await actor.info.remote()
+    assert after["pid"] != before["pid"]  # Ray restarted it
+    assert (summary.done, summary.failed) == (n, 0)
+    with store.session() as s:
+        assert s.scalar(select(func.count()).select_from(RunItem)) == n
+        verdicts = Counter(a.verdict for a in s.scalars(select(Attempt)))
+    assert verdicts == Counter({"sorry": n, None: n})  # one check and one model call per item
+    entries = read_log(tmp_path / "llm.jsonl")
+    assert len(entries) == n and repeats(entries) == {}  # no model call made twice
+    checks = _checks(repl_log)
+    assert set(checks) == {f"t{k}" for k in range(n)}
+    # Only the checks in flight in the killed pool (2 workers) are sent again.
+    assert sum(checks.values()) - n <= 2
+
+
+def _count_done(store: Store) -> int:
+    with store.session() as s:
+        return s.scalar(select(func.count()).select_from(RunItem).where(RunItem.status == "done"))
+
+
+def test_driver_sigkilled_and_resumed(cluster, lean_actors, pg, tmp_path):
+    n = 24
+    template = ray_job.write_template(tmp_path)
+    store = pg()
+    repl_log = tmp_path / "repl.jsonl"
+    address = cluster.get_runtime_context().gcs_address
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    with FakeServer(ray_job.script(latency_s=0.1), log_path=tmp_path / "llm.jsonl") as srv:
+        argv = [sys.executable, "-m", "tests.runs.ray_driver", address, store.url, srv.base_url]
+        argv += [str(repl_log), template, str(n)]
+        proc = subprocess.Popen(argv, env=env, cwd=ROOT)
+        deadline = time.monotonic() + 90
+        while _count_done(store) < 6:
+            assert proc.poll() is None, "the driver ended before it was killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        time.sleep(0.5)  # let Ray end the dead driver's tasks
+        done_before = _count_done(store)
+        assert done_before < n
+        with store.session() as s:
+            stored = {request_hash(r.request) for r in s.scalars(select(LLMResponse))}
+            checked = {a.item for a in s.scalars(select(Attempt).where(Attempt.stage == "compile"))}
+        calls_before = len(read_log(tmp_path / "llm.jsonl"))
+        checks_before = _checks(repl_log)
+        out = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["skipped"] == done_before and summary["done"] + done_before == n
+    assert _count_done(store) == n
+    # Nothing finished before the kill was asked again: no stored reply, no stored check.
+    after = read_log(tmp_path / "llm.jsonl")[calls_before:]
+    assert not {e["hash"] for e in after} & stored
+    again = _checks(repl_log) - checks_before
+    assert not set(again) & checked
+    with store.session() as s:
+        assert s.scalar(select(func.count()).select_from(Attempt)) == 2 * n
