@@ -1,7 +1,8 @@
 """Statement hygiene on the real benchmarks: what is accepted, what is refused and why, and how
 fast.
 
-    python benchmarks/hygiene.py [--data ../shared/data/benchmarks] [--repeat 5]
+    python benchmarks/hygiene.py [--data DIR] [--repeat 5]   (DIR: minif2f.jsonl, proofnet.jsonl,
+    fate_m.json; default $MATH2_BENCHMARKS)
 
 Every item of miniF2F (jsonl), ProofNet (jsonl) and FATE-M (json) is turned into code the way
 `math2 lean check` reads it (header + statement, `sorry` after a trailing `:=`/`:= by`) and judged
@@ -24,7 +25,9 @@ from pathlib import Path
 from math2.lean.hygiene import check_code
 from math2.lean.statement import benchmark_code
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "benchmarks"
+DEFAULT_DATA = Path(
+    os.environ.get("MATH2_BENCHMARKS", "benchmarks-data")
+)  # miniF2F, ProofNet, FATE-M
 
 
 def load(data: Path) -> list[tuple[str, str, str, str | None]]:

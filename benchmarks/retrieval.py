@@ -196,8 +196,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--db", default="sqlite:///math2.db")
     ap.add_argument("--work", type=Path, default=Path(".math2/bench-retrieval"))
-    ap.add_argument("--benchmarks", type=Path, default=Path("/work/shared/data/benchmarks"))
-    ap.add_argument("--crosswalk", type=Path, default=Path("/work/shared/data/crosswalk"))
+    ap.add_argument(
+        "--benchmarks",
+        type=Path,
+        default=Path(os.environ.get("MATH2_BENCHMARKS", "benchmarks-data")),
+    )
+    ap.add_argument(
+        "--crosswalk", type=Path, default=Path(__file__).resolve().parents[1] / "data" / "crosswalk"
+    )
     ap.add_argument("--docstrings", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--latency-queries", type=int, default=200)
