@@ -61,11 +61,32 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _store(migrate: bool = False, create: bool | None = None):
-    """The store of this invocation. Only `create` makes a new one (`math2 init`, `math2
-    build`); `create` follows `migrate` unless given."""
+def _store(migrate: bool = False, create: bool = False):
+    """The store of this invocation. Only `create` makes a new one (`math2 init` and `math2
+    build` pass it); every other command on a missing store says so, exits 2 and leaves no
+    file behind (README: "only init and build create a store")."""
+    from math2.errors import Math2Error
     from math2.store import open_store
 
-    return open_store(
-        state.settings.db_url, migrate=migrate, create=migrate if create is None else create
-    )
+    try:
+        return open_store(state.settings.db_url, migrate=migrate, create=create)
+    except Math2Error as exc:
+        raise fail(str(exc)) from exc
+
+
+def check_range(name: str, value: float | None, low: float, high: float | None = None) -> None:
+    """Exit 2 with a clear message when an option is outside its range."""
+    if value is None:
+        return
+    if value < low or (high is not None and value > high):
+        bound = f"at least {low}" if high is None else f"between {low} and {high}"
+        raise fail(f"{name} must be {bound} (got {value})")
+
+
+LEAN_BACKENDS = ("repl", "kimina", "lake")
+
+
+def check_backend(lean: str | None) -> None:
+    """Exit 2 naming the backends when --lean is not one of them."""
+    if lean is not None and lean not in LEAN_BACKENDS:
+        raise fail(f"--lean {lean!r}: unknown backend (one of: {', '.join(LEAN_BACKENDS)})")

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from math2.cli._common import _store, app, err, fail, out
+from math2.cli._common import _store, app, check_backend, check_range, err, fail, out
 
 eval_app = typer.Typer(help="Evaluation: benchmarks, pass@k SC/CC, reports.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
@@ -104,6 +104,11 @@ def run_cmd(
     from math2.eval import EvalOptions, UnknownBenchmark, render_table, run_eval, score
     from math2.eval import write_report as write
 
+    check_range("-k", k, 1)
+    check_range("--limit", limit, 1)
+    check_range("--max-rounds", max_rounds, 1)
+    check_range("--temperature", temperature, 0.0, 2.0)
+    check_backend(lean)
     reg = _registry(data, harness)
     try:
         versions = [reg.get(b) for b in benchmark]
