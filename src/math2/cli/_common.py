@@ -51,6 +51,9 @@ def _main(
 ) -> None:
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # libraries that set their own loggers to DEBUG (bm25s) follow -v too, never more
+    for name in ("bm25s", "httpx", "httpcore", "urllib3"):
+        logging.getLogger(name).setLevel(max(level, logging.INFO if verbose < 2 else level))
     overrides = {"db_url": db} if db else {}
     state.settings = load_settings(**overrides)
 

@@ -205,7 +205,9 @@ def decontam_cmd(
                 try:
                     rec = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise InputError(input_file, no, f"not JSON: {exc.msg}") from exc
+                    raise InputError(
+                        input_file, no, f"not JSON: {exc.msg}", column=exc.colno
+                    ) from exc
                 if not isinstance(rec, dict):
                     raise InputError(input_file, no, "expected a JSON object")
                 yield rec
