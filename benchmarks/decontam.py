@@ -1,6 +1,6 @@
 """Decontamination throughput: a 100K-item synthetic dataset against every registered benchmark.
 
-    nice -n 10 .venv/bin/python benchmarks/decontam.py /work/shared/data/benchmarks --items 100000
+    nice -n 10 .venv/bin/python benchmarks/decontam.py BENCHMARKS_DIR --items 100000
 
 The dataset is synthetic informal/formal pairs (mathematical words, Lean-ish tokens) with
 benchmark items planted: a whole informal statement, a whole formal statement, a 13-token window

@@ -1,6 +1,6 @@
 """Run the deterministic lints on the human formalizations of the benchmarks; print every flag.
 
-    .venv/bin/python benchmarks/lint_benchmarks.py /work/shared/data/benchmarks [--json out.json]
+    .venv/bin/python benchmarks/lint_benchmarks.py BENCHMARKS_DIR [--json out.json]
 
 Reads minif2f.jsonl and proofnet.jsonl (informal_prefix, formal_statement) and fate_m.json
 (informal_statement, formal_statement). Prints one line per flag (benchmark, item, lint,

@@ -224,7 +224,12 @@ def main() -> None:
     ap.add_argument("--db", default="sqlite:///math2.db")
     ap.add_argument("--work", type=Path, default=Path(".math2/bench-retrieval"))
     ap.add_argument("--benchmarks", type=Path, help="miniF2F/ProofNet jsonl (premises set)")
-    ap.add_argument("--crosswalk", type=Path, required=True, help="theorem lists (titles set)")
+    ap.add_argument(
+        "--crosswalk",
+        type=Path,
+        default=Path(__file__).resolve().parents[1] / "data" / "crosswalk",
+        help="theorem lists (titles set)",
+    )
     ap.add_argument("--mathlib", type=Path, help="Mathlib checkout (main-result aids)")
     ap.add_argument("--devsets", type=Path, default=Path(__file__).parent / "devsets")
     ap.add_argument("--docstrings", type=int, default=500)

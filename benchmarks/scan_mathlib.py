@@ -2,7 +2,7 @@
 counts set against the numbers K06 publishes.
 
     python benchmarks/scan_mathlib.py --mathlib /path/to/mathlib4 \
-        [--baseline-rev fa5e263] [--lists /work/shared/data/crosswalk]
+        [--baseline-rev fa5e263] [--lists data/crosswalk]
 
 The baseline in the same run is a plain read of every file (the I/O and UTF-8 decoding floor).
 With `--baseline-rev`, the scanner as it was at that commit runs too, and both are set side by
@@ -89,7 +89,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mathlib", type=Path, default=os.environ.get("MATH2_DATA__MATHLIB_DIR"))
     ap.add_argument("--baseline-rev", help="also run the scanner as it was at this commit")
-    ap.add_argument("--lists", type=Path, default=Path("/work/shared/data/crosswalk"))
+    ap.add_argument(
+        "--lists", type=Path, default=Path(__file__).resolve().parents[1] / "data" / "crosswalk"
+    )
     args = ap.parse_args()
     if args.mathlib is None:
         raise SystemExit("give --mathlib DIR (a Mathlib checkout) or MATH2_DATA__MATHLIB_DIR")

@@ -16,17 +16,75 @@ from tests.llm.llama_fixture import llama_server
 __all__ = ["llama_server"]
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("MATH2_SHARED_DATA", REPO.parent / "shared" / "data"))
+DATA = REPO / "data"
+FIXTURES = REPO / "tests" / "fixtures"
+
+# Variables of the test machinery itself, kept; every other MATH2_* variable of the user's shell
+# is cleared for each test (a test sets what it needs).
+KEEP_ENV = {
+    "MATH2_REQUIRE_LLM",
+    "MATH2_REQUIRE_PG",
+    "MATH2_TEST_PG_URL",
+    "MATH2_TEST_PG_PORT",
+    "MATH2_CHROMIUM",
+    "MATH2_LLAMA_SERVER",
+    "MATH2_LLAMA_GGUF",
+}
 
 
-def shared_data(*parts: str) -> Path:
-    """A path under ../shared/data; the test is skipped (or fails in CI) when it is absent."""
-    path = SHARED_DATA.joinpath(*parts)
+def data_file(*parts: str) -> Path:
+    """A path under the repository's data/ folder (vendored, see data/README.md).
+
+    A missing file is a failure, never a skip: the data lives in the repository.
+    """
+    path = DATA.joinpath(*parts)
     if not path.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"shared data missing in CI: {path}")
-        pytest.skip(f"shared data not present: {path}")
+        pytest.fail(f"vendored data missing: {path} (see data/README.md)")
     return path
+
+
+def nonempty(values, what: str) -> list:
+    """Parameters for `parametrize` that are never empty: with no values, one case that fails
+    (an empty parameter set collects nothing and passes silently)."""
+    values = list(values)
+    if values:
+        return values
+    # The test then reads a file that does not exist and fails, naming what is missing.
+    return [pytest.param(f"<no {what} found>", id=f"no-{what}")]
+
+
+def benchmark_fixtures() -> Path:
+    """A benchmark folder for the tests: small miniF2F/ProofNet-shaped files written for math2
+    (their real informal text is evaluation-only and not in the repository) and FATE-M from
+    data/benchmarks."""
+    folder = FIXTURES / "benchmarks"
+    for name in ("minif2f.jsonl", "proofnet.jsonl", "fate_m.json"):
+        if not (folder / name).is_file():
+            pytest.fail(f"benchmark fixture missing: {folder / name}")
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path_factory, monkeypatch) -> Iterator[None]:
+    """Each test runs in a folder of its own with the user's math2 settings cleared: nothing in
+    the working directory (a `math2.toml`, a `.math2/index` that `math2 build` left), the home
+    folder or the shell's MATH2_* variables changes a result."""
+    work = tmp_path_factory.mktemp("cwd")
+    home = work / "home"
+    home.mkdir()
+    for name in list(os.environ):
+        if name.startswith("MATH2_") and name not in KEEP_ENV:
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(home))
+    for xdg in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(xdg, str(home / xdg.lower()))
+    # git needs an identity for the fixtures' commits once HOME is empty
+    for var in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
+        monkeypatch.setenv(var, "math2 tests")
+    for var in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.setenv(var, "tests@math2.invalid")
+    monkeypatch.chdir(work)
+    yield
 
 
 def _pg_admin_url() -> str | None:

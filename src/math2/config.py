@@ -107,6 +107,17 @@ class SelectSettings(BaseModel):
     requests: list[str] = Field(default_factory=list)
 
 
+def vendored_data_dir() -> Path:
+    """The data math2 carries (data/ in a checkout, `math2/_data` in a wheel): the theorem lists,
+    FATE-M, the REPL transcripts. `MATH2_DATA__DIR` points elsewhere."""
+    if env := os.environ.get("MATH2_DATA__DIR"):
+        return Path(env)
+    packaged = Path(__file__).resolve().parent / "_data"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "data"
+
+
 def _default_manifest() -> Path:
     """`manifests/sources.yaml` here, else the one of the checkout math2 is installed from."""
     here = Path("manifests/sources.yaml")

@@ -79,6 +79,7 @@ def test_audit_report_through_the_cli(tmp_path, monkeypatch):
     rows = _pairs(20, "informalize", "theorem") + _pairs(10, "formalize", "competition")
     pairs = _write(tmp_path / "pairs.jsonl", rows)
     runner = CliRunner()
+    assert runner.invoke(app, ["init"]).exit_code == 0  # only init and build create a store
     res = runner.invoke(
         app, ["audit", "sample", "--name", "k97", "--per-stratum", "20", "--from", str(pairs)]
     )

@@ -27,6 +27,7 @@ def test_check_and_copy_index(tmp_path, monkeypatch):
         + "\n"
     )
     runner = CliRunner()
+    assert runner.invoke(app, ["init"]).exit_code == 0  # only init and build create a store
     res = runner.invoke(app, ["copy-index", str(ref), "--out", str(tmp_path / "idx")])
     assert res.exit_code == 0, res.output
     assert "2 documents" in res.output

@@ -14,7 +14,7 @@ from math2.llm import add_model
 from math2.llm.testing import FakeServer, Rule, Script
 from math2.roles.formalize import FormalizeOptions, run_formalize
 from math2.store.work import AgentText, ReviewStatus
-from tests.conftest import shared_data
+from tests.conftest import benchmark_fixtures
 from tests.roles.formalize.scripts import ITEMS, formalize_script, write_items
 from tests.roles.formalize.test_loop import settings_for
 
@@ -43,7 +43,7 @@ def test_formalize_run_to_dataset(tmp_path, sqlite_store):
         summary = asyncio.run(
             run_formalize(st, sqlite_store, inp, FormalizeOptions(model="gen", judge="judge"))
         )
-        reg = shared_registry(shared_data("benchmarks"))
+        reg = shared_registry(benchmark_fixtures())
         out = asyncio.run(
             build_dataset(
                 st,

@@ -11,7 +11,7 @@ from math2.datasets import export_dataset, rl_prompts, sft_record, statement_onl
 from math2.eval import BenchmarkExportRefused, shared_registry
 from math2.roles.formalize import FormalizeResult, Outcome, RoundLog
 from math2.roles.formalize.schemas import Defect, DefectKind
-from tests.conftest import shared_data
+from tests.conftest import benchmark_fixtures
 
 
 def test_statement_only_replaces_the_proof():
@@ -77,7 +77,7 @@ def test_rl_prompts_keep_unpassed_unambiguous_items():
 
 def test_export_loads_with_datasets_and_holds_no_benchmark_item(tmp_path):
     datasets = pytest.importorskip("datasets")
-    reg = shared_registry(shared_data("benchmarks"))
+    reg = shared_registry(benchmark_fixtures())
     bench = reg.get("minif2f-test").items[0]
     texts = [
         f"For every positive natural number n, the number {w} times n is positive."
@@ -144,7 +144,7 @@ def test_export_loads_with_datasets_and_holds_no_benchmark_item(tmp_path):
 
 
 def test_export_refuses_a_benchmark_item(tmp_path):
-    reg = shared_registry(shared_data("benchmarks"))
+    reg = shared_registry(benchmark_fixtures())
     it = reg.get("fate-m").items[0]
     rec = sft_record(_passed(0, it.informal), "trace", source="somewhere", licence="MIT")
     with pytest.raises(BenchmarkExportRefused, match="fate-m"):

@@ -20,7 +20,7 @@ from math2.eval import (
 )
 from math2.eval.benchmarks import BenchmarkVersion
 from math2.sources.intake import IntakeClass
-from tests.conftest import shared_data
+from tests.conftest import benchmark_fixtures
 
 HEADER = "import Mathlib\nopen Real"
 
@@ -155,7 +155,7 @@ def test_registry_refuses_benchmark_items_in_training_sets():
 
 
 def test_shared_benchmarks_load_with_hashes_and_defects():
-    folder = shared_data("benchmarks")
+    folder = benchmark_fixtures()
     reg = shared_registry(folder)
     assert reg.names() == [
         "fate-m",
@@ -164,14 +164,14 @@ def test_shared_benchmarks_load_with_hashes_and_defects():
         "proofnet-test",
         "proofnet-valid",
     ]
-    assert len(reg.get("minif2f-test").items) == 244
+    assert len(reg.get("minif2f-test").items) == 10  # the fixture's test split
     assert len(reg.get("fate-m").items) == 150
     assert reg.get("fate-m").toolchain == "v4.28.0"
     # ProofNet repeats exercise names across chapters: kept apart, listed as defects
     pv = reg.get("proofnet-valid")
     kinds = {d.kind for d in pv.defects}
     assert "duplicate_name" in kinds and "not_a_theorem" in kinds
-    assert pv.item("exercise_3_3~2").name_in_source == "exercise_3_3"
+    assert pv.item("exercise_1_3~2").name_in_source == "exercise_1_3"
     assert len({v.version_hash for v in reg}) == 5
     again = load_deepseek_jsonl(folder / "minif2f.jsonl", split="test")
     assert _v("minif2f-test", "deepseek-v1.5", again).version_hash == (

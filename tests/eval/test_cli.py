@@ -11,7 +11,7 @@ from math2.eval import read_html_scores, read_png_scores
 from math2.llm import add_model
 from math2.llm.testing import FakeServer
 from math2.store import Store
-from tests.conftest import shared_data
+from tests.conftest import benchmark_fixtures
 from tests.eval.test_harness import REPL_RULES, script
 
 
@@ -29,7 +29,7 @@ def _env(tmp, base_url, db):
             "MATH2_LEAN__REPL_COMMAND": json.dumps(repl),
             "MATH2_LEAN__WORKERS": "2",
             "MATH2_CONFIG": str(tmp / "none.toml"),
-            "MATH2_BENCHMARKS": str(shared_data("benchmarks")),
+            "MATH2_BENCHMARKS": str(benchmark_fixtures()),
         }
     )
     return env
@@ -87,7 +87,7 @@ def test_eval_run_and_report_end_to_end(tmp_path):
 
 
 def test_eval_decontam_command_and_bad_input(tmp_path):
-    bench = shared_data("benchmarks")
+    bench = benchmark_fixtures()
     env = dict(os.environ, MATH2_CONFIG=str(tmp_path / "none.toml"), MATH2_BENCHMARKS=str(bench))
     from math2.eval import shared_registry
 

@@ -6,7 +6,7 @@ import random
 
 from math2.eval import BenchmarkItem, Decontaminator, Mode, Registry, shared_registry
 from math2.eval.benchmarks import version_from_items
-from tests.conftest import shared_data
+from tests.conftest import benchmark_fixtures
 
 LONG = (
     "Let G be a finite group of order p squared where p is a prime number. "
@@ -57,7 +57,7 @@ def test_twelve_shared_tokens_are_not_contamination():
 
 
 def test_planted_shared_benchmark_items_are_found():
-    reg = shared_registry(shared_data("benchmarks"))
+    reg = shared_registry(benchmark_fixtures())
     d = Decontaminator(reg)
     rng = random.Random(0)
     words = ["group", "ring", "field", "module", "ideal", "prime", "order", "map", "set", "sum"]

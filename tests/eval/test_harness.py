@@ -25,7 +25,7 @@ from math2.eval.report import read_html_scores, read_png_scores
 from math2.llm import add_model
 from math2.llm.testing import FakeServer, Rule, Script
 from math2.store.work import RunItem
-from tests.conftest import shared_data
+from tests.conftest import benchmark_fixtures
 
 GENERATOR = "translate mathematical statements"
 REPL_RULES = ["Evn 2=>error unknown_identifier Evn"]
@@ -146,7 +146,7 @@ def test_sc_cc_of_a_synthetic_run_equal_hand_computed_values(tmp_path, registere
 
 
 def test_shared_benchmarks_end_to_end_with_report(tmp_path, registered):
-    reg = shared_registry(shared_data("benchmarks"))
+    reg = shared_registry(benchmark_fixtures())
     versions = [reg.get("minif2f-test"), reg.get("fate-m")]
     opts = EvalOptions(model="gen", judges=["j1", "j2"], k=2, limit=3)
     with FakeServer(script()) as srv:

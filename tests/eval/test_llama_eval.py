@@ -15,7 +15,7 @@ from math2.config import LeanSettings, LLMSettings, Settings
 from math2.eval import read_html_scores, read_png_scores, score, shared_registry, write_report
 from math2.eval.harness import EvalOptions, run_eval
 from math2.llm import add_model
-from tests.conftest import shared_data
+from tests.conftest import benchmark_fixtures
 
 pytestmark = pytest.mark.llm
 
@@ -35,7 +35,7 @@ def test_eval_with_smollm2_on_ten_items(tmp_path, sqlite_store, llama_server):
             timeout_s=30,
         ),
     )
-    v = shared_registry(shared_data("benchmarks")).get("minif2f-test")
+    v = shared_registry(benchmark_fixtures()).get("minif2f-test")
     opts = EvalOptions(
         model=llama_server.model, judges=[llama_server.model], k=1, limit=10, max_tokens=128
     )

@@ -20,7 +20,7 @@ from math2.importers.theorem_lists import (
 from math2.report import build_report
 from math2.sources import load_manifest, sync_manifest
 from math2.store import Crosswalk, Mention, Node, Run, TextRecord
-from tests.conftest import REPO, shared_data
+from tests.conftest import REPO, data_file
 
 MANIFEST = load_manifest(REPO / "manifests" / "sources.yaml")
 
@@ -114,7 +114,7 @@ def test_real_setmm_import(corpus) -> None:
 
 
 def test_thousand_plus_list_counts() -> None:
-    entries = parse_thousand_plus(shared_data("crosswalk", "1000-plus"))
+    entries = parse_thousand_plus(data_file("crosswalk", "1000-plus"))
     assert len(entries) == 1200
     assert sum(any(f.system == "lean4" for f in e.formalizations) for e in entries) == 226
     assert sum(any(f.system == "metamath" for f in e.formalizations) for e in entries) == 38
@@ -133,7 +133,7 @@ def test_thousand_plus_list_counts() -> None:
 
 
 def test_mathlib_lists_counts() -> None:
-    hundred, dups = parse_mathlib_list(shared_data("crosswalk", "mathlib-docs", "100.yaml"))
+    hundred, dups = parse_mathlib_list(data_file("crosswalk", "mathlib-docs", "100.yaml"))
     assert len(hundred) == 100 and dups == []
     assert sum(1 for e in hundred if any(f.identifiers for f in e.formalizations)) == 78
     q7 = next(e for e in hundred if e.key == "w100:7")
@@ -141,7 +141,7 @@ def test_mathlib_lists_counts() -> None:
         "legendreSym.quadratic_reciprocity",
         "jacobiSym.quadratic_reciprocity",
     ]
-    thousand, _ = parse_mathlib_list(shared_data("crosswalk", "mathlib-docs", "1000.yaml"))
+    thousand, _ = parse_mathlib_list(data_file("crosswalk", "mathlib-docs", "1000.yaml"))
     assert len(thousand) == 1199
     assert sum(1 for e in thousand if any(f.identifiers for f in e.formalizations)) == 210
 
@@ -162,7 +162,7 @@ def test_duplicate_keys_are_reported_and_both_entries_kept(corpus, tmp_path: Pat
 
 def test_yaml_tab_error_names_file_and_line_and_changes_nothing(corpus, tmp_path) -> None:
     root = tmp_path / "1000-plus" / "_thm"
-    shutil.copytree(shared_data("crosswalk", "1000-plus", "_thm"), root)
+    shutil.copytree(data_file("crosswalk", "1000-plus", "_thm"), root)
     bad = root / "Q11518.md"
     bad.write_text(bad.read_text().replace("  library: L", "\tlibrary: L", 1))
     with pytest.raises(InputError) as info:
@@ -175,9 +175,9 @@ def test_lists_then_clustering_then_report(corpus, tmp_path: Path) -> None:
     f = tmp_path / "set.mm"
     f.write_text(SMALL_MM.replace("id $p", "pythag $p"))
     import_setmm(corpus, MANIFEST.get("setmm"), f)
-    import_thousand_plus(corpus, MANIFEST.get("1000-plus"), shared_data("crosswalk", "1000-plus"))
+    import_thousand_plus(corpus, MANIFEST.get("1000-plus"), data_file("crosswalk", "1000-plus"))
     import_mathlib_lists(
-        corpus, MANIFEST.get("mathlib-theorem-lists"), shared_data("crosswalk", "mathlib-docs")
+        corpus, MANIFEST.get("mathlib-theorem-lists"), data_file("crosswalk", "mathlib-docs")
     )
     with corpus.session() as s:
         rep = cluster(s)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import shared_data
+from tests.conftest import data_file
 
 FAKE = [sys.executable, "-m", "math2.lean.testing.fake_repl"]
 
@@ -20,8 +20,8 @@ def fake_argv(*args: str) -> list[str]:
 
 @pytest.fixture
 def transcripts() -> Path:
-    """../shared/data/lean-repl-transcripts."""
-    return shared_data("lean-repl-transcripts")
+    """data/lean-repl-transcripts (vendored)."""
+    return data_file("lean-repl-transcripts")
 
 
 def requests(log: Path) -> list[str]:

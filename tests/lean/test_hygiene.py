@@ -16,7 +16,7 @@ from math2.lean.hygiene import (
     split_header,
 )
 from math2.lean.lexer import LexError, tokenize
-from tests.conftest import shared_data
+from tests.conftest import benchmark_fixtures
 
 OK = "theorem foo (x : ℝ) (h : 0 < x) : 0 < x ^ 2 := by sorry"
 
@@ -99,7 +99,7 @@ def test_import_allowlist() -> None:
 
 
 def test_real_benchmark_statements_pass() -> None:
-    path = shared_data("benchmarks", "minif2f.jsonl")
+    path = benchmark_fixtures() / "minif2f.jsonl"
     items = [json.loads(line) for line in path.read_text().splitlines()]
     for it in items:
         _, rest = split_header(it["header"])
@@ -107,7 +107,7 @@ def test_real_benchmark_statements_pass() -> None:
             rest + it["formal_statement"] + " sorry", name=it["name"], trust=ContextTrust.BENCHMARK
         )
         assert report.ok, (it["name"], report.reason)
-    fate = json.loads(shared_data("benchmarks", "fate_m.json").read_text())
+    fate = json.loads((benchmark_fixtures() / "fate_m.json").read_text())
     for it in fate:
         _, body = split_header(it["formal_statement"])
         assert check_statement(body, trust=ContextTrust.BENCHMARK).ok, it["id"]
@@ -169,12 +169,12 @@ def test_every_benchmark_theorem_is_accepted() -> None:
     """miniF2F, ProofNet and FATE-M: all one-theorem items pass; the refusals are `def` targets."""
     refused = []
     for name in ("minif2f.jsonl", "proofnet.jsonl"):
-        for line in shared_data("benchmarks", name).read_text().splitlines():
+        for line in (benchmark_fixtures() / name).read_text().splitlines():
             it = json.loads(line)
             code = it["header"] + it["formal_statement"].rstrip() + " sorry"
             if not check_code(code, trust=ContextTrust.BENCHMARK).ok:
                 refused.append(it["formal_statement"])
-    for it in json.loads(shared_data("benchmarks", "fate_m.json").read_text()):
+    for it in json.loads((benchmark_fixtures() / "fate_m.json").read_text()):
         assert check_code(it["formal_statement"], trust=ContextTrust.BENCHMARK).ok, it["id"]
-    assert len(refused) == 14
+    assert len(refused) == 1  # the fixture's `def` item
     assert all(s.lstrip().startswith(("def ", "noncomputable def ")) for s in refused)

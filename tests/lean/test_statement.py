@@ -8,7 +8,7 @@ import pytest
 
 from math2.lean import Mode, NotAStatement, benchmark_code, split_item, statement_item
 from math2.lean.hygiene import check_code
-from tests.conftest import shared_data
+from tests.conftest import benchmark_fixtures
 
 
 def test_split_item_parts() -> None:
@@ -51,11 +51,11 @@ def test_statement_item_and_benchmark_code() -> None:
 def _benchmark_items() -> list[tuple[str, str, str, str | None]]:
     out = []
     for fname in ("minif2f.jsonl", "proofnet.jsonl"):
-        for line in shared_data("benchmarks", fname).read_text().splitlines():
+        for line in (benchmark_fixtures() / fname).read_text().splitlines():
             row = json.loads(line)
             code = benchmark_code(row["header"], row["formal_statement"])
             out.append((fname, row["name"], code, row["name"]))
-    for row in json.loads(shared_data("benchmarks", "fate_m.json").read_text()):
+    for row in json.loads((benchmark_fixtures() / "fate_m.json").read_text()):
         out.append(("fate_m.json", str(row["id"]), row["formal_statement"], None))
     return out
 
@@ -65,7 +65,7 @@ _DEF_TARGET = re.compile(r"^(noncomputable\s+)?def\s", re.M)
 
 def test_every_benchmark_theorem_is_accepted_and_each_refusal_is_a_def_of_data() -> None:
     items = _benchmark_items()
-    assert len(items) == 1009
+    assert len(items) == 188  # the fixtures (20 + 18) and FATE-M (150)
     refused = []
     for _, iid, code, name in items:
         report = check_code(code, name=name)
@@ -78,4 +78,4 @@ def test_every_benchmark_theorem_is_accepted_and_each_refusal_is_a_def_of_data()
         # A true refusal: the item's target is a `def` (data built with `sorry`), not a theorem.
         assert _DEF_TARGET.search(code), (iid, report.reason)
         assert {v.rule for v in report.violations} == {"one theorem", "sorry"}, report.reason
-    assert len(refused) == 14  # listed in docs/benchmarks.md, "Statement hygiene"
+    assert len(refused) == 1  # the fixture's `def` item (14 in the real data, docs/benchmarks.md)

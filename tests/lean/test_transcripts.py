@@ -19,10 +19,10 @@ from math2.lean.protocol import (
     split_frames,
 )
 from math2.lean.repl import ReplProcess
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA, nonempty
 from tests.lean.conftest import fake_argv
 
-TRANSCRIPTS = SHARED_DATA / "lean-repl-transcripts"
+TRANSCRIPTS = DATA / "lean-repl-transcripts"
 NAMES = sorted(p.name.removesuffix(".in") for p in TRANSCRIPTS.glob("*.in"))
 PAIRS = [n for n in NAMES if (TRANSCRIPTS / f"{n}.expected.out").exists()]
 
@@ -55,12 +55,11 @@ def _frames(path: Path) -> list[dict]:
 
 
 def test_transcripts_present() -> None:
-    if not TRANSCRIPTS.exists():
-        pytest.skip("no transcripts")
+    assert TRANSCRIPTS.is_dir(), f"{TRANSCRIPTS} is missing (vendored data, data/README.md)"
     assert len(NAMES) >= 70 and len(PAIRS) >= 70
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", nonempty(NAMES, "transcripts"))
 def test_every_request_parses(name: str) -> None:
     for obj in _frames(TRANSCRIPTS / f"{name}.in"):
         req = parse_request(obj)
@@ -68,7 +67,7 @@ def test_every_request_parses(name: str) -> None:
         assert json.loads(encode(req)) == obj
 
 
-@pytest.mark.parametrize("name", PAIRS)
+@pytest.mark.parametrize("name", nonempty(PAIRS, "transcript-pairs"))
 def test_every_response_parses_and_classifies(name: str) -> None:
     requests = _frames(TRANSCRIPTS / f"{name}.in")
     responses = _frames(TRANSCRIPTS / f"{name}.expected.out")
@@ -104,7 +103,7 @@ def test_identifiers_of_unknown_names() -> None:
     assert (d.kind, d.identifier) == (Kind.UNKNOWN_IDENTIFIER, "bysorry")
 
 
-@pytest.mark.parametrize("name", PAIRS)
+@pytest.mark.parametrize("name", nonempty(PAIRS, "transcript-pairs"))
 async def test_replayed_over_a_real_pipe(name: str) -> None:
     """Our transport sends each recorded request and gets the recorded answer back, typed."""
     out = TRANSCRIPTS / f"{name}.expected.out"

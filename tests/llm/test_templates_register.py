@@ -58,8 +58,10 @@ def test_register_refuses_unknown(sqlite_store):
 
 def test_models_cli(tmp_path):
     db = f"sqlite:///{tmp_path / 'm.db'}"
+    assert CliRunner().invoke(app, ["--db", db, "init"]).exit_code == 0  # only init creates
     r = CliRunner().invoke(
-        app, ["--db", db, "models", "add", "smollm2-135m", "--terms", "Apache-2.0"]
+        app,
+        ["--db", db, "models", "add", "smollm2-135m", "--provider", "HF", "--terms", "Apache-2.0"],
     )
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(app, ["--db", db, "models", "list"])

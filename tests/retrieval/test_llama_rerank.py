@@ -26,7 +26,10 @@ def test_rerank_with_smollm2(tmp_path, monkeypatch, llama_server) -> None:
     assert r.invoke(app, ["init"]).exit_code == 0
     assert r.invoke(app, ["import", "mathlib", str(FIX)]).exit_code == 0
     assert r.invoke(app, ["index", "build", "--no-dense"]).exit_code == 0
-    add = r.invoke(app, ["models", "add", llama_server.model, "--provider", "llama.cpp"])
+    add = r.invoke(
+        app,
+        ["models", "add", llama_server.model, "--provider", "llama.cpp", "--terms", "Apache-2.0"],
+    )
     assert add.exit_code == 0, add.output
     query = ["search", "add comm identity", "-k", "8"]
     plain = r.invoke(app, query)

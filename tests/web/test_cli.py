@@ -13,6 +13,7 @@ from math2.web import authenticate
 
 def test_reviewer_accounts_from_the_command_line(tmp_path: Path) -> None:
     db = str(tmp_path / "m.db")
+    assert CliRunner().invoke(app, ["--db", db, "init"]).exit_code == 0  # only init creates
     res = CliRunner().invoke(
         app, ["--db", db, "reviewers", "add", "carol", "--password-stdin"], input="a long secret\n"
     )

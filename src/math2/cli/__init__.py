@@ -26,6 +26,10 @@ __all__ = ["app", "main"]
 
 def main() -> None:
     """Entry point of the `math2` script."""
+    import os
+
+    if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
+        os.environ["COLUMNS"] = "200"  # help boxes full width in a pipe or a log, not 80
     try:
         app()
     except Math2Error as exc:

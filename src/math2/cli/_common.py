@@ -51,6 +51,9 @@ def _main(
 ) -> None:
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # libraries that set their own loggers to DEBUG (bm25s) follow -v too, never more
+    for name in ("bm25s", "httpx", "httpcore", "urllib3"):
+        logging.getLogger(name).setLevel(max(level, logging.INFO if verbose < 2 else level))
     overrides = {"db_url": db} if db else {}
     state.settings = load_settings(**overrides)
 
@@ -61,11 +64,32 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _store(migrate: bool = False, create: bool | None = None):
-    """The store of this invocation. Only `create` makes a new one (`math2 init`, `math2
-    build`); `create` follows `migrate` unless given."""
+def _store(migrate: bool = False, create: bool = False):
+    """The store of this invocation. Only `create` makes a new one (`math2 init` and `math2
+    build` pass it); every other command on a missing store says so, exits 2 and leaves no
+    file behind (README: "only init and build create a store")."""
+    from math2.errors import Math2Error
     from math2.store import open_store
 
-    return open_store(
-        state.settings.db_url, migrate=migrate, create=migrate if create is None else create
-    )
+    try:
+        return open_store(state.settings.db_url, migrate=migrate, create=create)
+    except Math2Error as exc:
+        raise fail(str(exc)) from exc
+
+
+def check_range(name: str, value: float | None, low: float, high: float | None = None) -> None:
+    """Exit 2 with a clear message when an option is outside its range."""
+    if value is None:
+        return
+    if value < low or (high is not None and value > high):
+        bound = f"at least {low}" if high is None else f"between {low} and {high}"
+        raise fail(f"{name} must be {bound} (got {value})")
+
+
+LEAN_BACKENDS = ("repl", "kimina", "lake")
+
+
+def check_backend(lean: str | None) -> None:
+    """Exit 2 naming the backends when --lean is not one of them."""
+    if lean is not None and lean not in LEAN_BACKENDS:
+        raise fail(f"--lean {lean!r}: unknown backend (one of: {', '.join(LEAN_BACKENDS)})")

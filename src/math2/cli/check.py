@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from math2.cli._common import _store, app, err, fail, out, state
+from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
 
 
 @app.command("check")
@@ -51,6 +51,8 @@ def check_cmd(
     ] = None,
 ) -> None:
     """Run the checks on every pair; verdicts go to the store (check_results), resumable."""
+    check_range("--limit", limit, 1)
+    check_backend(lean)
     import asyncio
 
     from math2.checks import default_config, load_config, run_checks

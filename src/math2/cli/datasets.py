@@ -23,16 +23,23 @@ def build_cmd(
     licence: Annotated[str, typer.Option(help="SPDX licence of those statements.")],
     provenance: Annotated[str, typer.Option(help="Provenance line for the card.")] = "",
     data: Annotated[
-        Path, typer.Option("--data", help="Benchmarks to decontaminate against.")
-    ] = Path("../shared/data/benchmarks"),
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Benchmarks to decontaminate against (default: MATH2_BENCHMARKS, else math2's "
+            "data/benchmarks).",
+        ),
+    ] = None,
 ) -> None:
     """Reconstruct traces (resumable), build the RL prompt set, decontaminate, export."""
     import asyncio
 
+    from math2.cli.eval import benchmarks_dir
     from math2.datasets import build_dataset
     from math2.errors import Math2Error
     from math2.eval import shared_registry
 
+    data = benchmarks_dir(data)
     if not data.exists():
         raise fail(f"{data}: no benchmark folder (needed for decontamination)")
     try:

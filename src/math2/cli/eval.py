@@ -10,24 +10,44 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from math2.cli._common import _store, app, err, fail, out
+from math2.cli._common import _store, app, check_backend, check_range, err, fail, out
 
 eval_app = typer.Typer(help="Evaluation: benchmarks, pass@k SC/CC, reports.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 
-_DATA = Path(os.environ.get("MATH2_BENCHMARKS", "../shared/data/benchmarks"))
 DataOpt = Annotated[
-    Path, typer.Option("--data", help="Folder of minif2f.jsonl / proofnet.jsonl / fate_m.json.")
+    Path | None,
+    typer.Option(
+        "--data",
+        help="Folder of minif2f.jsonl / proofnet.jsonl (DeepSeek-Prover-V1.5's format; "
+        "evaluation-only text, not shipped) and fate_m.json. Default: MATH2_BENCHMARKS, else "
+        "math2's data/benchmarks (FATE-M only).",
+    ),
 ]
+_DATA = None
+
+
+def benchmarks_dir(data: Path | None) -> Path:
+    """The benchmark folder: --data, else MATH2_BENCHMARKS, else the vendored data/benchmarks."""
+    if data is not None:
+        return data
+    if env := os.environ.get("MATH2_BENCHMARKS"):
+        return Path(env)
+    from math2.config import vendored_data_dir
+
+    return vendored_data_dir() / "benchmarks"
+
+
 HarnessOpt = Annotated[
     list[Path] | None,
     typer.Option("--harness", help="A file in MathForm's harness format (repeatable)."),
 ]
 
 
-def _registry(data: Path, harness: list[Path] | None):
+def _registry(data: Path | None, harness: list[Path] | None):
     from math2.eval import load_harness_jsonl, shared_registry, version_from_items
 
+    data = benchmarks_dir(data)
     reg = shared_registry(data) if data.exists() else None
     if reg is None:
         from math2.eval import Registry
@@ -84,11 +104,20 @@ def run_cmd(
     from math2.eval import EvalOptions, UnknownBenchmark, render_table, run_eval, score
     from math2.eval import write_report as write
 
+    check_range("-k", k, 1)
+    check_range("--limit", limit, 1)
+    check_range("--max-rounds", max_rounds, 1)
+    check_range("--temperature", temperature, 0.0, 2.0)
+    check_backend(lean)
     reg = _registry(data, harness)
     try:
         versions = [reg.get(b) for b in benchmark]
     except UnknownBenchmark as exc:
-        raise fail(str(exc)) from exc
+        raise fail(
+            f"{exc}; miniF2F and ProofNet are not shipped with math2 (their informal text is for "
+            "evaluation only): name a folder holding minif2f.jsonl / proofnet.jsonl with --data "
+            "or MATH2_BENCHMARKS"
+        ) from exc
     options = EvalOptions(
         model=model,
         judges=judge,
@@ -188,7 +217,9 @@ def decontam_cmd(
                 try:
                     rec = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise InputError(input_file, no, f"not JSON: {exc.msg}") from exc
+                    raise InputError(
+                        input_file, no, f"not JSON: {exc.msg}", column=exc.colno
+                    ) from exc
                 if not isinstance(rec, dict):
                     raise InputError(input_file, no, "expected a JSON object")
                 yield rec

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from math2.cli._common import _store, app, err, fail, out, state
+from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
 from math2.cli._executor import Address, Executor, ray_options
 
 
@@ -53,6 +53,11 @@ def formalize_cmd(
     from math2.errors import InputError, Math2Error
     from math2.roles.formalize import FormalizeOptions, run_formalize
 
+    check_range("--top-k", top_k, 0)
+    check_range("--max-rounds", max_rounds, 1)
+    check_range("--best-of-n", best_of_n, 1)
+    check_range("--limit", limit, 1)
+    check_backend(lean)
     if best_of_n > 1 and not refine:
         raise fail("--best-of-n already means single-round samples; drop --no-refine")
     options = FormalizeOptions(
@@ -98,3 +103,9 @@ def formalize_cmd(
     out.print(
         escape(f"see `math2 runs show {summary.run_id}`; accepted statements wait for review")
     )
+    if summary.failed and not summary.done and not summary.skipped:
+        raise fail(
+            f"run {summary.run_id}: every item failed (see `math2 runs show "
+            f"{summary.run_id}` for each item's reason)",
+            code=1,
+        )

@@ -100,7 +100,14 @@ def lean_check(
             )
         }
     )
-    store = _store(migrate=True) if cache else None
+    store = None
+    if cache:
+        from math2.store import Store
+
+        if Store(state.settings.db_url).exists():
+            store = _store(migrate=True)
+        else:  # only init and build create a store: check without the cache
+            err.print("note: no store here, so verdicts are not cached (`math2 init` makes one)")
     try:
         checker = make_checker(settings, store, backend)
     except LeanNotConfigured as exc:

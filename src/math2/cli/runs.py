@@ -124,16 +124,24 @@ def models_add(
     provider: Annotated[str | None, typer.Option(help="Who serves or publishes it.")] = None,
     terms: Annotated[str | None, typer.Option(help="Its licence or terms of use.")] = None,
     notes: Annotated[str | None, typer.Option(help="Anything else worth keeping.")] = None,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Replace the entry of a model already registered.")
+    ] = False,
 ) -> None:
     """Register a model, so roles may use it to write text (rule X08)."""
     from math2.llm import add_model
 
+    if not (provider or "").strip() or not (terms or "").strip():
+        raise fail("a model is registered with its --provider and its --terms (licence or terms)")
     store = _store(migrate=True)
     try:
         with store.session() as s:
             entry, new = add_model(
                 s, name, revision=revision, provider=provider, terms=terms, notes=notes
             )
+            if not new and not replace:
+                # raised inside the session: nothing of the update is committed
+                raise fail(f"model {name!r} is already registered; --replace to replace it")
             mid = entry.id
     except ValueError as exc:
         raise fail(str(exc)) from exc

@@ -29,7 +29,7 @@ def init(
         m = load_manifest(manifest or state.settings.manifest)
     except InputError as exc:
         raise fail(str(exc)) from exc
-    store = _store(migrate=True)
+    store = _store(migrate=True, create=True)
     with store.session() as s:
         rep = sync_manifest(s, m)
     out.print(

@@ -7,7 +7,7 @@ so two copies of the same data have one hash and any edit gives a new one; every
 it. Benchmarks are evaluate-only (intake class `evaluate`, K6.8): `Registry.refuse_training`
 raises when a record meant for a training set is a benchmark item or comes from a benchmark.
 
-    reg = shared_registry("/work/shared/data/benchmarks")
+    reg = shared_registry("data/benchmarks")
     v = reg.get("minif2f-test")          # by name (the only lineage) or label or hash prefix
     v.version_hash, v.items, v.defects
 """
@@ -226,7 +226,8 @@ _DS_NOTE = "not recorded in the data; DeepSeek-Prover-V1.5 built it against its 
 
 
 def shared_registry(folder: str | Path) -> Registry:
-    """The benchmarks of /work/shared/data/benchmarks (see SOURCE.md there), one version each."""
+    """The benchmarks of a folder in the layout of data/benchmarks (SOURCE.md there): miniF2F and
+    ProofNet in DeepSeek-Prover-V1.5's jsonl, FATE-M's json; one version each, those present."""
     folder = Path(folder)
     reg = Registry()
     ds = "deepseek-ai/DeepSeek-Prover-V1.5 datasets/ @2c4ba9119eef74d0d611f494261b2c5bae98c69a"

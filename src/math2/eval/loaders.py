@@ -129,7 +129,9 @@ def load_fate_json(path: str | Path) -> list[BenchmarkItem]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise InputError(path, getattr(e, "lineno", None), f"not JSON: {e}") from e
+        raise InputError(
+            path, getattr(e, "lineno", None), f"not JSON: {e}", column=getattr(e, "colno", None)
+        ) from e
     except OSError as e:
         raise InputError(path, None, f"cannot read: {e.strerror}") from e
     if not isinstance(data, list) or not data:

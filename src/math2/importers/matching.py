@@ -85,7 +85,9 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict]]:
                     try:
                         yield i, {**json.loads(line), "__file": str(f)}
                     except json.JSONDecodeError as exc:
-                        raise InputError(f, i, f"invalid JSON: {exc.msg}") from exc
+                        raise InputError(
+                            f, i, f"invalid JSON: {exc.msg}", column=exc.colno
+                        ) from exc
         else:
             reader = csv.DictReader(
                 text.splitlines(), delimiter="\t" if f.suffix == ".tsv" else ","

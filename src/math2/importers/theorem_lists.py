@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from math2.config import Settings
+from math2.config import Settings, vendored_data_dir
 from math2.crosswalk.nodes import NodeIndex
 from math2.errors import InputError
 from math2.importers.common import (
@@ -300,9 +300,7 @@ def import_mathlib_lists(store: Store, entry: SourceEntry, path: Path) -> Import
 
 def _crosswalk_dir(settings: Settings) -> list[Path]:
     dirs = [settings.data.crosswalk_dir] if settings.data.crosswalk_dir else []
-    here = Path.cwd()
-    repo = Path(__file__).resolve().parents[3]
-    dirs += [here / "../shared/data/crosswalk", repo / "../shared/data/crosswalk"]
+    dirs.append(vendored_data_dir() / "crosswalk")
     return [Path(d).resolve() for d in dirs if d is not None]
 
 

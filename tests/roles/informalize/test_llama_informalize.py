@@ -31,7 +31,11 @@ def test_informalize_limit_20_with_smollm2(tmp_path, monkeypatch, llama_server):
     monkeypatch.setenv("MATH2_LLM__CONCURRENCY", "2")
     monkeypatch.setenv("MATH2_LLM__TIMEOUT_S", "180")
     runner = CliRunner()
-    res = runner.invoke(app, ["models", "add", llama_server.model, "--provider", "llama.cpp"])
+    assert runner.invoke(app, ["init"]).exit_code == 0  # only init and build create a store
+    res = runner.invoke(
+        app,
+        ["models", "add", llama_server.model, "--provider", "llama.cpp", "--terms", "Apache-2.0"],
+    )
     assert res.exit_code == 0, res.output
     args = [
         "informalize",
