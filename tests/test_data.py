@@ -41,6 +41,8 @@ def test_every_data_file_is_listed_and_each_set_names_its_source() -> None:
         text = (DATA / folder / "SOURCE.md").read_text("utf-8")
         assert "commit" in text and "Licen" in text, folder
     assert "MIT" in (DATA / "benchmarks" / "SOURCE.md").read_text("utf-8")
+    checks_dev = (DATA / "checks-dev" / "SOURCE").read_text("utf-8")
+    assert "commit" in checks_dev and "Licence" in checks_dev
 
 
 def test_no_evaluation_only_benchmark_is_vendored() -> None:
