@@ -119,27 +119,47 @@ def test_login_rejects_a_wrong_password_and_foreign_redirects(client) -> None:
 
 def test_trusted_header_only_when_configured(web_store) -> None:
     store, _, index_dir = web_store
-    with TestClient(create_app(store, index_dir, secret="s")) as c:
+    local = ("127.0.0.1", 40000)
+    with TestClient(create_app(store, index_dir, secret="s"), client=local) as c:
         assert (
             c.get("/review", headers={"x-user": "alice"}, follow_redirects=False).status_code == 303
         )
     app = create_app(store, index_dir, secret="s", trusted_header="X-User")
-    with TestClient(app) as c:
+    with TestClient(app, client=local) as c:
         assert c.get("/review", headers={"x-user": "alice"}).status_code == 200
         assert (
             c.get("/review", headers={"x-user": "mallory"}, follow_redirects=False).status_code
             == 303
         )
+    # From an address that is not a trusted proxy, the header is anyone's to forge: ignored.
+    with TestClient(app, client=("10.0.0.7", 40000)) as c:
+        r = c.get("/review", headers={"x-user": "alice"}, follow_redirects=False)
+        assert r.status_code == 303
 
 
-def test_repeated_wrong_passwords_are_throttled(client) -> None:
-    c, _, _ = client
+def _login(c: TestClient, password: str, username: str = "alice") -> int:
     token = _csrf(c.get("/login").text)
-    bad = {"csrf_token": token, "username": "alice", "password": "wrong password"}
-    assert [c.post("/login", data=bad).status_code for _ in range(5)] == [401] * 5
-    good = {**bad, "password": PASSWORD}
-    assert c.post("/login", data=good).status_code == 429  # even the right password, for now
-    assert c.get("/review", follow_redirects=False).status_code == 303
+    form = {"csrf_token": token, "username": username, "password": password}
+    return c.post("/login", data=form, follow_redirects=False).status_code
+
+
+def test_wrong_passwords_slow_the_guesser_not_the_reviewer(web_store) -> None:
+    store, _, index_dir = web_store
+    app = create_app(store, index_dir, secret="s")
+    with TestClient(app, client=("10.0.0.66", 1)) as attacker:
+        codes = [_login(attacker, "wrong password") for _ in range(6)]
+        assert codes[:3] == [401] * 3 and 429 in codes[3:]  # the name's delay, then the bucket
+        assert _login(attacker, PASSWORD) == 429  # the guessing address waits, even when right
+        r = attacker.post("/login", data={"csrf_token": "x", "username": "alice"})
+        assert r.status_code == 403
+    # The real reviewer, from her own address, signs in although her name was guessed at.
+    with TestClient(app, client=("10.0.0.5", 1)) as alice:
+        assert _login(alice, PASSWORD) == 303
+        assert alice.get("/review").status_code == 200
+    # One address cannot go on guessing new names either: its bucket runs dry.
+    with TestClient(app, client=("10.0.0.67", 1)) as other:
+        codes = [_login(other, "wrong password", f"user{i}") for i in range(12)]
+        assert codes.count(401) == 10 and codes[-1] == 429
 
 
 def test_confirm_refuses_a_changed_text(client) -> None:
