@@ -141,7 +141,7 @@ class Mention(Created, Base):
         CheckConstraint("authored IN ('human', 'ai', 'mixed')", name="authored"),
         Index("ix_mentions_source_name", "source_id", "name"),
         # the web pages: a node's declarations, a library's counts and its pins' history
-        Index("ix_mentions_node_id", "node_id"),
+        Index("ix_mentions_node_id", "node_id", "source_id"),
         Index("ix_mentions_source_status", "source_id", "status"),
         Index("ix_mentions_pin_id", "pin_id"),
         Index("ix_mentions_retired_pin_id", "retired_pin_id"),

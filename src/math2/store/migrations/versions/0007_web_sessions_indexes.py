@@ -15,7 +15,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 INDEXES = [
-    ("ix_mentions_node_id", "mentions", ["node_id"]),
+    ("ix_mentions_node_id", "mentions", ["node_id", "source_id"]),
     ("ix_mentions_source_status", "mentions", ["source_id", "status"]),
     ("ix_mentions_pin_id", "mentions", ["pin_id"]),
     ("ix_mentions_retired_pin_id", "mentions", ["retired_pin_id"]),
