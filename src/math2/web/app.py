@@ -89,6 +89,7 @@ def create_app(
     app.state.store = store
     app.state.index_dir = Path(index_dir)
     app.state.indexes = {}
+    app.state.run_totals = {}
     app.state.trusted_header = trusted_header
     app.state.trusted_proxies = frozenset(trusted_proxies)
     app.state.templates = _templates()

@@ -127,7 +127,7 @@ def runs(request: Request):
 @router.get("/runs/{run_id}")
 def run(request: Request, run_id: RowId, after: str | None = Query(None, max_length=500)):
     with request.app.state.store.session() as s:
-        view = run_queries.run_view(s, run_id, after=after)
+        view = run_queries.run_view(s, run_id, after=after, cache=request.app.state.run_totals)
     if view is None:
         raise HTTPException(404, f"there is no run {run_id}")
     return page(request, "run.html", **view)

@@ -9,7 +9,7 @@ from collections import Counter
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
-from math2.store import Attempt, ItemStatus, Run, RunItem
+from math2.store import Attempt, ItemStatus, Run, RunItem, RunStatus
 
 PASS_VERDICTS = frozenset({"pass", "passed", "accepted"})
 PAGE = 200
@@ -45,18 +45,8 @@ def _pass_round(s: Session, first_pass):
     )
 
 
-def run_view(s: Session, run_id: int, after: str | None = None, page: int = PAGE):
-    """Progress, per-state counts, the pass-round distribution and one page of items of a run.
-
-    The pass round of an item is the `passed_round` its role wrote into the item's result (the
-    formalize role does); for a job that does not, the smallest `round` of its attempts with a
-    passing verdict (pass/passed/accepted). Finished items that never passed count as `never`,
-    pending or running ones as `not yet`. Items are ordered by name; `after` is the last item
-    of the previous page.
-    """
-    run = s.get(Run, run_id)
-    if run is None:
-        return None
+def _totals(s: Session, run_id: int) -> dict:
+    """The counts of a run: per state, per stage, per pass round, and its attempts' tokens."""
     fp = _first_pass(run_id).subquery()
     pr = _pass_round(s, fp)
     rounds: Counter[str] = Counter()
@@ -81,6 +71,64 @@ def run_view(s: Session, run_id: int, after: str | None = None, page: int = PAGE
             .group_by(RunItem.stage)
         ).all()
     )
+    ordered = sorted((k for k in rounds if k.isdigit()), key=int)
+    distribution = [(k, rounds[k]) for k in [*ordered, "never", "not yet"] if rounds[k]]
+    tokens = s.execute(
+        select(func.count(), func.sum(Attempt.tokens_in), func.sum(Attempt.tokens_out)).where(
+            Attempt.run_id == run_id
+        )
+    ).one()
+    return {
+        "total": sum(states.values()),
+        "done": states.get("done", 0),
+        "states": dict(sorted(states.items())),
+        "stages": dict(sorted(stages.items())),
+        "rounds": distribution,
+        "max_round": max((n for _, n in distribution), default=0),
+        "attempts": tokens[0] or 0,
+        "tokens_in": tokens[1] or 0,
+        "tokens_out": tokens[2] or 0,
+    }
+
+
+def run_view(
+    s: Session,
+    run_id: int,
+    after: str | None = None,
+    page: int = PAGE,
+    cache: dict | None = None,
+):
+    """Progress, per-state counts, the pass-round distribution and one page of items of a run.
+
+    The pass round of an item is the `passed_round` its role wrote into the item's result (the
+    formalize role does); for a job that does not, the smallest `round` of its attempts with a
+    passing verdict (pass/passed/accepted). Finished items that never passed count as `never`,
+    pending or running ones as `not yet`. Items are ordered by name; `after` is the last item
+    of the previous page.
+
+    With `cache` (the app's), the totals of a run that is no longer running are kept, keyed by
+    its status, finish time and number of items and attempts: a resumed run changes them.
+    """
+    run = s.get(Run, run_id)
+    if run is None:
+        return None
+    totals = None
+    stamp = None
+    if cache is not None and run.status != RunStatus.RUNNING.value:
+        stamp = (
+            run.status,
+            run.finished_at,
+            s.scalar(select(func.count()).select_from(RunItem).where(RunItem.run_id == run_id)),
+            s.scalar(select(func.max(Attempt.id)).where(Attempt.run_id == run_id)),
+        )
+        hit = cache.get(run_id)
+        totals = hit[1] if hit is not None and hit[0] == stamp else None
+    if totals is None:
+        totals = _totals(s, run_id)
+        if stamp is not None:
+            if len(cache) >= 64:
+                cache.pop(next(iter(cache)))
+            cache[run_id] = (stamp, totals)
     q = select(RunItem).where(RunItem.run_id == run_id)
     if after is not None:
         q = q.where(RunItem.item > after)
@@ -100,27 +148,12 @@ def run_view(s: Session, run_id: int, after: str | None = None, page: int = PAGE
         if shown
         else {}
     )
-    ordered = sorted((k for k in rounds if k.isdigit()), key=int)
-    distribution = [(k, rounds[k]) for k in [*ordered, "never", "not yet"] if rounds[k]]
-    tokens = s.execute(
-        select(func.count(), func.sum(Attempt.tokens_in), func.sum(Attempt.tokens_out)).where(
-            Attempt.run_id == run_id
-        )
-    ).one()
     return {
         "run": run,
-        "total": sum(states.values()),
-        "done": states.get("done", 0),
-        "states": dict(sorted(states.items())),
-        "stages": dict(sorted(stages.items())),
-        "rounds": distribution,
-        "max_round": max((n for _, n in distribution), default=0),
+        **totals,
         "items": [{"it": it, "pass_round": page_rounds.get(it.item)} for it in items],
         "after": after,
         "next_after": shown[-1] if more else None,
-        "attempts": tokens[0] or 0,
-        "tokens_in": tokens[1] or 0,
-        "tokens_out": tokens[2] or 0,
     }
 
 
