@@ -70,7 +70,10 @@ def test_a_sign_in_flood_neither_stalls_the_site_nor_locks_the_reviewer_out(live
     )
     assert len(codes) == ATTACKERS * TRIES
     assert set(codes) <= {401, 429} and 401 in codes
-    assert 429 in codes, "no attacker was ever slowed down"
+    # Each address had its bucket of 10 tries, and one more per 30 s of flood (a slow, shared
+    # machine stretches the flood): no more were checked.
+    allowed = ATTACKERS * (10 + int(took / 30) + 1)
+    assert codes.count(401) <= allowed, (codes.count(401), allowed)
     assert during < 100, f"the flood pushed {path} to a median of {during:.0f} ms"
     # The real reviewer, from her own address, still signs in at once.
     with httpx.Client(base_url=base, timeout=30, follow_redirects=False) as alice:

@@ -111,7 +111,7 @@ def node_by_key(request: Request, key: str = Query(..., max_length=200)):
 @router.get("/library/{name}")
 def library(request: Request, name: str):
     with request.app.state.store.session() as s:
-        view = queries.library_view(s, name)
+        view = queries.library_view(s, name, request.app.state)
     if view is None:
         raise HTTPException(404, f"there is no library {name!r}")
     return page(request, "library.html", **view)

@@ -136,22 +136,30 @@ def _library_counts(s: Session) -> dict[tuple[int, str], int]:
     return counts
 
 
+def _stamp(s: Session) -> tuple:
+    """Changes when declarations are added, a pin is added (a bump, which is also what retires
+    declarations) or a source is added."""
+    return tuple(
+        s.execute(
+            select(
+                select(func.max(Mention.id)).scalar_subquery(),
+                select(func.max(Pin.id)).scalar_subquery(),
+                select(func.count()).select_from(Source).scalar_subquery(),
+            )
+        ).one()
+    )
+
+
 def libraries(state: Any, s: Session) -> list[dict[str, Any]]:
     """Each source with its counts of active and retired mentions.
 
     Counting 300K declarations takes a while, so the counts are kept on `state` (the app's) and
     recounted when the store's declarations change: a new declaration, a new pin (a bump, which
     is also what retires declarations) or a new source changes the stamp."""
-    stamp = s.execute(
-        select(
-            select(func.max(Mention.id)).scalar_subquery(),
-            select(func.max(Pin.id)).scalar_subquery(),
-            select(func.count()).select_from(Source).scalar_subquery(),
-        )
-    ).one()
+    stamp = _stamp(s)
     cached = getattr(state, "library_counts", None)
-    if cached is None or cached[0] != tuple(stamp):
-        cached = (tuple(stamp), _library_counts(s))
+    if cached is None or cached[0] != stamp:
+        cached = (stamp, _library_counts(s))
         state.library_counts = cached
     counts = cached[1]
     return [
@@ -207,25 +215,42 @@ def declaration_view(s: Session, mention_id: int) -> dict[str, Any] | None:
     }
 
 
-def library_view(s: Session, name: str) -> dict[str, Any] | None:
-    """Counts of a library and its bump history: per pin, declarations added and retired."""
-    src = s.scalar(select(Source).where(Source.name == name))
-    if src is None:
-        return None
-
+def _pin_counts(s: Session, src: Source) -> tuple[list[dict[str, Any]], int, int]:
     def count(*where) -> int:
         return s.scalar(select(func.count()).select_from(Mention).where(*where)) or 0
 
-    pins = []
-    for pin in src.pins:
-        pins.append(
-            {
-                "p": pin,
-                "added": count(Mention.pin_id == pin.id),
-                "retired": count(Mention.retired_pin_id == pin.id),
-                "renamed": count(Mention.retired_pin_id == pin.id, Mention.successor.is_not(None)),
-            }
-        )
+    pins = [
+        {
+            "p": pin,
+            "added": count(Mention.pin_id == pin.id),
+            "retired": count(Mention.retired_pin_id == pin.id),
+            "renamed": count(Mention.retired_pin_id == pin.id, Mention.successor.is_not(None)),
+        }
+        for pin in src.pins
+    ]
+    active = count(Mention.source_id == src.id, Mention.status == "active")
+    return pins, active, count(Mention.source_id == src.id, Mention.status == "retired")
+
+
+def library_view(s: Session, name: str, state: Any = None) -> dict[str, Any] | None:
+    """Counts of a library and its bump history: per pin, declarations added and retired.
+
+    With `state` (the app's), the declaration counts are kept until the store's declarations
+    change (the stamp of `libraries`); levels, texts and crosswalks are counted each time."""
+    src = s.scalar(select(Source).where(Source.name == name))
+    if src is None:
+        return None
+    cache = getattr(state, "pin_counts", None) if state is not None else None
+    stamp = _stamp(s) if state is not None else None
+    hit = cache.get(src.id) if cache is not None else None
+    if hit is not None and hit[0] == stamp:
+        pins, active, retired = hit[1]
+    else:
+        pins, active, retired = _pin_counts(s, src)
+        if state is not None:
+            if cache is None:
+                cache = state.pin_counts = {}
+            cache[src.id] = (stamp, (pins, active, retired))
     # From the nodes' side (thousands) through the index on mentions.node_id, not from the
     # library's hundreds of thousands of declarations.
     has_mention = (
@@ -236,8 +261,8 @@ def library_view(s: Session, name: str) -> dict[str, Any] | None:
     )
     return {
         "s": src,
-        "active": count(Mention.source_id == src.id, Mention.status == "active"),
-        "retired": count(Mention.source_id == src.id, Mention.status == "retired"),
+        "active": active,
+        "retired": retired,
         "texts": s.scalar(
             select(func.count()).select_from(TextRecord).where(TextRecord.source_id == src.id)
         )

@@ -107,7 +107,8 @@ def run_view(
     of the previous page.
 
     With `cache` (the app's), the totals of a run that is no longer running are kept, keyed by
-    its status, finish time and number of items and attempts: a resumed run changes them.
+    its status and finish time: a resumed run is `running` again (counted live), and finishing
+    again sets a new finish time.
     """
     run = s.get(Run, run_id)
     if run is None:
@@ -115,12 +116,7 @@ def run_view(
     totals = None
     stamp = None
     if cache is not None and run.status != RunStatus.RUNNING.value:
-        stamp = (
-            run.status,
-            run.finished_at,
-            s.scalar(select(func.count()).select_from(RunItem).where(RunItem.run_id == run_id)),
-            s.scalar(select(func.max(Attempt.id)).where(Attempt.run_id == run_id)),
-        )
+        stamp = (run.status, run.finished_at)
         hit = cache.get(run_id)
         totals = hit[1] if hit is not None and hit[0] == stamp else None
     if totals is None:
