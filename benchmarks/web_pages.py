@@ -168,6 +168,7 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=50000)
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--query", default="pythagorean theorem")
+    ap.add_argument("--run", type=int, help="time this run of --items items (seeded before)")
     ap.add_argument("--baseline", action="store_true", help="also time without 0007's indexes")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -176,7 +177,12 @@ def main() -> None:
         t0 = time.perf_counter()
         if args.store is None:
             seed_nodes(store, args.n)
-        run_id, mid, deep = seed_run(store, args.items)
+        if args.run is None:
+            run_id, mid, deep = seed_run(store, args.items)
+        else:  # a run this script seeded in an earlier pass over the same copy
+            width = len(str(args.items))
+            run_id, mid = args.run, f"i{args.items // 2:0{width}d}"
+            deep = f"i{(args.items * 3) // 4:0{width}d}"
         print(f"seeded a run of {args.items} items in {time.perf_counter() - t0:.1f} s")
         with store.session() as s:
             counts = {
