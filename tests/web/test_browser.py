@@ -1,6 +1,8 @@
 """The app in a real browser (Debian's chromium driven by Playwright), against uvicorn.
 
-Screenshots of the node page, the review queue and a run page go to docs/img/.
+Screenshots of the node page, the review queue and a run page are taken only on request:
+MATH2_SCREENSHOTS=1 writes them to build/screenshots/ (ignored by git), MATH2_SCREENSHOTS=DIR to
+DIR. A test run never rewrites the tracked docs/img/.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from sqlalchemy import func, select
 from math2.store import AuditGrade, Review
 from tests.web.conftest import PASSWORD
 
-IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+ROOT = Path(__file__).resolve().parents[2]
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -35,6 +37,16 @@ def _chromium() -> str:
             pytest.fail(f"chromium missing in CI: {path} (scripts/setup.sh --dev installs it)")
         pytest.skip(f"no chromium at {path}")
     return path
+
+
+def _shot(page, name: str) -> None:
+    """A screenshot, when MATH2_SCREENSHOTS asks for them."""
+    where = os.environ.get("MATH2_SCREENSHOTS")
+    if not where:
+        return
+    folder = ROOT / "build" / "screenshots" if where == "1" else Path(where)
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / name), full_page=True)
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +83,8 @@ def test_search_then_open_a_node(page, live_server) -> None:
     page.goto(f"{base}/search")
     page.fill("input[name=q]", "right angle dist")
     page.click("#search-form button")
-    link = page.locator("#hits a", has_text="dist_sq_eq_dist_sq_add_dist_sq")
-    link.first.click()
+    hit = page.locator("#hits li", has_text="dist_sq_eq_dist_sq_add_dist_sq").first
+    hit.locator("a.node-link").click()
     page.wait_for_url(f"{base}/node/{seeded.node_id}")
     assert page.text_content("h1").startswith("Pythagorean theorem")
     assert page.text_content("#level") == "W0"
@@ -83,7 +95,7 @@ def test_search_then_open_a_node(page, live_server) -> None:
     assert "v4.9.0" in page.text_content("#history") and "retired" in page.text_content("#history")
     assert "back_translation_nli" in page.text_content("#checks")
     page.wait_for_selector("body[data-math=done]")
-    page.screenshot(path=str(IMG / "node.png"), full_page=True)
+    _shot(page, "node.png")
 
 
 def test_confirm_agent_text_raises_the_level(page, live_server) -> None:
@@ -93,7 +105,7 @@ def test_confirm_agent_text_raises_the_level(page, live_server) -> None:
     assert item.locator(".badge.level").text_content() == "W0"
     page.wait_for_selector("body[data-math=done]")
     assert item.locator(".katex").count() >= 1  # KaTeX from the bundled files rendered the TeX
-    page.screenshot(path=str(IMG / "review-queue.png"), full_page=True)
+    _shot(page, "review-queue.png")
     item.locator("input[name=reason]").fill("matches the Lean statement")
     item.locator("button[value=confirm]").click()
     page.wait_for_selector("#flash")
@@ -174,7 +186,7 @@ def test_run_page(page, live_server) -> None:
         for r in page.locator("#rounds tr:has(td)").all()
     }
     assert rounds == {"1": "1", "2": "1", "3": "1", "never": "1", "not yet": "1"}
-    page.screenshot(path=str(IMG / "run.png"), full_page=True)
+    _shot(page, "run.png")
     page.click("a:has-text('item-c')")
     # the click starts a navigation; counting before it has landed counts the run page's
     page.wait_for_url(f"{base}/runs/{seeded.run_id}/trajectory?item=item-c")

@@ -33,3 +33,42 @@ def test_reviewer_accounts_from_the_command_line(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "at least 8" in res.output
     assert authenticate(store, "erin", "short") is None
     store.close()
+
+
+def test_list_deactivate_and_remove_reviewers(tmp_path: Path) -> None:
+    from math2.web.accounts import session_reviewer, start_session
+
+    db = str(tmp_path / "m.db")
+    run = CliRunner().invoke
+    assert (
+        run(
+            app,
+            ["--db", db, "reviewers", "add", "carol", "--password-stdin"],
+            input="a long secret\n",
+        ).exit_code
+        == 0
+    )
+    store = open_store(db)
+    token = start_session(store, "carol")
+    res = run(app, ["--db", db, "reviewers", "list"])
+    assert res.exit_code == 0 and "carol active 1 session(s)" in " ".join(res.output.split())
+    res = run(app, ["--db", db, "reviewers", "deactivate", "carol"])
+    assert res.exit_code == 0, res.output
+    assert session_reviewer(store, token) is None  # the session ended with the account
+    assert authenticate(store, "carol", "a long secret") is None
+    listed = run(app, ["--db", db, "reviewers", "list"]).output
+    assert "carol deactivated 0 session(s)" in " ".join(listed.split())
+    res = run(app, ["--db", db, "reviewers", "remove", "carol"])
+    assert res.exit_code == 0
+    assert "carol" not in run(app, ["--db", db, "reviewers", "list"]).output
+    res = run(app, ["--db", db, "reviewers", "remove", "carol"])
+    assert res.exit_code == 2 and "no reviewer 'carol'" in res.output
+    store.close()
+
+
+def test_serve_refuses_a_trusted_header_without_a_trusted_proxy(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    res = CliRunner().invoke(
+        app, ["--db", db, "serve", "--host", "0.0.0.0", "--trusted-header", "X-Remote-User"]
+    )
+    assert res.exit_code == 2 and "--trust-proxy" in res.output

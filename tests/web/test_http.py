@@ -119,27 +119,47 @@ def test_login_rejects_a_wrong_password_and_foreign_redirects(client) -> None:
 
 def test_trusted_header_only_when_configured(web_store) -> None:
     store, _, index_dir = web_store
-    with TestClient(create_app(store, index_dir, secret="s")) as c:
+    local = ("127.0.0.1", 40000)
+    with TestClient(create_app(store, index_dir, secret="s"), client=local) as c:
         assert (
             c.get("/review", headers={"x-user": "alice"}, follow_redirects=False).status_code == 303
         )
     app = create_app(store, index_dir, secret="s", trusted_header="X-User")
-    with TestClient(app) as c:
+    with TestClient(app, client=local) as c:
         assert c.get("/review", headers={"x-user": "alice"}).status_code == 200
         assert (
             c.get("/review", headers={"x-user": "mallory"}, follow_redirects=False).status_code
             == 303
         )
+    # From an address that is not a trusted proxy, the header is anyone's to forge: ignored.
+    with TestClient(app, client=("10.0.0.7", 40000)) as c:
+        r = c.get("/review", headers={"x-user": "alice"}, follow_redirects=False)
+        assert r.status_code == 303
 
 
-def test_repeated_wrong_passwords_are_throttled(client) -> None:
-    c, _, _ = client
+def _login(c: TestClient, password: str, username: str = "alice") -> int:
     token = _csrf(c.get("/login").text)
-    bad = {"csrf_token": token, "username": "alice", "password": "wrong password"}
-    assert [c.post("/login", data=bad).status_code for _ in range(5)] == [401] * 5
-    good = {**bad, "password": PASSWORD}
-    assert c.post("/login", data=good).status_code == 429  # even the right password, for now
-    assert c.get("/review", follow_redirects=False).status_code == 303
+    form = {"csrf_token": token, "username": username, "password": password}
+    return c.post("/login", data=form, follow_redirects=False).status_code
+
+
+def test_wrong_passwords_slow_the_guesser_not_the_reviewer(web_store) -> None:
+    store, _, index_dir = web_store
+    app = create_app(store, index_dir, secret="s")
+    with TestClient(app, client=("10.0.0.66", 1)) as attacker:
+        codes = [_login(attacker, "wrong password") for _ in range(6)]
+        assert codes[:3] == [401] * 3 and 429 in codes[3:]  # the name's delay, then the bucket
+        assert _login(attacker, PASSWORD) == 429  # the guessing address waits, even when right
+        r = attacker.post("/login", data={"csrf_token": "x", "username": "alice"})
+        assert r.status_code == 403
+    # The real reviewer, from her own address, signs in although her name was guessed at.
+    with TestClient(app, client=("10.0.0.5", 1)) as alice:
+        assert _login(alice, PASSWORD) == 303
+        assert alice.get("/review").status_code == 200
+    # One address cannot go on guessing new names either: its bucket runs dry.
+    with TestClient(app, client=("10.0.0.67", 1)) as other:
+        codes = [_login(other, "wrong password", f"user{i}") for i in range(12)]
+        assert codes.count(401) == 10 and codes[-1] == 429
 
 
 def test_confirm_refuses_a_changed_text(client) -> None:
@@ -158,3 +178,106 @@ def test_confirm_refuses_a_changed_text(client) -> None:
     with store.session() as s:
         text = s.scalar(select(TextRecord).where(TextRecord.node_id == seeded.node_id))
         assert text.body == "A\nB"
+
+
+HUGE = "99999999999999999999999"
+
+
+def _has_headers(r) -> None:
+    assert "default-src 'self'" in r.headers["content-security-policy"]
+    assert (
+        r.headers["x-frame-options"] == "DENY" and r.headers["x-content-type-options"] == "nosniff"
+    )
+
+
+def test_errors_are_pages_with_the_security_headers(client) -> None:
+    c, _, seeded = client
+    token = _sign_in(c)
+    for method, path in (
+        ("get", f"/node/{HUGE}"),
+        ("get", f"/runs/{HUGE}"),
+        ("get", f"/runs/{HUGE}/trajectory?item=x"),
+        ("get", f"/decl/{HUGE}"),
+        ("post", f"/review/agent-text/{HUGE}"),
+        ("post", f"/review/binding/{HUGE}"),
+        ("post", f"/audit/{seeded.audit}/grade/{HUGE}"),
+        ("get", "/node/123456"),
+    ):
+        data = {"csrf_token": token, "decision": "reject", "reason": "x", "grade": "major"}
+        r = c.post(path, data=data) if method == "post" else c.get(path)
+        assert r.status_code == 404, path
+        assert r.headers["content-type"].startswith("text/html") and 'id="error"' in r.text
+        _has_headers(r)
+    r = c.get("/search?k=5000&q=x")
+    assert r.status_code == 422 and r.headers["content-type"].startswith("text/html")
+    assert "k:" in r.text and "{" not in r.text.split('id="error"')[1][:80]
+    _has_headers(r)
+
+
+def test_a_server_error_is_a_page_with_the_headers(web_store) -> None:
+    store, _, index_dir = web_store
+    app = create_app(store, index_dir, secret="s")
+
+    @app.get("/boom")
+    def boom():
+        raise RuntimeError("secret detail")
+
+    with TestClient(app, raise_server_exceptions=False) as c:
+        r = c.get("/boom")
+    assert r.status_code == 500 and r.headers["content-type"].startswith("text/html")
+    assert "secret detail" not in r.text and 'id="error"' in r.text
+    _has_headers(r)
+
+
+def test_origin_null_is_refused_and_the_queue_is_not_cached(client) -> None:
+    c, store, seeded = client
+    token = _sign_in(c)
+    form = {"csrf_token": token, "decision": "reject", "reason": "no"}
+    r = c.post(f"/review/agent-text/{seeded.agent_text_id}", data=form, headers={"origin": "null"})
+    assert r.status_code == 403
+    with store.session() as s:
+        assert s.get(AgentText, seeded.agent_text_id).status == "pending"
+    assert c.get("/review").headers["cache-control"] == "no-store"
+    assert c.get("/login").headers["cache-control"] == "no-store"
+
+
+def test_sign_out_a_new_password_and_deactivation_end_sessions(client) -> None:
+    from math2.web import add_reviewer
+    from math2.web.accounts import deactivate_reviewer
+
+    c, store, _ = client
+    for end in ("sign-out", "new password", "deactivate"):
+        token = _sign_in(c)
+        copied = dict(c.cookies)
+        if end == "sign-out":
+            assert c.post("/logout", data={"csrf_token": token}).status_code == 200
+        elif end == "new password":
+            add_reviewer(store, "alice", PASSWORD)
+        else:
+            deactivate_reviewer(store, "alice")
+        with TestClient(c.app, cookies=copied) as replay:
+            assert replay.get("/review", follow_redirects=False).status_code == 303, end
+            r = replay.post(
+                f"/review/binding/{2}",
+                data={"csrf_token": token, "decision": "reject", "reason": "replayed"},
+            )
+            assert r.status_code == 403, end
+        add_reviewer(store, "alice", PASSWORD)  # reactivated for the next round
+    with store.session() as s:
+        assert s.scalar(select(Review)) is None
+
+
+def test_every_search_hit_has_a_declaration_page(client) -> None:
+    c, _, seeded = client
+    html = c.get("/search?q=prime two").text
+    ids = re.findall(r'href="/decl/(\d+)"', html)
+    assert ids, "no declaration links"
+    for mention_id in ids:
+        r = c.get(f"/decl/{mention_id}")
+        assert r.status_code == 200 and 'id="decl-statement"' in r.text
+        assert 'id="decl-module"' in r.text and 'id="decl-pin"' in r.text
+    r = c.get("/search?q=right angle dist")
+    decl = re.search(r'href="/decl/(\d+)"[^>]*>[\w.]*dist_sq_eq_dist_sq_add_dist_sq_iff', r.text)
+    page = c.get(f"/decl/{decl.group(1)}").text
+    assert f'href="/node/{seeded.node_id}"' in page
+    assert '<option value="mathlib" selected>' in r.text  # the library menu

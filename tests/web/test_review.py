@@ -150,7 +150,7 @@ def test_rendering_escapes_everything() -> None:
 
 def test_pass_round_from_results_else_from_attempts(any_web_store) -> None:
     from math2.store import Attempt, Run, RunItem
-    from math2.web.queries import run_view
+    from math2.web.run_queries import run_view
 
     store, seeded, _ = any_web_store
     with store.session() as s:
@@ -165,3 +165,28 @@ def test_pass_round_from_results_else_from_attempts(any_web_store) -> None:
                 s.add(Attempt(run_id=run.id, item=item, stage="check", round=r, verdict=v))
         s.flush()
         assert run_view(s, run.id)["rounds"] == [("1", 1), ("never", 1)]
+
+
+def test_run_items_come_a_page_at_a_time(any_web_store) -> None:
+    from math2.store import Attempt, Run, RunItem
+    from math2.web.run_queries import run_view
+
+    store, _, _ = any_web_store
+    with store.session() as s:
+        run = Run(job="formalize", key="paged", spec_hash="p", status="done")
+        s.add(run)
+        s.flush()
+        for i in range(7):
+            # the role's own null beats a passing attempt: it never passed by the role's rule
+            result = {"passed_round": None} if i == 0 else ({"passed_round": 2} if i == 1 else {})
+            s.add(RunItem(run_id=run.id, item=f"it{i}", status="done", result=result))
+            s.add(Attempt(run_id=run.id, item=f"it{i}", stage="check", round=1, verdict="pass"))
+        s.flush()
+        first = run_view(s, run.id, page=3)
+        assert [x["it"].item for x in first["items"]] == ["it0", "it1", "it2"]
+        assert [x["pass_round"] for x in first["items"]] == [None, 2, 1]
+        assert first["rounds"] == [("1", 5), ("2", 1), ("never", 1)] and first["total"] == 7
+        second = run_view(s, run.id, after=first["next_after"], page=3)
+        assert [x["it"].item for x in second["items"]] == ["it3", "it4", "it5"]
+        last = run_view(s, run.id, after=second["next_after"], page=3)
+        assert [x["it"].item for x in last["items"]] == ["it6"] and last["next_after"] is None

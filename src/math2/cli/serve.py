@@ -1,4 +1,5 @@
-"""`math2 serve` (the web app) and `math2 reviewers add` (accounts for reviewing and grading)."""
+"""`math2 serve` (the web app) and `math2 reviewers add|list|deactivate|remove` (accounts for
+reviewing and grading)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from math2.cli._common import _store, app, fail, out, state
+from math2.cli._common import _store, app, err, fail, out, state
 
 reviewers_app = typer.Typer(help="Reviewer accounts for the web app.", no_args_is_help=True)
 app.add_typer(reviewers_app, name="reviewers")
@@ -48,6 +49,61 @@ def reviewers_add(
     _add(name, password_stdin)
 
 
+@reviewers_app.command("list")
+def reviewers_list() -> None:
+    """Every reviewer account: active or not, and how many signed-in sessions it has."""
+    from math2.web.accounts import list_reviewers
+
+    rows = list_reviewers(_store(migrate=True))
+    if not rows:
+        out.print("no reviewers (add one with `math2 reviewers add NAME`)")
+    for r in rows:
+        state_ = "active" if r.active else "deactivated"
+        out.print(f"{r.username}\t{state_}\t{r.sessions} session(s)")
+
+
+def _change(name: str, how) -> None:
+    from math2.web.accounts import AccountError
+
+    try:
+        how(_store(migrate=True), name)
+    except AccountError as exc:
+        raise fail(str(exc)) from exc
+
+
+@reviewers_app.command("deactivate")
+def reviewers_deactivate(
+    name: Annotated[str, typer.Argument(help="The reviewer's sign-in name.")],
+) -> None:
+    """Stop a reviewer from signing in and end their sessions now (`add` reactivates)."""
+    from math2.web.accounts import deactivate_reviewer
+
+    _change(name, deactivate_reviewer)
+    out.print(f"reviewer {name} is deactivated; their sessions have ended")
+
+
+@reviewers_app.command("remove")
+def reviewers_remove(
+    name: Annotated[str, typer.Argument(help="The reviewer's sign-in name.")],
+) -> None:
+    """Delete a reviewer account and its sessions (their reviews keep their name)."""
+    from math2.web.accounts import remove_reviewer
+
+    _change(name, remove_reviewer)
+    out.print(f"reviewer {name} is removed")
+
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 @app.command("serve")
 def serve(
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
@@ -67,8 +123,16 @@ def serve(
     trusted_header: Annotated[
         str | None,
         typer.Option(
-            help="A header set by a reverse proxy to the signed-in reviewer's name (only when "
-            "every request comes through that proxy)."
+            help="A header set by a reverse proxy to the signed-in reviewer's name; needs "
+            "--trust-proxy, and is believed only from the proxy's address."
+        ),
+    ] = None,
+    trust_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--trust-proxy",
+            help="The address of the reverse proxy whose --trusted-header is believed "
+            "(repeatable; 'loopback' for 127.0.0.1 and ::1).",
         ),
     ] = None,
     https_only: Annotated[
@@ -81,6 +145,21 @@ def serve(
     if add_reviewer:
         _add(add_reviewer, password_stdin)
         return
+    if trusted_header and not trust_proxy:
+        raise fail(
+            "--trusted-header needs --trust-proxy ADDRESS (the proxy that sets it; "
+            "'loopback' when it runs on this machine): otherwise anyone could send the header"
+        )
+    proxies: list[str] = []
+    for p in trust_proxy or []:
+        proxies.extend(["127.0.0.1", "::1"] if p == "loopback" else [p])
+    if not _loopback(host):
+        plain = "" if https_only else " (without --https-only, over plain HTTP)"
+        err.print(
+            f"[yellow]warning:[/] listening on {host}, not loopback: every machine that can "
+            f"reach it can open the site and try to sign in{plain}",
+            highlight=False,
+        )
     import uvicorn
 
     from math2.web import create_app
@@ -90,6 +169,7 @@ def serve(
         Path(state.settings.retrieval.index_dir),
         secret=os.environ.get("MATH2_WEB_SECRET"),
         trusted_header=trusted_header,
+        trusted_proxies=tuple(proxies),
         https_only=https_only,
     )
     out.print(f"math2 on http://{host}:{port}/")

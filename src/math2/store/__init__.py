@@ -32,6 +32,7 @@ from math2.store.work import (
     RunStatus,
     StoreLock,
     Verdict,
+    WebSession,
 )
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "StoreLock",
     "TextRecord",
     "Verdict",
+    "WebSession",
     "head_revision",
     "make_engine",
     "open_store",

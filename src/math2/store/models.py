@@ -140,6 +140,11 @@ class Mention(Created, Base):
         CheckConstraint("status IN ('active', 'retired')", name="status"),
         CheckConstraint("authored IN ('human', 'ai', 'mixed')", name="authored"),
         Index("ix_mentions_source_name", "source_id", "name"),
+        # the web pages: a node's declarations, a library's counts and its pins' history
+        Index("ix_mentions_node_id", "node_id", "source_id"),
+        Index("ix_mentions_source_status", "source_id", "status"),
+        Index("ix_mentions_pin_id", "pin_id"),
+        Index("ix_mentions_retired_pin_id", "retired_pin_id"),
     )
 
 
@@ -212,6 +217,7 @@ class Crosswalk(Created, Base):
             "node_id", "system", "target", "source_id", name="uq_crosswalks_node_target"
         ),
         CheckConstraint("status IN ('candidate', 'accepted', 'rejected')", name="status"),
+        Index("ix_crosswalks_source_id", "source_id"),
     )
 
 
@@ -243,6 +249,9 @@ class TextRecord(Created, Base):
             name="agent_has_model",
         ),
         CheckConstraint("node_id IS NOT NULL OR mention_id IS NOT NULL", name="has_target"),
+        Index("ix_texts_node_id", "node_id"),
+        Index("ix_texts_mention_id", "mention_id"),
+        Index("ix_texts_source_id", "source_id"),
     )
 
 

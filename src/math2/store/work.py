@@ -204,6 +204,7 @@ class AgentText(Created, Base):
         CheckConstraint(_in("kind", AgentTextKind), name="kind"),
         CheckConstraint(_in("status", ReviewStatus), name="status"),
         Index("ix_agent_texts_status_kind", "status", "kind"),
+        Index("ix_agent_texts_node_id", "node_id"),
     )
 
 
@@ -227,6 +228,7 @@ class CheckResultRow(Created, Base):
     __table_args__ = (
         UniqueConstraint("pair_key", "check", "checker", name="uq_check_results_key"),
         CheckConstraint(_in("verdict", Verdict), name="verdict"),
+        Index("ix_check_results_agent_text_id", "agent_text_id"),
     )
 
 
@@ -273,6 +275,20 @@ class Reviewer(Created, Base):
     username: Mapped[str] = mapped_column(String(200), unique=True)
     password_hash: Mapped[str | None] = mapped_column(String(400))
     active: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+class WebSession(Base):
+    """A signed-in browser session of the web app, held in the store so that signing out, a new
+    password, deactivation or removal ends it at once (the cookie only carries the token; the
+    row keeps its SHA-256 digest)."""
+
+    __tablename__ = "web_sessions"
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    reviewer_id: Mapped[int] = mapped_column(
+        ForeignKey("reviewers.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
 
 
 class StoreLock(Base):

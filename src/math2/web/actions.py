@@ -4,48 +4,19 @@ reviewing and grading need a signed-in reviewer)."""
 from __future__ import annotations
 
 import secrets
-import time
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse
 
 from math2.web import audit, queries
-from math2.web.accounts import authenticate
-from math2.web.app import page
+from math2.web.accounts import AccountError, authenticate, end_session, start_session
+from math2.web.app import RowId, page
 from math2.web.review import Decision, ReviewError, decide_agent_text, decide_binding
-from math2.web.security import check_csrf, current_reviewer, require_reviewer
+from math2.web.security import SESSION_KEY, check_csrf, current_reviewer, require_reviewer
+from math2.web.throttle import LoginThrottle
 
 router = APIRouter()
-
-
-class LoginThrottle:
-    """At most `limit` failed sign-ins per name within `window_s` seconds (in this process)."""
-
-    def __init__(self, limit: int = 5, window_s: float = 300.0):
-        self.limit, self.window_s = limit, window_s
-        self._fails: dict[str, list[float]] = {}
-
-    def _recent(self, name: str) -> list[float]:
-        now = time.monotonic()
-        recent = [t for t in self._fails.get(name, []) if now - t < self.window_s]
-        if recent:
-            self._fails[name] = recent
-        else:
-            self._fails.pop(name, None)
-        return recent
-
-    def blocked(self, name: str) -> bool:
-        """Whether sign-ins for this name are refused for now."""
-        return len(self._recent(name)) >= self.limit
-
-    def failed(self, name: str) -> None:
-        """Count one failure."""
-        self._fails.setdefault(name, []).append(time.monotonic())
-
-    def clear(self, name: str) -> None:
-        """Forget the failures after a good sign-in."""
-        self._fails.pop(name, None)
 
 
 def _local(path: str | None, default: str = "/") -> str:
@@ -70,30 +41,45 @@ async def login(request: Request, form: dict = Depends(check_csrf)):
     username = form.get("username", "")[:200]
     target = _local(form.get("next"), "/review")
     throttle: LoginThrottle = request.app.state.login_throttle
-    if throttle.blocked(username):
-        return page(
+    address = request.client.host if request.client else "?"
+    wait = throttle.admit(address, username)
+    if wait:
+        response = page(
             request,
             "login.html",
             status_code=429,
             next=target,
-            error="Too many failed sign-ins for this name: wait a few minutes.",
+            error=f"Too many failed sign-ins: wait {wait:.0f} s and try again.",
         )
-    name = authenticate(request.app.state.store, username, form.get("password", "")[:1000])
+        response.headers["Retry-After"] = str(int(wait))
+        return response
+    store = request.app.state.store
+    name = await throttle.run_hash(authenticate, store, username, form.get("password", "")[:1000])
+    token = None
+    if name is not None:
+        try:
+            token = start_session(store, name)
+        except AccountError:  # deactivated between the check and now
+            name = None
     if name is None:
-        throttle.failed(username)
+        throttle.failed(address, username)
         return page(
             request, "login.html", status_code=401, next=target, error="Wrong name or password."
         )
-    throttle.clear(username)
+    throttle.succeeded(address, username)
+    end_session(store, request.session.get(SESSION_KEY))
     request.session.clear()  # a fresh session (and CSRF token) for the signed-in reviewer
-    request.session["user"] = name
+    request.session[SESSION_KEY] = token
     request.session["csrf"] = secrets.token_urlsafe(32)
+    request.state.reviewer = name
     return _back(request, target, "ok", f"Signed in as {name}.")
 
 
 @router.post("/logout")
 async def logout(request: Request, form: dict = Depends(check_csrf)):
+    end_session(request.app.state.store, request.session.get(SESSION_KEY))
     request.session.clear()
+    request.state.reviewer = None
     return RedirectResponse("/", status_code=303)
 
 
@@ -101,9 +87,27 @@ async def logout(request: Request, form: dict = Depends(check_csrf)):
 def review_queue(request: Request):
     if current_reviewer(request) is None:
         return RedirectResponse("/login?next=/review", status_code=303)
+    return _queue_page(request)
+
+
+def _queue_page(request: Request, kept: dict | None = None, status_code: int = 200):
+    """The queue; `kept` puts a refused form's text and reason back into that item's form, so
+    that a refusal never loses what the reviewer typed."""
     with request.app.state.store.session() as s:
         queue = queries.review_queue(s)
-    return page(request, "review.html", **queue)
+    return page(request, "review.html", status_code=status_code, kept=kept or {}, **queue)
+
+
+def _refused(request: Request, kind: str, item_id: int, form: dict, message: str):
+    """A refused decision: the queue again (409), with the message and the reviewer's edit."""
+    request.session["flash"] = ["error", message]
+    kept = {
+        "kind": kind,
+        "id": item_id,
+        "body": form.get("body"),
+        "reason": form.get("reason", ""),
+    }
+    return _queue_page(request, kept=kept, status_code=409)
 
 
 def _decision(value: str | None) -> Decision | None:
@@ -116,13 +120,13 @@ def _decision(value: str | None) -> Decision | None:
 @router.post("/review/agent-text/{item_id}")
 async def review_agent_text(
     request: Request,
-    item_id: int,
+    item_id: RowId,
     who: str = Depends(require_reviewer),
     form: dict = Depends(check_csrf),
 ):
     decision = _decision(form.get("decision"))
     if decision is None:
-        return _back(request, "/review", "error", "Choose confirm, reject or edit.")
+        return _refused(request, "agent-text", item_id, form, "Choose confirm, reject or edit.")
     try:
         with request.app.state.store.session() as s:
             review = decide_agent_text(
@@ -130,25 +134,25 @@ async def review_agent_text(
             )
             verdict = review.verdict
     except ReviewError as exc:
-        return _back(request, "/review", "error", f"Agent text {item_id}: {exc}")
+        return _refused(request, "agent-text", item_id, form, f"Agent text {item_id}: {exc}")
     return _back(request, "/review", "ok", f"Agent text {item_id}: {decision.value} ({verdict}).")
 
 
 @router.post("/review/binding/{item_id}")
 async def review_binding(
     request: Request,
-    item_id: int,
+    item_id: RowId,
     who: str = Depends(require_reviewer),
     form: dict = Depends(check_csrf),
 ):
     decision = _decision(form.get("decision"))
     if decision is None:
-        return _back(request, "/review", "error", "Choose confirm or reject.")
+        return _refused(request, "binding", item_id, form, "Choose confirm or reject.")
     try:
         with request.app.state.store.session() as s:
             decide_binding(s, item_id, decision, who, form.get("reason", ""))
     except ReviewError as exc:
-        return _back(request, "/review", "error", f"Binding {item_id}: {exc}")
+        return _refused(request, "binding", item_id, form, f"Binding {item_id}: {exc}")
     return _back(request, "/review", "ok", f"Binding {item_id}: {decision.value}.")
 
 
@@ -156,7 +160,7 @@ async def review_binding(
 async def grade(
     request: Request,
     name: str,
-    sample_id: int,
+    sample_id: RowId,
     who: str = Depends(require_reviewer),
     form: dict = Depends(check_csrf),
 ):

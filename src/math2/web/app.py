@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 from pathlib import Path
+from typing import Annotated
 
 from fastapi import FastAPI, Request
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -14,10 +18,22 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from math2.store import Store
 from math2.web import render
-from math2.web.security import CSRF_FIELD, SecurityHeaders, csrf_token, current_reviewer
+from math2.web.security import (
+    CSRF_FIELD,
+    LOOPBACK,
+    SecurityHeaders,
+    csrf_token,
+    current_reviewer,
+    secure,
+)
+from math2.web.throttle import LoginThrottle
 
 HERE = Path(__file__).parent
 SESSION_COOKIE = "math2_session"
+log = logging.getLogger(__name__)
+# A row id in a path: beyond the database's 64-bit integers there is no such row (404, never an
+# OverflowError).
+RowId = Annotated[int, PathParam(ge=0, le=2**63 - 1)]
 
 
 def _templates() -> Jinja2Templates:
@@ -56,13 +72,16 @@ def create_app(
     *,
     secret: str | None = None,
     trusted_header: str | None = None,
+    trusted_proxies: tuple[str, ...] = LOOPBACK,
     https_only: bool = False,
+    login_throttle: LoginThrottle | None = None,
 ) -> FastAPI:
     """The app over one store. `index_dir` holds one search index folder per library.
 
     `secret` signs session cookies (a random one per start when None: sessions end with the
-    process). `trusted_header` names a header a reverse proxy sets to the signed-in user's name;
-    only set it when every request reaches the app through that proxy.
+    process; the cookie only carries a session token, the session itself lives in the store).
+    `trusted_header` names a header a reverse proxy sets to the signed-in user's name; it is
+    believed only from the `trusted_proxies` addresses (loopback by default).
     """
     from math2.web import actions, pages
 
@@ -70,9 +89,11 @@ def create_app(
     app.state.store = store
     app.state.index_dir = Path(index_dir)
     app.state.indexes = {}
+    app.state.run_totals = {}
     app.state.trusted_header = trusted_header
+    app.state.trusted_proxies = frozenset(trusted_proxies)
     app.state.templates = _templates()
-    app.state.login_throttle = actions.LoginThrottle()
+    app.state.login_throttle = login_throttle or LoginThrottle()
     app.state.lean_css = render.lean_css()
     app.add_middleware(SecurityHeaders)
     app.add_middleware(
@@ -90,5 +111,34 @@ def create_app(
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException):
         return page(request, "error.html", status_code=exc.status_code, message=exc.detail)
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_request(request: Request, exc: RequestValidationError):
+        errors = exc.errors()
+        if any(e.get("loc", ("",))[0] == "path" for e in errors):
+            return page(request, "error.html", status_code=404, message="there is no such page")
+        wrong = "; ".join(
+            f"{'.'.join(str(x) for x in e.get('loc', ())[1:]) or 'request'}: {e.get('msg')}"
+            for e in errors
+        )
+        return page(request, "error.html", status_code=422, message=f"bad request ({wrong})")
+
+    @app.exception_handler(Exception)
+    async def _server_error(request: Request, exc: Exception):
+        # Answered by the outermost middleware, past SecurityHeaders: set the headers here.
+        log.exception("error on %s %s", request.method, request.url.path)
+        templates: Jinja2Templates = request.app.state.templates
+        response = templates.TemplateResponse(
+            request,
+            "error.html",
+            {
+                "reviewer": None,
+                "csrf": "",
+                "flash": None,
+                "message": "Something went wrong on the server; it is logged. Try again later.",
+            },
+            status_code=500,
+        )
+        return secure(response, no_store=True)
 
     return app

@@ -9,9 +9,9 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse
 from sqlalchemy import select
 
-from math2.store import AuditGrade, AuditSample, Mention, Node
-from math2.web import audit, queries
-from math2.web.app import page
+from math2.store import AuditGrade, AuditSample, Node, Run
+from math2.web import audit, queries, run_queries
+from math2.web.app import RowId, page
 from math2.web.security import current_reviewer
 
 log = logging.getLogger(__name__)
@@ -21,8 +21,8 @@ router = APIRouter()
 @router.get("/")
 def home(request: Request):
     with request.app.state.store.session() as s:
-        libs = queries.libraries(s)
-    return page(request, "home.html", libraries=libs)
+        libs = queries.libraries(request.app.state, s)
+    return page(request, "home.html", libraries=[x for x in libs if x["active"] or x["retired"]])
 
 
 @router.get("/static-lean.css")
@@ -55,6 +55,19 @@ def _index(request: Request, library: str):
     return cache[library][1], None
 
 
+def find(request: Request, q: str, library: str, k: int) -> tuple[list, str | None]:
+    """The web's one call into search: the library's index, the hits, and each hit's
+    declaration (to show its statement and link to its page)."""
+    index, message = _index(request, library)
+    if index is None:
+        return [], message
+    found = index.search(q, k)
+    with request.app.state.store.session() as s:
+        rows = queries.mentions_by_id(s, [h.mention_id for h in found])
+    hits = [{"h": h, "m": rows.get(h.mention_id)} for h in found]
+    return hits, None if hits else "No declaration matches."
+
+
 @router.get("/search")
 def search(
     request: Request,
@@ -62,26 +75,23 @@ def search(
     library: str = Query("mathlib", max_length=80),
     k: int = Query(20, ge=1, le=100),
 ):
-    hits, message = [], None
-    if q.strip():
-        index, message = _index(request, library)
-        if index is not None:
-            found = index.search(q, k)
-            with request.app.state.store.session() as s:
-                rows = {
-                    m.id: m
-                    for m in s.scalars(
-                        select(Mention).where(Mention.id.in_([h.mention_id for h in found]))
-                    )
-                }
-            hits = [{"h": h, "m": rows.get(h.mention_id)} for h in found]
-            if not hits:
-                message = "No declaration matches."
-    return page(request, "search.html", q=q, library=library, hits=hits, message=message)
+    hits, message = find(request, q, library, k) if q.strip() else ([], None)
+    with request.app.state.store.session() as s:
+        menu = [x["s"].name for x in queries.libraries(request.app.state, s) if x["active"]]
+    return page(request, "search.html", q=q, library=library, hits=hits, message=message, menu=menu)
+
+
+@router.get("/decl/{mention_id}")
+def declaration(request: Request, mention_id: RowId):
+    with request.app.state.store.session() as s:
+        view = queries.declaration_view(s, mention_id)
+    if view is None:
+        raise HTTPException(404, f"there is no declaration {mention_id}")
+    return page(request, "decl.html", **view)
 
 
 @router.get("/node/{node_id}")
-def node(request: Request, node_id: int):
+def node(request: Request, node_id: RowId):
     with request.app.state.store.session() as s:
         view = queries.node_view(s, node_id)
     if view is None:
@@ -101,7 +111,7 @@ def node_by_key(request: Request, key: str = Query(..., max_length=200)):
 @router.get("/library/{name}")
 def library(request: Request, name: str):
     with request.app.state.store.session() as s:
-        view = queries.library_view(s, name)
+        view = queries.library_view(s, name, request.app.state)
     if view is None:
         raise HTTPException(404, f"there is no library {name!r}")
     return page(request, "library.html", **view)
@@ -110,27 +120,28 @@ def library(request: Request, name: str):
 @router.get("/runs")
 def runs(request: Request):
     with request.app.state.store.session() as s:
-        rows = queries.runs(s)
+        rows = run_queries.runs(s)
     return page(request, "runs.html", runs=rows)
 
 
 @router.get("/runs/{run_id}")
-def run(request: Request, run_id: int):
+def run(request: Request, run_id: RowId, after: str | None = Query(None, max_length=500)):
     with request.app.state.store.session() as s:
-        view = queries.run_view(s, run_id)
+        view = run_queries.run_view(s, run_id, after=after, cache=request.app.state.run_totals)
     if view is None:
         raise HTTPException(404, f"there is no run {run_id}")
     return page(request, "run.html", **view)
 
 
 @router.get("/runs/{run_id}/trajectory")
-def trajectory(request: Request, run_id: int, item: str = Query(..., max_length=500)):
+def trajectory(request: Request, run_id: RowId, item: str = Query(..., max_length=500)):
     with request.app.state.store.session() as s:
-        view = queries.run_view(s, run_id)
-        if view is None:
+        run_ = s.get(Run, run_id)
+        if run_ is None:
             raise HTTPException(404, f"there is no run {run_id}")
-        attempts = queries.trajectory(s, run_id, item)
-    return page(request, "trajectory.html", run=view["run"], item=item, attempts=attempts)
+        state = run_queries.item_of(s, run_id, item)
+        attempts = run_queries.trajectory(s, run_id, item)
+    return page(request, "trajectory.html", run=run_, item=item, state=state, attempts=attempts)
 
 
 @router.get("/audit")

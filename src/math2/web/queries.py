@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from sqlalchemy import func, select
@@ -10,30 +9,17 @@ from sqlalchemy.orm import Session
 
 from math2.store import (
     AgentText,
-    Attempt,
     Binding,
     CheckResultRow,
     Crosswalk,
-    ItemStatus,
     Mention,
     ModelEntry,
     Node,
     Pin,
     Review,
-    Run,
-    RunItem,
     Source,
     TextRecord,
 )
-
-PASS_VERDICTS = frozenset({"pass", "passed", "accepted"})
-
-
-def _pass_round(item: str, result: Any, first_pass: dict[str, int]) -> int | None:
-    if isinstance(result, dict) and "passed_round" in result:
-        r = result["passed_round"]
-        return r if isinstance(r, int) and not isinstance(r, bool) else None
-    return first_pass.get(item)
 
 
 def _models(s: Session, ids: set[int]) -> dict[int, str]:
@@ -139,56 +125,144 @@ def node_view(s: Session, node_id: int) -> dict[str, Any] | None:
     }
 
 
-def libraries(s: Session) -> list[dict[str, Any]]:
-    """Each source with its counts of active and retired mentions."""
-    counts = Counter()
+def _library_counts(s: Session) -> dict[tuple[int, str], int]:
+    counts: dict[tuple[int, str], int] = {}
     for source_id, status, n in s.execute(
         select(Mention.source_id, Mention.status, func.count()).group_by(
             Mention.source_id, Mention.status
         )
     ):
         counts[(source_id, status)] = n
+    return counts
+
+
+def _stamp(s: Session) -> tuple:
+    """Changes when declarations are added, a pin is added (a bump, which is also what retires
+    declarations) or a source is added."""
+    return tuple(
+        s.execute(
+            select(
+                select(func.max(Mention.id)).scalar_subquery(),
+                select(func.max(Pin.id)).scalar_subquery(),
+                select(func.count()).select_from(Source).scalar_subquery(),
+            )
+        ).one()
+    )
+
+
+def libraries(state: Any, s: Session) -> list[dict[str, Any]]:
+    """Each source with its counts of active and retired mentions.
+
+    Counting 300K declarations takes a while, so the counts are kept on `state` (the app's) and
+    recounted when the store's declarations change: a new declaration, a new pin (a bump, which
+    is also what retires declarations) or a new source changes the stamp."""
+    stamp = _stamp(s)
+    cached = getattr(state, "library_counts", None)
+    if cached is None or cached[0] != stamp:
+        cached = (stamp, _library_counts(s))
+        state.library_counts = cached
+    counts = cached[1]
     return [
         {
             "s": src,
-            "active": counts[(src.id, "active")],
-            "retired": counts[(src.id, "retired")],
+            "active": counts.get((src.id, "active"), 0),
+            "retired": counts.get((src.id, "retired"), 0),
         }
         for src in s.execute(select(Source).order_by(Source.name)).scalars()
     ]
 
 
-def library_view(s: Session, name: str) -> dict[str, Any] | None:
-    """Counts of a library and its bump history: per pin, declarations added and retired."""
-    src = s.scalar(select(Source).where(Source.name == name))
-    if src is None:
-        return None
+def mentions_by_id(s: Session, ids: list[int]) -> dict[int, Mention]:
+    """Declarations by id (the hits of a search)."""
+    if not ids:
+        return {}
+    return {m.id: m for m in s.scalars(select(Mention).where(Mention.id.in_(ids)))}
 
+
+def declaration_view(s: Session, mention_id: int) -> dict[str, Any] | None:
+    """One declaration of a library: statement, module, docstring, the pin it came in at (and
+    the one that retired it), its node when it has one, and its texts."""
+    row = s.execute(
+        select(Mention, Source.name, Pin.key)
+        .join(Source, Source.id == Mention.source_id)
+        .join(Pin, Pin.id == Mention.pin_id)
+        .where(Mention.id == mention_id)
+    ).first()
+    if row is None:
+        return None
+    m, source, pin = row
+    retired = (
+        s.scalar(select(Pin.key).where(Pin.id == m.retired_pin_id)) if m.retired_pin_id else None
+    )
+    node = s.get(Node, m.node_id) if m.node_id else None
+    texts = s.scalars(
+        select(TextRecord).where(TextRecord.mention_id == mention_id).order_by(TextRecord.id)
+    ).all()
+    bound = s.execute(
+        select(Binding, Node.key, Node.title)
+        .join(Node, Node.id == Binding.node_id)
+        .where(Binding.mention_id == mention_id)
+        .order_by(Binding.id)
+    ).all()
+    return {
+        "m": m,
+        "source": source,
+        "pin": pin,
+        "retired_pin": retired,
+        "node": node,
+        "texts": texts,
+        "bindings": [{"b": b, "key": key, "title": title} for b, key, title in bound],
+    }
+
+
+def _pin_counts(s: Session, src: Source) -> tuple[list[dict[str, Any]], int, int]:
     def count(*where) -> int:
         return s.scalar(select(func.count()).select_from(Mention).where(*where)) or 0
 
-    pins = []
-    for pin in src.pins:
-        pins.append(
-            {
-                "p": pin,
-                "added": count(Mention.pin_id == pin.id),
-                "retired": count(Mention.retired_pin_id == pin.id),
-                "renamed": count(Mention.retired_pin_id == pin.id, Mention.successor.is_not(None)),
-            }
-        )
-    node_ids = select(Mention.node_id).where(
-        Mention.source_id == src.id, Mention.node_id.is_not(None)
+    pins = [
+        {
+            "p": pin,
+            "added": count(Mention.pin_id == pin.id),
+            "retired": count(Mention.retired_pin_id == pin.id),
+            "renamed": count(Mention.retired_pin_id == pin.id, Mention.successor.is_not(None)),
+        }
+        for pin in src.pins
+    ]
+    active = count(Mention.source_id == src.id, Mention.status == "active")
+    return pins, active, count(Mention.source_id == src.id, Mention.status == "retired")
+
+
+def library_view(s: Session, name: str, state: Any = None) -> dict[str, Any] | None:
+    """Counts of a library and its bump history: per pin, declarations added and retired.
+
+    With `state` (the app's), the declaration counts are kept until the store's declarations
+    change (the stamp of `libraries`); levels, texts and crosswalks are counted each time."""
+    src = s.scalar(select(Source).where(Source.name == name))
+    if src is None:
+        return None
+    cache = getattr(state, "pin_counts", None) if state is not None else None
+    stamp = _stamp(s) if state is not None else None
+    hit = cache.get(src.id) if cache is not None else None
+    if hit is not None and hit[0] == stamp:
+        pins, active, retired = hit[1]
+    else:
+        pins, active, retired = _pin_counts(s, src)
+        if state is not None:
+            if cache is None:
+                cache = state.pin_counts = {}
+            cache[src.id] = (stamp, (pins, active, retired))
+    # From the nodes' side (thousands) through the index on mentions.node_id, not from the
+    # library's hundreds of thousands of declarations.
+    has_mention = (
+        select(Mention.id).where(Mention.node_id == Node.id, Mention.source_id == src.id).exists()
     )
     levels = dict(
-        s.execute(
-            select(Node.level, func.count()).where(Node.id.in_(node_ids)).group_by(Node.level)
-        ).all()
+        s.execute(select(Node.level, func.count()).where(has_mention).group_by(Node.level)).all()
     )
     return {
         "s": src,
-        "active": count(Mention.source_id == src.id, Mention.status == "active"),
-        "retired": count(Mention.source_id == src.id, Mention.status == "retired"),
+        "active": active,
+        "retired": retired,
         "texts": s.scalar(
             select(func.count()).select_from(TextRecord).where(TextRecord.source_id == src.id)
         )
@@ -200,101 +274,6 @@ def library_view(s: Session, name: str) -> dict[str, Any] | None:
         "levels": dict(sorted(levels.items())),
         "pins": pins,
     }
-
-
-def runs(s: Session, limit: int = 200) -> list[Run]:
-    """The newest runs."""
-    return list(s.execute(select(Run).order_by(Run.id.desc()).limit(limit)).scalars())
-
-
-def run_view(s: Session, run_id: int, items_shown: int = 500) -> dict[str, Any] | None:
-    """Progress, per-state counts, pass-round distribution and the items of one run.
-
-    The pass round of an item is the `passed_round` its role wrote into the item's result (the
-    formalize role does); for a job that does not, the smallest `round` of its attempts with a
-    passing verdict (pass/passed/accepted). Finished items that never passed count as `never`,
-    pending or running ones as `not yet`.
-    """
-    run = s.get(Run, run_id)
-    if run is None:
-        return None
-    states = dict(
-        s.execute(
-            select(RunItem.status, func.count())
-            .where(RunItem.run_id == run_id)
-            .group_by(RunItem.status)
-        ).all()
-    )
-    stages = dict(
-        s.execute(
-            select(RunItem.stage, func.count())
-            .where(RunItem.run_id == run_id, RunItem.stage.is_not(None))
-            .group_by(RunItem.stage)
-        ).all()
-    )
-    total = sum(states.values())
-    first_pass = dict(
-        s.execute(
-            select(Attempt.item, func.min(Attempt.round))
-            .where(Attempt.run_id == run_id, func.lower(Attempt.verdict).in_(PASS_VERDICTS))
-            .group_by(Attempt.item)
-        ).all()
-    )
-    # Plain columns for the distribution (a run has up to millions of items); full rows only
-    # for the items shown.
-    rounds: Counter[str] = Counter()
-    pass_round: dict[str, int | None] = {}
-    for item, status, result in s.execute(
-        select(RunItem.item, RunItem.status, RunItem.result).where(RunItem.run_id == run_id)
-    ):
-        r = _pass_round(item, result, first_pass)
-        pass_round[item] = r
-        if r is not None:
-            rounds[str(r)] += 1
-        else:
-            unfinished = status in (ItemStatus.PENDING.value, ItemStatus.RUNNING.value)
-            rounds["not yet" if unfinished else "never"] += 1
-    items = (
-        s.execute(
-            select(RunItem)
-            .where(RunItem.run_id == run_id)
-            .order_by(RunItem.item)
-            .limit(items_shown)
-        )
-        .scalars()
-        .all()
-    )
-    ordered = sorted((k for k in rounds if k.isdigit()), key=int)
-    distribution = [(k, rounds[k]) for k in [*ordered, "never", "not yet"] if rounds[k]]
-    tokens = s.execute(
-        select(func.count(), func.sum(Attempt.tokens_in), func.sum(Attempt.tokens_out)).where(
-            Attempt.run_id == run_id
-        )
-    ).one()
-    return {
-        "run": run,
-        "total": total,
-        "done": states.get("done", 0),
-        "states": dict(sorted(states.items())),
-        "stages": dict(sorted(stages.items())),
-        "rounds": distribution,
-        "max_round": max((n for _, n in distribution), default=0),
-        "items": [{"it": it, "pass_round": pass_round.get(it.item)} for it in items],
-        "attempts": tokens[0] or 0,
-        "tokens_in": tokens[1] or 0,
-        "tokens_out": tokens[2] or 0,
-    }
-
-
-def trajectory(s: Session, run_id: int, item: str) -> list[Attempt]:
-    """Every attempt of one item, in order."""
-    return list(
-        s.execute(
-            select(Attempt)
-            .where(Attempt.run_id == run_id, Attempt.item == item)
-            .order_by(Attempt.round, Attempt.stage, Attempt.sample, Attempt.id)
-        ).scalars()
-    )
 
 
 def review_queue(s: Session, limit: int = 100) -> dict[str, Any]:

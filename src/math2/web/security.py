@@ -7,9 +7,11 @@ import secrets
 from fastapi import HTTPException, Request
 from starlette.middleware.base import BaseHTTPMiddleware
 
-from math2.web.accounts import active_reviewer
+from math2.web.accounts import active_reviewer, session_reviewer
 
 CSRF_FIELD = "csrf_token"
+SESSION_KEY = "sid"  # the session token in the signed cookie; the store holds its digest
+LOOPBACK = ("127.0.0.1", "::1")
 # KaTeX writes inline style attributes, hence 'unsafe-inline' for styles only; no inline script
 # runs at all, so text that slipped past escaping still could not execute.
 CSP = (
@@ -29,15 +31,20 @@ def csrf_token(request: Request) -> str:
 
 
 def current_reviewer(request: Request) -> str | None:
-    """The signed-in reviewer: from the session, or from the trusted proxy header when the app
-    was started with one. Checked against the `reviewers` table on every request."""
+    """The signed-in reviewer: from the session held in the store, or from the trusted proxy
+    header when the app was started with one and the request comes from a trusted proxy
+    address. Checked against the store on every request (once per request)."""
+    if hasattr(request.state, "reviewer"):
+        return request.state.reviewer
     store = request.app.state.store
     header = request.app.state.trusted_header
-    if header:
+    name = None
+    if header and request.client and request.client.host in request.app.state.trusted_proxies:
         name = active_reviewer(store, request.headers.get(header))
-        if name:
-            return name
-    return active_reviewer(store, request.session.get("user"))
+    if name is None:
+        name = session_reviewer(store, request.session.get(SESSION_KEY))
+    request.state.reviewer = name
+    return name
 
 
 async def check_csrf(request: Request) -> dict[str, str]:
@@ -49,10 +56,9 @@ async def check_csrf(request: Request) -> dict[str, str]:
     if not isinstance(sent, str) or not expected or not secrets.compare_digest(sent, expected):
         raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
     origin = request.headers.get("origin")
-    if origin and origin != "null":
-        own = f"{request.url.scheme}://{request.url.netloc}"
-        if origin != own:
-            raise HTTPException(403, "cross-site form submission refused")
+    # `null` is what sandboxed frames, data: pages and some redirects send: not this site.
+    if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
+        raise HTTPException(403, "cross-site form submission refused")
     return {k: v for k, v in form.items() if isinstance(v, str)}
 
 
@@ -64,13 +70,26 @@ async def require_reviewer(request: Request) -> str:
     return who
 
 
+def secure(response, no_store: bool = False):
+    """Set the security headers (and, for pages with a reviewer's data, no caching)."""
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    if no_store:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 class SecurityHeaders(BaseHTTPMiddleware):
-    """CSP, no sniffing, no framing, no referrer leaks."""
+    """CSP, no sniffing, no framing, no referrer leaks; nothing a signed-in reviewer sees is
+    kept in a cache. (Unhandled errors are answered outside this middleware: the app's 500
+    handler calls `secure` itself.)"""
 
     async def dispatch(self, request, call_next):
         response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy", CSP)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        return response
+        signed_in = getattr(request.state, "reviewer", None) is not None
+        return secure(response, no_store=signed_in or request.url.path in NO_STORE)
+
+
+NO_STORE = frozenset({"/review", "/login"})
