@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from math2.cli._common import _store, app, err, fail, out
+from math2.cli._common import _store, app, err, fail, out, state
 
 eval_app = typer.Typer(help="Evaluation: benchmarks, pass@k SC/CC, reports.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
@@ -79,7 +79,6 @@ def run_cmd(
     import asyncio
 
     from math2.cli._progress import ProgressDisplay
-    from math2.cli.formalize import _pinned_settings
     from math2.errors import Math2Error
     from math2.eval import EvalOptions, UnknownBenchmark, render_table, run_eval, score
     from math2.eval import write_report as write
@@ -103,7 +102,7 @@ def run_cmd(
     try:
         with ProgressDisplay(err) as show:
             summary, samples = asyncio.run(
-                run_eval(_pinned_settings(), store, versions, options, on_progress=show)
+                run_eval(state.settings, store, versions, options, on_progress=show)
             )
     except Math2Error as exc:
         raise fail(str(exc)) from exc

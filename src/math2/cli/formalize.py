@@ -11,15 +11,6 @@ from rich.markup import escape
 from math2.cli._common import _store, app, err, fail, out, state
 
 
-def _pinned_settings():
-    """The settings with the Lean toolchain and Mathlib commit filled from the manifest's pin."""
-    from math2.cli.lean import _mathlib_pin
-
-    toolchain, commit = _mathlib_pin()
-    lean = state.settings.lean.model_copy(update={"toolchain": toolchain, "mathlib_commit": commit})
-    return state.settings.model_copy(update={"lean": lean})
-
-
 @app.command("formalize")
 def formalize_cmd(
     input_file: Annotated[Path, typer.Argument(help="JSONL, one statement a line.")],
@@ -66,7 +57,7 @@ def formalize_cmd(
         lean_backend=lean,
         index_library=index,
     )
-    settings = _pinned_settings()
+    settings = state.settings
     store = _store(migrate=True)
     rounds: dict[int | None, int] = {}
 

@@ -74,17 +74,10 @@ def lean_check(
             "[yellow]warning:[/] --relaxed-unsafe: any number of declarations and `sorry` are "
             "accepted; code that runs while elaborating is still refused"
         )
-    toolchain, commit = _mathlib_pin()
-    settings = state.settings.model_copy(
-        update={
-            "lean": state.settings.lean.model_copy(
-                update={"toolchain": toolchain, "mathlib_commit": commit}
-            )
-        }
-    )
     store = _store(migrate=True) if cache else None
     try:
-        checker = make_checker(settings, store, backend)
+        # The verdicts and the cache key name the Lean the backend reports, not the manifest's pin.
+        checker = make_checker(state.settings, store, backend)
     except LeanNotConfigured as exc:
         raise fail(str(exc)) from exc
 

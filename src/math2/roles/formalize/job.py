@@ -164,10 +164,7 @@ async def run_formalize(
         gen_entry = require_model(s, options.model)
         require_model(s, options.judge)
         model_id = gen_entry.id
-    toolchain, commit = settings.lean.toolchain, settings.lean.mathlib_commit
     checker = make_checker(settings, store, options.lean_backend)
-    checker.toolchain = toolchain or checker.toolchain
-    checker.mathlib_commit = commit or checker.mathlib_commit
     astore = AsyncStore(store)
     generator = make_client(settings, options.model, astore)
     judge = (
