@@ -101,6 +101,7 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
             round=1,
             sample=task.sample,
         )
+        res = res.model_copy(update={"compiled_by": check.compiled_by})
         if not check.passed:
             return res
         verdicts: dict[str, bool | None] = {}
@@ -188,6 +189,7 @@ def eval_loop(
             compiled=final is not None,
             judges={j: None for j in judges},
             statement=final.lean if final is not None else "",
+            compiled_by=next((r.compiled_by for r in reversed(result.rounds) if r.compiled_by), ""),
         )
         if final is None:
             return res

@@ -85,7 +85,7 @@ def test_rounds_hostile_and_malformed_judge(tmp_path, registered):
     )
     # the hostile item was refused every round and never reached Lean
     eps = res["epsilon"]
-    assert eps["outcome"] == Outcome.FAILED
+    assert eps["outcome"] == Outcome.REFUSED  # refused by hygiene, never compiled
     assert {r["compile_status"] for r in eps["rounds"]} == {"rejected"}
     sent = repl_log.read_text()
     assert "IO.Process" not in sent and "alpha" in sent

@@ -21,7 +21,7 @@ from math2.lean import CheckItem, Mode
 from math2.llm import load_template
 from math2.roles.formalize.feedback import (
     compile_feedback,
-    extract_lean,
+    extract,
     judge_feedback,
     names_unknown,
     theorem_name,
@@ -154,9 +154,16 @@ def formalize_loop(
                     max_tokens=max_tokens,
                 )
                 log.attempt_ids.append(gen_aid)
-                lean, dropped = extract_lean(reply.content)
+                ex = extract(reply.content)
+                lean, dropped = ex.code, ex.dropped
+                log.extraction, log.extraction_note = ex.source, ex.note
                 if lean is None:
-                    feedback = "Your answer had no Lean theorem in a ```lean block."
+                    feedback = (
+                        f"Your previous answer (round {rnd}) gave no Lean to check: {ex.note}. "
+                        "Answer with exactly one theorem inside one ```lean block."
+                    )
+                    if reply.finish_reason == "length":
+                        feedback += " It was cut off at the token limit: be shorter."
                     log.feedback = feedback
                     want_search = False
                     continue
@@ -171,8 +178,12 @@ def formalize_loop(
                 log.attempt_ids.append(lean_aid)
                 log.compile_status = check.status.value
                 log.compile_passed = check.passed
-                if result.outcome is Outcome.NO_LEAN:
-                    result.outcome = Outcome.FAILED
+                log.compiled_by = check.compiled_by
+                refused = check.status.value == "rejected"
+                if result.outcome is Outcome.NO_LEAN or (
+                    result.outcome is Outcome.REFUSED and not refused
+                ):
+                    result.outcome = Outcome.REFUSED if refused else Outcome.FAILED
                 if not check.passed:
                     feedback = compile_feedback(check)
                     if dropped:
