@@ -32,6 +32,13 @@ def formalize_cmd(
     ] = 1,
     temperature: Annotated[float, typer.Option(help="Generator temperature.")] = 0.7,
     limit: Annotated[int | None, typer.Option(help="Only the first N statements.")] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="The generator's token budget per reply (default: the template's max_tokens).",
+        ),
+    ] = None,
     index: Annotated[str, typer.Option(help="Library whose search index is used.")] = "mathlib",
 ) -> None:
     """Formalize every statement: plan → retrieve → generate → compile → judge → refine."""
@@ -52,6 +59,7 @@ def formalize_cmd(
         refine=refine,
         best_of_n=best_of_n,
         temperature=temperature,
+        max_tokens=max_tokens,
         field=field,
         limit=limit,
         lean_backend=lean,

@@ -75,6 +75,8 @@ def test_round_two_after_no_lean_block_is_a_new_request_with_the_feedback(
     first, repair = judges
     assert repair["messages"] != first["messages"] and "could not be read" in json.dumps(repair)
     assert repair.get("temperature", 0) > first.get("temperature", 0)
+    # each stage has its own token budget, from its template
+    assert {g["max_tokens"] for g in gens} == {1024} and {j["max_tokens"] for j in judges} == {512}
     with sqlite_store.session() as s:
         item = s.scalar(select(RunItem).where(RunItem.item == "two"))
         rounds = item.result["rounds"]

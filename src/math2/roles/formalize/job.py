@@ -51,7 +51,7 @@ class FormalizeOptions(BaseModel):
     refine: bool = True
     best_of_n: int = 1
     temperature: float = 0.7
-    max_tokens: int = 2048
+    max_tokens: int | None = None  # the generator's budget (None: the template's)
     field: str | None = None
     limit: int | None = None
     lean_backend: str | None = None

@@ -60,6 +60,7 @@ async def _retrieve(
         round=round_,
         sample=sample,
         temperature=0.0,
+        max_tokens=planner.max_tokens,
     )
     log.attempt_ids.append(aid)
     queries = list(extra_queries)
@@ -107,9 +108,12 @@ def formalize_loop(
     refine: bool = True,
     best_of_n: int = 1,
     temperature: float = 0.7,
-    max_tokens: int = 2048,
+    max_tokens: int | None = None,
 ):
-    """The formalize step; its arguments (the two models and the switches) make the spec."""
+    """The formalize step; its arguments (the two models and the switches) make the spec.
+
+    Token budgets per stage come from the templates' `max_tokens`; `max_tokens` here (the
+    CLI's `--max-tokens`) overrides the generator's."""
     rounds = max_rounds if refine and best_of_n == 1 else 1
     samples = best_of_n
 
@@ -151,7 +155,7 @@ def formalize_loop(
                     round=rnd,
                     sample=sample,
                     temperature=temperature,
-                    max_tokens=max_tokens,
+                    max_tokens=max_tokens or gen_t.max_tokens or 1024,
                 )
                 log.attempt_ids.append(gen_aid)
                 ex = extract(reply.content)
@@ -203,6 +207,7 @@ def formalize_loop(
                     round=rnd,
                     sample=sample,
                     temperature=0.0,
+                    max_tokens=judge_t.max_tokens,
                 )
                 log.attempt_ids.append(judge_aid)
                 if not verdict.ok:
