@@ -26,9 +26,11 @@ from sqlalchemy.orm import Session
 
 from math2.llm.cache import insert_ignore
 from math2.runs.context import ItemContext
+from math2.runs.queries import run_lock_name
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
 from math2.store.db import Store
+from math2.store.lock import hold_lock
 from math2.store.work import ItemStatus, Run, RunItem, RunStatus
 from math2.util.limits import Resource
 
@@ -149,9 +151,15 @@ async def execute(
     width = max_in_flight or max(4, 2 * sum(r.capacity for r in resources.values()))
     started = time.monotonic()
     prog = Progress(run_id=0, job=job.name, total=total)
+    held = None
     try:
         run_id = await astore.write(lambda s: open_run(s, job, params))
         prog.run_id = run_id
+        # A live holder of `run:<id>` tells `runs list` a running run from a killed one; a
+        # second process on the same run is refused (StoreLocked) rather than racing the first.
+        lock = hold_lock(astore.store, run_lock_name(run_id), wait=False)
+        await asyncio.to_thread(lock.__enter__)
+        held = lock
 
         def prior_items(s: Session) -> dict[str, tuple[str, int]]:
             rows = s.execute(
@@ -300,5 +308,7 @@ async def execute(
             on_progress(summary)
         return summary
     finally:
+        if held is not None:
+            await asyncio.to_thread(held.__exit__, None, None, None)
         if own:
             await astore.aclose()

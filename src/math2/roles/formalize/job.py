@@ -128,6 +128,13 @@ def accept():
     return run
 
 
+def run_key(input_path: Path, limit: int | None) -> str:
+    """The run's input key: the file's digest and, with `--limit N`, that selection (a run of
+    the first 2 items never reattaches to a run of all 16; `runs resume` reopens either)."""
+    digest = input_digest(input_path)
+    return f"{digest}:limit={limit}" if limit else digest
+
+
 def build_job(options: FormalizeOptions, input_key: str) -> Job:
     """The job for these options over an input."""
     loop = formalize_loop(
@@ -182,7 +189,7 @@ async def run_formalize(
     }
     if judge is not generator:
         resources["judge"] = judge.limiter
-    job = build_job(options, input_digest(input_path))
+    job = build_job(options, run_key(input_path, options.limit))
     params = {"input": str(input_path.resolve()), "options": options.model_dump(mode="json")}
     try:
         return await execute(
@@ -218,9 +225,9 @@ async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSumm
     path = Path(params.get("input", ""))
     if not path.exists():
         raise CannotResume(f"run {run.id}: its input {path} is gone")
-    if input_digest(path) != run.key:
-        raise CannotResume(f"run {run.id}: its input {path} has changed since the run started")
     options = FormalizeOptions.model_validate(params.get("options", {}))
+    if run_key(path, options.limit) != run.key:
+        raise CannotResume(f"run {run.id}: its input {path} has changed since the run started")
     return await run_formalize(settings, store, path, options, on_progress=on_progress)
 
 
