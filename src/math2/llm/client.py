@@ -134,6 +134,7 @@ class LLMClient:
             try:
                 r = await self._http.post("chat/completions", json=body)
             except (httpx.TransportError, httpx.TimeoutException) as exc:
+                self.usage.timeouts += 1
                 last = f"{type(exc).__name__}: {exc}"
             else:
                 if r.status_code == 200:

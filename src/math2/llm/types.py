@@ -51,6 +51,7 @@ class Usage(BaseModel):
     cached_calls: int = 0
     retries: int = 0
     failures: int = 0
+    timeouts: int = 0  # calls that timed out or lost the connection (each then sent again)
     prompt_tokens: int = 0
     completion_tokens: int = 0
 

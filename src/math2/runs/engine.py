@@ -59,6 +59,11 @@ class Progress(BaseModel):
     duplicates: int = 0
     elapsed_s: float = 0.0
     items_per_s: float = 0.0
+    eta_s: float | None = None  # at the rate so far; None before the first item finishes
+    # Finished items by their result's outcome (passed, failed, no_lean, refused, …).
+    outcomes: dict[str, int] = Field(default_factory=dict)
+    retries: int = 0  # model calls sent again (HTTP errors, connection failures, timeouts)
+    timeouts: int = 0  # model calls that timed out or lost their connection
     resources: dict[str, ResourceState] = Field(default_factory=dict)
     finished: bool = False
 
@@ -177,7 +182,14 @@ async def execute(
         def snapshot(finished: bool = False) -> Progress:
             elapsed = time.monotonic() - started
             prog.elapsed_s = elapsed
-            prog.items_per_s = (prog.done + prog.failed) / elapsed if elapsed > 0 else 0.0
+            finished_items = prog.done + prog.failed
+            prog.items_per_s = finished_items / elapsed if elapsed > 0 else 0.0
+            left = (prog.total or 0) - finished_items - prog.skipped
+            prog.eta_s = left / prog.items_per_s if prog.total and prog.items_per_s > 0 else None
+            clients = {id(v): v for v in (services or {}).values() if hasattr(v, "usage")}
+            usages = [v.usage for v in clients.values()]
+            prog.retries = sum(getattr(u, "retries", 0) for u in usages)
+            prog.timeouts = sum(getattr(u, "timeouts", 0) for u in usages)
             prog.finished = finished
             prog.resources = {
                 name: ResourceState(
@@ -252,8 +264,11 @@ async def execute(
                 )
                 if error:
                     prog.failed += 1
+                    prog.outcomes["error"] = prog.outcomes.get("error", 0) + 1
                 else:
                     prog.done += 1
+                    outcome = str(getattr(cur, "outcome", "done"))
+                    prog.outcomes[outcome] = prog.outcomes.get(outcome, 0) + 1
                     if on_result is not None:
                         on_result(rec, cur)
             finally:
