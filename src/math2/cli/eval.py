@@ -60,7 +60,6 @@ def benchmarks_cmd(data: DataOpt = _DATA, harness: HarnessOpt = None) -> None:
 
 @eval_app.command("run")
 def run_cmd(
-    benchmark: Annotated[list[str], typer.Option(help="name, name@lineage or hash (repeatable).")],
     model: Annotated[str, typer.Option(help="Model under evaluation, registered.")],
     judge: Annotated[list[str], typer.Option(help="Consistency judge, registered (repeatable).")],
     k: Annotated[int, typer.Option("-k", help="Samples per item.")] = 8,
@@ -74,6 +73,12 @@ def run_cmd(
         bool, typer.Option(help="Each sample through the full formalize loop (refinement).")
     ] = False,
     max_rounds: Annotated[int, typer.Option(help="Rounds of the loop with --loop.")] = 3,
+    benchmark: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="name, name@lineage or hash (repeatable; default: every benchmark in --harness)."
+        ),
+    ] = None,
 ) -> None:
     """Draw k samples per item, compile, judge; print SC/CC pass@k (resumes a killed run)."""
     import asyncio
@@ -84,6 +89,19 @@ def run_cmd(
     from math2.eval import write_report as write
 
     reg = _registry(data, harness)
+    if not benchmark:
+        from math2.eval import load_harness_jsonl
+
+        if not harness:
+            raise fail("name the benchmarks (--benchmark NAME) or give --harness FILE")
+        benchmark = [
+            f"{name.lower()}@harness:{h.name}" for h in harness for name in load_harness_jsonl(h)
+        ]
+        err.print(
+            "no --benchmark: evaluating every benchmark of the harness file(s): "
+            + ", ".join(benchmark),
+            highlight=False,
+        )
     try:
         versions = [reg.get(b) for b in benchmark]
     except UnknownBenchmark as exc:
