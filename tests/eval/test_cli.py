@@ -15,7 +15,7 @@ from tests.conftest import benchmark_fixtures
 from tests.eval.test_harness import REPL_RULES, script
 
 
-def _env(tmp, base_url, db):
+def _env(tmp, base_url, db, benchmarks=None):
     repl = [sys.executable, "-m", "math2.lean.testing.fake_repl"]
     for r in REPL_RULES:
         repl += ["--rule", r]
@@ -29,7 +29,7 @@ def _env(tmp, base_url, db):
             "MATH2_LEAN__REPL_COMMAND": json.dumps(repl),
             "MATH2_LEAN__WORKERS": "2",
             "MATH2_CONFIG": str(tmp / "none.toml"),
-            "MATH2_BENCHMARKS": str(benchmark_fixtures()),
+            "MATH2_BENCHMARKS": str(benchmarks or benchmark_fixtures()),
         }
     )
     return env
@@ -127,3 +127,30 @@ def test_eval_decontam_command_and_bad_input(tmp_path):
     )
     assert res.returncode == 2 and "bad.jsonl:2" in res.stderr and "Traceback" not in res.stderr
     assert not (tmp_path / "o2.jsonl").exists()
+
+
+def test_eval_run_with_only_a_harness_file(tmp_path):
+    """MathForm's harness fields (problem, ground_truth, name), no --benchmark: the benchmark
+    is named from the file and the command says so; the report names the Lean."""
+    db = tmp_path / "m.db"
+    store = Store(f"sqlite:///{db}")
+    store.upgrade()
+    with store.session() as s:
+        for m in ("gen", "j1"):
+            add_model(s, m)
+    store.close()
+    harness = tmp_path / "tiny_bench.jsonl"
+    rows = [
+        {"name": f"t{i}", "problem": f"Statement {i}.", "ground_truth": "theorem t : True := sorry"}
+        for i in range(2)
+    ]
+    harness.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with FakeServer(script()) as srv:
+        env = _env(tmp_path, srv.base_url, db, benchmarks=tmp_path / "no-shared-data")
+        args = ["eval", "run", "--harness", str(harness), "--model", "gen", "--judge", "j1"]
+        done = _math2(*args, "-k", "1", "--report", str(tmp_path / "r"), env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "tiny-bench@harness:tiny_bench.jsonl" in done.stderr
+    assert "no --benchmark" in done.stderr
+    table = (tmp_path / "r" / "table.md").read_text()
+    assert "compiled by:" in table and "tiny-bench" in table

@@ -160,6 +160,12 @@ def test_shared_benchmarks_end_to_end_with_report(tmp_path, registered):
     assert scores.macro_sc[2].value == 1.0 and scores.macro_cc["j1"][2].value == 1.0
     files = write_report(scores, tmp_path / "report")
     assert read_html_scores(files["html"]) == scores == read_png_scores(files["bars"])
+    # the report names the Lean that compiled, and says that a double is not Lean
+    assert scores.compiled_by and all(c.startswith("fake-repl") for c in scores.compiled_by)
+    table = files["table"].read_text()
+    assert "compiled by: fake-repl" in table and "not Lean" in table
+    for key in ("json", "html"):
+        assert "fake-repl" in files[key].read_text()
 
 
 def test_full_loop_mode_refines_each_sample(tmp_path, registered):

@@ -45,6 +45,35 @@ def test_report_files_carry_the_numbers(tmp_path):
     assert "qwq|other" in scores.benchmarks[0].kappa or "other|qwq" in scores.benchmarks[0].kappa
 
 
+def test_every_sc_figure_names_the_lean_that_compiled(tmp_path):
+    lean = "repl · Lean 4.19.0 · Mathlib 0123456789ab"
+    samples = [
+        SampleResult(
+            benchmark="fate-m",
+            version_hash="v1",
+            item=f"i{i}",
+            sample=0,
+            compiled=i % 2 == 0,
+            judges={"j": True},
+            compiled_by=lean if i < 3 else "",
+        )
+        for i in range(4)
+    ]
+    scores = score(samples, ks=[1], model="m", resamples=50)
+    assert scores.compiled_by == [lean] == scores.benchmarks[0].compiled_by
+    table = write_report(scores, tmp_path)["table"].read_text()
+    assert f"compiled by: {lean}" in table
+    rows = [
+        ln for ln in table.splitlines() if ln.startswith("| fate-m") or ln.startswith("| macro")
+    ]
+    assert rows and all(lean in r for r in rows)
+    nothing = score([s.model_copy(update={"compiled_by": ""}) for s in samples], ks=[1], model="m")
+    assert (
+        "compiled by: nothing reached Lean"
+        in write_report(nothing, tmp_path / "n")["table"].read_text()
+    )
+
+
 def test_report_without_embedded_scores_is_an_error(tmp_path):
     p = tmp_path / "x.html"
     p.write_text("<html></html>")

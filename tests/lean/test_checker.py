@@ -9,6 +9,7 @@ from math2.lean.backends import ReplBackend
 from math2.lean.cache import ResultCache
 from math2.lean.checker import CheckItem, LeanChecker, Mode, Status
 from math2.lean.diagnostics import Kind
+from math2.lean.identity import VERSION_COMMAND
 from math2.lean.pool import PoolConfig
 from tests.lean.conftest import fake_argv
 
@@ -19,10 +20,7 @@ async def checker_and_log(tmp_path: Path, sqlite_store):
     backend = ReplBackend.from_config(
         PoolConfig(argv=fake_argv("--log", str(log)), size=2, timeout_s=5)
     )
-    cache = ResultCache(sqlite_store, "leanprover/lean4:v4.33.0-rc1", "f4a7505")
-    checker = LeanChecker(
-        backend, cache=cache, toolchain="v4.33.0-rc1", mathlib_commit="f4a7505", timeout_s=5
-    )
+    checker = LeanChecker(backend, cache=ResultCache(sqlite_store), timeout_s=5)
     yield checker, log
     await backend.close()
 
@@ -30,7 +28,8 @@ async def checker_and_log(tmp_path: Path, sqlite_store):
 def sent(log: Path) -> list[str]:
     if not log.exists():
         return []
-    return [json.loads(line).get("cmd", "") for line in log.read_text().splitlines()]
+    cmds = [json.loads(line).get("cmd", "") for line in log.read_text().splitlines()]
+    return [c for c in cmds if c != VERSION_COMMAND]  # the identity probe is not a check
 
 
 STATEMENT = "import Mathlib\ntheorem foo (x : ℝ) : x ≤ x := by sorry"
@@ -102,7 +101,7 @@ async def test_cache_survives_a_restart(tmp_path: Path, sqlite_store) -> None:
     log = tmp_path / "log.jsonl"
     for round_ in range(2):
         backend = ReplBackend.from_config(PoolConfig(argv=fake_argv("--log", str(log)), size=1))
-        checker = LeanChecker(backend, cache=ResultCache(sqlite_store, "t", "m"))
+        checker = LeanChecker(backend, cache=ResultCache(sqlite_store))
         r = await checker.check(CheckItem(id="x", code=STATEMENT, name="foo"))
         await backend.close()
         assert r.cached is (round_ == 1)

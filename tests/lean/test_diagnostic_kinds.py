@@ -7,6 +7,7 @@ import pytest
 from math2.lean.backends import RawOutcome, ReplBackend
 from math2.lean.checker import CheckItem, LeanChecker, Mode, Status
 from math2.lean.diagnostics import Kind, classify_text
+from math2.lean.identity import LeanIdentity
 from math2.lean.pool import PoolConfig
 from math2.lean.protocol import CommandResponse
 from math2.lean.testing.fake_repl import WORDING
@@ -79,6 +80,9 @@ class _Answers:
             "data": f"'{self.subject}' depends on axioms: [{self.axioms}]",
         }
         return RawOutcome(response=CommandResponse.model_validate({"env": 1, "messages": [msg]}))
+
+    async def identity(self, header: str) -> LeanIdentity:
+        return LeanIdentity(kind="fake-scripted", lean_version="fake-scripted", header=header)
 
     async def close(self) -> None:
         return None

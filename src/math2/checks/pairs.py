@@ -1,12 +1,12 @@
 """Reading (informal, formal) pairs from JSONL: one object a line, clear errors by file and line.
 
 Fields: the id is `id` / `name` (else the line number); the informal side is `informal` /
-`informal_statement` / `statement` / `informal_prefix` (a `/-- … -/` doc comment is unwrapped);
-the formal side is `formal` / `formal_statement` / `lean`; optional `header`; `role`, `library`,
-`stratum`, `source` and `agent_text_id` are kept in the pair's meta; `faithful` (a person's
-verdict, true or false) and `error_types` (a list of strings) are kept there too, for
-calibration. Every text field has a size limit (`TEXT_LIMITS`, `META_LIMIT`): a longer one is an
-error naming the file, the line and the field.
+`informal_statement` / `statement` / `informal_prefix` / `problem` (a `/-- … -/` doc comment is
+unwrapped); the formal side is `formal` / `formal_statement` / `lean` / `ground_truth` (MathForm's
+harness fields); optional `header`; `role`, `library`, `stratum`, `source` and `agent_text_id`
+are kept in the pair's meta; `faithful` (a person's verdict, true or false) and `error_types` (a
+list of strings) are kept there too, for calibration. Every text field has a size limit
+(`TEXT_LIMITS`, `META_LIMIT`): a longer one is an error naming the file, the line and the field.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from math2.util.jsonl import read_jsonl
 
 __all__ = ["read_pairs"]
 
-INFORMAL = ("informal", "informal_statement", "statement", "informal_prefix")
-FORMAL = ("formal", "formal_statement", "lean")
+# `problem` / `ground_truth`: MathForm's evaluation-harness fields.
+INFORMAL = ("informal", "informal_statement", "statement", "informal_prefix", "problem")
+FORMAL = ("formal", "formal_statement", "lean", "ground_truth")
 META = ("role", "library", "stratum", "source", "agent_text_id")
 
 

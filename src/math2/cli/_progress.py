@@ -1,6 +1,9 @@
-"""A live progress display for runs: counts per state, items/s, resource utilisation."""
+"""A live progress display for runs: done / passed / failed / running, items/s, ETA, retries and
+timeouts, each resource's busy share. Without a terminal, one line every `every_s` seconds."""
 
 from __future__ import annotations
+
+import time
 
 from rich.console import Console
 from rich.live import Live
@@ -9,21 +12,48 @@ from rich.table import Table
 from math2.runs import Progress
 
 
+def _eta(p: Progress) -> str:
+    return "-" if p.eta_s is None else f"{p.eta_s:.0f}s"
+
+
+def _outcomes(p: Progress) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(p.outcomes.items())) or "-"
+
+
+def line(p: Progress) -> str:
+    """One plain line of a run's progress (for logs, where there is no terminal)."""
+    total = f"/{p.total}" if p.total else ""
+    busy = " ".join(
+        f"{n} {r.in_use}/{r.capacity} busy {r.utilisation:.0%}" for n, r in p.resources.items()
+    )
+    return (
+        f"run {p.run_id} {p.job}: done {p.done}{total} ({_outcomes(p)}) · "
+        f"errors {p.failed} · running {p.running} · skipped {p.skipped} · "
+        f"{p.items_per_s:.3f} items/s · elapsed {p.elapsed_s:.0f}s · ETA {_eta(p)} · "
+        f"retries {p.retries} · timeouts {p.timeouts}" + (f" · {busy}" if busy else "")
+    )
+
+
 def render(p: Progress) -> Table:
     """One table of a run's progress."""
     t = Table(title=f"run {p.run_id} · {p.job}", show_header=True, expand=False)
-    for col in ("done", "failed", "running", "skipped", "items/s", "elapsed"):
+    cols = ("done", "outcomes", "errors", "running", "skipped", "items/s", "elapsed", "ETA")
+    for col in (*cols, "retries", "timeouts"):
         t.add_column(col, justify="right")
     for name in p.resources:
         t.add_column(name, justify="right")
     total = f"/{p.total}" if p.total else ""
     t.add_row(
         f"{p.done}{total}",
+        _outcomes(p),
         str(p.failed),
         str(p.running),
         str(p.skipped),
-        f"{p.items_per_s:.2f}",
+        f"{p.items_per_s:.3f}",
         f"{p.elapsed_s:.0f}s",
+        _eta(p),
+        str(p.retries),
+        str(p.timeouts),
         *(
             f"{r.in_use}/{r.capacity} busy {r.utilisation:.0%}"
             + (f" +{r.waiting}" if r.waiting else "")
@@ -36,11 +66,14 @@ def render(p: Progress) -> Table:
 class ProgressDisplay:
     """`with ProgressDisplay(console) as show: execute(..., on_progress=show)`."""
 
-    def __init__(self, console: Console, enabled: bool = True):
+    def __init__(self, console: Console, enabled: bool = True, every_s: float = 10.0):
         self.console = console
         self.enabled = enabled and console.is_terminal
+        self.lines = enabled and not console.is_terminal
+        self.every_s = every_s
         self.last: Progress | None = None
         self._live: Live | None = None
+        self._printed = 0.0
 
     def __enter__(self) -> ProgressDisplay:
         if self.enabled:
@@ -52,6 +85,9 @@ class ProgressDisplay:
         self.last = p
         if self._live is not None:
             self._live.update(render(p))
+        elif self.lines and not p.finished and time.monotonic() - self._printed >= self.every_s:
+            self._printed = time.monotonic()
+            self.console.print(line(p), highlight=False, soft_wrap=True)
 
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:

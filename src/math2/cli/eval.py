@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from math2.cli._common import _store, app, check_backend, check_range, err, fail, out
+from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
 
 eval_app = typer.Typer(help="Evaluation: benchmarks, pass@k SC/CC, reports.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
@@ -80,7 +80,6 @@ def benchmarks_cmd(data: DataOpt = _DATA, harness: HarnessOpt = None) -> None:
 
 @eval_app.command("run")
 def run_cmd(
-    benchmark: Annotated[list[str], typer.Option(help="name, name@lineage or hash (repeatable).")],
     model: Annotated[str, typer.Option(help="Model under evaluation, registered.")],
     judge: Annotated[list[str], typer.Option(help="Consistency judge, registered (repeatable).")],
     k: Annotated[int, typer.Option("-k", help="Samples per item.")] = 8,
@@ -94,12 +93,17 @@ def run_cmd(
         bool, typer.Option(help="Each sample through the full formalize loop (refinement).")
     ] = False,
     max_rounds: Annotated[int, typer.Option(help="Rounds of the loop with --loop.")] = 3,
+    benchmark: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="name, name@lineage or hash (repeatable; default: every benchmark in --harness)."
+        ),
+    ] = None,
 ) -> None:
     """Draw k samples per item, compile, judge; print SC/CC pass@k (resumes a killed run)."""
     import asyncio
 
     from math2.cli._progress import ProgressDisplay
-    from math2.cli.formalize import _pinned_settings
     from math2.errors import Math2Error
     from math2.eval import EvalOptions, UnknownBenchmark, render_table, run_eval, score
     from math2.eval import write_report as write
@@ -110,6 +114,19 @@ def run_cmd(
     check_range("--temperature", temperature, 0.0, 2.0)
     check_backend(lean)
     reg = _registry(data, harness)
+    if not benchmark:
+        from math2.eval import load_harness_jsonl
+
+        if not harness:
+            raise fail("name the benchmarks (--benchmark NAME) or give --harness FILE")
+        benchmark = [
+            f"{name.lower()}@harness:{h.name}" for h in harness for name in load_harness_jsonl(h)
+        ]
+        err.print(
+            "no --benchmark: evaluating every benchmark of the harness file(s): "
+            + ", ".join(benchmark),
+            highlight=False,
+        )
     try:
         versions = [reg.get(b) for b in benchmark]
     except UnknownBenchmark as exc:
@@ -132,7 +149,7 @@ def run_cmd(
     try:
         with ProgressDisplay(err) as show:
             summary, samples = asyncio.run(
-                run_eval(_pinned_settings(), store, versions, options, on_progress=show)
+                run_eval(state.settings, store, versions, options, on_progress=show)
             )
     except Math2Error as exc:
         raise fail(str(exc)) from exc

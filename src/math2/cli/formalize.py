@@ -12,15 +12,6 @@ from math2.cli._common import _store, app, check_backend, check_range, err, fail
 from math2.cli._executor import Address, Executor, ray_options
 
 
-def _pinned_settings():
-    """The settings with the Lean toolchain and Mathlib commit filled from the manifest's pin."""
-    from math2.cli.lean import _mathlib_pin
-
-    toolchain, commit = _mathlib_pin()
-    lean = state.settings.lean.model_copy(update={"toolchain": toolchain, "mathlib_commit": commit})
-    return state.settings.model_copy(update={"lean": lean})
-
-
 @app.command("formalize")
 def formalize_cmd(
     input_file: Annotated[Path, typer.Argument(help="JSONL, one statement a line.")],
@@ -42,6 +33,13 @@ def formalize_cmd(
     ] = 1,
     temperature: Annotated[float, typer.Option(help="Generator temperature.")] = 0.7,
     limit: Annotated[int | None, typer.Option(help="Only the first N statements.")] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="The generator's token budget per reply (default: the template's max_tokens).",
+        ),
+    ] = None,
     index: Annotated[str, typer.Option(help="Library whose search index is used.")] = "mathlib",
     executor: Executor = "local",
     address: Address = None,
@@ -69,12 +67,13 @@ def formalize_cmd(
         refine=refine,
         best_of_n=best_of_n,
         temperature=temperature,
+        max_tokens=max_tokens,
         field=field,
         limit=limit,
         lean_backend=lean,
         index_library=index,
     )
-    settings = _pinned_settings()
+    settings = state.settings
     store = _store(migrate=True)
     ray = ray_options(executor, address, store)
     rounds: dict[int | None, int] = {}

@@ -92,14 +92,6 @@ def lean_check(
             "[yellow]warning:[/] --relaxed-unsafe: any number of declarations and `sorry` are "
             "accepted; code that runs while elaborating is still refused"
         )
-    toolchain, commit = _mathlib_pin()
-    settings = state.settings.model_copy(
-        update={
-            "lean": state.settings.lean.model_copy(
-                update={"toolchain": toolchain, "mathlib_commit": commit}
-            )
-        }
-    )
     store = None
     if cache:
         from math2.store import Store
@@ -109,7 +101,8 @@ def lean_check(
         else:  # only init and build create a store: check without the cache
             err.print("note: no store here, so verdicts are not cached (`math2 init` makes one)")
     try:
-        checker = make_checker(settings, store, backend)
+        # The verdicts and the cache key name the Lean the backend reports, not the manifest's pin.
+        checker = make_checker(state.settings, store, backend)
     except LeanNotConfigured as exc:
         raise fail(str(exc)) from exc
     checker.allow_compiled = trust_compiler

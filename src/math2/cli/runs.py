@@ -86,6 +86,18 @@ def runs_show(
     out.print(f"attempts: {d.attempts}")
     if d.stats:
         out.print("stats: " + escape(json.dumps(d.stats, ensure_ascii=False)))
+    if d.outcomes:
+        out.print("outcomes:")
+        for name, n in sorted(d.outcomes.items(), key=lambda kv: -kv[1]):
+            eg = ", ".join(d.outcome_examples.get(name, []))
+            out.print(f"  {name} {n}" + (f" (e.g. {escape(eg)})" if eg else ""), highlight=False)
+    out.print(
+        f"time: model {d.model_s:.1f}s, Lean {d.lean_s:.1f}s (calls only, not the waits for a "
+        f"slot); {d.cached_attempts} attempts answered from the caches",
+        highlight=False,
+    )
+    for i, defs in sorted(d.defects.items()):
+        out.print(f"  defects {escape(i)}: " + escape("; ".join(defs))[:300], highlight=False)
     for i, e in d.failed_items:
         out.print(f"  failed {escape(i)}: " + escape((e or "")[:300]), highlight=False)
 

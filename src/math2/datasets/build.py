@@ -179,4 +179,6 @@ async def build_dataset(
         for p in rl_prompts(results, sources={r.id: (source, licence) for r in results})
     ]
     prov = provenance or f"math2 formalize run {run_id}"
+    leans = sorted({lg.compiled_by for r in passed for lg in r.rounds if lg.compiled_by})
+    prov += f"; compiled by: {'; '.join(leans) or 'nothing reached Lean'}"
     return export_dataset(folder, sft, rl, registry=registry, provenance={source: prov})

@@ -172,6 +172,7 @@ class FormalizationReward:
                     )
                     info["compiled"] = res.passed
                     info["status"] = res.status.value
+                    info["compiled_by"] = res.compiled_by  # the Lean that judged it
                     if res.passed:
                         v = await structured(
                             svc.client,

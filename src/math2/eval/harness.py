@@ -113,6 +113,7 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
             round=1,
             sample=task.sample,
         )
+        res = res.model_copy(update={"compiled_by": check.compiled_by})
         if not check.passed:
             return res.model_copy(update={"failure": _lean_failure(check.status)})
         verdicts: dict[str, bool | None] = {}
@@ -200,6 +201,7 @@ def eval_loop(
             compiled=final is not None,
             judges={j: None for j in judges},
             statement=final.lean if final is not None else "",
+            compiled_by=next((r.compiled_by for r in reversed(result.rounds) if r.compiled_by), ""),
         )
         if final is None:
             return res

@@ -180,11 +180,12 @@ def load_lean_dir(
 
 
 def load_harness_jsonl(path: str | Path) -> dict[str, list[BenchmarkItem]]:
-    """MathForm's harness format: items grouped by `benchmark_name`; extra fields ignored."""
+    """MathForm's harness format: items grouped by `benchmark_name` (the file's stem where a
+    line has none); extra fields ignored."""
     path = Path(path)
     groups: dict[str, list[BenchmarkItem]] = {}
     for no, obj in _read_lines(path):
-        bench = _need(path, no, obj, "benchmark_name")
+        bench = str(obj.get("benchmark_name") or "").strip() or path.stem.replace("_", "-")
         groups.setdefault(bench, []).append(
             BenchmarkItem(
                 name=_need(path, no, obj, "name"),

@@ -46,22 +46,34 @@ def _failed(b) -> str:
     return f"{b.failed}/{b.samples}" + (f" ({why})" if why else "")
 
 
+def _compiled_by(labels: list[str]) -> str:
+    """The Lean(s) behind an SC figure, as they reported themselves."""
+    return "; ".join(labels) if labels else "nothing reached Lean"
+
+
 def render_table(scores: Scores) -> str:
     """A Markdown table: one row per benchmark and k, SC and CC per judge, published figures."""
-    head = ["benchmark", "version", "items", "k", "SC % [95% CI]"]
+    head = ["benchmark", "version", "items", "k", "SC % [95% CI]", "compiled by"]
     head += [f"CC % ({j})" for j in scores.judges]
     head += ["κ", "failed (why)", "published SC", "published CC"]
-    lines = [f"model: {scores.model}", "", "| " + " | ".join(head) + " |"]
+    lines = [
+        f"model: {scores.model}",
+        f"compiled by: {_compiled_by(scores.compiled_by)}",
+        "",
+        "| " + " | ".join(head) + " |",
+    ]
     lines.append("|" + "---|" * len(head))
     for b in scores.benchmarks:
         kap = ", ".join(f"{p}: {v:.3f}" for p, v in b.kappa.items()) or "–"
         for k in scores.ks:
             row = [b.benchmark, b.version_hash[:12], str(b.items), str(k), _iv(b.sc[k])]
+            row += [_compiled_by(b.compiled_by)]
             row += [_iv(b.cc[j][k]) for j in scores.judges]
             row += [kap, _failed(b), _pub(b.benchmark, "SC", k), _pub(b.benchmark, "CC", k)]
             lines.append("| " + " | ".join(row) + " |")
     for k in scores.ks:
         row = ["macro", "", str(len(scores.benchmarks)), str(k), _iv(scores.macro_sc[k])]
+        row += [_compiled_by(scores.compiled_by)]
         row += [_iv(scores.macro_cc[j][k]) for j in scores.judges]
         failed = sum(b.failed for b in scores.benchmarks)
         total = sum(b.samples for b in scores.benchmarks)

@@ -49,6 +49,7 @@ class SampleResult(BaseModel):
     statement: str = ""
     failure: SampleFailure | None = None
     error: str = ""  # the error text of a failed sample
+    compiled_by: str = ""  # the Lean that compiled it, as it reported itself ("": none ran)
 
 
 class BenchmarkScore(BaseModel):
@@ -60,6 +61,7 @@ class BenchmarkScore(BaseModel):
     samples_per_item: int
     sc: dict[int, Interval]
     cc: dict[str, dict[int, Interval]]  # judge -> k -> interval
+    compiled_by: list[str] = []  # every Lean that compiled a sample of it
     kappa: dict[str, float]  # "judgeA|judgeB" -> κ on compiled samples
     per_item: dict[str, dict]  # item -> {"n", "compiled", "consistent": {judge: c}}
     samples: int = 0  # every sample scored, failures included
@@ -76,6 +78,7 @@ class Scores(BaseModel):
     benchmarks: list[BenchmarkScore]
     macro_sc: dict[int, Interval]
     macro_cc: dict[str, dict[int, Interval]]
+    compiled_by: list[str] = []  # every Lean behind the SC figures
 
 
 def score(
@@ -155,6 +158,7 @@ def score(
                 samples=sum(n for n, _, _ in counts),
                 failed=sum(reasons.values()),
                 failures=dict(sorted(reasons.items())),
+                compiled_by=sorted({s.compiled_by for ss in items.values() for s in ss} - {""}),
             )
         )
     macro_sc = {k: macro_average(sc_vals[k], resamples=resamples, seed=seed) for k in ks}
@@ -169,4 +173,5 @@ def score(
         benchmarks=out,
         macro_sc=macro_sc,
         macro_cc=macro_cc,
+        compiled_by=sorted({c for b in out for c in b.compiled_by}),
     )

@@ -10,6 +10,7 @@ from math2.lean.backends import KiminaBackend, LakeBackend, LeanBackend, RawOutc
 from math2.lean.checker import CheckItem, CheckResult, LeanChecker, Mode, Status
 from math2.lean.diagnostics import Diagnostic, Kind, classify_text, diagnostics
 from math2.lean.hygiene import HygieneReport, check_statement, split_header
+from math2.lean.identity import LeanIdentity
 from math2.lean.limits import Limits
 from math2.lean.pool import PoolConfig, ReplPool
 from math2.lean.statement import NotAStatement, benchmark_code, split_item, statement_item
@@ -65,14 +66,11 @@ def make_checker(
     """A checker with the configured backend and, given a store, the result cache."""
     from math2.lean.cache import ResultCache
 
-    toolchain = settings.lean.toolchain or "unknown"
-    commit = settings.lean.mathlib_commit or "unknown"
-    cache = ResultCache(store, toolchain, commit) if store is not None else None
+    cache = ResultCache(store) if store is not None else None
     return LeanChecker(
         make_backend(settings, backend),
         cache=cache,
-        toolchain=toolchain,
-        mathlib_commit=commit,
+        header=settings.lean.header,
         timeout_s=settings.lean.timeout_s,
         limits=settings.lean.limits,
     )
@@ -89,6 +87,7 @@ __all__ = [
     "LakeBackend",
     "LeanBackend",
     "LeanChecker",
+    "LeanIdentity",
     "LeanNotConfigured",
     "Limits",
     "Mode",

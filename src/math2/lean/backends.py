@@ -16,13 +16,22 @@ from typing import Protocol
 import httpx
 from pydantic import BaseModel
 
+from math2.lean.diagnostics import diagnostics
+from math2.lean.identity import (
+    VERSION_COMMAND,
+    LeanIdentity,
+    kind_of,
+    mathlib_commit,
+    version_from_output,
+)
 from math2.lean.pool import HeaderError, PoolConfig, ReplPool
-from math2.lean.protocol import CommandResponse, Message, Response, parse_response
+from math2.lean.protocol import Command, CommandResponse, Message, Response, parse_response
 from math2.lean.repl import (
     LeanCrash,
     LeanProcessError,
     LeanProtocolError,
     LeanTimeout,
+    ReplProcess,
     crash_reason,
 )
 
@@ -47,9 +56,23 @@ class LeanBackend(Protocol):
         """Compile; never raises for Lean's or the process's failures, returns them."""
         ...
 
+    async def identity(self, header: str) -> LeanIdentity:
+        """Which Lean this is, as the backend reports it (asked once, at start)."""
+        ...
+
     async def close(self) -> None:
         """Release processes and connections."""
         ...
+
+
+def _version_answer(resp: Response | None) -> str | None:
+    """The version string in the answer to `#eval Lean.versionString`."""
+    if resp is None:
+        return None
+    for d in diagnostics(resp):
+        if not d.is_error and d.message.strip():
+            return version_from_output(d.message)
+    return None
 
 
 def _failure(exc: LeanProcessError, t0: float) -> RawOutcome:
@@ -88,6 +111,28 @@ class ReplBackend:
         except LeanProcessError as exc:
             return _failure(exc, t0)
         return RawOutcome(response=resp, time_s=time.monotonic() - t0)
+
+    async def identity(self, header: str) -> LeanIdentity:
+        """Ask a fresh REPL (no imports) for `Lean.versionString`; Mathlib from the manifest."""
+        c = self.pool.config
+        proc = ReplProcess(
+            c.argv, cwd=c.cwd, env=c.env, memory_limit_mb=c.memory_limit_mb, name="repl-probe"
+        )
+        version, note = None, ""
+        try:
+            await proc.start()
+            version = _version_answer(await proc.send(Command(cmd=VERSION_COMMAND), 120))
+        except (LeanProcessError, OSError) as exc:
+            note = f"the REPL did not report its version: {exc}"
+        finally:
+            await proc.close()
+        return LeanIdentity(
+            kind=kind_of(self.name, version),
+            lean_version=version,
+            mathlib_commit=mathlib_commit(c.cwd),
+            header=header,
+            note=note,
+        )
 
     async def close(self) -> None:
         """Stop the pool."""
@@ -133,6 +178,18 @@ class KiminaBackend:
         except ValueError as exc:
             return RawOutcome(failure="protocol", detail=str(exc), time_s=time.monotonic() - t0)
         return RawOutcome(response=resp, time_s=time.monotonic() - t0)
+
+    async def identity(self, header: str) -> LeanIdentity:
+        """Ask the server's Lean for `Lean.versionString`; it reports no Mathlib commit."""
+        out = await self.run("", VERSION_COMMAND, 120)
+        version = _version_answer(out.response)
+        return LeanIdentity(
+            kind=kind_of(self.name, version),
+            lean_version=version,
+            mathlib_commit=None,
+            header=header,
+            note="" if version else f"the server did not report its version: {out.detail}",
+        )
 
     async def close(self) -> None:
         """Close the HTTP client."""
@@ -217,6 +274,29 @@ class LakeBackend:
             response=CommandResponse(messages=messages),
             line_offset=offset,
             time_s=time.monotonic() - t0,
+        )
+
+    async def identity(self, header: str) -> LeanIdentity:
+        """`lean --version` in the project; Mathlib from its `lake-manifest.json`."""
+        argv = [a for a in self.lean_argv if a != "--json"] + ["--version"]
+        version, note = None, ""
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=self.project_dir,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            out, _ = await asyncio.wait_for(proc.communicate(), 120)
+            version = version_from_output(out.decode("utf-8", "replace"))
+        except (OSError, TimeoutError) as exc:
+            note = f"`{' '.join(argv)}` failed: {exc}"
+        return LeanIdentity(
+            kind=kind_of(self.name, version),
+            lean_version=version,
+            mathlib_commit=mathlib_commit(self.project_dir),
+            header=header,
+            note=note,
         )
 
     async def close(self) -> None:

@@ -10,16 +10,19 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from math2.lean.checker import CheckResult
+from math2.lean.identity import LeanIdentity
 from math2.store import LeanResult, Store
 
 
 class ResultCache:
-    """Results keyed by `cache_key(toolchain, Mathlib commit, header, code)`; an LRU in front."""
+    """Results keyed by `cache_key(Lean identity, header, code)`; an LRU in front.
 
-    def __init__(self, store: Store, toolchain: str, mathlib_commit: str, memory_items: int = 4096):
+    The key holds the identity the backend reported (kind, Lean version, Mathlib commit), so a
+    result from one Lean (or from a test double) is never an answer for another.
+    """
+
+    def __init__(self, store: Store, memory_items: int = 4096):
         self.store = store
-        self.toolchain = toolchain
-        self.mathlib_commit = mathlib_commit
         self._lru: collections.OrderedDict[str, CheckResult] = collections.OrderedDict()
         self._max = memory_items
         self.hits = 0
@@ -52,12 +55,12 @@ class ResultCache:
         self._remember(key, result)
         return result
 
-    def put(self, key: str, result: CheckResult) -> None:
+    def put(self, key: str, result: CheckResult, identity: LeanIdentity) -> None:
         """Store `result` (first writer wins; results for one key are equal by construction)."""
         values = dict(
             key=key,
-            toolchain=self.toolchain,
-            mathlib_commit=self.mathlib_commit,
+            toolchain=f"{identity.kind}:{identity.lean_version}"[:64],
+            mathlib_commit=(identity.mathlib_commit or "")[:64],
             status=result.status.value,
             result=result.model_dump(mode="json", exclude={"cached"}),
         )

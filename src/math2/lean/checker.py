@@ -32,6 +32,7 @@ from math2.lean.hygiene import (
     check_statement,
     split_header,
 )
+from math2.lean.identity import LeanIdentity
 from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
 from math2.lean.protocol import CommandResponse, Pos, ReplError
 from math2.lean.rules import COMPILER_AXIOMS
@@ -86,16 +87,18 @@ class CheckResult(BaseModel):
     # What a benchmark's context does that may change the statement's meaning (not refusals).
     flags: list[Violation] = []
     backend: str = ""
+    # The Lean that produced the verdict, as it reported itself (empty: nothing was compiled).
+    compiled_by: str = ""
 
 
-# Outcomes that depend only on the code (and the pinned toolchain), so they may be cached.
+# Outcomes that depend only on the code (and the Lean that ran it), so they may be cached.
 _CACHEABLE = {Status.OK, Status.SORRY, Status.ERROR, Status.REPL_ERROR}
 
 
-def cache_key(toolchain: str, mathlib_commit: str, header: str, code: str) -> str:
-    """The cache key of a compile: every input that can change the answer."""
+def cache_key(identity: LeanIdentity, header: str, code: str) -> str:
+    """The cache key of a compile: the Lean as it reported itself, the header and the code."""
     h = hashlib.sha256()
-    for part in (toolchain, mathlib_commit, header, code):
+    for part in (identity.cache_part(), header, code):
         h.update(part.encode("utf-8"))
         h.update(b"\x00")
     return h.hexdigest()
@@ -108,8 +111,8 @@ class ResultCacheProtocol(Protocol):
         """A cached result, or None."""
         ...
 
-    def put(self, key: str, result: CheckResult) -> None:
-        """Remember a result."""
+    def put(self, key: str, result: CheckResult, identity: LeanIdentity) -> None:
+        """Remember a result (with the Lean that produced it)."""
         ...
 
 
@@ -121,8 +124,7 @@ class LeanChecker:
         backend: LeanBackend,
         *,
         cache: ResultCacheProtocol | None = None,
-        toolchain: str = "unknown",
-        mathlib_commit: str = "unknown",
+        header: str = "import Mathlib",
         timeout_s: float = 60.0,
         allowed_imports: frozenset[str] | None = None,
         allow_compiled: bool = False,
@@ -130,14 +132,26 @@ class LeanChecker:
     ):
         self.backend = backend
         self.cache = cache
-        self.toolchain = toolchain
-        self.mathlib_commit = mathlib_commit
+        self.header = header
         self.timeout_s = timeout_s
         self.allowed_imports = allowed_imports
         # Proofs that trust compiled code (`native_decide`, `bv_decide`, Lean.ofReduceBool):
         # refused unless the caller says so here; nothing in an item can.
         self.allow_compiled = allow_compiled
         self.limits = limits
+        self.identity: LeanIdentity | None = None
+        self._identity_lock: asyncio.Lock | None = None
+
+    async def ensure_identity(self) -> LeanIdentity:
+        """Ask the backend which Lean it is (once); every verdict and cache key names it."""
+        if self.identity is not None:
+            return self.identity
+        if self._identity_lock is None:
+            self._identity_lock = asyncio.Lock()
+        async with self._identity_lock:
+            if self.identity is None:
+                self.identity = await self.backend.identity(self.header)
+        return self.identity
 
     def _compiled(
         self, item: CheckItem, body: str
@@ -197,14 +211,20 @@ class LeanChecker:
                 violations=violations,
                 backend=self.backend.name,
             )
-        key = cache_key(self.toolchain, self.mathlib_commit, header, compiled + item.mode)
-        hit = await asyncio.to_thread(self.cache.get, key) if self.cache is not None else None
+        identity = await self.ensure_identity()
+        # An identity the backend did not report in full never keys the cache.
+        cache = self.cache if identity.complete else None
+        # The verdict also depends on which axioms the caller accepts.
+        judged = compiled + item.mode + (" +compiled" if self.allow_compiled else "")
+        key = cache_key(identity, header, judged) if cache is not None else ""
+        hit = await asyncio.to_thread(cache.get, key) if cache is not None else None
         if hit is not None:
             return hit.model_copy(update={"id": item.id, "cached": True, "flags": flags})
         raw = await self.backend.run(header, compiled, self.timeout_s)
         result = self._verdict(item, name, raw)
-        if self.cache is not None and result.status in _CACHEABLE:
-            await asyncio.to_thread(self.cache.put, key, result)  # stored before it is used
+        result.compiled_by = identity.label()
+        if cache is not None and result.status in _CACHEABLE:
+            await asyncio.to_thread(cache.put, key, result, identity)  # stored before it is used
         return result.model_copy(update={"flags": flags}) if flags else result
 
     @property

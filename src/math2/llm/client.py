@@ -82,7 +82,11 @@ class LLMClient:
         await self.aclose()
 
     def request_for(
-        self, messages: list[dict[str, Any]], sample: int = 0, **params: Any
+        self,
+        messages: list[dict[str, Any]],
+        sample: int = 0,
+        round: int | None = None,
+        **params: Any,
     ) -> tuple[str, dict[str, Any]]:
         """(cache key, request body) for a call; `seed`, when given, is offset by the sample."""
         unknown = set(params) - set(PARAMS)
@@ -92,15 +96,20 @@ class LLMClient:
         if "seed" in used:
             used["seed"] = int(used["seed"]) + sample
         msgs = [dict(m) for m in messages]
-        key = cache_key(self.model, used, msgs, sample)
+        key = cache_key(self.model, used, msgs, sample, round)
         body = {"model": self.model, "messages": msgs, **used}
         return key, body
 
     async def chat(
-        self, messages: list[dict[str, Any]], *, sample: int = 0, **params: Any
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        sample: int = 0,
+        round: int | None = None,
+        **params: Any,
     ) -> ChatResponse:
         """One completion; from the cache when this exact call was made before."""
-        key, body = self.request_for(messages, sample, **params)
+        key, body = self.request_for(messages, sample, round, **params)
         hit = await self.cache.get(key)
         if hit is not None:
             self.usage.calls += 1
@@ -125,6 +134,7 @@ class LLMClient:
             try:
                 r = await self._http.post("chat/completions", json=body)
             except (httpx.TransportError, httpx.TimeoutException) as exc:
+                self.usage.timeouts += 1
                 last = f"{type(exc).__name__}: {exc}"
             else:
                 if r.status_code == 200:

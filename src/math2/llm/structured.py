@@ -2,8 +2,9 @@
 
 Where the endpoint honours JSON-schema `response_format`, the schema goes there; otherwise the
 prompt asks for the JSON between `<json>` and `</json>` tags. A reply that does not parse or
-validate is answered once more with the error (at most `retries` times); after that the result
-is a failure with the reason, never a value.
+validate is answered once more with a repair prompt that quotes the parser's error, at a higher
+temperature (a greedy model repeats itself), at most `retries` times; after that the result is
+a failure with the reason, never a value. `repairs` counts the repair requests sent.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ T = TypeVar("T", bound=BaseModel)
 
 _TAG = re.compile(r"<json>(.*?)</json>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+def round_temperature(base: float, attempt: int) -> float:
+    """The temperature of repair `attempt` (1, 2, …): raised, so the same answer is unlikely."""
+    return round(min(1.0, max(base, 0.0) + 0.4 * attempt), 2)
 
 
 def schema_format(schema: type[BaseModel]) -> dict[str, Any]:
@@ -77,6 +83,7 @@ async def structured(
     schema: type[T],
     *,
     sample: int = 0,
+    round: int | None = None,
     retries: int = 2,
     **params: Any,
 ) -> Structured[T]:
@@ -88,8 +95,12 @@ async def structured(
         msgs[-1] = {**msgs[-1], "content": msgs[-1]["content"] + tag_instruction(schema)}
     out: Structured[T] = Structured[schema]()  # type: ignore[valid-type]
     error = ""
-    for _ in range(retries + 1):
-        resp = await client.chat(msgs, sample=sample, **params)
+    for attempt in range(retries + 1):
+        if attempt:
+            out.repairs += 1
+            base = params.get("temperature") or 0.0
+            params = {**params, "temperature": round_temperature(base, attempt)}
+        resp = await client.chat(msgs, sample=sample, round=round, **params)
         out.responses.append(resp)
         try:
             out.value = parse_reply(resp.content, schema)

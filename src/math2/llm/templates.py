@@ -35,6 +35,7 @@ class Template(BaseModel):
     description: str = ""
     system: str | None = None
     user: str
+    max_tokens: int | None = None  # the stage's token budget (the CLI may override it)
 
     @property
     def ref(self) -> str:
@@ -78,7 +79,13 @@ def load_template_file(path: Path) -> Template:
             _ENV.parse(data["system"])
     except jinja2.TemplateSyntaxError as exc:
         raise InputError(path, exc.lineno, f"template syntax: {exc.message}") from exc
+    budget = data.get("max_tokens")
+    if budget is not None and (
+        not isinstance(budget, int) or isinstance(budget, bool) or budget < 1
+    ):
+        raise InputError(path, None, f"max_tokens must be a positive integer, not {budget!r}")
     return Template(
+        max_tokens=budget,
         id=data["id"],
         version=int(data["version"]),
         hash=hashlib.sha256(raw).hexdigest(),

@@ -51,6 +51,7 @@ class Usage(BaseModel):
     cached_calls: int = 0
     retries: int = 0
     failures: int = 0
+    timeouts: int = 0  # calls that timed out or lost the connection (each then sent again)
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
@@ -81,6 +82,7 @@ class Structured(BaseModel, Generic[T]):
     value: T | None = None
     error: str | None = None
     responses: list[ChatResponse] = Field(default_factory=list)
+    repairs: int = 0  # repair requests sent after an unreadable reply
 
     @property
     def ok(self) -> bool:
@@ -94,8 +96,20 @@ def canonical(obj: Any) -> str:
 
 
 def cache_key(
-    model: str, params: dict[str, Any], messages: list[dict[str, Any]], sample: int
+    model: str,
+    params: dict[str, Any],
+    messages: list[dict[str, Any]],
+    sample: int,
+    round: int | None = None,
 ) -> str:
-    """The response cache key: everything that can change the answer, and the sample index."""
-    payload = {"model": model, "params": params, "messages": messages, "sample": sample}
+    """The response cache key: everything that can change the answer, the sample index and,
+    for a refinement loop, the round (round 2 is never answered with round 1's reply)."""
+    payload: dict[str, Any] = {
+        "model": model,
+        "params": params,
+        "messages": messages,
+        "sample": sample,
+    }
+    if round is not None:
+        payload["round"] = round
     return hashlib.sha256(canonical(payload).encode("utf-8")).hexdigest()

@@ -130,7 +130,7 @@ class ItemContext:
         """A model call from a template, recorded as an attempt: (reply, attempt id)."""
         messages = template.render(**variables)
         started = time.monotonic()
-        resp = await client.chat(messages, sample=sample, **params)
+        resp = await client.chat(messages, sample=sample, round=round, **params)
         aid = await self.attempt(
             stage=stage,
             round=round,
@@ -140,7 +140,8 @@ class ItemContext:
             request=resp.request,
             response=_reply(resp),
             cached=resp.cached,
-            duration_s=time.monotonic() - started,
+            # The model's time, not the wait for a concurrency slot (a cached reply: the lookup).
+            duration_s=time.monotonic() - started if resp.cached else resp.latency_s,
             tokens_in=resp.prompt_tokens,
             tokens_out=resp.completion_tokens,
         )
@@ -166,7 +167,13 @@ class ItemContext:
         """
         started = time.monotonic()
         out = await structured(
-            client, template.render(**variables), schema, sample=sample, retries=retries, **params
+            client,
+            template.render(**variables),
+            schema,
+            sample=sample,
+            round=round,
+            retries=retries,
+            **params,
         )
         last = out.responses[-1] if out.responses else None
         aid = await self.attempt(
@@ -179,11 +186,16 @@ class ItemContext:
             response={
                 "replies": [_reply(r) for r in out.responses],
                 "value": out.value.model_dump(mode="json") if out.value is not None else None,
+                "repairs": out.repairs,
             },
             verdict="parsed" if out.ok else "unparseable",
             error=out.error,
             cached=all(r.cached for r in out.responses),
-            duration_s=time.monotonic() - started,
+            duration_s=(
+                time.monotonic() - started
+                if all(r.cached for r in out.responses)
+                else sum(r.latency_s for r in out.responses if not r.cached)
+            ),
             tokens_in=sum(r.prompt_tokens for r in out.responses),
             tokens_out=sum(r.completion_tokens for r in out.responses),
         )
@@ -199,20 +211,22 @@ class ItemContext:
         sample: int = 0,
     ) -> tuple[CheckResult, int]:
         """A Lean check (hygiene first, then the backend), on a `lean` slot, as an attempt."""
-        started = time.monotonic()
         async with self.slot("lean"):
+            started = time.monotonic()  # Lean's time, not the wait for a slot
             result = await checker.check(item)
+            took = time.monotonic() - started
+        ident = checker.identity
         aid = await self.attempt(
             stage=stage,
             round=round,
             sample=sample,
-            model=f"lean:{checker.backend.name}",
+            model=f"lean:{ident.kind if ident is not None else checker.backend.name}",
             request=item.model_dump(mode="json"),
             response=result.model_dump(mode="json"),
             verdict=result.status.value,
             error=None if result.passed else result.reason,
             cached=result.cached,
-            duration_s=time.monotonic() - started,
+            duration_s=took,
         )
         return result, aid
 

@@ -26,9 +26,11 @@ from sqlalchemy.orm import Session
 
 from math2.llm.cache import insert_ignore
 from math2.runs.context import ItemContext
+from math2.runs.queries import run_lock_name
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
 from math2.store.db import Store
+from math2.store.lock import hold_lock
 from math2.store.work import ItemStatus, Run, RunItem, RunStatus
 from math2.util.limits import Resource
 
@@ -57,6 +59,11 @@ class Progress(BaseModel):
     duplicates: int = 0
     elapsed_s: float = 0.0
     items_per_s: float = 0.0
+    eta_s: float | None = None  # at the rate so far; None before the first item finishes
+    # Finished items by their result's outcome (passed, failed, no_lean, refused, …).
+    outcomes: dict[str, int] = Field(default_factory=dict)
+    retries: int = 0  # model calls sent again (HTTP errors, connection failures, timeouts)
+    timeouts: int = 0  # model calls that timed out or lost their connection
     resources: dict[str, ResourceState] = Field(default_factory=dict)
     finished: bool = False
 
@@ -226,9 +233,15 @@ async def execute(
     width = max_in_flight or max(4, 2 * sum(r.capacity for r in resources.values()))
     started = time.monotonic()
     prog = Progress(run_id=0, job=job.name, total=total)
+    held = None
     try:
         run_id = await astore.write(lambda s: open_run(s, job, params))
         prog.run_id = run_id
+        # A live holder of `run:<id>` tells `runs list` a running run from a killed one; a
+        # second process on the same run is refused (StoreLocked) rather than racing the first.
+        lock = hold_lock(astore.store, run_lock_name(run_id), wait=False)
+        await asyncio.to_thread(lock.__enter__)
+        held = lock
 
         def prior_items(s: Session) -> dict[str, tuple[str, int]]:
             rows = s.execute(
@@ -246,7 +259,14 @@ async def execute(
         def snapshot(finished: bool = False) -> Progress:
             elapsed = time.monotonic() - started
             prog.elapsed_s = elapsed
-            prog.items_per_s = (prog.done + prog.failed) / elapsed if elapsed > 0 else 0.0
+            finished_items = prog.done + prog.failed
+            prog.items_per_s = finished_items / elapsed if elapsed > 0 else 0.0
+            left = (prog.total or 0) - finished_items - prog.skipped
+            prog.eta_s = left / prog.items_per_s if prog.total and prog.items_per_s > 0 else None
+            clients = {id(v): v for v in (services or {}).values() if hasattr(v, "usage")}
+            usages = [v.usage for v in clients.values()]
+            prog.retries = sum(getattr(u, "retries", 0) for u in usages)
+            prog.timeouts = sum(getattr(u, "timeouts", 0) for u in usages)
             prog.finished = finished
             prog.resources = {
                 name: ResourceState(
@@ -271,8 +291,11 @@ async def execute(
                 ok, cur = await run_item(astore, job, run_id, rec, count, resources, services)
                 if not ok:
                     prog.failed += 1
+                    prog.outcomes["error"] = prog.outcomes.get("error", 0) + 1
                 else:
                     prog.done += 1
+                    outcome = str(getattr(cur, "outcome", "done"))
+                    prog.outcomes[outcome] = prog.outcomes.get(outcome, 0) + 1
                     if on_result is not None:
                         on_result(rec, cur)
             finally:
@@ -327,5 +350,7 @@ async def execute(
             on_progress(summary)
         return summary
     finally:
+        if held is not None:
+            await asyncio.to_thread(held.__exit__, None, None, None)
         if own:
             await astore.aclose()

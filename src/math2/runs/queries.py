@@ -9,7 +9,25 @@ from pydantic import BaseModel
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from math2.store.work import Attempt, Run, RunItem
+from math2.store.lock import _stale
+from math2.store.work import Attempt, Run, RunItem, StoreLock
+
+EXAMPLES = 3  # items shown per outcome class
+
+
+def run_lock_name(run_id: int) -> str:
+    """The store lock a process holds while it executes run `run_id`."""
+    return f"run:{run_id}"
+
+
+def live_status(session: Session, run: Run) -> str:
+    """The run's status, with `killed` for a `running` run that no live process holds."""
+    if run.status != "running":
+        return run.status
+    row = session.get(StoreLock, run_lock_name(run.id))
+    if row is None or _stale(row.holder, row.heartbeat_at):
+        return "killed"
+    return run.status
 
 
 class RunRow(BaseModel):
@@ -53,6 +71,13 @@ class RunDetail(RunRow):
     params: dict[str, Any]
     stats: dict[str, Any]
     failed_items: list[tuple[str, str | None]]
+    # Finished items by outcome (passed, failed, no_lean, refused, …), a few examples each.
+    outcomes: dict[str, int] = {}
+    outcome_examples: dict[str, list[str]] = {}
+    defects: dict[str, list[str]] = {}  # item -> the judge's defects in its last judged round
+    model_s: float = 0.0  # time in model calls (not cached, not waiting for a slot)
+    lean_s: float = 0.0  # time in Lean checks (not waiting for a slot)
+    cached_attempts: int = 0
 
 
 def _counts(session: Session, run_ids: list[int]) -> dict[int, dict[str, int]]:
@@ -90,7 +115,7 @@ def list_runs(session: Session, job: str | None = None, limit: int = 50) -> list
             job=r.job,
             key=r.key,
             spec_hash=r.spec_hash,
-            status=r.status,
+            status=live_status(session, r),
             created_at=r.created_at,
             finished_at=r.finished_at,
             items=counts[r.id],
@@ -111,12 +136,43 @@ def run_detail(session: Session, run_id: int) -> RunDetail | None:
         .order_by(RunItem.item)
         .limit(20)
     ).all()
+    outcomes: dict[str, int] = {}
+    examples: dict[str, list[str]] = {}
+    defects: dict[str, list[str]] = {}
+    rows = session.execute(
+        select(RunItem.item, RunItem.result)
+        .where(RunItem.run_id == run_id, RunItem.status == "done")
+        .order_by(RunItem.item)
+    ).all()
+    for item, result in rows:
+        outcome = str((result or {}).get("outcome", "done"))
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+        if len(examples.setdefault(outcome, [])) < EXAMPLES:
+            examples[outcome].append(item)
+        judged = [g for g in (result or {}).get("rounds", []) if g.get("consistent") is not None]
+        if judged and judged[-1].get("defects"):
+            defects[item] = [
+                f"{d.get('kind')}: {d.get('clause', '')}" for d in judged[-1]["defects"]
+            ]
+    times = session.execute(
+        select(Attempt.model, Attempt.cached, func.sum(Attempt.duration_s), func.count())
+        .where(Attempt.run_id == run_id)
+        .group_by(Attempt.model, Attempt.cached)
+    ).all()
+    model_s = sum(t or 0 for m, c, t, _ in times if not c and m and not m.startswith("lean:"))
+    lean_s = sum(t or 0 for m, c, t, _ in times if not c and m and m.startswith("lean:"))
     return RunDetail(
+        outcomes=outcomes,
+        outcome_examples=examples,
+        defects=defects,
+        model_s=model_s,
+        lean_s=lean_s,
+        cached_attempts=sum(n for _, c, _, n in times if c),
         id=r.id,
         job=r.job,
         key=r.key,
         spec_hash=r.spec_hash,
-        status=r.status,
+        status=live_status(session, r),
         created_at=r.created_at,
         finished_at=r.finished_at,
         items=_counts(session, [r.id])[r.id],

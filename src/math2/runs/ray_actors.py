@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from math2.lean.backends import RawOutcome, ReplBackend
 from math2.lean.cache import ResultCache
 from math2.lean.checker import CheckResult
+from math2.lean.identity import LeanIdentity
 from math2.lean.pool import PoolConfig
 from math2.store.aio import AsyncStore
 from math2.store.db import Store
@@ -80,6 +81,11 @@ class LeanActor:
         out = await self.backend.run(header, body, timeout)
         return out.model_dump(mode="json")
 
+    async def identity(self, header: str) -> dict[str, Any]:
+        """Which Lean this actor's pool runs, as the backend reports it."""
+        ident = await self.backend.identity(header)
+        return ident.model_dump(mode="json")
+
     async def info(self) -> dict[str, Any]:
         import ray
 
@@ -113,6 +119,11 @@ class ActorBackend:
         self._next += 1
         data = await actor.run.remote(header, body, timeout)
         return RawOutcome.model_validate(data)
+
+    async def identity(self, header: str) -> LeanIdentity:
+        """The Lean of the node's actor, as its backend reports it (the cache key names it)."""
+        data = await self.actors[0].identity.remote(header)
+        return LeanIdentity.model_validate(data)
 
     async def close(self) -> None:
         """The actor outlives the task; nothing to release."""
@@ -178,15 +189,15 @@ def _shared_store(url: str) -> Store:
 class WriterResultCache(ResultCache):
     """The Lean result cache of a worker: read from the store, written through the writer."""
 
-    def __init__(self, remote: RemoteStore, toolchain: str, mathlib_commit: str):
-        super().__init__(remote.store, toolchain, mathlib_commit)
+    def __init__(self, remote: RemoteStore):
+        super().__init__(remote.store)
         self.remote = remote
 
-    def put(self, key: str, result: CheckResult) -> None:
+    def put(self, key: str, result: CheckResult, identity: LeanIdentity) -> None:
         values = dict(
             key=key,
-            toolchain=self.toolchain,
-            mathlib_commit=self.mathlib_commit,
+            toolchain=f"{identity.kind}:{identity.lean_version}"[:64],
+            mathlib_commit=(identity.mathlib_commit or "")[:64],
             status=result.status.value,
             result=result.model_dump(mode="json", exclude={"cached"}),
         )
@@ -206,7 +217,8 @@ class WorkerEnv:
     """What a services factory gets to build a run's services where the steps run.
 
     `astore` is the store for model caches and steps; `lean_backend` the backend to build a
-    checker on; `result_cache(toolchain, commit)` the Lean result cache to give it.
+    checker on; `result_cache()` the Lean result cache to give it (keyed by the Lean identity
+    the checker's backend reports).
     """
 
     astore: Any
@@ -214,7 +226,7 @@ class WorkerEnv:
     store: Store
     executor: str = "local"
 
-    def result_cache(self, toolchain: str, mathlib_commit: str) -> ResultCache:
+    def result_cache(self) -> ResultCache:
         if isinstance(self.astore, RemoteStore):
-            return WriterResultCache(self.astore, toolchain, mathlib_commit)
-        return ResultCache(self.store, toolchain, mathlib_commit)
+            return WriterResultCache(self.astore)
+        return ResultCache(self.store)

@@ -85,7 +85,7 @@ def test_rounds_hostile_and_malformed_judge(tmp_path, registered):
     )
     # the hostile item was refused every round and never reached Lean
     eps = res["epsilon"]
-    assert eps["outcome"] == Outcome.FAILED
+    assert eps["outcome"] == Outcome.REFUSED  # refused by hygiene, never compiled
     assert {r["compile_status"] for r in eps["rounds"]} == {"rejected"}
     sent = repl_log.read_text()
     assert "IO.Process" not in sent and "alpha" in sent
@@ -98,15 +98,15 @@ def test_rounds_hostile_and_malformed_judge(tmp_path, registered):
         for r in requests
         if r["body"]["model"] == "judge" and "theorem zeta" in r["body"]["messages"][1]["content"]
     ]
-    # one reply and two retries; later rounds asked the very same question, answered from the cache
-    assert len(zeta_judge) == 3
+    # one reply and two repairs per round; each round is its own request (keyed by round)
+    assert len(zeta_judge) == 9
     with registered.session() as s:
         texts = {t.item: t for t in s.scalars(select(AgentText))}
         assert set(texts) == {"alpha", "beta", "gamma"}
         t = texts["gamma"]
         assert t.status == "pending" and t.kind == "formal_statement"
         assert "gamma3" in t.body and t.source_text.startswith("GAMMA")
-        assert t.template_id == "formalize/generate@1" and len(t.template_hash) == 64
+        assert t.template_id == "formalize/generate@2" and len(t.template_hash) == 64
         assert t.extra["passed_round"] == 3
         att = s.get(Attempt, t.attempt_id)
         assert att.stage == "generate" and att.round == 3 and att.model == "gen"

@@ -3,6 +3,7 @@ call or Lean check that had finished is made again."""
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import signal
@@ -97,6 +98,9 @@ def test_kill_and_resume(tmp_path):
         done = subprocess.run(_cmd(inp), env=env, cwd=tmp_path, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         ref_requests = len(srv.requests)
+        # a body asked in several rounds (the same judge question) is one request per round
+        ref_counts = collections.Counter(srv.hashes())
+        per_round = {h for h, n in ref_counts.items() if n > 1}
     # the same run, killed with SIGKILL partway, then started again
     db = tmp_path / "killed.db"
     store = _register(db)
@@ -132,10 +136,11 @@ def test_kill_and_resume(tmp_path):
     # (a call holds its slot until its reply is stored): at most the generator's and the
     # judge's 4 slots each
     before = srv_hashes[:killed_at]
-    assert not stored_calls & set(after)
-    repeated_calls = set(after) & set(before)
+    assert not (stored_calls & set(after)) - per_round
+    repeated_calls = (set(after) & set(before)) - per_round
     assert len(repeated_calls) <= 8
-    assert len(after) == len(set(after)) and len(before) == len(set(before))
+    for part in (after, before):
+        assert all(n <= ref_counts[h] for h, n in collections.Counter(part).items())
     # no finished Lean check was run again (header loads are not checks)
     checks_after = [json.loads(x) for x in repl_log.read_text().splitlines()][len(checks_before) :]
     cmds = lambda rs: [r["cmd"] for r in rs if not r["cmd"].startswith("import")]  # noqa: E731

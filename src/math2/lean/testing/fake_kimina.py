@@ -64,7 +64,11 @@ class _Handler(BaseHTTPRequestHandler):
                     }
                 )
                 continue
-            fake = Fake(argparse.Namespace(header_delay=0.0, check_delay=0.0, wording="new"))
+            fake = Fake(
+                argparse.Namespace(
+                    header_delay=0.0, check_delay=0.0, wording="new", kind="fake-kimina"
+                )
+            )
             response = fake.command({"cmd": code})
             results.append({"id": snip["id"], "time": time.monotonic() - t0, "response": response})
         self._json(200, {"results": results})

@@ -17,9 +17,14 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="fake_lean")
     p.add_argument("--json", action="store_true")
     p.add_argument("--wording", default="new")
-    p.add_argument("file")
+    p.add_argument("--version", action="store_true", help="print the version, like lean does")
+    p.add_argument("file", nargs="?")
     args = p.parse_args(argv)
     ns = argparse.Namespace(header_delay=0.0, check_delay=0.0, wording=args.wording)
+    if args.version or not args.file:
+        ns.kind = "fake-lean"
+        print(f"Lean (version {Fake(ns).version()}, a test double, not Lean)")
+        return
     with open(args.file, encoding="utf-8") as fh:
         text = fh.read()
     out = Fake(ns).command({"cmd": text})

@@ -95,8 +95,22 @@ class Fake:
         self.envs[eid] = env
         return eid
 
+    def version(self) -> str:
+        """Its answer to `#eval Lean.versionString`: its kind and a digest of its scripting."""
+        from math2.lean.identity import fake_version
+
+        kind = getattr(self.args, "kind", "fake-repl")
+        behaviour = {
+            "wording": self.args.wording,
+            "rule": getattr(self.args, "rule", []),
+            "replay": getattr(self.args, "replay", None),
+        }
+        return fake_version(kind, behaviour)
+
     def command(self, req: dict) -> dict:
         cmd = req["cmd"]
+        if cmd.strip() == "#eval Lean.versionString":
+            return {"messages": [_msg("info", 1, 0, json.dumps(self.version()))], "env": 0}
         base = None
         if req.get("env") is not None:
             if req["env"] not in self.envs:
@@ -294,6 +308,9 @@ def main(argv: list[str] | None = None) -> None:
             req = json.loads(frame, strict=False)
         except json.JSONDecodeError as exc:
             _write({"message": f"Could not parse JSON:\n{exc}"})
+            continue
+        if recorded is not None and req.get("cmd", "").strip() == "#eval Lean.versionString":
+            _write(fake.handle(req))
             continue
         if recorded is not None:
             _write(

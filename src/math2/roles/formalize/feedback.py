@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import re
 
+from pydantic import BaseModel
+
 from math2.lean import CheckResult, Kind, Status
 from math2.roles.formalize.schemas import JudgeVerdict
 
 _FENCE = re.compile(r"```[ \t]*(?:lean4?|Lean4?)?[ \t]*\n(.*?)```", re.DOTALL)
+_TAG = re.compile(r"<lean>(.*?)</lean>", re.DOTALL | re.IGNORECASE)
+_OPEN_FENCE = re.compile(r"```[ \t]*(?:lean4?|Lean4?)?[ \t]*\n")
 _THEOREM = re.compile(r"\b(?:theorem|lemma)\s+([^\s:({\[]+)")
 # Kinds that mean "a name is wrong": worth another Mathlib search.
 NAME_KINDS = {
@@ -19,25 +23,50 @@ NAME_KINDS = {
 MAX_DIAGNOSTICS = 8
 
 
-def extract_lean(reply: str) -> tuple[str | None, list[str]]:
-    """(the Lean code of a reply, the import lines dropped from it).
+NO_LEAN_BLOCK = "no Lean block"
 
-    The last ```lean block that states a theorem, else any block, else the reply itself when it
-    states one. Import lines are dropped: the header is the configured, trusted one.
-    """
+
+class Extraction(BaseModel):
+    """What was taken from a reply as Lean, and from where (recorded in the round)."""
+
+    code: str | None = None
+    source: str  # "fence" (a ``` block), "tag" (<lean>…</lean>), or NO_LEAN_BLOCK
+    note: str = ""  # why nothing was taken
+    dropped: list[str] = []  # import lines removed (the header is the trusted one)
+
+
+def extract(reply: str) -> Extraction:
+    """Code only from a fenced block (the last that states a theorem, else the last) or an
+    explicit <lean> tag; prose is never taken for code, whatever words it contains."""
     blocks = _FENCE.findall(reply)
+    source = "fence"
+    if not blocks:
+        blocks, source = _TAG.findall(reply), "tag"
     chosen = next((b for b in reversed(blocks) if _THEOREM.search(b)), None)
     if chosen is None and blocks:
         chosen = blocks[-1]
-    if chosen is None and _THEOREM.search(reply):
-        chosen = reply
     if chosen is None or not chosen.strip():
-        return None, []
+        note = (
+            "a ```lean block was opened but never closed (the reply was cut off)"
+            if _OPEN_FENCE.search(reply)
+            else "the reply has no ```lean block"
+            if not blocks
+            else "the ```lean block is empty"
+        )
+        return Extraction(source=NO_LEAN_BLOCK, note=note)
     kept, dropped = [], []
     for line in chosen.strip("\n").split("\n"):
         (dropped if line.strip().startswith("import ") else kept).append(line)
     code = "\n".join(kept).strip("\n")
-    return (code or None), dropped
+    if not code:
+        return Extraction(source=NO_LEAN_BLOCK, note="the block held only imports", dropped=dropped)
+    return Extraction(code=code, source=source, dropped=dropped)
+
+
+def extract_lean(reply: str) -> tuple[str | None, list[str]]:
+    """(the Lean code of a reply, the import lines dropped from it); see `extract`."""
+    e = extract(reply)
+    return e.code, e.dropped
 
 
 def theorem_name(code: str) -> str | None:

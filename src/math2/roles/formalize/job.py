@@ -51,7 +51,7 @@ class FormalizeOptions(BaseModel):
     refine: bool = True
     best_of_n: int = 1
     temperature: float = 0.7
-    max_tokens: int = 2048
+    max_tokens: int | None = None  # the generator's budget (None: the template's)
     field: str | None = None
     limit: int | None = None
     lean_backend: str | None = None
@@ -128,6 +128,13 @@ def accept():
     return run
 
 
+def run_key(input_path: Path, limit: int | None) -> str:
+    """The run's input key: the file's digest and, with `--limit N`, that selection (a run of
+    the first 2 items never reattaches to a run of all 16; `runs resume` reopens either)."""
+    digest = input_digest(input_path)
+    return f"{digest}:limit={limit}" if limit else digest
+
+
 def build_job(options: FormalizeOptions, input_key: str) -> Job:
     """The job for these options over an input."""
     loop = formalize_loop(
@@ -170,10 +177,7 @@ async def run_formalize(
         return await _run_on_ray(
             settings, store, input_path, options, model_id, ray, total, on_progress, on_result
         )
-    toolchain, commit = settings.lean.toolchain, settings.lean.mathlib_commit
     checker = make_checker(settings, store, options.lean_backend)
-    checker.toolchain = toolchain or checker.toolchain
-    checker.mathlib_commit = commit or checker.mathlib_commit
     astore = AsyncStore(store)
     generator = make_client(settings, options.model, astore)
     judge = (
@@ -191,7 +195,7 @@ async def run_formalize(
     }
     if judge is not generator:
         resources["judge"] = judge.limiter
-    job = build_job(options, input_digest(input_path))
+    job = build_job(options, run_key(input_path, options.limit))
     params = {"input": str(input_path.resolve()), "options": options.model_dump(mode="json")}
     try:
         return await execute(
@@ -231,14 +235,12 @@ def _services(settings: Settings, options: FormalizeOptions, model_id: int, env)
         if options.judge == options.model
         else make_client(settings, options.judge, env.astore)
     )
-    toolchain = settings.lean.toolchain or "unknown"
-    commit = settings.lean.mathlib_commit or "unknown"
     checker = LeanChecker(
         env.lean_backend,
-        cache=env.result_cache(toolchain, commit),
-        toolchain=toolchain,
-        mathlib_commit=commit,
+        cache=env.result_cache(),
+        header=settings.lean.header,
         timeout_s=settings.lean.timeout_s,
+        limits=settings.lean.limits,
     )
     retriever = (
         make_retriever(settings, env.store, options.index_library) if options.retrieval else None
@@ -290,9 +292,9 @@ async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSumm
     path = Path(params.get("input", ""))
     if not path.exists():
         raise CannotResume(f"run {run.id}: its input {path} is gone")
-    if input_digest(path) != run.key:
-        raise CannotResume(f"run {run.id}: its input {path} has changed since the run started")
     options = FormalizeOptions.model_validate(params.get("options", {}))
+    if run_key(path, options.limit) != run.key:
+        raise CannotResume(f"run {run.id}: its input {path} has changed since the run started")
     return await run_formalize(settings, store, path, options, on_progress=on_progress)
 
 

@@ -22,7 +22,7 @@ from math2.lean.trust import ContextTrust
 from math2.llm import load_template
 from math2.roles.formalize.feedback import (
     compile_feedback,
-    extract_lean,
+    extract,
     judge_feedback,
     names_unknown,
     theorem_name,
@@ -61,6 +61,7 @@ async def _retrieve(
         round=round_,
         sample=sample,
         temperature=0.0,
+        max_tokens=planner.max_tokens,
     )
     log.attempt_ids.append(aid)
     queries = list(extra_queries)
@@ -108,9 +109,12 @@ def formalize_loop(
     refine: bool = True,
     best_of_n: int = 1,
     temperature: float = 0.7,
-    max_tokens: int = 2048,
+    max_tokens: int | None = None,
 ):
-    """The formalize step; its arguments (the two models and the switches) make the spec."""
+    """The formalize step; its arguments (the two models and the switches) make the spec.
+
+    Token budgets per stage come from the templates' `max_tokens`; `max_tokens` here (the
+    CLI's `--max-tokens`) overrides the generator's."""
     rounds = max_rounds if refine and best_of_n == 1 else 1
     samples = best_of_n
 
@@ -152,12 +156,19 @@ def formalize_loop(
                     round=rnd,
                     sample=sample,
                     temperature=temperature,
-                    max_tokens=max_tokens,
+                    max_tokens=max_tokens or gen_t.max_tokens or 1024,
                 )
                 log.attempt_ids.append(gen_aid)
-                lean, dropped = extract_lean(reply.content)
+                ex = extract(reply.content)
+                lean, dropped = ex.code, ex.dropped
+                log.extraction, log.extraction_note = ex.source, ex.note
                 if lean is None:
-                    feedback = "Your answer had no Lean theorem in a ```lean block."
+                    feedback = (
+                        f"Your previous answer (round {rnd}) gave no Lean to check: {ex.note}. "
+                        "Answer with exactly one theorem inside one ```lean block."
+                    )
+                    if reply.finish_reason == "length":
+                        feedback += " It was cut off at the token limit: be shorter."
                     log.feedback = feedback
                     want_search = False
                     continue
@@ -177,8 +188,12 @@ def formalize_loop(
                 log.attempt_ids.append(lean_aid)
                 log.compile_status = check.status.value
                 log.compile_passed = check.passed
-                if result.outcome is Outcome.NO_LEAN:
-                    result.outcome = Outcome.FAILED
+                log.compiled_by = check.compiled_by
+                refused = check.status.value == "rejected"
+                if result.outcome is Outcome.NO_LEAN or (
+                    result.outcome is Outcome.REFUSED and not refused
+                ):
+                    result.outcome = Outcome.REFUSED if refused else Outcome.FAILED
                 if not check.passed:
                     feedback = compile_feedback(check)
                     if dropped:
@@ -198,6 +213,7 @@ def formalize_loop(
                     round=rnd,
                     sample=sample,
                     temperature=0.0,
+                    max_tokens=judge_t.max_tokens,
                 )
                 log.attempt_ids.append(judge_aid)
                 if not verdict.ok:

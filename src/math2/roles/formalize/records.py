@@ -27,6 +27,7 @@ class Outcome(StrEnum):
     PASSED = "passed"  # compiled and judged consistent
     FAILED = "failed"  # no round passed both checks
     NO_LEAN = "no_lean"  # the model never produced a Lean block
+    REFUSED = "refused"  # every Lean block was refused by hygiene before compiling
 
 
 class Hit(BaseModel):
@@ -45,6 +46,10 @@ class RoundLog(BaseModel):
     hits: list[Hit] = Field(default_factory=list)
     search_note: str | None = None  # why the queries found nothing (no index)
     lean: str | None = None
+    # Where the Lean was taken from: "fence", "tag", or "no Lean block" (with the reason).
+    extraction: str | None = None
+    extraction_note: str = ""
+    compiled_by: str = ""  # the Lean that judged it, as it reported itself
     compile_status: str | None = None
     compile_passed: bool = False
     feedback: str = ""

@@ -1,0 +1,107 @@
+"""Where a real-model formalize run spends its time: wall, model, Lean, and the rest per item.
+
+    PYTHONPATH=src .venv/bin/python benchmarks/formalize_real_model.py [--items 16] [--rounds 2]
+
+Starts llama-server with SmolLM2-135M (math2.llm.testing.llama), formalizes the first N FATE-M
+statements of data/benchmarks/fate_m.json with `run_formalize` (retrieval off: no index), Lean
+answered by the fake REPL (a test double, not Lean: its verdicts are not figures about Lean).
+Per item: wall time (first call's start to the item's end), model time (the calls' own latency,
+not the wait for a slot), Lean time, and the rest (slot waits plus math2's own work).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sqlalchemy import select
+
+from math2.config import LeanSettings, LLMSettings, Settings
+from math2.llm import add_model
+from math2.llm.testing.llama import LlamaServer
+from math2.roles.formalize import FormalizeOptions, run_formalize
+from math2.runs.queries import run_detail
+from math2.store import Attempt, RunItem, Store
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--items", type=int, default=16)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--max-tokens", type=int, default=192)
+    p.add_argument("--concurrency", type=int, default=2)
+    p.add_argument("--data", default="data/benchmarks/fate_m.json")
+    args = p.parse_args()
+    rows = json.loads(Path(args.data).read_text(encoding="utf-8"))[: args.items]
+    tmp = Path(tempfile.mkdtemp(prefix="m2-realmodel-"))
+    inp = tmp / "in.jsonl"
+    inp.write_text(
+        "".join(
+            json.dumps({"id": f"fate-{r['id']}", "statement": r["informal_statement"]}) + "\n"
+            for r in rows
+        )
+    )
+    store = Store(f"sqlite:///{tmp / 'm.db'}")
+    store.upgrade()
+    with LlamaServer(parallel=args.concurrency, n_predict=args.max_tokens) as srv:
+        with store.session() as s:
+            add_model(s, srv.model, provider="llama.cpp")
+        settings = Settings(
+            db_url=f"sqlite:///{tmp / 'm.db'}",
+            llm=LLMSettings(
+                base_url=srv.base_url, concurrency=args.concurrency, json_schema=True, timeout_s=300
+            ),
+            lean=LeanSettings(
+                project_dir=tmp,
+                repl_command=[sys.executable, "-m", "math2.lean.testing.fake_repl"],
+                workers=1,
+            ),
+        )
+        opts = FormalizeOptions(
+            model=srv.model,
+            judge=srv.model,
+            retrieval=False,
+            max_rounds=args.rounds,
+            max_tokens=args.max_tokens,
+        )
+        t0 = time.monotonic()
+        summary = asyncio.run(run_formalize(settings, store, inp, opts))
+        wall = time.monotonic() - t0
+    with store.session() as s:
+        items = {r.item: r for r in s.scalars(select(RunItem))}
+        attempts = list(s.scalars(select(Attempt)))
+        detail = run_detail(s, summary.run_id)
+    per: dict[str, dict[str, float]] = {}
+    for a in attempts:
+        d = per.setdefault(a.item, {"model": 0.0, "lean": 0.0, "start": float("inf"), "calls": 0})
+        kind = "lean" if (a.model or "").startswith("lean:") else "model"
+        if a.stage in ("search",):
+            continue
+        d[kind] += a.duration_s
+        d["calls"] += kind == "model"
+        d["start"] = min(d["start"], a.started_at.timestamp() - a.duration_s)
+    spans = []
+    for item, d in per.items():
+        end = items[item].finished_at.timestamp()
+        span = end - d["start"]
+        spans.append((span, d["model"], d["lean"], span - d["model"] - d["lean"], d["calls"]))
+    med = [statistics.median(x[i] for x in spans) for i in range(5)]
+    tot = [sum(x[i] for x in spans) for i in range(5)]
+    print(f"items {len(items)} · run wall {wall:.1f}s · {summary.items_per_s:.3f} items/s")
+    print(f"outcomes: {detail.outcomes}")
+    print(f"retries {summary.retries} · timeouts {summary.timeouts}")
+    print("per item (median): wall {:.1f}s model {:.1f}s lean {:.2f}s rest {:.2f}s calls {:.0f}"
+          .format(*med))  # fmt: skip
+    print("sum over items:    wall {:.1f}s model {:.1f}s lean {:.2f}s rest {:.2f}s calls {:.0f}"
+          .format(*tot))  # fmt: skip
+    print(f"rest / wall: {tot[3] / tot[0]:.1%} (slot waits + math2's own work)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""Progress without a terminal: one line every N seconds with outcomes, ETA, retries."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from math2.cli._progress import ProgressDisplay
+from math2.runs import Progress
+
+
+def test_lines_without_a_terminal_carry_outcomes_eta_and_retries() -> None:
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=False, width=300)
+    with ProgressDisplay(console, every_s=0.0) as show:
+        show(Progress(run_id=3, job="formalize", total=16, running=4, eta_s=None))
+        show(
+            Progress(
+                run_id=3,
+                job="formalize",
+                total=16,
+                done=8,
+                outcomes={"passed": 2, "no_lean": 5, "failed": 1},
+                items_per_s=0.5,
+                eta_s=16.0,
+                retries=1,
+                timeouts=1,
+            )
+        )
+    lines = buf.getvalue().splitlines()
+    assert lines[0].startswith("run 3 formalize: done 0/16") and "ETA -" in lines[0]
+    assert "done 8/16 (failed 1, no_lean 5, passed 2)" in lines[1]
+    assert "ETA 16s" in lines[1] and "retries 1" in lines[1] and "timeouts 1" in lines[1]
+
+
+def test_lines_are_spaced_by_every_s() -> None:
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=False, width=300)
+    show = ProgressDisplay(console, every_s=3600.0)
+    for i in range(5):
+        show(Progress(run_id=1, job="j", total=5, done=i))
+    assert len(buf.getvalue().splitlines()) == 1
