@@ -100,16 +100,15 @@ def align_judge(model: str, temperature: float = 0.0, max_tokens: int = 768):
             "right": pair.right.text,
             "context": pair.right.context,
         }
-        async with ctx.slot("model"):
-            out, aid = await ctx.structured(
-                client,
-                template,
-                variables,
-                AlignVerdict,
-                stage="align",
-                temperature=temperature,
-                max_tokens=max_tokens,
-            )
+        out, aid = await ctx.structured(  # the client holds the model's slot
+            client,
+            template,
+            variables,
+            AlignVerdict,
+            stage="align",
+            temperature=temperature,
+            max_tokens=max_tokens,
+        )
         if not out.ok or out.value is None:
             return AlignResult(
                 id=pair.id,
