@@ -10,7 +10,7 @@ import time
 
 from sqlalchemy import func, select
 
-from math2.llm.testing import read_log, spawn_fake_server
+from math2.llm.testing import spawn_fake_server
 from math2.llm.testing.fake_server import request_hash
 from math2.store import LLMResponse, Store
 from math2.store.models import Crosswalk
@@ -71,11 +71,11 @@ def test_kill_and_resume_repeats_no_finished_call(tmp_path):
             stderr=subprocess.DEVNULL,
         )
         deadline = time.time() + 120
-        while len(read_log(srv.log_path)) < 10 and time.time() < deadline:
+        while len(srv.requests()) < 10 and time.time() < deadline:
             time.sleep(0.01)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        before = [r["hash"] for r in read_log(srv.log_path)]
+        before = [r["hash"] for r in srv.requests()]
         with store.session() as s:
             stored = {request_hash(r.request) for r in s.scalars(select(LLMResponse))}
             done_items = s.scalar(
@@ -84,7 +84,7 @@ def test_kill_and_resume_repeats_no_finished_call(tmp_path):
         assert 0 < len(before) < 4 * N * 2, "the kill did not land mid-run"
         again = subprocess.run(CMD, env=env, cwd=tmp_path, capture_output=True, text=True)
         assert again.returncode == 0, again.stderr
-        after = [r["hash"] for r in read_log(srv.log_path)][len(before) :]
+        after = [r["hash"] for r in srv.requests()][len(before) :]
     assert stored and done_items
     assert not stored & set(after)  # no finished call asked again
     assert len(set(after) & set(before)) <= 2  # at most the calls in flight (2 slots)
