@@ -65,7 +65,7 @@ def same_library_decls(s: Session, m: Mention, names: list[str]) -> list[Mention
     return [rows[n] for n in names if n in rows]
 
 
-def _lean_side(s: Session, system: str, target: str, mention_id: int | None) -> Side:
+def lean_side(s: Session, system: str, target: str, mention_id: int | None) -> Side:
     m = lean_mention(s, system, target, mention_id)
     if m is None:
         return Side(system=system, name=target, text=f"(declaration {target}: not in the store)")
@@ -118,5 +118,5 @@ def pair_of(s: Session, cw: Crosswalk) -> AlignPair:
         crosswalk_id=cw.id,
         dataset=dataset,
         left=_node_side(s, node, cw.system, cw.target),
-        right=_lean_side(s, cw.system, cw.target, cw.mention_id),
+        right=lean_side(s, cw.system, cw.target, cw.mention_id),
     )
