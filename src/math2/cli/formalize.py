@@ -20,9 +20,27 @@ def _pinned_settings():
     return state.settings.model_copy(update={"lean": lean})
 
 
+def _cross_inputs(store, system: str, refs: list[str]) -> Path:
+    """The formalize input file for nodes of another system (K6.6, math2.roles.align.cross)."""
+    import hashlib
+
+    from math2.errors import Math2Error
+    from math2.roles.align.cross import write_inputs
+
+    digest = hashlib.sha256("\n".join([system, *refs]).encode()).hexdigest()[:16]
+    path = Path(state.settings.retrieval.index_dir).parent / "cross" / f"{system}-{digest}.jsonl"
+    try:
+        with store.session() as s:
+            return write_inputs(s, system, refs, path)
+    except Math2Error as exc:
+        raise fail(escape(str(exc))) from exc
+
+
 @app.command("formalize")
 def formalize_cmd(
-    input_file: Annotated[Path, typer.Argument(help="JSONL, one statement a line.")],
+    input_file: Annotated[
+        list[str], typer.Argument(help="JSONL, one statement a line (with --from: NODE…).")
+    ],
     model: Annotated[str, typer.Option(help="Generator (and planner) model, registered.")],
     judge: Annotated[str, typer.Option(help="Consistency judge model, registered.")],
     lean: Annotated[str | None, typer.Option(help="Lean backend: repl | kimina | lake.")] = None,
@@ -42,6 +60,14 @@ def formalize_cmd(
     temperature: Annotated[float, typer.Option(help="Generator temperature.")] = 0.7,
     limit: Annotated[int | None, typer.Option(help="Only the first N statements.")] = None,
     index: Annotated[str, typer.Option(help="Library whose search index is used.")] = "mathlib",
+    from_system: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="setmm | mizar | afp: the arguments are nodes or declarations of that library, "
+            "formalized with the source declaration in the context.",
+        ),
+    ] = None,
 ) -> None:
     """Formalize every statement: plan → retrieve → generate → compile → judge → refine."""
     import asyncio
@@ -68,6 +94,12 @@ def formalize_cmd(
     )
     settings = _pinned_settings()
     store = _store(migrate=True)
+    if from_system is not None:
+        input_path = _cross_inputs(store, from_system, input_file)
+    elif len(input_file) != 1:
+        raise fail("give one JSONL file (or --from setmm|mizar|afp and node keys)")
+    else:
+        input_path = Path(input_file[0])
     rounds: dict[int | None, int] = {}
 
     def tally(_rec, result) -> None:
@@ -77,7 +109,7 @@ def formalize_cmd(
         with ProgressDisplay(err) as show:
             summary = asyncio.run(
                 run_formalize(
-                    settings, store, input_file, options, on_progress=show, on_result=tally
+                    settings, store, input_path, options, on_progress=show, on_result=tally
                 )
             )
     except (InputError, Math2Error) as exc:
