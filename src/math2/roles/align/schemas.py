@@ -21,7 +21,7 @@ class AlignVerdict(BaseModel):
 
     verdict: Relation
     reasons: str = Field(min_length=1)
-    differing_clauses: list[str] = Field(default_factory=list)
+    differing_clauses: list[str] = Field(default_factory=list, max_length=8)
 
 
 class AlignOutcome(StrEnum):
