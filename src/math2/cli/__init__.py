@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from math2.cli import (  # noqa: F401 (each module registers its commands)
+    align,
     audit,
     check,
     corpus,

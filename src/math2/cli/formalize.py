@@ -12,9 +12,27 @@ from math2.cli._common import _store, app, check_backend, check_range, err, fail
 from math2.cli._executor import Address, Executor, ray_options
 
 
+def _cross_inputs(store, system: str, refs: list[str]) -> Path:
+    """The formalize input file for nodes of another system (K6.6, math2.roles.align.cross)."""
+    import hashlib
+
+    from math2.errors import Math2Error
+    from math2.roles.align.cross import write_inputs
+
+    digest = hashlib.sha256("\n".join([system, *refs]).encode()).hexdigest()[:16]
+    path = Path(state.settings.retrieval.index_dir).parent / "cross" / f"{system}-{digest}.jsonl"
+    try:
+        with store.session() as s:
+            return write_inputs(s, system, refs, path)
+    except Math2Error as exc:
+        raise fail(escape(str(exc))) from exc
+
+
 @app.command("formalize")
 def formalize_cmd(
-    input_file: Annotated[Path, typer.Argument(help="JSONL, one statement a line.")],
+    input_file: Annotated[
+        list[str], typer.Argument(help="JSONL, one statement a line (with --from: NODE…).")
+    ],
     model: Annotated[str, typer.Option(help="Generator (and planner) model, registered.")],
     judge: Annotated[str, typer.Option(help="Consistency judge model, registered.")],
     lean: Annotated[str | None, typer.Option(help="Lean backend: repl | kimina | lake.")] = None,
@@ -43,6 +61,14 @@ def formalize_cmd(
     index: Annotated[str, typer.Option(help="Library whose search index is used.")] = "mathlib",
     executor: Executor = "local",
     address: Address = None,
+    from_system: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="setmm | mizar | afp: the arguments are nodes or declarations of that library, "
+            "formalized with the source declaration in the context.",
+        ),
+    ] = None,
 ) -> None:
     """Formalize every statement: plan → retrieve → generate → compile → judge → refine."""
     import asyncio
@@ -76,6 +102,12 @@ def formalize_cmd(
     settings = state.settings
     store = _store(migrate=True)
     ray = ray_options(executor, address, store)
+    if from_system is not None:
+        input_path = _cross_inputs(store, from_system, input_file)
+    elif len(input_file) != 1:
+        raise fail("give one JSONL file (or --from setmm|mizar|afp and node keys)")
+    else:
+        input_path = Path(input_file[0])
     rounds: dict[int | None, int] = {}
 
     def tally(_rec, result) -> None:
@@ -85,7 +117,7 @@ def formalize_cmd(
         with ProgressDisplay(err) as show:
             summary = asyncio.run(
                 run_formalize(
-                    settings, store, input_file, options, on_progress=show, on_result=tally, ray=ray
+                    settings, store, input_path, options, on_progress=show, on_result=tally, ray=ray
                 )
             )
     except (InputError, Math2Error) as exc:

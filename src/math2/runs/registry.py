@@ -25,6 +25,7 @@ _JOBS: dict[str, ResumeFn] = {}
 _JOB_MODULES = (
     "math2.retrieval.embed_job",
     "math2.roles.formalize",
+    "math2.roles.align",
     "math2.roles.informalize",
     "math2.checks",
     "math2.eval",

@@ -173,3 +173,22 @@ async def grade(
     except ReviewError as exc:
         return _back(request, to, "error", f"Sample {sample_id}: {exc}")
     return _back(request, to, "ok", f"Sample {sample_id} graded {form.get('grade')}.")
+
+
+@router.post("/review/definition/{mention_id}")
+async def review_definition(
+    request: Request,
+    mention_id: int,
+    who: str = Depends(require_reviewer),
+    form: dict = Depends(check_csrf),
+):
+    """K6.5: a person confirms one definition of an AI-written library."""
+    from math2.errors import Math2Error
+    from math2.roles.align.bindings import confirm_definition
+
+    try:
+        with request.app.state.store.session() as s:
+            confirm_definition(s, mention_id, who)
+    except Math2Error as exc:
+        return _back(request, "/review", "error", f"Definition {mention_id}: {exc}")
+    return _back(request, "/review", "ok", f"Definition {mention_id}: confirmed.")

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from math2.roles.align.bindings import definitions_to_review
 from math2.store import (
     AgentText,
     Binding,
@@ -323,7 +324,15 @@ def review_queue(s: Session, limit: int = 100) -> dict[str, Any]:
             for a, key, title, level in agent
         ],
         "bindings": [
-            {"b": b, "node_key": key, "node_title": title, "level": level, "name": n, "stmt": st}
+            {
+                "b": b,
+                "node_key": key,
+                "node_title": title,
+                "level": level,
+                "name": n,
+                "stmt": st,
+                "ai_defs": definitions_to_review(s, b.id),  # K6.5
+            }
             for b, key, title, level, n, st in bindings
         ],
     }

@@ -194,6 +194,13 @@ def decide_binding(
     if row.status != "proposed":
         raise ReviewError(f"binding {binding_id} was already decided ({row.status})")
     verdict = "confirmed" if decision is Decision.CONFIRM else "rejected"
+    if decision is Decision.CONFIRM:
+        from math2.roles.align.bindings import BindingBlocked, require_definitions_confirmed
+
+        try:  # K6.5: an AI-written library's definitions the statement uses come first
+            require_definitions_confirmed(s, binding_id)
+        except BindingBlocked as exc:
+            raise ReviewError(str(exc)) from exc
     review = Review(
         target_table="bindings", target_id=row.id, reviewer=reviewer, verdict=verdict, note=reason
     )

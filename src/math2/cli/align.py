@@ -1,0 +1,75 @@
+"""`math2 align`: judge candidate pairs into crosswalk edges (the align role)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from math2.cli._common import _store, app, err, fail, out, state
+
+
+def _searcher(settings, store, index_library: str):
+    from math2.retrieval.index import SearchIndex
+
+    folder = Path(settings.retrieval.index_dir) / index_library
+    if not (folder / "meta.json").exists():
+        raise fail(f"no search index for {index_library} at {folder} (run `math2 index` first)")
+    index = SearchIndex(folder)
+    return lambda q, k: [(h.name, h.mention_id) for h in index.search(q, k)]
+
+
+@app.command("align")
+def align_cmd(
+    model: Annotated[str, typer.Option(help="Judge model, registered.")],
+    dataset: Annotated[
+        str | None, typer.Option(help="Only candidates this source proposed (e.g. stacks-mathlib).")
+    ] = None,
+    library: Annotated[
+        str | None,
+        typer.Option(
+            help="Propose candidates first: search Mathlib for this library's nodes without a "
+            "Lean binding (e.g. setmm), then judge them."
+        ),
+    ] = None,
+    top_k: Annotated[int, typer.Option(help="Search hits proposed per node.")] = 3,
+    index: Annotated[str, typer.Option(help="Library whose search index is used.")] = "mathlib",
+    limit: Annotated[int | None, typer.Option(help="At most N nodes (or N pairs).")] = None,
+) -> None:
+    """Judge candidate pairs: `same` becomes an edge and a proposed binding; others keep reasons."""
+    import asyncio
+
+    from math2.cli._progress import ProgressDisplay
+    from math2.errors import Math2Error
+    from math2.roles.align import AlignOptions, propose_by_search, run_align
+
+    if limit is not None and limit < 1:
+        raise fail("--limit must be at least 1")
+    settings = state.settings
+    store = _store(migrate=True)
+    try:
+        if library is not None:
+            search = _searcher(settings, store, index)
+            with store.session() as s:
+                n = propose_by_search(s, library, search, limit=limit, k=top_k)
+            out.print(f"{n} new candidate pairs from search for {escape(library)}")
+            dataset = dataset or library
+        options = AlignOptions(model=model, dataset=dataset, limit=None if library else limit)
+        outcomes: dict[str, int] = {}
+
+        def tally(_rec, result) -> None:
+            outcomes[result.outcome.value] = outcomes.get(result.outcome.value, 0) + 1
+
+        with ProgressDisplay(err) as show:
+            summary = asyncio.run(
+                run_align(settings, store, options, on_progress=show, on_result=tally)
+            )
+    except Math2Error as exc:
+        raise fail(escape(str(exc))) from exc
+    counts = ", ".join(f"{k}: {v}" for k, v in sorted(outcomes.items())) or "nothing to judge"
+    out.print(
+        f"run {summary.run_id}: {summary.done} judged this time ({counts}), "
+        f"{summary.failed} failed, {summary.skipped} already finished"
+    )

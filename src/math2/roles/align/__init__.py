@@ -1,0 +1,56 @@
+"""The align role (K6.7): a candidate pair judged into a crosswalk edge, or kept with its reason.
+
+    from math2.roles.align import AlignOptions, run_align
+    summary = await run_align(settings, store, AlignOptions(model="judge", dataset="theoremgraph"))
+
+See `docs/align.md`.
+"""
+
+from math2.roles.align.bindings import (
+    BindingBlocked,
+    DefinitionToReview,
+    confirm_definition,
+    definitions_to_review,
+    require_definitions_confirmed,
+)
+from math2.roles.align.candidates import (
+    HumanPair,
+    list_pairs,
+    propose_by_search,
+    scan_stacks,
+    stacks_pairs,
+)
+from math2.roles.align.job import AlignOptions, build_job, record_verdict, run_align
+from math2.roles.align.schemas import (
+    AlignOutcome,
+    AlignPair,
+    AlignResult,
+    AlignVerdict,
+    Relation,
+    Side,
+)
+from math2.roles.align.sides import pair_of
+
+__all__ = [
+    "AlignOptions",
+    "AlignOutcome",
+    "AlignPair",
+    "AlignResult",
+    "AlignVerdict",
+    "BindingBlocked",
+    "DefinitionToReview",
+    "HumanPair",
+    "Relation",
+    "Side",
+    "build_job",
+    "confirm_definition",
+    "definitions_to_review",
+    "list_pairs",
+    "pair_of",
+    "propose_by_search",
+    "record_verdict",
+    "require_definitions_confirmed",
+    "run_align",
+    "scan_stacks",
+    "stacks_pairs",
+]

@@ -1,0 +1,100 @@
+"""Kill -9 the real `math2 align` mid-run, start it again: no finished call is made again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from sqlalchemy import func, select
+
+from math2.llm.testing import spawn_fake_server
+from math2.llm.testing.fake_server import request_hash
+from math2.store import LLMResponse, Store
+from math2.store.models import Crosswalk
+from math2.store.work import Attempt, RunItem
+from tests.roles.align.fixture import build, script
+
+N = 6  # per kind: 24 pairs
+
+
+def _env(base_url, db, tmp):
+    env = dict(os.environ)
+    env.update(
+        {
+            "MATH2_DB_URL": f"sqlite:///{db}",
+            "MATH2_LLM__BASE_URL": base_url,
+            "MATH2_LLM__CONCURRENCY": "2",
+            "MATH2_CONFIG": str(tmp / "none.toml"),
+        }
+    )
+    return env
+
+
+CMD = [sys.executable, "-m", "math2", "align", "--model", "judge", "--dataset", "theoremgraph"]
+
+
+def _state(store):
+    with store.session() as s:
+        return sorted(
+            (c.id, c.status, (c.extra or {}).get("align", {}).get("verdict"))
+            for c in s.scalars(select(Crosswalk))
+        )
+
+
+def test_kill_and_resume_repeats_no_finished_call(tmp_path):
+    ref = Store(f"sqlite:///{tmp_path / 'ref.db'}")
+    ref.upgrade()
+    build(ref, n=N)
+    with spawn_fake_server(script(), tmp_path / "ref-srv") as srv:
+        done = subprocess.run(
+            CMD,
+            env=_env(srv.base_url, tmp_path / "ref.db", tmp_path),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+    store = Store(f"sqlite:///{tmp_path / 'k.db'}")
+    store.upgrade()
+    build(store, n=N)
+    with spawn_fake_server(script(latency_s=0.15), tmp_path / "srv") as srv:
+        env = _env(srv.base_url, tmp_path / "k.db", tmp_path)
+        proc = subprocess.Popen(
+            CMD,
+            env=env,
+            cwd=tmp_path,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.time() + 120
+        while len(srv.requests()) < 10 and time.time() < deadline:
+            time.sleep(0.01)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        before = [r["hash"] for r in srv.requests()]
+        with store.session() as s:
+            stored = {request_hash(r.request) for r in s.scalars(select(LLMResponse))}
+            done_items = s.scalar(
+                select(func.count()).select_from(RunItem).where(RunItem.status == "done")
+            )
+        assert 0 < len(before) < 4 * N * 2, "the kill did not land mid-run"
+        again = subprocess.run(CMD, env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert again.returncode == 0, again.stderr
+        after = [r["hash"] for r in srv.requests()][len(before) :]
+    assert stored and done_items
+    assert not stored & set(after)  # no finished call asked again
+    assert len(set(after) & set(before)) <= 2  # at most the calls in flight (2 slots)
+    assert _state(store) == _state(ref)
+    with store.session() as s:
+        # one attempt per item and stage: the resumed run wrote none twice
+        dup = s.execute(
+            select(Attempt.item, Attempt.stage, Attempt.round, Attempt.sample, func.count())
+            .group_by(Attempt.item, Attempt.stage, Attempt.round, Attempt.sample)
+            .having(func.count() > 1)
+        ).all()
+        assert dup == []
+        assert s.scalar(select(func.count()).select_from(Attempt)) == 4 * N
