@@ -110,6 +110,7 @@ def test_check_labels_prints_and_stores_the_figures(tmp_path, monkeypatch):
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     out = tmp_path / "cal.json"
+    assert CliRunner().invoke(app, ["init"]).exit_code == 0  # only init and build make a store
     res = CliRunner().invoke(app, ["check", str(pairs), "--labels", "--calibration-out", str(out)])
     assert res.exit_code == 0, res.output
     assert "3 labelled pairs, 2 unfaithful" in res.output

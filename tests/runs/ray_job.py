@@ -14,8 +14,6 @@ from math2.llm.testing import Rule, Script
 from math2.runs import ItemContext, Job, step
 from math2.runs.ray_actors import WorkerEnv
 
-TOOLCHAIN, COMMIT = "leanprover/lean4:v4.19.0-fake", "fake-mathlib-commit"
-
 
 class Item(BaseModel):
     id: str
@@ -73,10 +71,5 @@ def services(base_url: str, env: WorkerEnv) -> dict:
     client = LLMClient(
         Endpoint(base_url=base_url, model="fake-model", concurrency=4), StoreCache(env.astore)
     )
-    checker = LeanChecker(
-        env.lean_backend,
-        cache=env.result_cache(TOOLCHAIN, COMMIT),
-        toolchain=TOOLCHAIN,
-        mathlib_commit=COMMIT,
-    )
+    checker = LeanChecker(env.lean_backend, cache=env.result_cache())
     return {"client": client, "checker": checker}

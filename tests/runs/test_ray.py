@@ -66,8 +66,22 @@ def cluster():
         runtime_env={"env_vars": env},
         logging_level="WARNING",
     )
+    # Ray keeps the cluster's auth token under the HOME it started with (each test has its own
+    # HOME): a driver started in another test's process must be pointed at it.
+    _TOKEN.append(Path(os.environ["HOME"]) / ".ray" / "auth_token")
     yield ray
     ray.shutdown()
+    _TOKEN.clear()
+
+
+_TOKEN: list[Path] = []
+
+
+def _driver_env() -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    if _TOKEN and _TOKEN[-1].exists():
+        env["RAY_AUTH_TOKEN_PATH"] = str(_TOKEN[-1])
+    return env
 
 
 @pytest.fixture
@@ -232,6 +246,7 @@ def test_cli_refuses_ray_on_sqlite(cluster, tmp_path):
     inp.write_text('{"id": "a", "statement": "x"}\n')
     db = f"sqlite:///{tmp_path / 'm.db'}"
     argv = ["--db", db, "formalize", str(inp), "--model", "g", "--judge", "j", "--executor", "ray"]
+    assert CliRunner().invoke(app, ["--db", db, "init"]).exit_code == 0
     r = CliRunner().invoke(app, argv)
     assert r.exit_code == 2, r.output
     assert "needs a PostgreSQL store" in r.output and "Traceback" not in r.output
@@ -284,7 +299,7 @@ def test_driver_sigkilled_and_resumed(cluster, lean_actors, pg, tmp_path):
     store = pg()
     repl_log = tmp_path / "repl.jsonl"
     address = cluster.get_runtime_context().gcs_address
-    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    env = _driver_env()
     with FakeServer(ray_job.script(latency_s=0.1), log_path=tmp_path / "llm.jsonl") as srv:
         argv = [sys.executable, "-m", "tests.runs.ray_driver", address, store.url, srv.base_url]
         argv += [str(repl_log), template, str(n)]

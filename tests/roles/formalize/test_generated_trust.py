@@ -44,7 +44,7 @@ def test_meaning_changers_from_a_model_never_reach_lean(tmp_path, registered):  
     res = {k: v.result for k, v in results(registered).items()}
     assert set(res) == set(CASES)
     for k, r in res.items():
-        assert r["outcome"] == Outcome.FAILED, k
+        assert r["outcome"] == Outcome.REFUSED, k
         assert {x["compile_status"] for x in r["rounds"]} == {"rejected"}, (k, r["rounds"])
     sent = repl_log.read_text() if repl_log.exists() else ""
     assert "theorem foo" not in sent
