@@ -40,6 +40,7 @@ def test_list_deactivate_and_remove_reviewers(tmp_path: Path) -> None:
 
     db = str(tmp_path / "m.db")
     run = CliRunner().invoke
+    assert run(app, ["--db", db, "init"]).exit_code == 0  # only init and build make a store
     assert (
         run(
             app,
