@@ -77,19 +77,12 @@ def collect_results(store: Store, run_id: int) -> list[SampleResult]:
         if parsed is None:
             continue
         bench, vh, item, idx = parsed
-        failed = r.status == "failed"
         if unreadable:
-            out[(bench, item, idx)] = SampleResult(
-                benchmark=bench,
-                version_hash=vh,
-                item=item,
-                sample=idx,
-                compiled=False,
-                judges={j: None for j in judges},
-                failure=SampleFailure.UNREADABLE,
-                error=unreadable,
-            )
-            continue
+            failure, error = SampleFailure.UNREADABLE, unreadable
+        elif r.status == "failed":
+            failure, error = _failure_of(r.error or ""), (r.error or "")[:2000]
+        else:
+            failure, error = SampleFailure.NOT_RUN, (r.error or "")[:2000]
         out[(bench, item, idx)] = SampleResult(
             benchmark=bench,
             version_hash=vh,
@@ -97,8 +90,8 @@ def collect_results(store: Store, run_id: int) -> list[SampleResult]:
             sample=idx,
             compiled=False,
             judges={j: None for j in judges},
-            failure=_failure_of(r.error or "") if failed else SampleFailure.NOT_RUN,
-            error=(r.error or "")[:2000],
+            failure=failure,
+            error=error,
         )
     for bench, e in expected.items():
         for item in e["items"]:

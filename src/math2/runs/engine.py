@@ -336,12 +336,7 @@ async def execute(
             run.status = RunStatus.DONE
             run.finished_at = _now()
             run.stats = {
-                "done": summary.done,
-                "failed": summary.failed,
-                "skipped": summary.skipped,
-                "duplicates": summary.duplicates,
-                "elapsed_s": round(summary.elapsed_s, 3),
-                "items_per_s": round(summary.items_per_s, 3),
+                **finished_stats(summary),
                 "utilisation": {k: round(v.utilisation, 3) for k, v in summary.resources.items()},
             }
 
@@ -354,3 +349,15 @@ async def execute(
             await asyncio.to_thread(held.__exit__, None, None, None)
         if own:
             await astore.aclose()
+
+
+def finished_stats(summary: RunSummary) -> dict[str, Any]:
+    """What a finished run records of its summary (every executor writes these)."""
+    return {
+        "done": summary.done,
+        "failed": summary.failed,
+        "skipped": summary.skipped,
+        "duplicates": summary.duplicates,
+        "elapsed_s": round(summary.elapsed_s, 3),
+        "items_per_s": round(summary.items_per_s, 3),
+    }

@@ -23,7 +23,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from math2.lean.pool import PoolConfig
-from math2.runs.engine import Progress, RunSummary, _aiter, _now, open_run, run_item
+from math2.runs.engine import (
+    Progress,
+    RunSummary,
+    _aiter,
+    _now,
+    finished_stats,
+    open_run,
+    run_item,
+)
 from math2.runs.ray_actors import (
     NAMESPACE,
     ActorBackend,
@@ -318,12 +326,7 @@ async def execute_ray(
         run.status = RunStatus.DONE
         run.finished_at = _now()
         run.stats = {
-            "done": summary.done,
-            "failed": summary.failed,
-            "skipped": summary.skipped,
-            "duplicates": summary.duplicates,
-            "elapsed_s": round(summary.elapsed_s, 3),
-            "items_per_s": round(summary.items_per_s, 3),
+            **finished_stats(summary),
             **info,
             "writer": counts,
         }
