@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from collections.abc import AsyncIterator, Iterable
 from enum import StrEnum
 from typing import Protocol
@@ -70,6 +71,9 @@ class CheckItem(BaseModel):
     # Who wrote the context: a model (the strict default) or people (a benchmark's context).
     trust: ContextTrust = ContextTrust.GENERATED
     parts: list[str] = []  # the targets of a multi-part item, each its own theorem
+    # Constants whose type the build should report (`#check @NAME` after the body): a binding's
+    # type hash comes from the pinned build (K6.4). Names only; anything else is refused.
+    show_types: list[str] = []
 
 
 class CheckResult(BaseModel):
@@ -89,6 +93,8 @@ class CheckResult(BaseModel):
     backend: str = ""
     # The Lean that produced the verdict, as it reported itself (empty: nothing was compiled).
     compiled_by: str = ""
+    # The types the build reported for `CheckItem.show_types`, as Lean pretty-printed them.
+    types: dict[str, str] = {}
 
 
 # Outcomes that depend only on the code (and the Lean that ran it), so they may be cached.
@@ -164,6 +170,8 @@ class LeanChecker:
         caps = precheck(item.code, self.limits)  # the whole item, before anything is read
         if caps:
             return "", None, caps, []
+        if bad := [n for n in item.show_types if not _CONSTANT.fullmatch(n)]:
+            return "", None, [Violation(rule="show_types", line=None, detail=_bad_names(bad))], []
         header, _ = split_header(item.code)
         strict = {
             Mode.STATEMENT: Strictness.STATEMENT,
@@ -193,7 +201,8 @@ class LeanChecker:
         # context declaration may trust compiled code that the target never mentions.
         names = [*[d for d in report.declared if d not in report.targets], *report.targets]
         axioms = "".join(f"\n#print axioms {n}" for n in names) + "\n"
-        return prepare(body) + axioms, name, [], report.flags
+        types = "".join(f"#check @{n}\n" for n in item.show_types)
+        return prepare(body) + axioms + types, name, [], report.flags
 
     async def check(self, item: CheckItem) -> CheckResult:
         """Check one item; hostile or malformed code is rejected without running anything."""
@@ -313,11 +322,16 @@ class LeanChecker:
         subject: str | None = None
         answers: dict[str, set[str]] = {}  # every `#print axioms` answer, by its constant
         kept: list[Diagnostic] = []
+        types: dict[str, str] = {}
         for d in diags:
             found = parse_axioms(d.message) if d.kind is Kind.OUTPUT else None
             if found is not None:
                 axioms, subject = found, axioms_subject(d.message)
                 answers[subject or ""] = found
+                continue
+            shown = _CHECK_ANSWER.match(d.message) if d.kind is Kind.OUTPUT else None
+            if shown is not None and shown.group("name") in item.show_types:
+                types[shown.group("name")] = shown.group("type").strip()
                 continue
             kept.append(_shift(d, offset))
         errs = [d for d in kept if d.is_error]
@@ -360,8 +374,19 @@ class LeanChecker:
             diagnostics=kept,
             axioms=sorted(axioms) if axioms is not None else None,
             violations=extra,
+            types=types,
             **base,
         )
+
+
+# A constant's name as `show_types` accepts it: no space, bracket, quote or command character
+# (so it can only ever be one identifier after `#check @`), and no root reaching IO or Lean.
+_CONSTANT = re.compile(r"(?!(?:IO|EIO|BaseIO|System|Lean)(?:\.|$))[^\s@#()\[\]{}:;,\"`«»$]+")
+_CHECK_ANSWER = re.compile(r"^@?(?P<name>[^\s:]+) :\s(?P<type>.*)$", re.S)
+
+
+def _bad_names(names: list[str]) -> str:
+    return f"not a constant name for `#check`: {', '.join(repr(n[:80]) for n in names)}"
 
 
 def _axiom_detail(subject: str, extra: list[str], target: str | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import (
@@ -179,21 +180,56 @@ class Review(Created, Base):
     )
 
 
+class BindingStatus(StrEnum):
+    """Where a binding is in its lifecycle: proposed → checked (or check_failed) → reviewed."""
+
+    PROPOSED = "proposed"  # by formalize, align or a crosswalk; not yet through Lean
+    CHECKED = "checked"  # hygiene, compile and axioms passed at the pinned build
+    CHECK_FAILED = "check_failed"  # the check refused it (the reason is in `check`)
+    CONFIRMED = "confirmed"  # a person confirmed it (only from `checked`)
+    REJECTED = "rejected"  # a person rejected it
+
+
+class BindingOrigin(StrEnum):
+    """Who proposed a binding."""
+
+    FORMALIZE = "formalize"  # a model wrote the Lean statement (agent text)
+    ALIGN = "align"  # the align role judged a candidate pair `same`
+    CROSSWALK = "crosswalk"  # a crosswalk (a list or a library) names the declaration
+    PERSON = "person"  # a person made it
+
+
 class Binding(Created, Base):
-    """A node's Lean declaration (E5, spec 07.3); it needs a person's review."""
+    """A node's Lean side (E5, spec 07.3): a library declaration (`mention_id`) or a statement a
+    model wrote (`agent_text_id`); checked by Lean, then it needs a person's review."""
 
     __tablename__ = "bindings"
     id: Mapped[int] = mapped_column(primary_key=True)
     node_id: Mapped[int] = mapped_column(ForeignKey("nodes.id", ondelete="CASCADE"))
-    mention_id: Mapped[int] = mapped_column(ForeignKey("mentions.id"))
-    status: Mapped[str] = mapped_column(String(20), default="proposed")
+    mention_id: Mapped[int | None] = mapped_column(ForeignKey("mentions.id"))
+    status: Mapped[str] = mapped_column(String(20), default=BindingStatus.PROPOSED.value)
     review_id: Mapped[int | None] = mapped_column(ForeignKey("reviews.id"))
     # A binding a role proposed points at the attempt that proposed it.
     attempt_id: Mapped[int | None] = mapped_column(ForeignKey("attempts.id", ondelete="SET NULL"))
+    origin: Mapped[str | None] = mapped_column(String(20))
+    # The formalize role's statement (agent text) when no library declares the Lean side.
+    agent_text_id: Mapped[int | None] = mapped_column(
+        ForeignKey("agent_texts.id", ondelete="SET NULL")
+    )
+    # The last Lean check: verdict, reason, the Lean identity, axioms and type hash of the build.
+    lean_check: Mapped[dict[str, Any]] = mapped_column(default=dict)
 
     __table_args__ = (
         UniqueConstraint("node_id", "mention_id", name="uq_bindings_node_mention"),
-        CheckConstraint("status IN ('proposed', 'confirmed', 'rejected')", name="status"),
+        CheckConstraint(
+            "status IN ('proposed', 'checked', 'check_failed', 'confirmed', 'rejected')",
+            name="status",
+        ),
+        CheckConstraint(
+            "origin IS NULL OR origin IN ('formalize', 'align', 'crosswalk', 'person')",
+            name="origin",
+        ),
+        Index("ix_bindings_status", "status"),
     )
 
 

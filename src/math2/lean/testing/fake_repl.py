@@ -17,6 +17,11 @@ blank line. Behaviours are chosen by directives in a command's text (`-- fake: <
     axiom NAME        the environment gains axiom NAME (seen by `#print axioms`)
     uses DECL AXIOM   only declaration DECL depends on AXIOM (seen by `#print axioms DECL`)
 
+`--library FILE` (JSON: name → {"type": …, "axioms": […]}) stands for the pinned build's library:
+`#print axioms NAME` and `#check @NAME` answer from it, and a declaration whose type is
+`type_of% @NAME` has that type and NAME's axioms (an unknown NAME is an unknown identifier).
+`#check @X` of a declaration of the command answers its signature as written.
+
 Without directives: `import` lines load a header (taking --header-delay), a declaration whose
 text holds `sorry` gets the `declaration uses sorry` warning and a sorry with a proof state,
 and `#print axioms X` answers from what was declared. Each command takes --check-delay.
@@ -40,6 +45,8 @@ _DECL = re.compile(
 )
 _DIRECTIVE = re.compile(r"--\s*fake:\s*(\w+)(?:[ \t]+([^\n]*))?")
 _PRINT_AXIOMS = re.compile(r"#print\s+axioms\s+(\S+)")
+_CHECK = re.compile(r"^#check\s+@(\S+)\s*$", re.M)
+_TYPE_OF = re.compile(r"type_of%\s*@(\S+)")
 
 _MISMATCH = "{t} mismatch\n  {{n}}\nhas type\n  ℕ : Type\nbut is expected to have type\n  ℝ : Type"
 _HEARTBEATS = "maximum number of heartbeats (200000) has been reached"
@@ -83,6 +90,11 @@ class Fake:
         self.proof_states: set[int] = set()
         self.next_ps = 0
         self.hoard: list[bytearray] = []
+        library = getattr(args, "library", None)
+        self.library: dict[str, dict] = {}
+        if library:
+            with open(library, encoding="utf-8") as fh:
+                self.library = json.load(fh)
 
     def new_env(self, base: dict | None, **changes) -> int:
         env = {
@@ -104,6 +116,7 @@ class Fake:
             "wording": self.args.wording,
             "rule": getattr(self.args, "rule", []),
             "replay": getattr(self.args, "replay", None),
+            "library": self.library,
         }
         return fake_version(kind, behaviour)
 
@@ -159,12 +172,22 @@ class Fake:
                 text = WORDING[self.args.wording][kind].format(n=name or "x")
                 messages.append(_msg("error", 1, 0, text))
         time.sleep(delay)
+        signatures: dict[str, str] = {}
         for m in _DECL.finditer(cmd):
             kw, name = m.group(1), m.group(2)
             line = cmd.count("\n", 0, m.start(1)) + 1
             if kw == "axiom":
                 axioms.add(name)
                 continue
+            sig = " ".join(cmd[m.end() :].split(":=", 1)[0].split()).removeprefix(": ")
+            for ref in _TYPE_OF.findall(sig):
+                if ref not in self.library:
+                    text = WORDING[self.args.wording]["unknown_identifier"].format(n=ref)
+                    messages.append(_msg("error", line, 0, text))
+                    continue
+                sig = sig.replace(f"type_of% @{ref}", self.library[ref].get("type", ""))
+                per_decl.setdefault(name, set()).update(self.library[ref].get("axioms", []))
+            signatures[name] = sig
             uses_sorry = re.search(r"\bsorry\b", cmd[m.end() :]) is not None
             decls[name or "_example"] = uses_sorry
             if uses_sorry:
@@ -180,8 +203,20 @@ class Fake:
                 )
                 self.proof_states.add(self.next_ps)
                 self.next_ps += 1
-        known = dict(base["decls"]) if base else {}
+        known = dict.fromkeys(self.library, False)
+        known.update(dict(base["decls"]) if base else {})
         known.update(decls)
+        for name, lib in self.library.items():
+            per_decl.setdefault(name, set()).update(lib.get("axioms", []))
+        for m in _CHECK.finditer(cmd):
+            name = m.group(1)
+            line = cmd.count("\n", 0, m.start()) + 1
+            sig = signatures.get(name, self.library.get(name, {}).get("type"))
+            if sig is None:
+                text = WORDING[self.args.wording]["unknown_constant"].format(n=name)
+                messages.append(_msg("error", line, 0, text))
+            else:
+                messages.append(_msg("info", line, 0, f"@{name} : {sig}"))
         for m in _PRINT_AXIOMS.finditer(cmd):
             name = m.group(1)
             line = cmd.count("\n", 0, m.start()) + 1
@@ -286,6 +321,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--replay", help="answer with the frames of this .expected.out file, in order")
     p.add_argument("--exit-after", type=int, default=0, help="exit after N answers (0: never)")
     p.add_argument("--log", help="append every request received to this file (one JSON a line)")
+    p.add_argument("--library", help="JSON: the pinned build's declarations (type, axioms)")
     p.add_argument(
         "--rule",
         action="append",
