@@ -49,6 +49,10 @@ def cluster(session: Session) -> ClusterReport:
     return rep
 
 
+# Only a same_as edge joins a declaration to a node (an `implies` edge of the align role never).
+SAME_AS = Crosswalk.relation == "same_as"
+
+
 def _link_edges(session: Session, rep: ClusterReport) -> None:
     sources_by_system: dict[str, list[int]] = defaultdict(list)
     source_names: dict[int, str] = {}
@@ -56,7 +60,9 @@ def _link_edges(session: Session, rep: ClusterReport) -> None:
         sources_by_system[system].append(sid)
         source_names[sid] = name
     edges = session.scalars(
-        select(Crosswalk).where(Crosswalk.mention_id.is_(None), Crosswalk.status == "accepted")
+        select(Crosswalk).where(
+            Crosswalk.mention_id.is_(None), Crosswalk.status == "accepted", SAME_AS
+        )
     ).all()
     by_system: dict[str, list[Crosswalk]] = defaultdict(list)
     for e in edges:
@@ -94,7 +100,11 @@ def _link_edges(session: Session, rep: ClusterReport) -> None:
         q = (
             select(Crosswalk.mention_id, Crosswalk.source_id, Node.key, Node.id)
             .join(Node, Node.id == Crosswalk.node_id)
-            .where(Crosswalk.mention_id.in_(ids[i : i + 5000]), Crosswalk.status == "accepted")
+            .where(
+                Crosswalk.mention_id.in_(ids[i : i + 5000]),
+                Crosswalk.status == "accepted",
+                SAME_AS,
+            )
         )
         for mid, sid, key, nid in session.execute(q):
             claims[mid].append((precedence(source_names.get(sid)), key, nid))

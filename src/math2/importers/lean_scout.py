@@ -36,7 +36,13 @@ class TypeRow:
     @property
     def type_hash(self) -> str:
         """sha256 of the pretty-printed type, whitespace collapsed."""
-        return hashlib.sha256(_WS.sub(" ", self.type).strip().encode()).hexdigest()[:32]
+        return type_hash_of(self.type)
+
+
+def type_hash_of(pretty_type: str) -> str:
+    """The type hash of a pretty-printed type (sha256, whitespace collapsed, 32 hex digits): the
+    same for the import's datasets and for a binding's check at the pinned build."""
+    return hashlib.sha256(_WS.sub(" ", pretty_type).strip().encode()).hexdigest()[:32]
 
 
 @dataclass(slots=True)

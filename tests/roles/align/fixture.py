@@ -16,8 +16,9 @@ def same(reason: str = "the same result") -> dict:
     return {"verdict": "same", "reasons": reason, "differing_clauses": []}
 
 
-def verdict(v: str, reason: str, clauses: list[str]) -> dict:
-    return {"verdict": v, "reasons": reason, "differing_clauses": clauses}
+def verdict(v: str, reason: str, clauses: list[str], direction: str | None = None) -> dict:
+    out = {"verdict": v, "reasons": reason, "differing_clauses": clauses}
+    return out | ({"direction": direction} if direction else {})
 
 
 def script(latency_s: float = 0.0) -> Script:
@@ -30,7 +31,9 @@ def script(latency_s: float = 0.0) -> Script:
             Rule(
                 system=JUDGE,
                 user=r"Lean\.IMPL",
-                json=verdict("implies", "the Lean side is a special case", ["n = 0"]),
+                json=verdict(
+                    "implies", "the Lean side is a special case", ["n = 0"], "left_implies_right"
+                ),
             ),
             Rule(
                 system=JUDGE,

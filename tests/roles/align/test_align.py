@@ -26,6 +26,11 @@ def _rows(store):
         return {c.id: (c.status, dict(c.extra or {})) for c in s.scalars(select(Crosswalk))}
 
 
+def _relations(store):
+    with store.session() as s:
+        return {c.id: c.relation for c in s.scalars(select(Crosswalk))}
+
+
 def test_verdicts_become_edges_or_stay_candidates(sqlite_store):
     built = build(sqlite_store)
     with FakeServer(script()) as srv:
@@ -37,10 +42,14 @@ def test_verdicts_become_edges_or_stay_candidates(sqlite_store):
         note = extra["align"]
         assert note["dataset"] == "theoremgraph"
         assert note["model"] == "judge"
-        assert note["template"] == "align/judge@1" and len(note["template_hash"]) == 64
+        assert note["template"] == "align/judge@2" and len(note["template_hash"]) == 64
         assert note["run"] == summary.run_id and note["attempt"]
         if key.startswith("SAME"):
             assert status == "accepted" and note["verdict"] == "same"
+        elif key.startswith("IMPL"):
+            # one implies the other: its own edge relation, with the direction, never same_as
+            assert status == "accepted" and note["outcome"] == "implies"
+            assert extra["direction"] == note["direction"] == "node_implies_target"
         else:
             # a rejected pair stays a candidate and keeps its reason
             assert status == "candidate", key
@@ -57,23 +66,31 @@ def test_verdicts_become_edges_or_stay_candidates(sqlite_store):
     # the other dataset's candidate was never judged: no verdict, not an edge
     assert rows[built.other] == ("candidate", {})
     accepted = {cid for cid, (st, _) in rows.items() if st == "accepted"}
-    assert accepted == {built.pairs["SAME0"], built.pairs["SAME1"]}
+    rel = _relations(sqlite_store)
+    same = {built.pairs["SAME0"], built.pairs["SAME1"]}
+    implies = {built.pairs["IMPL0"], built.pairs["IMPL1"]}
+    assert accepted == same | implies
+    assert {rel[c] for c in same} == {"same_as"} and {rel[c] for c in implies} == {"implies"}
     with sqlite_store.session() as s:
-        assert build_report(s).crosswalks == 2
-        bindings = list(s.scalars(select(Binding)))
+        assert build_report(s).crosswalks == 4
+        bindings = list(s.scalars(select(Binding)))  # only `same` proposes a binding
         assert len(bindings) == 2 and {b.status for b in bindings} == {"proposed"}
+        assert {b.origin for b in bindings} == {"align"}
         assert all(b.attempt_id for b in bindings)
         assert s.scalar(select(Attempt.stage).limit(1)) == "align"
 
 
 def test_every_edge_has_a_verdict(sqlite_store):
-    """Whatever the judge answers, an accepted row always carries a `same` verdict."""
+    """Whatever the judge answers, an accepted row always carries its verdict: `same` for a
+    same_as edge, `implies` (with a direction) for an implies edge."""
     build(sqlite_store, n=3)
     with FakeServer(script()) as srv:
         _run(sqlite_store, srv.base_url)
-    for status, extra in _rows(sqlite_store).values():
+    rel = _relations(sqlite_store)
+    for cid, (status, extra) in _rows(sqlite_store).items():
         if status == "accepted":
-            assert extra["align"]["verdict"] == "same"
+            want = {"same_as": "same", "implies": "implies"}[rel[cid]]
+            assert extra["align"]["verdict"] == want
 
 
 def test_rerun_judges_nothing_again(sqlite_store):
@@ -109,3 +126,16 @@ def test_unregistered_model_is_refused(sqlite_store):
                 AlignOptions(model="nobody"),
             )
         )
+
+
+def test_an_implies_verdict_needs_its_direction():
+    from pydantic import ValidationError
+
+    from math2.roles.align import AlignVerdict, Direction
+
+    with pytest.raises(ValidationError, match="direction"):
+        AlignVerdict(verdict="implies", reasons="a special case")
+    v = AlignVerdict(verdict="implies", reasons="x", direction="right_implies_left")
+    assert v.direction is Direction.RIGHT_IMPLIES_LEFT
+    same = AlignVerdict(verdict="same", reasons="x", direction="left_implies_right")
+    assert same.direction is None

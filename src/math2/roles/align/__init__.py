@@ -20,12 +20,17 @@ from math2.roles.align.candidates import (
     scan_stacks,
     stacks_pairs,
 )
+from math2.roles.align.check import CheckOptions, run_check
 from math2.roles.align.job import AlignOptions, build_job, record_verdict, run_align
+from math2.roles.align.lifecycle import can_confirm, propose_binding
 from math2.roles.align.schemas import (
     AlignOutcome,
     AlignPair,
     AlignResult,
     AlignVerdict,
+    Direction,
+    EdgeDirection,
+    EdgeRelation,
     Relation,
     Side,
 )
@@ -38,19 +43,26 @@ __all__ = [
     "AlignResult",
     "AlignVerdict",
     "BindingBlocked",
+    "CheckOptions",
     "DefinitionToReview",
+    "Direction",
+    "EdgeDirection",
+    "EdgeRelation",
     "HumanPair",
     "Relation",
     "Side",
     "build_job",
+    "can_confirm",
     "confirm_definition",
     "definitions_to_review",
     "list_pairs",
     "pair_of",
+    "propose_binding",
     "propose_by_search",
     "record_verdict",
     "require_definitions_confirmed",
     "run_align",
+    "run_check",
     "scan_stacks",
     "stacks_pairs",
 ]

@@ -21,11 +21,15 @@ from sqlalchemy.orm import Session
 
 from math2.config import Settings
 from math2.llm import load_template, make_client, require_model
+from math2.roles.align.lifecycle import propose_binding
 from math2.roles.align.schemas import (
     AlignOutcome,
     AlignPair,
     AlignResult,
     AlignVerdict,
+    Direction,
+    EdgeDirection,
+    EdgeRelation,
     Relation,
 )
 from math2.roles.align.sides import lean_mention, pair_of
@@ -41,10 +45,16 @@ from math2.runs import (
 )
 from math2.store import Store
 from math2.store.aio import AsyncStore
-from math2.store.models import Binding, Crosswalk, Source
+from math2.store.models import BindingOrigin, Crosswalk, Source
 
 JOB = "align"
 TEMPLATE = "align/judge"
+OUTCOME_OF = {Relation.SAME: AlignOutcome.ACCEPTED, Relation.IMPLIES: AlignOutcome.IMPLIES}
+# The node is the pair's left side, the declaration its right side.
+EDGE_DIRECTION = {
+    Direction.LEFT_IMPLIES_RIGHT: EdgeDirection.NODE_IMPLIES_TARGET,
+    Direction.RIGHT_IMPLIES_LEFT: EdgeDirection.TARGET_IMPLIES_NODE,
+}
 
 
 class AlignOptions(BaseModel):
@@ -121,7 +131,7 @@ def align_judge(model: str, temperature: float = 0.0, max_tokens: int = 768):
         return AlignResult(
             id=pair.id,
             crosswalk_id=pair.crosswalk_id,
-            outcome=AlignOutcome.ACCEPTED if v.verdict is Relation.SAME else AlignOutcome.REJECTED,
+            outcome=OUTCOME_OF.get(v.verdict, AlignOutcome.REJECTED),
             verdict=v,
             attempt_id=aid,
         )
@@ -132,7 +142,8 @@ def align_judge(model: str, temperature: float = 0.0, max_tokens: int = 768):
 def record_verdict(
     s: Session, run_id: int, model: str, result: AlignResult, dataset: str
 ) -> int | None:
-    """Write a judged pair into its crosswalk row (and a proposed binding); idempotent."""
+    """Write a judged pair into its crosswalk row; idempotent. `same`: a same_as edge and a
+    proposed binding; `implies`: an implies edge with its direction; else a candidate."""
     cw = s.get(Crosswalk, result.crosswalk_id)
     if cw is None:
         return None
@@ -155,22 +166,24 @@ def record_verdict(
     else:
         note["reasons"] = result.error or "no verdict"
     cw.extra = {**(cw.extra or {}), "align": note}
+    if result.outcome is AlignOutcome.IMPLIES and result.verdict is not None:
+        direction = EDGE_DIRECTION[result.verdict.direction]  # the schema requires one
+        note["direction"] = direction.value
+        cw.status, cw.relation = "accepted", EdgeRelation.IMPLIES.value
+        cw.extra = {**cw.extra, "align": note, "direction": direction.value}
+        m = lean_mention(s, cw.system, cw.target, cw.mention_id)
+        cw.mention_id = m.id if m is not None else cw.mention_id
+        return None  # an implies edge binds nothing
     if result.outcome is not AlignOutcome.ACCEPTED:
         return None  # stays a candidate, with its reason
-    cw.status = "accepted"
+    cw.status, cw.relation = "accepted", EdgeRelation.SAME_AS.value
     m = lean_mention(s, cw.system, cw.target, cw.mention_id)
     if m is None:
         return None
     cw.mention_id = m.id
-    binding = s.scalar(
-        select(Binding).where(Binding.node_id == cw.node_id, Binding.mention_id == m.id)
+    binding = propose_binding(
+        s, cw.node_id, BindingOrigin.ALIGN, mention_id=m.id, attempt_id=result.attempt_id
     )
-    if binding is None:
-        binding = Binding(
-            node_id=cw.node_id, mention_id=m.id, status="proposed", attempt_id=result.attempt_id
-        )
-        s.add(binding)
-        s.flush()
     return binding.id
 
 
