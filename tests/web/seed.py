@@ -32,7 +32,7 @@ class Seeded:
     node_id: int  # the node whose agent text the tests confirm (starts at W0)
     xss_node_id: int  # the node with hostile text
     agent_text_id: int
-    binding_id: int  # a proposed binding on the xss node
+    binding_id: int  # a binding Lean checked, waiting for a person, on the xss node
     run_id: int
     audit: str
     sample_ids: list[int]
@@ -130,7 +130,7 @@ def seed(store: Store) -> Seeded:
         s.add_all([m_old, m_new, m_other, m_prime])
         s.flush()
         s.add(Binding(node_id=node.id, mention_id=m_new.id, status="confirmed"))
-        proposed = Binding(node_id=xss.id, mention_id=m_other.id, status="proposed")
+        proposed = Binding(node_id=xss.id, mention_id=m_other.id, status="checked")
         s.add(proposed)
         s.add_all(
             [

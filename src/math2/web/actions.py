@@ -186,9 +186,10 @@ async def review_definition(
     from math2.errors import Math2Error
     from math2.roles.align.bindings import confirm_definition
 
+    to = _local(form.get("next"), "/review")  # back to the binding page it was confirmed on
     try:
         with request.app.state.store.session() as s:
             confirm_definition(s, mention_id, who)
     except Math2Error as exc:
-        return _back(request, "/review", "error", f"Definition {mention_id}: {exc}")
-    return _back(request, "/review", "ok", f"Definition {mention_id}: confirmed.")
+        return _back(request, to, "error", f"Definition {mention_id}: {exc}")
+    return _back(request, to, "ok", f"Definition {mention_id}: confirmed.")

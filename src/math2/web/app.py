@@ -83,7 +83,7 @@ def create_app(
     `trusted_header` names a header a reverse proxy sets to the signed-in user's name; it is
     believed only from the `trusted_proxies` addresses (loopback by default).
     """
-    from math2.web import actions, pages
+    from math2.web import actions, bindings, pages
 
     app = FastAPI(title="math2", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
@@ -107,6 +107,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(pages.router)
     app.include_router(actions.router)
+    app.include_router(bindings.router)
 
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException):

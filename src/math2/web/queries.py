@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from math2.roles.align.bindings import definitions_to_review
+from math2.roles.align.lifecycle import OPEN as OPEN_BINDING
 from math2.store import (
     AgentText,
     Binding,
@@ -74,7 +75,7 @@ def node_view(s: Session, node_id: int) -> dict[str, Any] | None:
     )
     bindings = s.execute(
         select(Binding, Mention.name, Mention.statement)
-        .join(Mention, Mention.id == Binding.mention_id)
+        .outerjoin(Mention, Mention.id == Binding.mention_id)
         .where(Binding.node_id == node_id)
         .order_by(Binding.id)
     ).all()
@@ -290,9 +291,8 @@ def review_queue(s: Session, limit: int = 100) -> dict[str, Any]:
     agent_total = s.scalar(
         select(func.count()).select_from(AgentText).where(AgentText.status == "pending")
     )
-    binding_total = s.scalar(
-        select(func.count()).select_from(Binding).where(Binding.status == "proposed")
-    )
+    open_binding = Binding.status.in_([v.value for v in OPEN_BINDING])
+    binding_total = s.scalar(select(func.count()).select_from(Binding).where(open_binding))
     models = _models(s, {a.model_id for a, *_ in agent})
     checks: dict[int, list[CheckResultRow]] = {}
     ids = [a.id for a, *_ in agent]
@@ -304,8 +304,8 @@ def review_queue(s: Session, limit: int = 100) -> dict[str, Any]:
     bindings = s.execute(
         select(Binding, Node.key, Node.title, Node.level, Mention.name, Mention.statement)
         .join(Node, Node.id == Binding.node_id)
-        .join(Mention, Mention.id == Binding.mention_id)
-        .where(Binding.status == "proposed")
+        .outerjoin(Mention, Mention.id == Binding.mention_id)  # none: a model's statement
+        .where(open_binding)
         .order_by(Binding.id)
         .limit(limit)
     ).all()

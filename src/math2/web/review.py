@@ -184,19 +184,27 @@ def decide_agent_text(
 def decide_binding(
     s: Session, binding_id: int, decision: Decision, reviewer: str, reason: str
 ) -> Review:
-    """Confirm or reject one proposed binding (a binding is not edited: reject and propose)."""
+    """Confirm or reject one open binding (a binding is not edited: reject and propose).
+
+    Only a binding Lean checked (`checked`) can be confirmed, and (K6.5) only once each
+    definition of an AI-written library its statement uses is confirmed; rejecting is possible
+    at every stage before a person's decision.
+    """
+    from math2.roles.align.bindings import BindingBlocked, require_definitions_confirmed
+    from math2.roles.align.lifecycle import OPEN, can_confirm
+
     reason = _reason(reason)
     if decision is Decision.EDIT:
         raise ReviewError("a binding cannot be edited: reject it with the reason")
     row = s.get(Binding, binding_id)
     if row is None:
         raise ReviewError(f"binding {binding_id} does not exist")
-    if row.status != "proposed":
+    if row.status not in OPEN:
         raise ReviewError(f"binding {binding_id} was already decided ({row.status})")
     verdict = "confirmed" if decision is Decision.CONFIRM else "rejected"
     if decision is Decision.CONFIRM:
-        from math2.roles.align.bindings import BindingBlocked, require_definitions_confirmed
-
+        if (why := can_confirm(row)) is not None:
+            raise ReviewError(f"binding {binding_id} cannot be confirmed: {why}")
         try:  # K6.5: an AI-written library's definitions the statement uses come first
             require_definitions_confirmed(s, binding_id)
         except BindingBlocked as exc:

@@ -162,7 +162,7 @@ def ai_library(store: Store) -> dict[str, int]:
         node = Node(key="ai:foo_pos", title="Foo is positive")
         s.add(node)
         s.flush()
-        b = Binding(node_id=node.id, mention_id=thm.id, status="proposed")
+        b = Binding(node_id=node.id, mention_id=thm.id, status="checked")
         s.add(b)
         s.flush()
         return {"foo": foo.id, "bar": bar.id, "thm": thm.id, "binding": b.id, "node": node.id}

@@ -23,7 +23,7 @@ def test_ai_binding_waits_for_each_definition(sqlite_store):
         with pytest.raises(ReviewError, match=r"AiLib\.Bar") as exc:
             decide_binding(s, ids["binding"], Decision.CONFIRM, "ann", "looks right")
         assert "AiLib.Foo" not in str(exc.value)
-        assert s.get(Binding, ids["binding"]).status == "proposed"
+        assert s.get(Binding, ids["binding"]).status == "checked"
         confirm_definition(s, ids["bar"], "ann")
         decide_binding(s, ids["binding"], Decision.CONFIRM, "ann", "looks right")
         assert s.get(Binding, ids["binding"]).status == "confirmed"
@@ -38,6 +38,9 @@ def test_human_library_binding_needs_no_definition_review(sqlite_store):
         s.add(b)
         s.flush()
         assert definitions_to_review(s, b.id) == []
+        with pytest.raises(ReviewError, match="not been checked by Lean"):
+            decide_binding(s, b.id, Decision.CONFIRM, "ann", "ok")
+        b.status = "checked"
         decide_binding(s, b.id, Decision.CONFIRM, "ann", "ok")
         assert b.status == "confirmed"
 

@@ -46,7 +46,7 @@ _DECL = re.compile(
 _DIRECTIVE = re.compile(r"--\s*fake:\s*(\w+)(?:[ \t]+([^\n]*))?")
 _PRINT_AXIOMS = re.compile(r"#print\s+axioms\s+(\S+)")
 _CHECK = re.compile(r"^#check\s+@(\S+)\s*$", re.M)
-_TYPE_OF = re.compile(r"type_of%\s*@(\S+)")
+_TYPE_OF = re.compile(r"type_of%\s*@([^\s()⟨⟩]+)")
 
 _MISMATCH = "{t} mismatch\n  {{n}}\nhas type\n  ℕ : Type\nbut is expected to have type\n  ℝ : Type"
 _HEARTBEATS = "maximum number of heartbeats (200000) has been reached"

@@ -37,8 +37,8 @@ def definitions_to_review(s: Session, binding_id: int) -> list[DefinitionToRevie
     b = s.get(Binding, binding_id)
     if b is None:
         return []
-    m = s.get(Mention, b.mention_id)
-    if m is None:
+    m = s.get(Mention, b.mention_id) if b.mention_id is not None else None
+    if m is None:  # a model's statement: no library, no definitions of one
         return []
     authored = s.scalar(select(Source.authored).where(Source.id == m.source_id))
     if m.authored not in AI_AUTHORED and authored not in AI_AUTHORED:
