@@ -73,3 +73,54 @@ def align_cmd(
         f"run {summary.run_id}: {summary.done} judged this time ({counts}), "
         f"{summary.failed} failed, {summary.skipped} already finished"
     )
+
+
+bindings_app = typer.Typer(
+    help="Bindings: proposed → checked by Lean → reviewed (confirm in `math2 serve`).",
+    no_args_is_help=True,
+)
+app.add_typer(bindings_app, name="bindings")
+
+
+@bindings_app.command("check")
+def bindings_check(
+    lean: Annotated[str | None, typer.Option(help="Lean backend: repl | kimina | lake.")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most N bindings.")] = None,
+) -> None:
+    """Check each proposed binding (and each whose check failed) with Lean at the pinned build:
+    hygiene, compile, axioms, the build's type hash. Resumable: `math2 runs resume ID`."""
+    import asyncio
+
+    from math2.cli._common import check_backend, check_range
+    from math2.cli._progress import ProgressDisplay
+    from math2.errors import Math2Error
+    from math2.roles.align import CheckOptions, run_check
+
+    check_range("--limit", limit, 1)
+    check_backend(lean)
+    store = _store(migrate=True)
+    tally: dict[str, int] = {}
+
+    def count(_rec, result) -> None:
+        tally[result.status.value] = tally.get(result.status.value, 0) + 1
+
+    try:
+        with ProgressDisplay(err) as show:
+            summary = asyncio.run(
+                run_check(
+                    state.settings,
+                    store,
+                    CheckOptions(lean_backend=lean, limit=limit),
+                    on_progress=show,
+                    on_result=count,
+                )
+            )
+    except Math2Error as exc:
+        raise fail(escape(str(exc))) from exc
+    counts = ", ".join(f"{k}: {v}" for k, v in sorted(tally.items())) or "nothing to check"
+    out.print(
+        f"run {summary.run_id}: {summary.done} checked this time ({counts}), "
+        f"{summary.failed} failed, {summary.skipped} already finished"
+    )
+    if summary.failed and not summary.done and not summary.skipped:
+        raise fail(f"run {summary.run_id}: every binding's check failed to run", code=1)

@@ -4,6 +4,8 @@ from math2.store.db import Store, StoreError, head_revision, make_engine, open_s
 from math2.store.models import (
     Base,
     Binding,
+    BindingOrigin,
+    BindingStatus,
     ConstDep,
     Crosswalk,
     LeanResult,
@@ -43,6 +45,8 @@ __all__ = [
     "AuditSample",
     "Base",
     "Binding",
+    "BindingOrigin",
+    "BindingStatus",
     "CheckResultRow",
     "ConstDep",
     "Crosswalk",

@@ -164,3 +164,28 @@ def test_resumed_check_asks_lean_nothing_again(sqlite_store, tmp_path):
     )
     assert again.run_id == first.run_id and again.skipped == len(ids) and again.done == 0
     assert len(_lean_requests(tmp_path)) == asked
+
+
+def test_cli_bindings_check(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from math2.cli import app
+    from math2.store import Store
+
+    db = tmp_path / "math2.db"
+    store = Store(f"sqlite:///{db}")
+    store.upgrade()
+    ids = _seed(store)
+    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{db}")
+    monkeypatch.setenv("MATH2_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.delenv("MATH2_LEAN__PROJECT_DIR", raising=False)
+    res = CliRunner().invoke(app, ["bindings", "check"])
+    assert res.exit_code != 0 and "Lake project" in res.output  # no Lean: said, nothing run
+    lean = _settings(tmp_path).lean
+    monkeypatch.setenv("MATH2_LEAN__PROJECT_DIR", str(tmp_path))
+    monkeypatch.setenv("MATH2_LEAN__REPL_COMMAND", json.dumps(lean.repl_command))
+    res = CliRunner().invoke(app, ["bindings", "check", "--limit", "3"])
+    assert res.exit_code == 0, res.output
+    assert "checked: 1" in res.output and "check_failed: 2" in res.output
+    rows = _bindings(store)
+    assert rows[ids["good"]].status == "checked" and rows[ids["formal"]].status == "proposed"

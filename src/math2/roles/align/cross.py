@@ -51,7 +51,8 @@ def source_statement(s: Session, system: str, ref: str) -> dict[str, str]:
         f"The source declaration ({src.system}, {src.name}, {m.name}), to state in Lean 4 "
         f"with Mathlib:\n{m.statement or ''}"
     )
-    return {"id": f"{system}:{m.name}", "statement": "\n\n".join(parts)}
+    row = {"id": f"{system}:{m.name}", "statement": "\n\n".join(parts)}
+    return row | ({"node": node.key} if node is not None else {})
 
 
 def write_inputs(s: Session, system: str, refs: list[str], path: Path) -> Path:

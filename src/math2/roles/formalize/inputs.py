@@ -55,8 +55,13 @@ def read_inputs(
             kept = [ln for ln in header.splitlines() if not ln.strip().startswith("import ")]
             extra = "\n".join(kept).strip() or None
         try:
+            node = obj.get("node")
             yield FormalizeInput(
-                id=ident, statement=text.strip(), header=extra, source=f"{path}:{lineno}"
+                id=ident,
+                statement=text.strip(),
+                header=extra,
+                source=f"{path}:{lineno}",
+                node=node if isinstance(node, str) and node else None,
             )
         except ValidationError as exc:
             raise InputError(path, lineno, str(exc.errors()[0]["msg"])) from exc

@@ -95,7 +95,7 @@ def make_retriever(settings: Settings, store: Store, library: str) -> IndexRetri
 
 def _record_accepted(
     s: Session, run_id: int, result: FormalizeResult, model_id: int, source: str
-) -> int:
+) -> tuple[int, int | None]:
     text_id, _ = record_agent_text(
         s,
         kind=AgentTextKind.FORMAL_STATEMENT,
@@ -108,7 +108,30 @@ def _record_accepted(
         attempt_id=result.generate_attempt_id,
         extra={"passed_round": result.passed_round, "theorem": result.theorem, "source": source},
     )
-    return text_id
+    return text_id, _propose_binding(s, result, text_id)
+
+
+def _propose_binding(s: Session, result: FormalizeResult, text_id: int) -> int | None:
+    """An accepted statement for a node is that node's proposed binding (idempotent)."""
+    from math2.roles.align.lifecycle import propose_binding
+    from math2.store import AgentText, BindingOrigin, Node
+
+    if not result.node:
+        return None
+    node_id = s.scalar(select(Node.id).where(Node.key == result.node))
+    if node_id is None:
+        return None
+    text = s.get(AgentText, text_id)
+    if text is not None and text.node_id is None:
+        text.node_id = node_id
+    b = propose_binding(
+        s,
+        node_id,
+        BindingOrigin.FORMALIZE,
+        agent_text_id=text_id,
+        attempt_id=result.generate_attempt_id,
+    )
+    return b.id
 
 
 @step("formalize.accept")
@@ -120,10 +143,10 @@ def accept():
             return result
         model_id, run_id = ctx.services["model_id"], ctx.run_id  # plain values: may travel
         source = ctx.services.get("sources", {}).get(result.id, "")
-        text_id = await ctx.astore.write(
+        text_id, binding_id = await ctx.astore.write(
             lambda s: _record_accepted(s, run_id, result, model_id, source)
         )
-        return result.model_copy(update={"agent_text_id": text_id})
+        return result.model_copy(update={"agent_text_id": text_id, "binding_id": binding_id})
 
     return run
 

@@ -124,7 +124,9 @@ def formalize_loop(
         header = ctx.services.get("header", "import Mathlib")
         if rec.header:
             header = header + "\n" + rec.header
-        result = FormalizeResult(id=rec.id, statement=rec.statement, outcome=Outcome.NO_LEAN)
+        result = FormalizeResult(
+            id=rec.id, statement=rec.statement, outcome=Outcome.NO_LEAN, node=rec.node
+        )
         for sample in range(rec.sample, rec.sample + samples):
             queries: list[str] = []
             hits: list[Hit] = []

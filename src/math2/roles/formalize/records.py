@@ -16,6 +16,9 @@ class FormalizeInput(BaseModel):
     statement: str = Field(min_length=1)
     header: str | None = None  # extra `open …` lines (imports come from the settings)
     source: str | None = None  # where the statement came from (file:line, benchmark item)
+    # The node this statement is for (`formalize --from`): an accepted statement becomes the
+    # node's proposed binding (math2.roles.align.lifecycle), checked by Lean, then reviewed.
+    node: str | None = None
     # The first sample index: pass@k evaluation runs the loop once per sample k, and each must
     # ask its own questions (the response cache is keyed by the sample index).
     sample: int = 0
@@ -71,3 +74,5 @@ class FormalizeResult(BaseModel):
     rounds: list[RoundLog] = Field(default_factory=list)
     generate_attempt_id: int | None = None
     agent_text_id: int | None = None
+    node: str | None = None  # the node key of the input, if any
+    binding_id: int | None = None  # the proposed binding of an accepted statement for a node
