@@ -6,7 +6,7 @@ from pydantic import BaseModel
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from math2.store.models import Binding, Crosswalk, Mention, Node, Source, TextRecord
+from math2.store.models import AI_AUTHORED, Binding, Crosswalk, Mention, Node, Source, TextRecord
 
 # K15: the open questions K06 lists; shown as unresolved until a person settles them.
 OPEN_QUESTIONS = (
@@ -43,6 +43,9 @@ class CorpusReport(BaseModel):
     nodes_by_selection: dict[str, int]
     bindings: int
     bindings_to_ai: int
+    # Bindings whose Lean side is a statement a model wrote (formalize), in no library.
+    bindings_generated: int = 0
+    bindings_by_status: dict[str, int] = {}
     crosswalks: int
     text_by_licence: dict[str, int]
     text_by_author: dict[str, int]
@@ -86,11 +89,13 @@ def build_report(session: Session) -> CorpusReport:
         elif status == "candidate":
             rows[sid].crosswalk_candidates = n
 
+    # K6.5: the declaration's library (or the declaration itself) is marked ai or mixed.
     ai_bindings = session.scalar(
         select(func.count())
         .select_from(Binding)
         .join(Mention, Binding.mention_id == Mention.id)
-        .where(Mention.authored.in_(("ai", "mixed")))
+        .join(Source, Source.id == Mention.source_id)
+        .where(Mention.authored.in_(AI_AUTHORED) | Source.authored.in_(AI_AUTHORED))
     )
     return CorpusReport(
         sources=list(rows.values()),
@@ -98,6 +103,11 @@ def build_report(session: Session) -> CorpusReport:
         nodes_by_selection={str(k): v for k, v in _grouped(session, Node.selected_by).items()},
         bindings=session.scalar(select(func.count()).select_from(Binding)) or 0,
         bindings_to_ai=ai_bindings or 0,
+        bindings_generated=session.scalar(
+            select(func.count()).select_from(Binding).where(Binding.mention_id.is_(None))
+        )
+        or 0,
+        bindings_by_status={str(k): v for k, v in _grouped(session, Binding.status).items()},
         crosswalks=session.scalar(
             select(func.count()).select_from(Crosswalk).where(Crosswalk.status == "accepted")
         )

@@ -55,7 +55,9 @@ def print_report(report) -> None:
     out.print(f"nodes: {report.nodes}  by selection signal: {report.nodes_by_selection or '-'}")
     out.print(
         f"bindings: {report.bindings}  to ai/mixed libraries: {report.bindings_to_ai} "
-        f"({report.ai_binding_share:.1%})  crosswalk edges: {report.crosswalks}"
+        f"({report.ai_binding_share:.1%})  to statements a model wrote: "
+        f"{report.bindings_generated}  by status: {report.bindings_by_status or '-'}  "
+        f"crosswalk edges: {report.crosswalks}"
     )
     out.print(
         f"text by licence: {report.text_by_licence or '-'}  by author: "

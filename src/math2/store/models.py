@@ -180,6 +180,10 @@ class Review(Created, Base):
     )
 
 
+# K6.5: a library (or declaration) marked so has the rules of an AI-written one.
+AI_AUTHORED = ("ai", "mixed")
+
+
 class BindingStatus(StrEnum):
     """Where a binding is in its lifecycle: proposed → checked (or check_failed) → reviewed."""
 

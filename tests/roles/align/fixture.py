@@ -86,8 +86,7 @@ def mention(s, src: Source, name: str, statement: str, kind: str = "theorem", **
         statement=statement,
         licence="Apache-2.0",
         intake_class="open_text+bindings",
-        authored=src.authored,
-        **kw,
+        **({"authored": src.authored} | kw),
     )
     s.add(m)
     s.flush()

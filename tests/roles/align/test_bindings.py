@@ -53,17 +53,53 @@ def test_rejecting_an_ai_binding_is_never_blocked(sqlite_store):
 
 
 def test_report_ai_binding_share_is_exact(sqlite_store):
+    """Bindings per library, to ai/mixed libraries, to a model's statements, by status."""
+    from math2.store import AgentText
+    from math2.store.models import ModelEntry
+    from tests.roles.align.fixture import _source, mention
+
     build(sqlite_store)
-    ids = ai_library(sqlite_store)
+    ids = ai_library(sqlite_store)  # one binding to the ai library (checked)
     with sqlite_store.session() as s:
         for name, key in (("Lean.SAME.t0", "setmm:same0"), ("Lean.DIFF.t1", "setmm:diff1")):
             m = s.scalar(select(Mention).where(Mention.name == name))
             node = s.scalar(select(Node).where(Node.key == key))
-            s.add(Binding(node_id=node.id, mention_id=m.id))
+            s.add(Binding(node_id=node.id, mention_id=m.id, status="confirmed"))
+        # a mixed library counts as ai (K6.5), even where its declaration row says human
+        mixed = _source(s, "mixed-lib", "lean4", authored="mixed")
+        m = mention(s, mixed, "Mixed.thm", "theorem Mixed.thm : True", authored="human")
+        node = s.scalar(select(Node).where(Node.key == "setmm:impl0"))
+        s.add(Binding(node_id=node.id, mention_id=m.id, status="check_failed"))
+        # a statement a model wrote: a binding in no library
+        model = s.scalar(select(ModelEntry).where(ModelEntry.name == "judge"))
+        text = AgentText(
+            kind="formal_statement",
+            body="theorem t : True := sorry",
+            model_id=model.id,
+            template_id="formalize/generate@1",
+            template_hash="0" * 64,
+        )
+        s.add(text)
+        s.flush()
+        node = s.scalar(select(Node).where(Node.key == "setmm:garb0"))
+        s.add(Binding(node_id=node.id, agent_text_id=text.id, origin="formalize"))
         s.flush()
         rep = build_report(s)
-    assert rep.bindings == 3 and rep.bindings_to_ai == 1
-    assert rep.ai_binding_share == pytest.approx(1 / 3, abs=0)
+    assert rep.bindings == 5 and rep.bindings_to_ai == 2 and rep.bindings_generated == 1
+    assert rep.ai_binding_share == pytest.approx(2 / 5, abs=0)
+    assert rep.bindings_by_status == {
+        "checked": 1,
+        "confirmed": 2,
+        "check_failed": 1,
+        "proposed": 1,
+    }
     per = {r.name: r.bindings for r in rep.sources}
-    assert per["mathlib"] == 2 and per["ai-lib"] == 1 and per["setmm"] == 0
+    assert per == {
+        "mathlib": 2,
+        "setmm": 0,
+        "theoremgraph": 0,
+        "stacks-mathlib": 0,
+        "ai-lib": 1,
+        "mixed-lib": 1,
+    }
     assert ids["binding"]

@@ -13,9 +13,8 @@ from sqlalchemy.orm import Session
 
 from math2.errors import Math2Error
 from math2.roles.align.sides import same_library_decls, used_names
-from math2.store.models import Binding, Mention, Review, Source
+from math2.store.models import AI_AUTHORED, Binding, Mention, Review, Source
 
-AI_AUTHORED = ("ai", "mixed")
 DEFINITION_KINDS = ("def", "abbrev", "structure", "class", "inductive", "instance", "opaque")
 
 
