@@ -68,3 +68,47 @@ def test_theoremgraph_csv_and_a_row_missing_a_side(sqlite_store, manifest, tmp_p
     assert (info.value.path, info.value.line) == (str(f), 3)
     with sqlite_store.session() as s:
         assert s.scalars(select(Crosswalk)).all() == []
+
+
+RELEASE = Path(__file__).parent / "fixtures" / "theoremgraph_release"
+
+
+def test_theoremgraph_release_tables_join_into_candidates(sqlite_store, manifest, tmp_path):
+    """The release's tables (formal, informal, matches) joined by statement id: one candidate per
+    match into Mathlib (another project's match is left out), the dataset's judge kept as a
+    field of the candidate and never as a verdict; no text copied."""
+    from math2.importers.theoremgraph import theoremgraph_rows
+
+    rows = [r for _, r in theoremgraph_rows(RELEASE)]
+    assert [(r["statement_id"], r["lean_decl"]) for r in rows] == [
+        ("2101.00001#Lemma 2.1", "Nat.add_comm"),
+        ("2101.00002#Theorem 1", "Nat.Prime.two_le"),
+    ]
+    assert len(list(theoremgraph_rows(RELEASE, project=None))) == 3
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    res = import_pairs(sqlite_store, manifest.get("theoremgraph"), RELEASE)
+    assert res.counts == {"pairs": 2, "candidate rows": 2, "nodes created": 2}
+    with sqlite_store.session() as s:
+        got = {
+            (c.target, c.status, c.extra["score"], c.extra["dataset_judge"])
+            for c in s.scalars(select(Crosswalk))
+        }
+        assert "align" not in json.dumps([c.extra for c in s.scalars(select(Crosswalk))])
+    assert got == {
+        ("Nat.add_comm", "candidate", 0.91, "accepted"),
+        ("Nat.Prime.two_le", "candidate", 0.84, "rejected"),
+    }
+
+
+def test_theoremgraph_release_with_other_columns_names_the_file(tmp_path):
+    from math2.importers.theoremgraph import theoremgraph_rows
+
+    for f in RELEASE.glob("*.csv"):
+        (tmp_path / f.name).write_text(f.read_text())
+    (tmp_path / "matches.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(InputError, match=r"matches\.csv:2: needs one of the columns .*informal_id"):
+        list(theoremgraph_rows(tmp_path))
+    (tmp_path / "matches.csv").write_text("informal_id,formal_id\nnope,x\n")
+    with pytest.raises(InputError, match="informal statement 'nope' is not in"):
+        list(theoremgraph_rows(tmp_path))

@@ -102,19 +102,23 @@ def import_pairs(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     digest = file_digest(path)
     if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
+    from math2.importers.theoremgraph import is_release, theoremgraph_rows
+
     pairs = []
-    for line, row in read_rows(path):
+    release = entry.name == "theoremgraph" and is_release(path)  # the relational tables
+    for line, row in theoremgraph_rows(path) if release else read_rows(path):
         other, lean = _pick(row, spec.other), _pick(row, spec.lean)
         if other is None or lean is None:
             raise InputError(
                 row["__file"], line, f"a pair needs one of {spec.other} and one of {spec.lean}"
             )
-        score = _pick(row, spec.score)
-        pairs.append((other, lean, float(score) if score is not None else None))
+        score, judge = _pick(row, spec.score), row.get("judge")
+        extra = {"score": float(score)} if score is not None else {}
+        pairs.append((other, lean, extra | ({"dataset_judge": judge} if judge else {})))
     refuse_empty(path, len(pairs), "pairs", entry.name)
     with import_transaction(store, entry, path, digest) as (s, src, pin, run):
         index = NodeIndex(s)
-        for other, lean, score in pairs:
+        for other, lean, extra in pairs:
             node = index.node(f"{spec.node_prefix}:{other}", selected_by=entry.name)
             index.edge(
                 node,
@@ -123,7 +127,7 @@ def import_pairs(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
                 src.id,
                 pin.id,
                 status="candidate",
-                extra={"score": score} if score is not None else {},
+                extra=extra,
             )
         counts = {
             "pairs": len(pairs),
