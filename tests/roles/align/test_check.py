@@ -15,7 +15,8 @@ from math2.config import LeanSettings, Settings
 from math2.importers.lean_scout import type_hash_of
 from math2.llm import add_model
 from math2.roles.align import CheckOptions, propose_binding, run_check
-from math2.store import AgentText, Binding, Node
+from math2.runs import resumer
+from math2.store import AgentText, Binding, Node, Run
 from math2.store.models import BindingOrigin
 from math2.web.review import Decision, ReviewError, decide_binding
 from tests.roles.align.fixture import _source, mention
@@ -159,11 +160,15 @@ def test_resumed_check_asks_lean_nothing_again(sqlite_store, tmp_path):
     first = asyncio.run(run_check(_settings(tmp_path), sqlite_store, CheckOptions()))
     asked = len(_lean_requests(tmp_path))
     assert asked == 6  # the two refusals never reached Lean
-    again = asyncio.run(
-        run_check(_settings(tmp_path), sqlite_store, CheckOptions(), ids=sorted(ids.values()))
-    )
+    with sqlite_store.session() as s:
+        run = s.get(Run, first.run_id)
+    again = asyncio.run(resumer(run.job)(run, _settings(tmp_path), sqlite_store, None))
     assert again.run_id == first.run_id and again.skipped == len(ids) and again.done == 0
     assert len(_lean_requests(tmp_path)) == asked
+    # a fresh run checks again what failed (a new run), answered from the Lean result cache
+    later = asyncio.run(run_check(_settings(tmp_path), sqlite_store, CheckOptions()))
+    assert later.run_id != first.run_id and later.done == 5  # the five that failed
+    assert len(_lean_requests(tmp_path)) == asked  # the same Lean: each failure cached
 
 
 def test_cli_bindings_check(tmp_path, monkeypatch):

@@ -214,10 +214,13 @@ async def run_check(
     options: CheckOptions,
     *,
     ids: list[int] | None = None,
+    key: str | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     on_result: Callable[[Any, Any], None] | None = None,
 ) -> RunSummary:
-    """Check the bindings `ids` (default: every one waiting for a check), or resume that run.
+    """Check the bindings `ids` (default: every one waiting for a check), or resume the run
+    `key` names (`math2 runs resume`). A fresh run's key is the bindings with their last check,
+    so a binding whose check failed is checked again by a later run, not skipped as finished.
 
     Raises LeanNotConfigured (saying what to set up) before anything runs when no Lean is there.
     """
@@ -225,13 +228,11 @@ async def run_check(
     with store.session() as s:
         if ids is None:
             ids = select_bindings(s, options.limit)
-        items = [
-            binding_item(s, b, settings.lean.header)
-            for i in ids
-            if (b := s.get(Binding, i)) is not None
-        ]
+        rows = [b for i in ids if (b := s.get(Binding, i)) is not None]
+        items = [binding_item(s, b, settings.lean.header) for b in rows]
+        state = [f"{b.id}:{(b.lean_check or {}).get('attempt', '')}" for b in rows]
     astore = AsyncStore(store)
-    key = hashlib.sha256(",".join(map(str, ids)).encode()).hexdigest()
+    key = key or hashlib.sha256(",".join(state).encode()).hexdigest()
     try:
         return await execute(
             astore,
@@ -255,7 +256,9 @@ async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSumm
     if ids is None:
         raise CannotResume(f"run {run.id}: it recorded no binding ids")
     options = CheckOptions.model_validate(params.get("options", {}))
-    return await run_check(settings, store, options, ids=list(ids), on_progress=on_progress)
+    return await run_check(
+        settings, store, options, ids=list(ids), key=run.key, on_progress=on_progress
+    )
 
 
 register_job(JOB, _resume)
