@@ -82,6 +82,21 @@ bindings_app = typer.Typer(
 app.add_typer(bindings_app, name="bindings")
 
 
+@bindings_app.command("propose")
+def bindings_propose(
+    source: Annotated[
+        str | None, typer.Option(help="Only the edges this source gave (e.g. 1000-plus).")
+    ] = None,
+) -> None:
+    """Propose a binding for each accepted same_as crosswalk edge to a Lean declaration."""
+    from math2.roles.align import propose_from_crosswalks
+
+    store = _store(migrate=True)
+    with store.session() as s:
+        n = propose_from_crosswalks(s, source)
+    out.print(f"{n} bindings proposed from crosswalk edges (check them: `math2 bindings check`)")
+
+
 @bindings_app.command("check")
 def bindings_check(
     lean: Annotated[str | None, typer.Option(help="Lean backend: repl | kimina | lake.")] = None,

@@ -16,7 +16,7 @@ from math2.importers.lean_scout import type_hash_of
 from math2.llm import add_model
 from math2.roles.align import CheckOptions, propose_binding, run_check
 from math2.runs import resumer
-from math2.store import AgentText, Binding, Node, Run
+from math2.store import AgentText, Binding, Mention, Node, Run
 from math2.store.models import BindingOrigin
 from math2.web.review import Decision, ReviewError, decide_binding
 from tests.roles.align.fixture import _source, mention
@@ -194,3 +194,25 @@ def test_cli_bindings_check(tmp_path, monkeypatch):
     assert "checked: 1" in res.output and "check_failed: 2" in res.output
     rows = _bindings(store)
     assert rows[ids["good"]].status == "checked" and rows[ids["formal"]].status == "proposed"
+
+
+def test_crosswalk_edges_propose_bindings_once(sqlite_store):
+    """An accepted same_as edge to a Lean declaration is a proposed binding (origin crosswalk);
+    candidates, implies edges and edges into other systems are not; a second pass adds none."""
+    from math2.roles.align import propose_from_crosswalks
+    from math2.store import Crosswalk
+    from tests.roles.align.fixture import build
+
+    built = build(sqlite_store, n=1)
+    with sqlite_store.session() as s:
+        for key, relation in (("SAME0", "same_as"), ("IMPL0", "implies")):
+            cw = s.get(Crosswalk, built.pairs[key])
+            cw.status, cw.relation = "accepted", relation
+            cw.mention_id = s.scalar(
+                select(Mention.id).where(Mention.name == cw.target, Mention.source_id == 1)
+            )
+        assert propose_from_crosswalks(s) == 1
+        assert propose_from_crosswalks(s) == 0
+        b = s.scalar(select(Binding))
+        assert (b.origin, b.status) == ("crosswalk", "proposed")
+        assert s.get(Mention, b.mention_id).name == "Lean.SAME.t0"

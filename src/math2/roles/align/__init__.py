@@ -22,7 +22,7 @@ from math2.roles.align.candidates import (
 )
 from math2.roles.align.check import CheckOptions, run_check
 from math2.roles.align.job import AlignOptions, build_job, record_verdict, run_align
-from math2.roles.align.lifecycle import can_confirm, propose_binding
+from math2.roles.align.lifecycle import can_confirm, propose_binding, propose_from_crosswalks
 from math2.roles.align.schemas import (
     AlignOutcome,
     AlignPair,
@@ -59,6 +59,7 @@ __all__ = [
     "pair_of",
     "propose_binding",
     "propose_by_search",
+    "propose_from_crosswalks",
     "record_verdict",
     "require_definitions_confirmed",
     "run_align",

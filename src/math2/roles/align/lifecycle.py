@@ -64,3 +64,34 @@ def can_confirm(b: Binding) -> str | None:
         reason = (b.lean_check or {}).get("reason") or "see its check"
         return f"its Lean check failed: {reason}"
     return f"it was already decided ({b.status})"
+
+
+def propose_from_crosswalks(s: Session, source: str | None = None) -> int:
+    """A proposed binding (origin `crosswalk`) for each accepted same_as edge that names a Lean
+    declaration of the store (a list's Lean entry, a library's own link) and is not a binding
+    yet; `source` limits it to the edges one source gave. Returns how many were new."""
+    from math2.store.models import Crosswalk, Mention, Source
+
+    q = (
+        select(Crosswalk.node_id, Crosswalk.mention_id)
+        .join(Mention, Mention.id == Crosswalk.mention_id)
+        .join(Source, Source.id == Mention.source_id)
+        .where(
+            Crosswalk.status == "accepted",
+            Crosswalk.relation == "same_as",
+            Source.system == "lean4",
+            Mention.status == "active",
+        )
+        .order_by(Crosswalk.id)
+    )
+    if source is not None:
+        q = q.where(Crosswalk.source_id.in_(select(Source.id).where(Source.name == source)))
+    bound = {(n, m) for n, m in s.execute(select(Binding.node_id, Binding.mention_id))}
+    new = 0
+    for node_id, mention_id in s.execute(q):
+        if (node_id, mention_id) in bound:
+            continue
+        propose_binding(s, node_id, BindingOrigin.CROSSWALK, mention_id=mention_id)
+        bound.add((node_id, mention_id))
+        new += 1
+    return new
