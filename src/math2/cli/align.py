@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, err, fail, out, state
+from math2.cli._outcome import finish_run
 
 
 def _searcher(settings, store, index_library: str):
@@ -73,3 +74,4 @@ def align_cmd(
         f"run {summary.run_id}: {summary.done} judged this time ({counts}), "
         f"{summary.failed} failed, {summary.skipped} already finished"
     )
+    finish_run(store, summary.run_id, "pairs")

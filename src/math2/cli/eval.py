@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
+from math2.cli._outcome import finish_run
 
 eval_app = typer.Typer(help="Evaluation: benchmarks, pass@k SC/CC, reports.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
@@ -163,6 +164,7 @@ def run_cmd(
     if report:
         files = write(scores, report)
         out.print(escape(f"report: {files['html']}"))
+    finish_run(store, summary.run_id, "samples")
 
 
 def _print_failures(scores) -> None:
