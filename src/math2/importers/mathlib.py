@@ -38,6 +38,7 @@ from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.importers.to_additive import additive_twins
 from math2.sources.manifest import SourceEntry
 from math2.store import ConstDep, Mention, Run, Store
+from math2.util.progress import track
 
 
 @dataclass
@@ -80,7 +81,7 @@ def read_checkout(root: Path) -> LibraryData:
 
     def scanned() -> Iterator[Declaration]:
         nonlocal files
-        for path in lean_files(base):
+        for path in track(list(lean_files(base)), f"scan {base.name}", unit="files"):
             f = scan_file(root, path)
             files += 1
             main_named.update(f.main_results)
