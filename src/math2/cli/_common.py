@@ -60,6 +60,9 @@ def _main(
     install(stage_reporter(err))  # fetch, scan, import, index build: bars or lines on stderr
     overrides = {"db_url": db} if db else {}
     state.settings = load_settings(**overrides)
+    from math2.util.textlimit import set_text_limit
+
+    set_text_limit(state.settings.input.max_text_chars)  # every text input, one limit
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

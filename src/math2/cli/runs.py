@@ -145,6 +145,11 @@ def models_add(
 
     if not (provider or "").strip() or not (terms or "").strip():
         raise fail("a model is registered with its --provider and its --terms (licence or terms)")
+    from math2.util.textlimit import too_long
+
+    for flag, value in (("--provider", provider), ("--terms", terms), ("--notes", notes)):
+        if value is not None and (reason := too_long(value, flag)) is not None:
+            raise fail(reason)
     store = _store(migrate=True)
     try:
         with store.session() as s:
