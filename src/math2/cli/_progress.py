@@ -96,6 +96,8 @@ class ProgressDisplay:
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
             self._live.__exit__(*exc)  # type: ignore[arg-type]
+        elif self.last is not None and self.lines:  # how it ended, one line like the others
+            self.console.print(line(self.last), highlight=False, soft_wrap=True)
         elif self.last is not None:
             self.console.print(render(self.last))
 
