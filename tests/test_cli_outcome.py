@@ -63,6 +63,8 @@ def test_formalize_against_an_endpoint_that_does_not_answer(env) -> None:
     )
     _all_failed(res, 2, "items")
     assert "127.0.0.1:9" in res.output
+    # resumed, with the endpoint still down, it says the same
+    _all_failed(CliRunner().invoke(app, ["runs", "resume", "1"]), 2, "items")
 
 
 def test_informalize_with_every_declaration_failed(env) -> None:

@@ -127,6 +127,9 @@ def runs_resume(run_id: Annotated[int, typer.Argument(help="The run's id.")]) ->
         f"run {summary.run_id}: {summary.done} done, {summary.failed} failed, "
         f"{summary.skipped} already finished"
     )
+    from math2.cli._outcome import finish_run
+
+    finish_run(store, summary.run_id)
 
 
 @models_app.command("add")
