@@ -168,6 +168,8 @@ class LineReporter:
 
     def update(self, st: Stage) -> None:
         now = time.monotonic()
+        if st.total is not None and st.done >= st.total:
+            return  # complete: the stage's end line says so
         if now - self._last.get(id(st), now) >= self.every_s:
             self._last[id(st)] = now
             self.write(line(st))
