@@ -11,7 +11,6 @@ import pytest
 from typer.testing import CliRunner
 
 from math2.cli import app
-from math2.llm import add_model
 from math2.llm.testing import FakeServer
 from math2.store import Store
 from tests.conftest import FIXTURES, benchmark_fixtures
@@ -32,12 +31,10 @@ def env(tmp_path: Path, monkeypatch) -> Path:
     fake = [sys.executable, "-m", "math2.lean.testing.fake_repl"]
     monkeypatch.setenv("MATH2_LEAN__REPL_COMMAND", json.dumps(fake))
     monkeypatch.setenv("MATH2_BENCHMARKS", str(benchmark_fixtures()))
-    store = Store(f"sqlite:///{db}")
-    store.upgrade()
-    with store.session() as s:
-        for m in ("gen", "judge", "tr"):
-            add_model(s, m)
-    store.close()
+    run = CliRunner().invoke
+    assert run(app, ["init"]).exit_code == 0
+    for m in ("gen", "judge", "tr"):
+        assert run(app, ["models", "add", m, "--provider", "p", "--terms", "MIT"]).exit_code == 0
     return tmp_path
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from math2.util.progress import BUILD_STEPS, LineReporter, follow_log, reporting, stage, track
 
 FILTER = [sys.executable, "-m", "math2.util.progress"]
@@ -21,6 +23,14 @@ def test_one_line_per_stage_with_its_count_and_time() -> None:
     assert len(lines) == 2, lines
     assert lines[0].startswith("scan Mathlib: 3/3 files (100%) in ") and lines[0].endswith("s")
     assert lines[1].startswith("import setmm: done in ")
+
+
+def test_a_stage_ended_by_an_error_prints_no_end_line() -> None:
+    lines: list[str] = []
+    reporter = LineReporter(lines.append, every_s=3600)
+    with pytest.raises(ValueError), reporting(reporter), stage("import setmm"):
+        raise ValueError("refused")
+    assert lines == []
 
 
 def test_a_long_stage_prints_a_line_every_interval_with_its_eta() -> None:

@@ -156,7 +156,9 @@ class StageBars:
             self._fallback.finish(st)
             return
         task = self._tasks.pop(id(st), None)
-        if task is not None:  # a stage without a total is complete when it ends
+        if task is not None and st.failed:
+            self._bars.remove_task(task)
+        elif task is not None:  # a stage without a total is complete when it ends
             total = st.total or max(st.done, 1)
             self._bars.update(task, completed=st.done if st.total else total, total=total)
         if not self._tasks:

@@ -46,6 +46,7 @@ class Stage:
         self.unit = unit
         self.done = 0
         self.note = ""
+        self.failed = False  # it ended by an exception: no end line (the error says why)
         self.started = time.monotonic()
         self._reporter = reporter
 
@@ -111,6 +112,9 @@ def stage(name: str, total: int | None = None, unit: str = "items") -> Iterator[
         reporter.start(st)
     try:
         yield st
+    except BaseException:
+        st.failed = True
+        raise
     finally:
         if reporter is not None:
             reporter.finish(st)
@@ -176,7 +180,8 @@ class LineReporter:
 
     def finish(self, st: Stage) -> None:
         self._last.pop(id(st), None)
-        self.write(line(st, finished=True))
+        if not st.failed:
+            self.write(line(st, finished=True))
 
 
 def follow_log(lines: Iterable[str], name: str, pattern: str | None, reporter: Reporter) -> None:
