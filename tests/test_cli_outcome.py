@@ -96,7 +96,10 @@ def test_eval_run_with_every_sample_failed(env) -> None:
 
 
 def test_align_all_failed_and_partly_failed(env, monkeypatch) -> None:
-    store = Store(f"sqlite:///{env / 'o.db'}")
+    db = f"sqlite:///{env / 'align.db'}"  # the align fixture's own sources, no manifest
+    monkeypatch.setenv("MATH2_DB_URL", db)
+    store = Store(db)
+    store.upgrade()
     build(store)
     store.close()
     args = ["align", "--model", "judge", "--dataset", "theoremgraph"]
