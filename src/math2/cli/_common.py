@@ -54,8 +54,15 @@ def _main(
     # libraries that set their own loggers to DEBUG (bm25s) follow -v too, never more
     for name in ("bm25s", "httpx", "httpcore", "urllib3"):
         logging.getLogger(name).setLevel(max(level, logging.INFO if verbose < 2 else level))
+    from math2.cli._progress import stage_reporter
+    from math2.util.progress import install
+
+    install(stage_reporter(err))  # fetch, scan, import, index build: bars or lines on stderr
     overrides = {"db_url": db} if db else {}
     state.settings = load_settings(**overrides)
+    from math2.util.textlimit import set_text_limit
+
+    set_text_limit(state.settings.input.max_text_chars)  # every text input, one limit
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

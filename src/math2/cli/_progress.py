@@ -1,5 +1,8 @@
 """A live progress display for runs: done / passed / failed / running, items/s, ETA, retries and
-timeouts, each resource's busy share. Without a terminal, one line every `every_s` seconds."""
+timeouts, each resource's busy share. Without a terminal, one line every `every_s` seconds.
+
+The steps that are not runs (fetch, scan, import, index build: `math2.util.progress`) show
+through `stage_reporter`: rich bars on a terminal, a line per stage otherwise."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from rich.live import Live
 from rich.table import Table
 
 from math2.runs import Progress
+from math2.util.progress import LineReporter
 
 
 def _eta(p: Progress) -> str:
@@ -92,5 +96,82 @@ class ProgressDisplay:
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
             self._live.__exit__(*exc)  # type: ignore[arg-type]
+        elif self.last is not None and self.lines:  # how it ended, one line like the others
+            self.console.print(line(self.last), highlight=False, soft_wrap=True)
         elif self.last is not None:
             self.console.print(render(self.last))
+
+
+class StageBars:
+    """The stages of `math2.util.progress` on a terminal: a rich bar each, with counts, time
+    and ETA, while they run; started with the first stage, stopped when none is left."""
+
+    def __init__(self, console: Console):
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.console = console
+        self._bars = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
+        self._tasks: dict[int, int] = {}
+        self._fallback: LineReporter | None = None  # when another live display holds the screen
+
+    def start(self, st) -> None:
+        from rich.errors import LiveError
+
+        if not self._tasks and self._fallback is None:
+            try:
+                self._bars.start()
+            except LiveError:
+                self._fallback = _lines(self.console)
+        if self._fallback is not None:
+            self._fallback.start(st)
+            return
+        self._tasks[id(st)] = self._bars.add_task(st.name, total=st.total)
+
+    def update(self, st) -> None:
+        if self._fallback is not None:
+            self._fallback.update(st)
+        elif (task := self._tasks.get(id(st))) is not None:
+            self._bars.update(task, completed=st.done, total=st.total)
+
+    def finish(self, st) -> None:
+        if self._fallback is not None:
+            self._fallback.finish(st)
+            return
+        task = self._tasks.pop(id(st), None)
+        if task is not None and st.failed:
+            self._bars.remove_task(task)
+        elif task is not None:  # a stage without a total is complete when it ends
+            total = st.total or max(st.done, 1)
+            self._bars.update(task, completed=st.done if st.total else total, total=total)
+        if not self._tasks:
+            self._bars.stop()
+            self._bars = type(self._bars)(*self._bars.columns, console=self.console)
+
+
+def _lines(console: Console, every_s: float = 10.0) -> LineReporter:
+    return LineReporter(
+        lambda text: console.print(text, highlight=False, soft_wrap=True, markup=False), every_s
+    )
+
+
+def stage_reporter(console: Console) -> StageBars | LineReporter:
+    """How the steps that are not runs show on `console`: bars on a terminal, lines otherwise."""
+    return StageBars(console) if console.is_terminal else _lines(console)

@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
+from math2.cli._outcome import finish_run
 
 
 @app.command("check")
@@ -130,6 +131,7 @@ def check_cmd(
         out.print(f"(stored with run {summary.run_id}: `calibration` in its params)")
         if calibration_out:
             calibration_out.write_text(cal.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    finish_run(store, summary.run_id, "pairs")
 
 
 @app.command("copy-index")

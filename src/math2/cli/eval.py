@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
+from math2.cli._outcome import finish_run
 
 eval_app = typer.Typer(help="Evaluation: benchmarks, pass@k SC/CC, reports.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
@@ -163,6 +164,7 @@ def run_cmd(
     if report:
         files = write(scores, report)
         out.print(escape(f"report: {files['html']}"))
+    finish_run(store, summary.run_id, "samples")
 
 
 def _print_failures(scores) -> None:
@@ -227,19 +229,10 @@ def decontam_cmd(
     reg = _registry(data, harness)
 
     def records():
-        with input_file.open(encoding="utf-8") as f:
-            for no, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(
-                        input_file, no, f"not JSON: {exc.msg}", column=exc.colno
-                    ) from exc
-                if not isinstance(rec, dict):
-                    raise InputError(input_file, no, "expected a JSON object")
-                yield rec
+        from math2.util.jsonl import read_jsonl
+
+        for _no, rec in read_jsonl(input_file):  # file:line:column errors, the text limit
+            yield rec
 
     if not input_file.exists():
         raise fail(f"{input_file}: no such file")

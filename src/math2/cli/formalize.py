@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
 from math2.cli._executor import Address, Executor, ray_options
+from math2.cli._outcome import finish_run
 
 
 def _cross_inputs(store, system: str, refs: list[str]) -> Path:
@@ -134,9 +135,4 @@ def formalize_cmd(
     out.print(
         escape(f"see `math2 runs show {summary.run_id}`; accepted statements wait for review")
     )
-    if summary.failed and not summary.done and not summary.skipped:
-        raise fail(
-            f"run {summary.run_id}: every item failed (see `math2 runs show "
-            f"{summary.run_id}` for each item's reason)",
-            code=1,
-        )
+    finish_run(store, summary.run_id)

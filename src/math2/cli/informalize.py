@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, err, fail, out, state
+from math2.cli._outcome import finish_run
 
 
 @app.command("informalize")
@@ -85,3 +86,4 @@ def informalize_cmd(
         f"checks, {accepted[1]} not), {summary.failed} failed, {summary.skipped} already finished"
     )
     out.print(escape(f"see `math2 runs show {summary.run_id}`; the texts wait for review"))
+    finish_run(store, summary.run_id, "declarations")

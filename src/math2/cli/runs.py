@@ -127,6 +127,9 @@ def runs_resume(run_id: Annotated[int, typer.Argument(help="The run's id.")]) ->
         f"run {summary.run_id}: {summary.done} done, {summary.failed} failed, "
         f"{summary.skipped} already finished"
     )
+    from math2.cli._outcome import finish_run
+
+    finish_run(store, summary.run_id)
 
 
 @models_app.command("add")
@@ -145,6 +148,11 @@ def models_add(
 
     if not (provider or "").strip() or not (terms or "").strip():
         raise fail("a model is registered with its --provider and its --terms (licence or terms)")
+    from math2.util.textlimit import too_long
+
+    for flag, value in (("--provider", provider), ("--terms", terms), ("--notes", notes)):
+        if value is not None and (reason := too_long(value, flag)) is not None:
+            raise fail(reason)
     store = _store(migrate=True)
     try:
         with store.session() as s:

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from math2.errors import InputError
 from math2.util.jsonl import read_jsonl
+from math2.util.textlimit import check_strings, check_text
 
 __all__ = [
     "BenchmarkItem",
@@ -142,6 +143,7 @@ def load_fate_json(path: str | Path) -> list[BenchmarkItem]:
             raise InputError(path, None, f"item {i}: expected a JSON object")
         if "id" not in obj:
             raise InputError(path, None, f"item {i}: no 'id'")
+        check_strings(obj, path, None, f"[{i}]")
         header, _doc, body = split_header(_need(path, None, obj, "formal_statement"))
         out.append(
             BenchmarkItem(
@@ -169,6 +171,7 @@ def load_lean_dir(
             text = f.read_text(encoding="utf-8")
         except UnicodeDecodeError as e:
             raise InputError(f, None, f"not UTF-8 ({e.reason} at byte {e.start})") from e
+        check_text(text, "the file", f)
         header, doc, body = split_header(text)
         inf = (informal or {}).get(f.stem, doc)
         if not inf:

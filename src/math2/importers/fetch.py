@@ -8,6 +8,7 @@ checkout; the next call removes half-done folders and starts again.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -16,9 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from math2.errors import Math2Error
+from math2.util.progress import Stage, stage
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
-_PROGRESS = re.compile(r"^(?:remote: )?([A-Za-z ]+):\s+(\d+)%")
+_PROGRESS = re.compile(r"^(?:remote: )?([A-Za-z ]+):\s+(\d+)%(?:\s+\((\d+)/(\d+)\))?(.*)")
 _PARTIAL = ".partial-"
 
 
@@ -72,7 +74,10 @@ def _git(args: list[str], cwd: Path, timeout_s: float, say: Callable[[str], None
         env=env,
     )
     tail: list[str] = []
-    shown: dict[str, int] = {}  # progress phase -> last percentage shown (every 10%)
+    # each phase of git's progress (Receiving objects, Resolving deltas, …) is a stage of
+    # math2.util.progress: bars with counts and an ETA on a terminal, lines otherwise
+    phases: dict[str, Stage] = {}
+    stages = contextlib.ExitStack()
     assert proc.stdout is not None
     buf = b""
     try:
@@ -85,16 +90,24 @@ def _git(args: list[str], cwd: Path, timeout_s: float, say: Callable[[str], None
                     continue
                 tail = [*tail[-4:], line]
                 if m := _PROGRESS.match(line):
-                    pct = int(m.group(2))
-                    if pct < shown.get(m.group(1), -10) + 10 and "done" not in line:
-                        continue
-                    shown[m.group(1)] = pct
+                    phase, pct, done, total, rest = m.groups()
+                    if phase not in phases:
+                        unit = phase.split()[-1].lower() if total else "%"
+                        name = f"git {args[0]}: {phase.lower()}"
+                        phases[phase] = stages.enter_context(stage(name, unit=unit))
+                    note = rest.strip(" ,").removesuffix("done.").strip(" ,")
+                    if total:
+                        phases[phase].update(done=int(done), total=int(total), note=note)
+                    else:
+                        phases[phase].update(done=int(pct), total=100, note=note)
+                    continue
                 say(line)
         rc = proc.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired as exc:
         proc.kill()
         raise FetchError(f"git {args[0]} took longer than {timeout_s:.0f} s") from exc
     finally:
+        stages.close()
         if proc.poll() is None:
             proc.kill()
             proc.wait()

@@ -38,6 +38,9 @@ from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.importers.to_additive import additive_twins
 from math2.sources.manifest import SourceEntry
 from math2.store import ConstDep, Mention, Run, Store
+from math2.util.progress import stage, track
+
+WRITE_BATCH = 20_000  # mentions per INSERT (progress counts them; one transaction in all)
 
 
 @dataclass
@@ -80,13 +83,15 @@ def read_checkout(root: Path) -> LibraryData:
 
     def scanned() -> Iterator[Declaration]:
         nonlocal files
-        for path in lean_files(base):
+        for path in track(list(lean_files(base)), f"scan {base.name}", unit="files"):
             f = scan_file(root, path)
             files += 1
             main_named.update(f.main_results)
             scanned_files.append(f)
         # Lean's rule needs every file's classes and names, the additive twins' too
-        name_instances(scanned_files, (d.name for d in additive_twins(scanned_files) if d.name))
+        with stage("instance names and @[to_additive] twins"):
+            twins_named = (d.name for d in additive_twins(scanned_files) if d.name)
+            name_instances(scanned_files, twins_named)
         for f in scanned_files:
             yield from f.declarations
 
@@ -270,7 +275,11 @@ def write_library(
             )
             for r in new_records
         ]
-        ids = insert_mentions(s, rows)
+        ids: list[int] = []
+        with stage(f"write {entry.name}", total=len(rows), unit="mentions") as st:
+            for at in range(0, len(rows), WRITE_BATCH):  # one transaction, counted in batches
+                ids += insert_mentions(s, rows[at : at + WRITE_BATCH])
+                st.update(done=len(ids))
         deps = [
             dict(mention_id=mid, deps=r.deps)
             for mid, r in zip(ids, new_records, strict=True)

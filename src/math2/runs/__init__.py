@@ -23,6 +23,7 @@ the Lean result cache when it was made before, so a killed run repeats nothing i
 
 from math2.runs.context import ItemContext
 from math2.runs.engine import Progress, ResourceState, RunSummary, execute, open_run
+from math2.runs.outcome import Reason, RunOutcome, run_outcome
 from math2.runs.outputs import record_agent_text
 from math2.runs.queries import (
     AttemptRow,
@@ -42,10 +43,12 @@ __all__ = [
     "ItemContext",
     "Job",
     "Progress",
+    "Reason",
     "Record",
     "Resource",
     "ResourceState",
     "RunDetail",
+    "RunOutcome",
     "RunRow",
     "RunSummary",
     "Step",
@@ -59,5 +62,6 @@ __all__ = [
     "registered_steps",
     "resumer",
     "run_detail",
+    "run_outcome",
     "step",
 ]

@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from math2.errors import InputError
+from math2.util.textlimit import check_text
 
 
 class LineDict(dict):
@@ -96,7 +97,22 @@ def parse_yaml(
             DuplicateKey(d.key, d.first_line + line_offset, d.line + line_offset, d.first_value)
             for d in loader.duplicates
         ]
+    _check_sizes(data, path, getattr(data, "line", None), "")
     return data, loader.duplicates
+
+
+def _check_sizes(data: Any, path: str | Path, line: int | None, where: str) -> None:
+    """Every string scalar within the text limit (`math2.util.textlimit`), named by its line
+    and its key path."""
+    if isinstance(data, str):
+        check_text(data, f"{where!r}" if where else "the value", path, line)
+    elif isinstance(data, LineDict):
+        for k, v in data.items():
+            key = f"{where}.{k}" if where else str(k)
+            _check_sizes(v, path, data.key_lines.get(k, line), key)
+    elif isinstance(data, LineList):
+        for i, v in enumerate(data):
+            _check_sizes(v, path, data.item_lines[i], f"{where}[{i}]")
 
 
 def _shift(data: Any, offset: int) -> None:

@@ -7,6 +7,7 @@ import secrets
 from fastapi import HTTPException, Request
 from starlette.middleware.base import BaseHTTPMiddleware
 
+from math2.util.textlimit import too_long
 from math2.web.accounts import active_reviewer, session_reviewer
 
 CSRF_FIELD = "csrf_token"
@@ -59,7 +60,11 @@ async def check_csrf(request: Request) -> dict[str, str]:
     # `null` is what sandboxed frames, data: pages and some redirects send: not this site.
     if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
         raise HTTPException(403, "cross-site form submission refused")
-    return {k: v for k, v in form.items() if isinstance(v, str)}
+    fields = {k: v for k, v in form.items() if isinstance(v, str)}
+    for k, v in fields.items():
+        if (reason := too_long(v, f"the form field {k!r}")) is not None:
+            raise HTTPException(413, reason)
+    return fields
 
 
 async def require_reviewer(request: Request) -> str:

