@@ -20,6 +20,7 @@ from typing import Any
 from math2.lean import CheckItem, Mode
 from math2.lean.trust import ContextTrust
 from math2.llm import load_template
+from math2.llm.stream import TIMEOUT
 from math2.roles.formalize.feedback import (
     compile_feedback,
     extract,
@@ -169,6 +170,8 @@ def formalize_loop(
                     )
                     if reply.finish_reason == "length":
                         feedback += " It was cut off at the token limit: be shorter."
+                    elif reply.finish_reason == TIMEOUT:
+                        feedback += " It was cut off at the time limit: be shorter."
                     log.feedback = feedback
                     want_search = False
                     continue
