@@ -39,11 +39,11 @@ def _idents(statement: str) -> set[str]:
         return set()
 
 
-def resolve_deps(decls: list[Decl]) -> None:
+def resolve_deps(decls: list[Decl], names: set[str] | None = None) -> None:
     """Fill each declaration's deps from the identifiers of its statement (when it has none):
-    an identifier is a declaration of the set by its full name or under one of the namespaces
-    of the declaration's own name."""
-    names = {d.name for d in decls}
+    an identifier is a declaration of the set (or of `names`, the library's, when given) by its
+    full name or under one of the namespaces of the declaration's own name."""
+    names = names if names is not None else {d.name for d in decls}
     for d in decls:
         if d.deps:
             continue
