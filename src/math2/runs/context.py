@@ -33,6 +33,18 @@ T = TypeVar("T", bound=BaseModel)
 CALL_FAILED = "call_failed"  # an attempt's verdict: the call brought no reply (see its tries)
 
 
+# Seconds spent in each stage's calls and checks (not cached, not waiting for a slot), per run
+# executed in this process: the progress display's per-stage busy share.
+STAGE_SECONDS: dict[int, dict[str, float]] = {}
+
+
+def stage_share(run_id: int) -> dict[str, float]:
+    """Each stage's share (0..1) of the time the run's items spent in calls and checks."""
+    secs = STAGE_SECONDS.get(run_id) or {}
+    total = sum(secs.values())
+    return {k: v / total for k, v in sorted(secs.items())} if total > 0 else {}
+
+
 class ItemContext:
     """Per-item handle: `await ctx.chat(...)`, `await ctx.lean(...)`, `await ctx.attempt(...)`."""
 
@@ -80,6 +92,9 @@ class ItemContext:
         """Record an attempt (once per key) and return its id."""
         self.stage = stage
         self.calls += 1
+        if not cached and duration_s > 0:
+            clock = STAGE_SECONDS.setdefault(self.run_id, {})
+            clock[stage] = clock.get(stage, 0.0) + duration_s
         values = {
             "run_id": self.run_id,
             "item": self.item,

@@ -25,7 +25,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from math2.llm.cache import insert_ignore
-from math2.runs.context import ItemContext
+from math2.runs.context import ItemContext, stage_share
 from math2.runs.queries import run_lock_name
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
@@ -64,6 +64,8 @@ class Progress(BaseModel):
     outcomes: dict[str, int] = Field(default_factory=dict)
     retries: int = 0  # model calls sent again (HTTP errors, connection failures, timeouts)
     timeouts: int = 0  # model calls that timed out or lost their connection
+    # each stage's share of the time items spent in model calls and Lean checks (0..1)
+    stages: dict[str, float] = Field(default_factory=dict)
     resources: dict[str, ResourceState] = Field(default_factory=dict)
     finished: bool = False
 
@@ -268,6 +270,7 @@ async def execute(
             prog.retries = sum(getattr(u, "retries", 0) for u in usages)
             prog.timeouts = sum(getattr(u, "timeouts", 0) for u in usages)
             prog.finished = finished
+            prog.stages = stage_share(run_id)
             prog.resources = {
                 name: ResourceState(
                     capacity=r.capacity,

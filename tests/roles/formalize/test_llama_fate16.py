@@ -75,7 +75,7 @@ def test_formalize_16_fate_m_statements_with_smollm2(tmp_path, llama_server):
     done = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     took = time.monotonic() - started
     assert done.returncode == 0, done.stdout + done.stderr
-    m = re.search(r"run (\d+): (\d+) done", done.stdout)
+    m = re.search(r"run (\d+): (\d+) formalized this time", done.stdout)
     assert m, done.stdout
     run_id, n_done = int(m.group(1)), int(m.group(2))
     assert n_done == ITEMS, done.stdout
@@ -97,10 +97,14 @@ def test_formalize_16_fate_m_statements_with_smollm2(tmp_path, llama_server):
         outcomes[i.result["outcome"]] = outcomes.get(i.result["outcome"], 0) + 1
     model = [a for a in attempts if a.stage in ("generate", "judge")]
     assert sum(a.stage == "generate" for a in model) == ITEMS  # one round, one call each
-    # no call lost: every call brought a reply, none cut at its deadline, within its budget
+    # no call lost: every call brought a reply within its budget; a reply its deadline cut
+    # (possible only on a starved machine) keeps its text and is counted, never sent again
     assert not [a for a in model if a.verdict == CALL_FAILED]
     reasons = [f for a in model for f in a.response["finish_reasons"]]
-    assert "timeout" not in reasons and set(reasons) <= {"stop", "length"}
+    assert set(reasons) <= {"stop", "length", "timeout"}
+    for a in model:
+        if "timeout" in a.response["finish_reasons"] and a.stage == "generate":
+            assert a.response["content"] and a.tokens_out > 0
     for a in model:
         assert a.request["max_tokens"] == (96 if a.stage == "generate" else 64)
         assert a.tokens_out <= a.request["max_tokens"] * (1 + a.response.get("repairs", 0))
@@ -118,4 +122,7 @@ def test_formalize_16_fate_m_statements_with_smollm2(tmp_path, llama_server):
         assert re.search(rf"{name} {n}\b", text), (name, n, show.stdout)
     assert re.search(r"time: model [\d.]+s, queued [\d.]+s", text), show.stdout
     assert "replies:" in text and "model calls with no reply" not in text
-    print(f"16 FATE-M statements with SmolLM2 in {took:.0f}s: {outcomes}")
+    cut = reasons.count("timeout")
+    replies = re.search(r"replies: (.*)", show.stdout).group(1)
+    assert (f"timeout {cut}" in replies) if cut else ("timeout" not in replies)
+    print(f"16 FATE-M statements with SmolLM2 in {took:.0f}s: {outcomes}; replies cut: {cut}")
