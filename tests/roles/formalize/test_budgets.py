@@ -21,6 +21,25 @@ from math2.store import Attempt
 from tests.roles.formalize.scripts import GENERATOR, JUDGE, PLANNER, lean, write_items
 
 
+def _settings(tmp_path, base_url: str, **llm) -> Settings:
+    return Settings(
+        db_url=f"sqlite:///{tmp_path / 'm.db'}",
+        llm=LLMSettings(base_url=base_url, concurrency=2, **llm),
+        lean=LeanSettings(
+            project_dir=tmp_path,
+            repl_command=[sys.executable, "-m", "math2.lean.testing.fake_repl"],
+            workers=1,
+            timeout_s=30,
+        ),
+    )
+
+
+def _registered(store) -> None:
+    with store.session() as s:
+        add_model(s, "gen", provider="fake")
+        add_model(s, "judge", provider="fake")
+
+
 def test_cli_budgets() -> None:
     assert _budgets([]) is None
     assert _budgets(["96"]) == 96
@@ -42,9 +61,7 @@ def test_budget_per_stage() -> None:
 
 
 def test_stage_budgets_reach_the_requests(tmp_path, sqlite_store) -> None:
-    with sqlite_store.session() as s:
-        add_model(s, "gen", provider="fake")
-        add_model(s, "judge", provider="fake")
+    _registered(sqlite_store)
     script = Script(
         models=["gen", "judge"],
         rules=[
@@ -56,16 +73,7 @@ def test_stage_budgets_reach_the_requests(tmp_path, sqlite_store) -> None:
     inp = tmp_path / "in.jsonl"
     write_items(inp, [{"id": "two", "statement": "Two is even."}])
     with FakeServer(script) as srv:
-        st = Settings(
-            db_url=f"sqlite:///{tmp_path / 'm.db'}",
-            llm=LLMSettings(base_url=srv.base_url, concurrency=2),
-            lean=LeanSettings(
-                project_dir=tmp_path,
-                repl_command=[sys.executable, "-m", "math2.lean.testing.fake_repl"],
-                workers=1,
-                timeout_s=30,
-            ),
-        )
+        st = _settings(tmp_path, srv.base_url)
         opts = FormalizeOptions(
             model="gen", judge="judge", max_tokens={"plan": 40, "generate": 50, "judge": 60}
         )
@@ -82,9 +90,7 @@ def test_stage_budgets_reach_the_requests(tmp_path, sqlite_store) -> None:
 
 
 def test_reply_cut_at_the_deadline_is_fed_back(tmp_path, sqlite_store) -> None:
-    with sqlite_store.session() as s:
-        add_model(s, "gen", provider="fake")
-        add_model(s, "judge", provider="fake")
+    _registered(sqlite_store)
     script = Script(
         models=["gen", "judge"],
         rules=[
@@ -97,16 +103,7 @@ def test_reply_cut_at_the_deadline_is_fed_back(tmp_path, sqlite_store) -> None:
     inp = tmp_path / "in.jsonl"
     write_items(inp, [{"id": "t", "statement": "True holds."}])
     with FakeServer(script) as srv:
-        st = Settings(
-            db_url=f"sqlite:///{tmp_path / 'm.db'}",
-            llm=LLMSettings(base_url=srv.base_url, concurrency=2, timeout_s=1.0),
-            lean=LeanSettings(
-                project_dir=tmp_path,
-                repl_command=[sys.executable, "-m", "math2.lean.testing.fake_repl"],
-                workers=1,
-                timeout_s=30,
-            ),
-        )
+        st = _settings(tmp_path, srv.base_url, timeout_s=1.0)
         opts = FormalizeOptions(model="gen", judge="judge", retrieval=False)
         summary = asyncio.run(run_formalize(st, sqlite_store, inp, opts))
         gens = [r["body"] for r in srv.requests if GENERATOR in json.dumps(r["body"])]

@@ -54,20 +54,7 @@ def _modules(s: Session, library: str, modules: Iterable[str]) -> list[Decl]:
             .where(*_informalizable(library), Mention.module.in_(chunk))
             .order_by(Mention.module, Mention.id)
         )
-        out += [
-            Decl(
-                id=m.name,
-                name=m.name,
-                kind=m.kind or "theorem",
-                module=m.module or "",
-                statement=" ".join(m.statement.split()),
-                docstring=m.docstring,
-                deps=list(deps or []),
-                library=library,
-                mention_id=m.id,
-            )
-            for m, deps in rows
-        ]
+        out += [Decl.of_mention(m, deps, library) for m, deps in rows]
     return with_context(out)
 
 

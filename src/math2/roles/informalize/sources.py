@@ -142,19 +142,7 @@ def decls_from_store(s: Session, library: str, limit: int | None = None) -> list
     for m, deps in rows:
         if not m.statement or (m.kind and m.kind not in KINDS):
             continue
-        out.append(
-            Decl(
-                id=m.name,
-                name=m.name,
-                kind=m.kind or "theorem",
-                module=m.module or "",
-                statement=" ".join(m.statement.split()),
-                docstring=m.docstring,
-                deps=list(deps or []),
-                library=library,
-                mention_id=m.id,
-            )
-        )
+        out.append(Decl.of_mention(m, deps, library))
     resolve_deps(out)
     out = _with_context(out)
     return out[:limit] if limit else out
