@@ -141,3 +141,25 @@ async def test_non_streaming_endpoint_still_works():
         assert r.content == "plain" and r.finish_reason == "stop"
         assert "stream" not in srv.requests[0]["body"]
         await c.aclose()
+
+
+async def test_balanced_endpoints_pass_the_stream_through():
+    from math2.llm.endpoints import balanced_client
+
+    script = Script(
+        per_token_s=0.002,
+        rules=[Rule(user="SLOW", reply=LONG, stall_after=12), Rule(user="WARM", reply=LONG)],
+    )
+    with FakeServer(script) as a, FakeServer(script) as b:
+        ep = Endpoint(
+            base_url=a.base_url, model="gen", timeout_s=10, timeout_floor_s=0.3, max_retries=0
+        )
+        c = balanced_client(ep, [a.base_url, b.base_url])
+        c.cache = MemoryCache()
+        await c.chat(WARM, max_tokens=200)
+        r = await c.chat(MSG, max_tokens=40)
+        # the cut reply came through the balancer token by token: what arrived is kept
+        assert r.finish_reason == TIMEOUT and r.content == LONG[:48]
+        members = c._http._transport.members
+        assert sum(m.calls for m in members) == 2 and all(m.in_flight == 0 for m in members)
+        await c.aclose()
