@@ -8,7 +8,9 @@
 the base URL with the fewest calls in flight (at most `concurrency` each); an endpoint that
 refuses the connection, times out or answers 5xx/429 is taken out for `cooldown_s` (doubling
 while it keeps failing) and the request goes to the next one; when every endpoint is out, the
-request goes to the one that comes back first, and the client's own retries take over.
+request goes to the one that comes back first, and the client's own retries take over. A streamed
+reply passes through as it arrives (the member's slot is held until the stream closes), so the
+client's deadline keeps what was generated here too.
 """
 
 from __future__ import annotations
