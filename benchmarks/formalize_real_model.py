@@ -5,8 +5,10 @@
 Starts llama-server with SmolLM2-135M (math2.llm.testing.llama), formalizes the first N FATE-M
 statements of data/benchmarks/fate_m.json with `run_formalize` (retrieval off: no index), Lean
 answered by the fake REPL (a test double, not Lean: its verdicts are not figures about Lean).
-Per item: wall time (first call's start to the item's end), model time (the calls' own latency,
-not the wait for a slot), Lean time, and the rest (slot waits plus math2's own work).
+Per item: wall time (first call's start, queue included, to the item's end), model time (the
+calls' own latency: streamed replies, first token to last), queue time (the wait for a model slot,
+and backoff before a retry, from each attempt's `queue_s`), Lean time, and math2's own overhead
+(wall less the three). Budgets per stage: `--max-tokens` for the generator, `--judge-tokens`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ def main() -> None:
     p.add_argument("--items", type=int, default=16)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--max-tokens", type=int, default=192)
+    p.add_argument("--judge-tokens", type=int, default=64)
     p.add_argument("--concurrency", type=int, default=2)
     p.add_argument("--data", default="data/benchmarks/fate_m.json")
     args = p.parse_args()
@@ -68,7 +71,7 @@ def main() -> None:
             judge=srv.model,
             retrieval=False,
             max_rounds=args.rounds,
-            max_tokens=args.max_tokens,
+            max_tokens={"generate": args.max_tokens, "judge": args.judge_tokens},
         )
         t0 = time.monotonic()
         summary = asyncio.run(run_formalize(settings, store, inp, opts))
@@ -77,30 +80,40 @@ def main() -> None:
         items = {r.item: r for r in s.scalars(select(RunItem))}
         attempts = list(s.scalars(select(Attempt)))
         detail = run_detail(s, summary.run_id)
+        tokens = sum(a.tokens_out for a in attempts if not (a.model or "").startswith("lean:"))
     per: dict[str, dict[str, float]] = {}
     for a in attempts:
-        d = per.setdefault(a.item, {"model": 0.0, "lean": 0.0, "start": float("inf"), "calls": 0})
-        kind = "lean" if (a.model or "").startswith("lean:") else "model"
-        if a.stage in ("search",):
+        if a.stage == "search":
             continue
-        d[kind] += a.duration_s
+        d = per.setdefault(
+            a.item, {"model": 0.0, "queue": 0.0, "lean": 0.0, "start": float("inf"), "calls": 0}
+        )
+        kind = "lean" if (a.model or "").startswith("lean:") else "model"
+        queued = float((a.response or {}).get("queue_s") or 0.0) if kind == "model" else 0.0
+        if not a.cached:
+            d[kind] += a.duration_s
+        d["queue"] += queued
         d["calls"] += kind == "model"
-        d["start"] = min(d["start"], a.started_at.timestamp() - a.duration_s)
-    spans = []
+        # an attempt row is written when its call ends: it began duration + queue before
+        d["start"] = min(d["start"], a.started_at.timestamp() - a.duration_s - queued)
+    cols = ("wall", "model", "queue", "lean", "overhead", "calls")
+    rows_ = []
     for item, d in per.items():
-        end = items[item].finished_at.timestamp()
-        span = end - d["start"]
-        spans.append((span, d["model"], d["lean"], span - d["model"] - d["lean"], d["calls"]))
-    med = [statistics.median(x[i] for x in spans) for i in range(5)]
-    tot = [sum(x[i] for x in spans) for i in range(5)]
+        span = items[item].finished_at.timestamp() - d["start"]
+        over = span - d["model"] - d["queue"] - d["lean"]
+        rows_.append((span, d["model"], d["queue"], d["lean"], over, d["calls"]))
+    med = [statistics.median(x[i] for x in rows_) for i in range(len(cols))]
+    tot = [sum(x[i] for x in rows_) for i in range(len(cols))]
     print(f"items {len(items)} · run wall {wall:.1f}s · {summary.items_per_s:.3f} items/s")
-    print(f"outcomes: {detail.outcomes}")
-    print(f"retries {summary.retries} · timeouts {summary.timeouts}")
-    print("per item (median): wall {:.1f}s model {:.1f}s lean {:.2f}s rest {:.2f}s calls {:.0f}"
-          .format(*med))  # fmt: skip
-    print("sum over items:    wall {:.1f}s model {:.1f}s lean {:.2f}s rest {:.2f}s calls {:.0f}"
-          .format(*tot))  # fmt: skip
-    print(f"rest / wall: {tot[3] / tot[0]:.1%} (slot waits + math2's own work)")
+    print(f"outcomes: {detail.outcomes} · replies: {detail.finish_reasons}")
+    print(f"retries {summary.retries} · timeouts {summary.timeouts} · calls with no reply "
+          f"{detail.calls_failed}")  # fmt: skip
+    print(f"tokens out {tokens} · model time {tot[1]:.1f}s")
+    print("per item (median): " + " ".join(f"{c} {v:.2f}" for c, v in zip(cols, med, strict=True)))
+    print("sum over items:    " + " ".join(f"{c} {v:.2f}" for c, v in zip(cols, tot, strict=True)))
+    print(f"shares of item time: model {tot[1] / tot[0]:.1%}, queue {tot[2] / tot[0]:.1%}, "
+          f"Lean {tot[3] / tot[0]:.1%}, math2 overhead {tot[4] / tot[0]:.1%}")  # fmt: skip
+    print(f"math2 overhead per model call: {tot[4] / max(1, tot[5]):.3f}s")
 
 
 if __name__ == "__main__":

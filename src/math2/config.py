@@ -63,7 +63,9 @@ class LLMSettings(BaseModel):
     api_key: str | None = None
     model: str | None = None
     concurrency: int = 8
-    timeout_s: float = 300.0
+    timeout_s: float = 300.0  # the cap: first token, and generation after it
+    timeout_floor_s: float = 30.0  # the least a deadline derived from budget and speed allows
+    stream: bool = Field(True, description="stream replies (a timeout keeps what was generated)")
     max_retries: int = 5
     json_schema: bool = Field(True, description="the default endpoint honours JSON-schema output")
     endpoints: dict[str, EndpointSettings] = Field(

@@ -50,3 +50,35 @@ def test_lines_are_spaced_by_every_s() -> None:
     for i in range(5):
         show(Progress(run_id=1, job="j", total=5, done=i))
     assert len(buf.getvalue().splitlines()) == 1
+
+
+def test_stage_shares_in_lines_and_table() -> None:
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=False, width=300)
+    p = Progress(run_id=4, job="formalize", total=2, stages={"generate": 0.75, "compile": 0.25})
+    with ProgressDisplay(console, every_s=0.0) as show:
+        show(p)
+        show(p.model_copy(update={"finished": True}))
+    text = buf.getvalue()
+    assert "stages generate 75% compile 25%" in text.splitlines()[0]
+    assert "stages (share of busy time)" in text  # the final table
+
+
+async def test_stage_share_counts_calls_not_cache_hits(sqlite_store) -> None:
+    from math2.runs.context import STAGE_SECONDS, ItemContext, stage_share
+    from math2.store.aio import AsyncStore
+    from math2.store.work import Run
+
+    with sqlite_store.session() as s:
+        run = Run(job="j", key="k", spec_hash="h")
+        s.add(run)
+        s.flush()
+        run_id = run.id
+    astore = AsyncStore(sqlite_store)
+    STAGE_SECONDS.pop(run_id, None)  # the engine starts each execution afresh
+    ctx = ItemContext(run_id, "a", astore, {})
+    await ctx.attempt(stage="generate", duration_s=3.0)
+    await ctx.attempt(stage="compile", round=1, duration_s=1.0)
+    await ctx.attempt(stage="judge", duration_s=5.0, cached=True)  # a cache hit: no busy time
+    await astore.aclose()
+    assert stage_share(run_id) == {"compile": 0.25, "generate": 0.75}

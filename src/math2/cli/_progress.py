@@ -1,5 +1,6 @@
 """A live progress display for runs: done / passed / failed / running, items/s, ETA, retries and
-timeouts, each resource's busy share. Without a terminal, one line every `every_s` seconds.
+timeouts, each resource's busy share, each stage's share of the busy time. Without a terminal,
+one line every `every_s` seconds.
 
 The steps that are not runs (fetch, scan, import, index build: `math2.util.progress`) show
 through `stage_reporter`: rich bars on a terminal, a line per stage otherwise."""
@@ -24,6 +25,10 @@ def _outcomes(p: Progress) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(p.outcomes.items())) or "-"
 
 
+def _stages(p: Progress) -> str:
+    return " ".join(f"{k} {v:.0%}" for k, v in sorted(p.stages.items(), key=lambda kv: -kv[1]))
+
+
 def line(p: Progress) -> str:
     """One plain line of a run's progress (for logs, where there is no terminal)."""
     total = f"/{p.total}" if p.total else ""
@@ -34,7 +39,9 @@ def line(p: Progress) -> str:
         f"run {p.run_id} {p.job}: done {p.done}{total} ({_outcomes(p)}) · "
         f"errors {p.failed} · running {p.running} · skipped {p.skipped} · "
         f"{p.items_per_s:.3f} items/s · elapsed {p.elapsed_s:.0f}s · ETA {_eta(p)} · "
-        f"retries {p.retries} · timeouts {p.timeouts}" + (f" · {busy}" if busy else "")
+        f"retries {p.retries} · timeouts {p.timeouts}"
+        + (f" · {busy}" if busy else "")
+        + (f" · stages {_stages(p)}" if p.stages else "")
     )
 
 
@@ -46,6 +53,7 @@ def render(p: Progress) -> Table:
         t.add_column(col, justify="right")
     for name in p.resources:
         t.add_column(name, justify="right")
+    t.add_column("stages (share of busy time)")
     total = f"/{p.total}" if p.total else ""
     t.add_row(
         f"{p.done}{total}",
@@ -63,6 +71,7 @@ def render(p: Progress) -> Table:
             + (f" +{r.waiting}" if r.waiting else "")
             for r in p.resources.values()
         ),
+        _stages(p) or "-",
     )
     return t
 

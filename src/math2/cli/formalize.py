@@ -13,6 +13,24 @@ from math2.cli._executor import Address, Executor, ray_options
 from math2.cli._outcome import finish_run
 
 
+def _budgets(values: list[str]) -> int | dict[str, int] | None:
+    """`--max-tokens` values: one N (the generator's budget) or STAGE=N each."""
+    from math2.roles.formalize.loop import STAGES
+
+    if not values:
+        return None
+    plain = len(values) == 1 and "=" not in values[0]
+    budgets: dict[str, int] = {}
+    for v in [f"generate={values[0]}"] if plain else values:
+        stage, _, n = v.partition("=")
+        if stage not in STAGES:
+            raise fail(f"--max-tokens {v}: the stage is one of {', '.join(STAGES)}")
+        if not n.isdigit() or int(n) < 1:
+            raise fail(f"--max-tokens {v}: a budget is a whole number of tokens, at least 1")
+        budgets[stage] = int(n)
+    return budgets["generate"] if plain else budgets
+
+
 def _cross_inputs(store, system: str, refs: list[str]) -> Path:
     """The formalize input file for nodes of another system (K6.6, math2.roles.align.cross)."""
     import hashlib
@@ -53,10 +71,10 @@ def formalize_cmd(
     temperature: Annotated[float, typer.Option(help="Generator temperature.")] = 0.7,
     limit: Annotated[int | None, typer.Option(help="Only the first N statements.")] = None,
     max_tokens: Annotated[
-        int | None,
+        list[str] | None,
         typer.Option(
-            min=1,
-            help="The generator's token budget per reply (default: the template's max_tokens).",
+            help="Token budget per reply: N for the generator, or STAGE=N for plan, generate or "
+            "judge (repeatable; default: each template's max_tokens).",
         ),
     ] = None,
     index: Annotated[str, typer.Option(help="Library whose search index is used.")] = "mathlib",
@@ -85,6 +103,7 @@ def formalize_cmd(
     check_backend(lean)
     if best_of_n > 1 and not refine:
         raise fail("--best-of-n already means single-round samples; drop --no-refine")
+    budgets = _budgets(max_tokens or [])
     options = FormalizeOptions(
         model=model,
         judge=judge,
@@ -94,7 +113,7 @@ def formalize_cmd(
         refine=refine,
         best_of_n=best_of_n,
         temperature=temperature,
-        max_tokens=max_tokens,
+        max_tokens=budgets,
         field=field,
         limit=limit,
         lean_backend=lean,

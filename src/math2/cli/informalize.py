@@ -21,7 +21,11 @@ def informalize_cmd(
         "mathlib"
     ),
     limit: Annotated[
-        int | None, typer.Option(help="Only the first N, in dependency order.")
+        int | None,
+        typer.Option(
+            help="Only N: the first N of the dependency order of the closure of the library's "
+            "first N declarations (only that closure is read)."
+        ),
     ] = None,
     lean_dir: Annotated[
         Path | None, typer.Option(help="A Lean source tree instead of the store's mentions.")

@@ -92,10 +92,20 @@ def runs_show(
             eg = ", ".join(d.outcome_examples.get(name, []))
             out.print(f"  {name} {n}" + (f" (e.g. {escape(eg)})" if eg else ""), highlight=False)
     out.print(
-        f"time: model {d.model_s:.1f}s, Lean {d.lean_s:.1f}s (calls only, not the waits for a "
-        f"slot); {d.cached_attempts} attempts answered from the caches",
+        f"time: model {d.model_s:.1f}s, queued {d.queue_s:.1f}s (waiting for a model slot or a "
+        f"retry), Lean {d.lean_s:.1f}s; {d.cached_attempts} attempts answered from the caches",
         highlight=False,
     )
+    if d.finish_reasons:
+        out.print(
+            "replies: " + ", ".join(f"{k} {v}" for k, v in sorted(d.finish_reasons.items())),
+            highlight=False,
+        )
+    if d.calls_failed or d.failed_tries:
+        tries = ", ".join(f"{k} {v}" for k, v in sorted(d.failed_tries.items())) or "none"
+        out.print(
+            f"model calls with no reply: {d.calls_failed}; failed tries: {tries}", highlight=False
+        )
     for i, defs in sorted(d.defects.items()):
         out.print(f"  defects {escape(i)}: " + escape("; ".join(defs))[:300], highlight=False)
     for i, e in d.failed_items:

@@ -60,6 +60,8 @@ def endpoint_for(settings: Settings, model: str) -> Endpoint:
             specific.concurrency if specific and specific.concurrency else llm.concurrency
         ),
         timeout_s=llm.timeout_s,
+        timeout_floor_s=llm.timeout_floor_s,
+        stream=llm.stream,
         max_retries=llm.max_retries,
     )
 

@@ -1,9 +1,12 @@
 """One async client for OpenAI-compatible chat endpoints.
 
 Concurrency is bounded by a `Resource` (the endpoint's slots); 429, 5xx, malformed bodies and
-connection errors are retried with exponential backoff (honouring `Retry-After`); every reply is
-put in the response cache before it is returned, keyed by model + parameters + messages + sample
-index, so pass@k samples differ and a rerun repeats no finished call.
+connection errors are retried with exponential backoff (honouring `Retry-After`), each failed try
+kept with its error; replies are streamed (server-sent events), so a deadline derived from the
+call's token budget and the endpoint's measured speed keeps what was generated (`finish_reason`
+"timeout") rather than losing it; every reply is put in the response cache before it is returned,
+keyed by model + parameters + messages + sample index (+ round), so pass@k samples differ and a
+rerun repeats no finished call.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Any
 import httpx
 
 from math2.llm.cache import MemoryCache, ResponseCache
-from math2.llm.types import ChatResponse, Endpoint, LLMError, Usage, cache_key
+from math2.llm.stream import TIMEOUT, SpeedModel, StreamState
+from math2.llm.types import ChatResponse, Endpoint, FailedTry, LLMError, Usage, cache_key
 from math2.util.limits import Resource
 
 log = logging.getLogger(__name__)
@@ -56,6 +60,8 @@ class LLMClient:
         self.cache: ResponseCache = cache if cache is not None else MemoryCache()
         self.limiter = limiter or Resource(f"model:{endpoint.model}", endpoint.concurrency)
         self.usage = Usage()
+        # the endpoint's measured speed, from which each call's deadline is derived
+        self.speed = SpeedModel(floor_s=endpoint.timeout_floor_s, cap_s=endpoint.timeout_s)
         headers = {"Content-Type": "application/json"}
         if endpoint.api_key:
             headers["Authorization"] = f"Bearer {endpoint.api_key}"
@@ -124,46 +130,143 @@ class LLMClient:
         return resp
 
     async def _post(self, key: str, body: dict[str, Any]) -> ChatResponse:
+        """Send the call, retrying what can be retried; every failed try is kept (with its
+        error) on the reply or on the `LLMError` that ends the call."""
         ep = self.endpoint
-        last = "no attempt made"
+        tries: list[FailedTry] = []
         for attempt in range(ep.max_retries + 1):
             if attempt:
                 self.usage.retries += 1
             started = time.monotonic()
-            delay: float | None = None
             try:
-                r = await self._http.post("chat/completions", json=body)
-            except (httpx.TransportError, httpx.TimeoutException) as exc:
-                self.usage.timeouts += 1
-                last = f"{type(exc).__name__}: {exc}"
-            else:
-                if r.status_code == 200:
-                    try:
-                        return _parse(key, self.model, body, r.json(), time.monotonic() - started)
-                    except (ValueError, KeyError, IndexError, TypeError) as exc:
-                        last = f"malformed reply from {ep.base_url}: {exc}"
-                elif r.status_code == 429 or r.status_code >= 500:
-                    last = f"HTTP {r.status_code}: {r.text[:200]}"
-                    delay = _retry_after(r)
-                else:
+                resp = await (self._stream(key, body) if ep.stream else self._once(key, body))
+            except _TryFailed as exc:
+                tries.append(exc.failed(time.monotonic() - started))
+                if exc.kind in ("connect", "timeout"):
+                    self.usage.timeouts += 1
+                if exc.kind == "refused":
                     self.usage.failures += 1
                     raise LLMError(
-                        f"{ep.base_url} refused the call to {self.model}: HTTP {r.status_code}: "
-                        f"{r.text[:300]}",
-                        status=r.status_code,
-                    )
-            if attempt == ep.max_retries:
-                break
-            backoff = min(ep.backoff_max_s, ep.backoff_s * 2**attempt)
-            wait = delay if delay is not None else backoff * (0.5 + random.random() / 2)
-            log.info("retrying %s in %.2fs (%s)", self.model, wait, last)
-            await asyncio.sleep(wait)
+                        f"{ep.base_url} refused the call to {self.model}: {exc}",
+                        status=exc.status,
+                        tries=tries,
+                    ) from None
+                if attempt == ep.max_retries:
+                    break
+                backoff = min(ep.backoff_max_s, ep.backoff_s * 2**attempt)
+                wait = exc.delay if exc.delay is not None else backoff * (0.5 + random.random() / 2)
+                log.info("retrying %s in %.2fs (%s)", self.model, wait, exc)
+                await asyncio.sleep(wait)
+                continue
+            if resp.finish_reason == TIMEOUT:
+                self.usage.timeouts += 1
+            return resp.model_copy(update={"failed_tries": tries})
         self.usage.failures += 1
         raise LLMError(
             f"call to {self.model} at {ep.base_url} failed after {ep.max_retries + 1} tries: "
-            f"{last}",
+            f"{tries[-1].error if tries else 'no attempt made'}",
             retryable=True,
+            tries=tries,
         )
+
+    def _deadline(self, body: dict[str, Any]) -> float:
+        return self.speed.deadline(body.get("max_tokens"))
+
+    async def _once(self, key: str, body: dict[str, Any]) -> ChatResponse:
+        """One non-streamed try, bounded by the first-token cap plus the derived deadline."""
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(self.endpoint.timeout_s + self._deadline(body)):
+                r = await self._http.post("chat/completions", json=body)
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            raise _TryFailed("timeout", f"no reply: {type(exc).__name__} {exc}") from None
+        except httpx.TransportError as exc:
+            raise _TryFailed("connect", f"{type(exc).__name__}: {exc}") from None
+        _check_status(r, self.endpoint.base_url)
+        return self._parsed(key, body, r, time.monotonic() - started)
+
+    def _parsed(
+        self, key: str, body: dict[str, Any], r: httpx.Response, latency: float
+    ) -> ChatResponse:
+        try:
+            return _parse(key, self.model, body, r.json(), latency)
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise _TryFailed(
+                "malformed", f"malformed reply from {self.endpoint.base_url}: {exc}"
+            ) from None
+
+    async def _stream(self, key: str, body: dict[str, Any]) -> ChatResponse:
+        """One streamed try. The first token may take up to the cap (`timeout_s`); after it
+        the reply has the budget-derived deadline, and a reply cut there is kept with
+        `finish_reason = "timeout"` (never sent again)."""
+        ep = self.endpoint
+        send = {**body, "stream": True, "stream_options": {"include_usage": True}}
+        st = StreamState()
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(ep.timeout_s) as deadline:
+                request = self._http.build_request("POST", "chat/completions", json=send)
+                r = await self._http.send(request, stream=True)
+                try:
+                    if r.status_code != 200:
+                        await r.aread()
+                        _check_status(r, ep.base_url)
+                    if "text/event-stream" not in r.headers.get("content-type", ""):
+                        await r.aread()  # a server that does not stream answers whole
+                        return self._parsed(key, body, r, time.monotonic() - st.started)
+                    async for line in r.aiter_lines():
+                        if st.feed(line):
+                            deadline.reschedule(loop.time() + self._deadline(body))
+                        if st.done:
+                            break
+                finally:
+                    await r.aclose()
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            if st.first_at is None:
+                raise _TryFailed(
+                    "timeout", f"no token within {ep.timeout_s:g}s: {type(exc).__name__}"
+                ) from None
+            st.finish_reason = TIMEOUT  # keep what was generated
+        except httpx.TransportError as exc:
+            got = f" after {st.chunks} tokens" if st.chunks else ""
+            raise _TryFailed("connect", f"{type(exc).__name__}{got}: {exc}") from None
+        except ValueError as exc:
+            raise _TryFailed("malformed", f"malformed stream from {ep.base_url}: {exc}") from None
+        if st.finish_reason is None:
+            raise _TryFailed("malformed", f"the stream from {ep.base_url} ended without a reply")
+        if st.finish_reason != TIMEOUT:
+            self.speed.observe(*st.decoding())
+        return self._parsed_stream(key, body, st)
+
+    def _parsed_stream(self, key: str, body: dict[str, Any], st: StreamState) -> ChatResponse:
+        try:
+            return _parse(key, self.model, body, st.message(), time.monotonic() - st.started)
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise _TryFailed("malformed", f"malformed stream: {exc}") from None
+
+
+class _TryFailed(Exception):
+    """One try brought no reply; `kind` says why, `delay` is the server's Retry-After."""
+
+    def __init__(
+        self, kind: str, message: str, *, status: int | None = None, delay: float | None = None
+    ):
+        super().__init__(message)
+        self.kind, self.status, self.delay = kind, status, delay
+
+    def failed(self, duration_s: float) -> FailedTry:
+        return FailedTry(kind=self.kind, error=str(self), duration_s=duration_s, status=self.status)
+
+
+def _check_status(r: httpx.Response, base_url: str) -> None:
+    if r.status_code == 200:
+        return
+    if r.status_code == 429 or r.status_code >= 500:
+        raise _TryFailed(
+            "http", f"HTTP {r.status_code}: {r.text[:200]}", status=r.status_code,
+            delay=_retry_after(r),
+        )  # fmt: skip
+    raise _TryFailed("refused", f"HTTP {r.status_code}: {r.text[:300]}", status=r.status_code)
 
 
 def _retry_after(r: httpx.Response) -> float | None:

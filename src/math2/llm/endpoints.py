@@ -8,7 +8,9 @@
 the base URL with the fewest calls in flight (at most `concurrency` each); an endpoint that
 refuses the connection, times out or answers 5xx/429 is taken out for `cooldown_s` (doubling
 while it keeps failing) and the request goes to the next one; when every endpoint is out, the
-request goes to the one that comes back first, and the client's own retries take over.
+request goes to the one that comes back first, and the client's own retries take over. A streamed
+reply passes through as it arrives (the member's slot is held until the stream closes), so the
+client's deadline keeps what was generated here too.
 """
 
 from __future__ import annotations
@@ -101,27 +103,40 @@ class BalancingTransport(httpx.AsyncBaseTransport):
             m = self.members[i]
             tried.add(i)
             last = len(tried) == len(self.members)
-            async with m.sem:
-                m.in_flight += 1
-                m.calls += 1
-                try:
-                    req = httpx.Request(
-                        request.method,
-                        self._target(request, m),
-                        headers=request.headers,
-                        content=body,
-                        extensions=request.extensions,
-                    )
-                    try:
-                        resp = await self.inner.handle_async_request(req)
-                        content = await resp.aread()
-                    except httpx.TransportError as exc:
-                        self._down(m, f"{type(exc).__name__}: {exc}")
-                        if last:
-                            raise
-                        continue
-                finally:
+            await m.sem.acquire()
+            m.in_flight += 1
+            m.calls += 1
+            released = streamed = False
+
+            def release(m: Member = m) -> None:
+                nonlocal released
+                if not released:
+                    released = True
                     m.in_flight -= 1
+                    m.sem.release()
+
+            try:
+                req = httpx.Request(
+                    request.method,
+                    self._target(request, m),
+                    headers=request.headers,
+                    content=body,
+                    extensions=request.extensions,
+                )
+                try:
+                    resp = await self.inner.handle_async_request(req)
+                    streamed = resp.status_code == 200 and "text/event-stream" in resp.headers.get(
+                        "content-type", ""
+                    )
+                    content = None if streamed else await resp.aread()
+                except httpx.TransportError as exc:
+                    self._down(m, f"{type(exc).__name__}: {exc}")
+                    if last:
+                        raise
+                    continue
+            finally:
+                if not streamed:
+                    release()
             if resp.status_code >= 500 or resp.status_code == 429:
                 self._down(m, f"HTTP {resp.status_code}")
                 if not last:
@@ -134,10 +149,29 @@ class BalancingTransport(httpx.AsyncBaseTransport):
                 for k, v in resp.headers.multi_items()
                 if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")
             ]
+            if content is None:  # a streamed reply passes through; its slot ends with it
+                return httpx.Response(200, headers=headers, stream=_Passing(resp, release))
             return httpx.Response(resp.status_code, headers=headers, content=content)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+class _Passing(httpx.AsyncByteStream):
+    """A member's streamed body, read through; the member's slot is released when it closes."""
+
+    def __init__(self, resp: httpx.Response, release) -> None:
+        self.resp, self.release = resp, release
+
+    async def __aiter__(self):
+        async for chunk in self.resp.aiter_bytes():  # decoded, as aread() would
+            yield chunk
+
+    async def aclose(self) -> None:
+        try:
+            await self.resp.aclose()
+        finally:
+            self.release()
 
 
 def balanced_client(

@@ -13,13 +13,30 @@ from math2.errors import Math2Error
 T = TypeVar("T", bound=BaseModel)
 
 
+class FailedTry(BaseModel):
+    """One try of a call that brought no reply: refused connection, timeout, 5xx, bad body."""
+
+    kind: str  # "connect" | "timeout" | "http" | "malformed" | "refused"
+    error: str
+    duration_s: float = 0.0
+    status: int | None = None
+
+
 class LLMError(Math2Error):
     """A model call failed for good (after the retries), or the endpoint refused it."""
 
-    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False):
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        tries: list[FailedTry] | None = None,
+    ):
         super().__init__(message)
         self.status = status
         self.retryable = retryable
+        self.tries = tries or []  # every try, each with its error
 
 
 class LLMNotConfigured(Math2Error):
@@ -38,7 +55,9 @@ class Endpoint(BaseModel):
     api_key: str | None = None
     json_schema: bool = True  # honours response_format {"type": "json_schema", ...}
     concurrency: int = 8
-    timeout_s: float = 300.0
+    timeout_s: float = 300.0  # the cap: the longest wait for a first token, or for generation
+    timeout_floor_s: float = 30.0  # the least generation time a budget-derived deadline allows
+    stream: bool = True  # ask for server-sent events (a timeout keeps what was generated)
     max_retries: int = 5
     backoff_s: float = 0.5
     backoff_max_s: float = 30.0
@@ -51,7 +70,7 @@ class Usage(BaseModel):
     cached_calls: int = 0
     retries: int = 0
     failures: int = 0
-    timeouts: int = 0  # calls that timed out or lost the connection (each then sent again)
+    timeouts: int = 0  # tries that timed out or lost the connection, and replies cut by a deadline
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
@@ -74,6 +93,8 @@ class ChatResponse(BaseModel):
     latency_s: float = 0.0
     cached: bool = False
     request: dict[str, Any] = Field(default_factory=dict)
+    # tries of this call that failed before this reply came (connection refused, timeout, 5xx)
+    failed_tries: list[FailedTry] = Field(default_factory=list)
 
 
 class Structured(BaseModel, Generic[T]):

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from math2.llm.client import LLMClient
 from math2.llm.structured import structured
 from math2.llm.templates import Template
-from math2.llm.types import ChatResponse, Structured
+from math2.llm.types import ChatResponse, LLMError, Structured
 from math2.store.aio import AsyncStore
 from math2.store.work import Attempt
 from math2.util.limits import Resource
@@ -30,6 +30,19 @@ if TYPE_CHECKING:
     from math2.lean import CheckItem, CheckResult, LeanChecker
 
 T = TypeVar("T", bound=BaseModel)
+CALL_FAILED = "call_failed"  # an attempt's verdict: the call brought no reply (see its tries)
+
+
+# Seconds spent in each stage's calls and checks (not cached, not waiting for a slot), per run
+# executed in this process: the progress display's per-stage busy share.
+STAGE_SECONDS: dict[int, dict[str, float]] = {}
+
+
+def stage_share(run_id: int) -> dict[str, float]:
+    """Each stage's share (0..1) of the time the run's items spent in calls and checks."""
+    secs = STAGE_SECONDS.get(run_id) or {}
+    total = sum(secs.values())
+    return {k: v / total for k, v in sorted(secs.items())} if total > 0 else {}
 
 
 class ItemContext:
@@ -79,6 +92,9 @@ class ItemContext:
         """Record an attempt (once per key) and return its id."""
         self.stage = stage
         self.calls += 1
+        if not cached and duration_s > 0:
+            clock = STAGE_SECONDS.setdefault(self.run_id, {})
+            clock[stage] = clock.get(stage, 0.0) + duration_s
         values = {
             "run_id": self.run_id,
             "item": self.item,
@@ -104,17 +120,54 @@ class ItemContext:
             new_id = s.scalar(_insert_attempt(s.get_bind().dialect.name), values)
             if new_id is not None:
                 return new_id
-            return s.scalar(  # written before (a resumed item replayed from the caches)
-                select(Attempt.id).where(
+            row = s.scalars(  # written before (a resumed item replayed from the caches)
+                select(Attempt).where(
                     Attempt.run_id == run_id,
                     Attempt.item == item,
                     Attempt.stage == stage,
                     Attempt.round == round,
                     Attempt.sample == sample,
                 )
-            )
+            ).one()
+            if row.verdict == CALL_FAILED:
+                # a call that failed for good (the endpoint did not answer) and was made again
+                # when the item was retried: the new outcome replaces it, the old tries kept
+                earlier = list((row.response or {}).get("failed_tries") or [])
+                for k, v in values.items():
+                    if k not in ("run_id", "item", "stage", "round", "sample"):
+                        setattr(row, k, v)
+                row.response = {
+                    **(values["response"] or {}),
+                    "failed_tries": earlier + list(values["response"].get("failed_tries") or []),
+                }
+            return row.id
 
         return await self.astore.write(write)
+
+    async def _failed_call(
+        self,
+        exc: LLMError,
+        client: LLMClient,
+        template: Template,
+        request: dict[str, Any],
+        *,
+        stage: str,
+        round: int,
+        sample: int,
+    ) -> int:
+        """Record a call that brought no reply (every try failed, or the endpoint refused it)."""
+        return await self.attempt(
+            stage=stage,
+            round=round,
+            sample=sample,
+            model=client.model,
+            template=template,
+            request=request,
+            response={"failed_tries": [t.model_dump() for t in exc.tries]},
+            verdict=CALL_FAILED,
+            error=str(exc),
+            duration_s=sum(t.duration_s for t in exc.tries),
+        )
 
     async def chat(
         self,
@@ -130,7 +183,14 @@ class ItemContext:
         """A model call from a template, recorded as an attempt: (reply, attempt id)."""
         messages = template.render(**variables)
         started = time.monotonic()
-        resp = await client.chat(messages, sample=sample, round=round, **params)
+        try:
+            resp = await client.chat(messages, sample=sample, round=round, **params)
+        except LLMError as exc:
+            _, body = client.request_for(messages, sample, round, **params)
+            await self._failed_call(
+                exc, client, template, body, stage=stage, round=round, sample=sample
+            )
+            raise
         aid = await self.attempt(
             stage=stage,
             round=round,
@@ -138,7 +198,7 @@ class ItemContext:
             model=client.model,
             template=template,
             request=resp.request,
-            response=_reply(resp),
+            response={**_reply(resp), **_waits([resp], time.monotonic() - started)},
             cached=resp.cached,
             # The model's time, not the wait for a concurrency slot (a cached reply: the lookup).
             duration_s=time.monotonic() - started if resp.cached else resp.latency_s,
@@ -166,15 +226,17 @@ class ItemContext:
         the caller must treat as such (never as a pass).
         """
         started = time.monotonic()
-        out = await structured(
-            client,
-            template.render(**variables),
-            schema,
-            sample=sample,
-            round=round,
-            retries=retries,
-            **params,
-        )
+        messages = template.render(**variables)
+        try:
+            out = await structured(
+                client, messages, schema, sample=sample, round=round, retries=retries, **params
+            )
+        except LLMError as exc:
+            _, body = client.request_for(messages, sample, round, **params)
+            await self._failed_call(
+                exc, client, template, body, stage=stage, round=round, sample=sample
+            )
+            raise
         last = out.responses[-1] if out.responses else None
         aid = await self.attempt(
             stage=stage,
@@ -187,6 +249,7 @@ class ItemContext:
                 "replies": [_reply(r) for r in out.responses],
                 "value": out.value.model_dump(mode="json") if out.value is not None else None,
                 "repairs": out.repairs,
+                **_waits(out.responses, time.monotonic() - started),
             },
             verdict="parsed" if out.ok else "unparseable",
             error=out.error,
@@ -245,3 +308,18 @@ def _reply(resp: ChatResponse) -> dict[str, Any]:
         "finish_reason": resp.finish_reason,
         "latency_s": resp.latency_s,
     }
+
+
+def _waits(replies: list[ChatResponse], wall_s: float) -> dict[str, Any]:
+    """What an attempt keeps beside its replies: the time it queued for a slot or backed off
+    (wall time less the model's, failed tries included), the tries that failed before a reply."""
+    fresh = [r for r in replies if not r.cached]
+    model_s = sum(r.latency_s + sum(t.duration_s for t in r.failed_tries) for r in fresh)
+    out: dict[str, Any] = {
+        "queue_s": max(0.0, wall_s - model_s) if fresh else 0.0,
+        "finish_reasons": [r.finish_reason for r in replies],
+    }
+    tries = [t.model_dump() for r in fresh for t in r.failed_tries]
+    if tries:
+        out["failed_tries"] = tries
+    return out

@@ -25,7 +25,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from math2.llm.cache import insert_ignore
-from math2.runs.context import ItemContext
+from math2.runs.context import STAGE_SECONDS, ItemContext, stage_share
 from math2.runs.queries import run_lock_name
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
@@ -64,6 +64,8 @@ class Progress(BaseModel):
     outcomes: dict[str, int] = Field(default_factory=dict)
     retries: int = 0  # model calls sent again (HTTP errors, connection failures, timeouts)
     timeouts: int = 0  # model calls that timed out or lost their connection
+    # each stage's share of the time items spent in model calls and Lean checks (0..1)
+    stages: dict[str, float] = Field(default_factory=dict)
     resources: dict[str, ResourceState] = Field(default_factory=dict)
     finished: bool = False
 
@@ -237,6 +239,7 @@ async def execute(
     try:
         run_id = await astore.write(lambda s: open_run(s, job, params))
         prog.run_id = run_id
+        STAGE_SECONDS[run_id] = {}  # this execution's stage shares (a run id may recur: resume)
         # A live holder of `run:<id>` tells `runs list` a running run from a killed one; a
         # second process on the same run is refused (StoreLocked) rather than racing the first.
         lock = hold_lock(astore.store, run_lock_name(run_id), wait=False)
@@ -268,6 +271,7 @@ async def execute(
             prog.retries = sum(getattr(u, "retries", 0) for u in usages)
             prog.timeouts = sum(getattr(u, "timeouts", 0) for u in usages)
             prog.finished = finished
+            prog.stages = stage_share(run_id)
             prog.resources = {
                 name: ResourceState(
                     capacity=r.capacity,

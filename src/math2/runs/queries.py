@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from math2.runs.context import CALL_FAILED
 from math2.store.lock import _stale
 from math2.store.work import Attempt, Run, RunItem, StoreLock
 
@@ -76,8 +77,12 @@ class RunDetail(RunRow):
     outcome_examples: dict[str, list[str]] = {}
     defects: dict[str, list[str]] = {}  # item -> the judge's defects in its last judged round
     model_s: float = 0.0  # time in model calls (not cached, not waiting for a slot)
+    queue_s: float = 0.0  # time model calls waited for a slot or backed off before a retry
     lean_s: float = 0.0  # time in Lean checks (not waiting for a slot)
     cached_attempts: int = 0
+    calls_failed: int = 0  # model calls that brought no reply (every try failed)
+    failed_tries: dict[str, int] = {}  # tries without a reply, by kind (connect, timeout, http…)
+    finish_reasons: dict[str, int] = {}  # replies by finish reason (stop, length, timeout)
 
 
 def _counts(session: Session, run_ids: list[int]) -> dict[int, dict[str, int]]:
@@ -161,7 +166,9 @@ def run_detail(session: Session, run_id: int) -> RunDetail | None:
     ).all()
     model_s = sum(t or 0 for m, c, t, _ in times if not c and m and not m.startswith("lean:"))
     lean_s = sum(t or 0 for m, c, t, _ in times if not c and m and m.startswith("lean:"))
+    calls = _model_calls(session, run_id)
     return RunDetail(
+        **calls,
         outcomes=outcomes,
         outcome_examples=examples,
         defects=defects,
@@ -182,6 +189,39 @@ def run_detail(session: Session, run_id: int) -> RunDetail | None:
         stats=r.stats or {},
         failed_items=[(i, e) for i, e in failed],
     )
+
+
+def _model_calls(session: Session, run_id: int) -> dict[str, Any]:
+    """Queue time, failed calls, failed tries by kind and replies by finish reason, over the
+    run's model calls that were made (not answered from the cache)."""
+    rows = session.execute(
+        select(
+            Attempt.verdict,
+            Attempt.response["queue_s"].as_float(),
+            Attempt.response["failed_tries"],
+            Attempt.response["finish_reasons"],
+        ).where(
+            Attempt.run_id == run_id,
+            Attempt.cached.is_(False),
+            Attempt.model.is_not(None),
+            Attempt.model.not_like("lean:%"),
+        )
+    )
+    queue_s, failed, tries, reasons = 0.0, 0, {}, {}
+    for verdict, queued, failed_tries, finish in rows:
+        queue_s += queued or 0.0
+        failed += verdict == CALL_FAILED
+        for t in failed_tries or []:
+            kind = str(t.get("kind", "?")) if isinstance(t, dict) else "?"
+            tries[kind] = tries.get(kind, 0) + 1
+        for f in finish or []:
+            reasons[str(f)] = reasons.get(str(f), 0) + 1
+    return {
+        "queue_s": queue_s,
+        "calls_failed": failed,
+        "failed_tries": tries,
+        "finish_reasons": reasons,
+    }
 
 
 def item_attempts(session: Session, run_id: int, item: str) -> list[AttemptRow]:

@@ -11,11 +11,16 @@ the number of calls per request hash; `GET /health`.
 A rule can answer with text (`reply`, or `replies` cycled by call count), a JSON value (`json`,
 sent as text), reasoning content, or a fault: `status` 429 (with `Retry-After: retry_after`) or
 500 for its first `fail_times` calls, `malformed` (a body that is not JSON), `drop` (the
-connection closes with no answer). The latency model is `latency_s + per_token_s × completion
-tokens`. A request's JSON-schema `response_format` is honoured (a `json` answer is sent bare),
-ignored (the JSON comes wrapped in prose, as from a model that was not constrained) or rejected
-with HTTP 400, per the script's `json_schema`. With `--log`, every request is appended to a file
-as it arrives, so counts survive a restart of the client under test (`read_log`, `repeats`).
+connection closes with no answer), `stall_after` (a streamed reply stops sending after that many
+tokens and holds the connection, as a hung server does). A reply is cut into tokens of four
+characters; `max_tokens` is honoured (`finish_reason` "length"); a request with `stream: true` is
+answered with server-sent events as OpenAI sends them (a chunk per token, the finish reason, the
+usage when `stream_options.include_usage`, then `data: [DONE]`). The latency model is
+`latency_s + per_token_s × completion tokens`. A request's JSON-schema `response_format` is
+honoured (a `json` answer is sent bare), ignored (the JSON comes wrapped in prose, as from a model
+that was not constrained) or rejected with HTTP 400, per the script's `json_schema`. With `--log`,
+every request is appended to a file as it arrives, so counts survive a restart of the client under
+test (`read_log`, `repeats`).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
@@ -53,6 +58,7 @@ class Rule(BaseModel):
     malformed: bool = False
     drop: bool = False
     latency_s: float | None = None
+    stall_after: int | None = None  # a streamed reply stops after this many tokens (a hang)
 
     model_config = {"populate_by_name": True}
 
@@ -68,6 +74,73 @@ class Script(BaseModel):
     # what a JSON-schema `response_format` gets: honoured, ignored (prose around the JSON), or
     # rejected with HTTP 400 (as from a server that does not support it)
     json_schema: Literal["honour", "ignore", "reject"] = "honour"
+
+
+STALL_S = 3600.0  # how long a stalled stream holds the connection
+
+
+class Reply(BaseModel):
+    """An answer to send: its tokens (4 characters each), reasoning, finish reason, timing."""
+
+    id: str
+    model: str | None
+    tokens: list[str]
+    reasoning: str | None = None
+    finish_reason: str = "stop"
+    prompt_tokens: int = 0
+    latency_s: float = 0.0
+    per_token_s: float = 0.0
+    stall_after: int | None = None
+
+    def _usage(self) -> dict[str, int]:
+        n = len([t for t in self.tokens if t])
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": n,
+            "total_tokens": self.prompt_tokens + n,
+        }
+
+    def whole(self) -> bytes:
+        """The non-streamed body."""
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self.tokens)}
+        if self.reasoning is not None:
+            message["reasoning_content"] = self.reasoning
+        payload = {
+            "id": self.id,
+            "object": "chat.completion",
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}],
+            "usage": self._usage(),
+        }
+        return json.dumps(payload, ensure_ascii=False).encode("utf-8")
+
+    def events(self, include_usage: bool) -> Iterator[bytes | None]:
+        """The `data:` payloads of the stream (None where it stalls), sleeping per token."""
+
+        def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
+            body = {
+                "id": self.id,
+                "object": "chat.completion.chunk",
+                "model": self.model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                **extra,
+            }
+            return json.dumps(body, ensure_ascii=False).encode("utf-8")
+
+        yield chunk({"role": "assistant", "content": ""})
+        if self.reasoning:
+            yield chunk({"reasoning_content": self.reasoning})
+        for i, tok in enumerate(self.tokens):
+            if self.stall_after is not None and i >= self.stall_after:
+                yield None
+                return
+            time.sleep(self.per_token_s)
+            if tok:
+                yield chunk({"content": tok})
+        yield chunk({}, self.finish_reason)
+        if include_usage:
+            body = {"id": self.id, "object": "chat.completion.chunk", "model": self.model}
+            yield json.dumps({**body, "choices": [], "usage": self._usage()}).encode("utf-8")
 
 
 def load_script(path: Path) -> Script:
@@ -171,8 +244,9 @@ class FakeServer:
             return i, rule, m
         return None
 
-    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes | None]:
-        """(status, headers, body bytes or None to drop the connection) for a chat request."""
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes | None] | Reply:
+        """A fault (status, headers, body bytes or None to drop the connection), or the
+        `Reply` to send (whole, or as server-sent events when the request streams)."""
         with self._lock:
             found = self._match(body)
             idx, rule, m = found if found else (-1, Rule(reply=self.script.default), None)
@@ -216,25 +290,22 @@ class FakeServer:
             content = m.expand(rule.reply)
         else:
             content = rule.reply if rule.reply is not None else self.script.default
-        tokens = max(1, len(content) // 4)
-        latency = rule.latency_s if rule.latency_s is not None else self.script.latency_s
-        time.sleep(latency + self.script.per_token_s * tokens)
-        message: dict[str, Any] = {"role": "assistant", "content": content}
-        if rule.reasoning is not None:
-            message["reasoning_content"] = rule.reasoning
-        prompt_tokens = sum(len(m.get("content", "")) for m in body.get("messages", [])) // 4
-        payload = {
-            "id": f"fake-{len(self.requests)}",
-            "object": "chat.completion",
-            "model": body.get("model"),
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": tokens,
-                "total_tokens": prompt_tokens + tokens,
-            },
-        }
-        return 200, {}, json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        tokens = [content[i : i + 4] for i in range(0, len(content), 4)] or [""]
+        finish = "stop"
+        budget = body.get("max_tokens")
+        if isinstance(budget, int) and 0 < budget < len(tokens):
+            tokens, finish = tokens[:budget], "length"  # a real server stops at the budget
+        return Reply(
+            id=f"fake-{len(self.requests)}",
+            model=body.get("model"),
+            tokens=tokens,
+            reasoning=rule.reasoning,
+            finish_reason=finish,
+            prompt_tokens=sum(len(m.get("content", "")) for m in body.get("messages", [])) // 4,
+            latency_s=rule.latency_s if rule.latency_s is not None else self.script.latency_s,
+            per_token_s=self.script.per_token_s,
+            stall_after=rule.stall_after,
+        )
 
     def _handler(self):
         server = self
@@ -284,15 +355,48 @@ class FakeServer:
                     server.active += 1
                     server.max_active = max(server.max_active, server.active)
                 try:
-                    status, headers, data = server.answer(body)
+                    answer = server.answer(body)
+                    if isinstance(answer, Reply):
+                        if body.get("stream"):
+                            self._stream(answer, body)
+                        else:
+                            time.sleep(answer.latency_s + answer.per_token_s * len(answer.tokens))
+                            self._send(200, answer.whole())
+                        return
                 finally:
                     with server._lock:
                         server.active -= 1
+                status, headers, data = answer
                 if data is None:
                     self.close_connection = True
                     self.connection.shutdown(2)
                     return
                 self._send(status, data, headers)
+
+            def _chunk(self, data: bytes) -> None:
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
+            def _stream(self, reply: Reply, body: dict[str, Any]) -> None:
+                """Server-sent events as OpenAI sends them: a chunk per token, the finish
+                reason, the usage (with `stream_options.include_usage`), then [DONE]."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                opts = body.get("stream_options") or {}
+                try:
+                    time.sleep(reply.latency_s)
+                    for event in reply.events(bool(opts.get("include_usage"))):
+                        if event is None:  # a stall: the server stops sending, holding on
+                            time.sleep(STALL_S)
+                            break
+                        self._chunk(b"data: " + event + b"\n\n")
+                    self._chunk(b"data: [DONE]\n\n")
+                    self._chunk(b"")
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client went away (its deadline)
 
         return Handler
 

@@ -51,7 +51,8 @@ class FormalizeOptions(BaseModel):
     refine: bool = True
     best_of_n: int = 1
     temperature: float = 0.7
-    max_tokens: int | None = None  # the generator's budget (None: the template's)
+    # the generator's budget, or per stage (plan, generate, judge); None: the templates'
+    max_tokens: int | dict[str, int] | None = None
     field: str | None = None
     limit: int | None = None
     lean_backend: str | None = None

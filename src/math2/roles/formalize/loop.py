@@ -20,6 +20,7 @@ from typing import Any
 from math2.lean import CheckItem, Mode
 from math2.lean.trust import ContextTrust
 from math2.llm import load_template
+from math2.llm.stream import TIMEOUT
 from math2.roles.formalize.feedback import (
     compile_feedback,
     extract,
@@ -37,6 +38,18 @@ from math2.roles.formalize.records import (
 from math2.roles.formalize.schemas import JudgeVerdict, PlannerDecision
 from math2.runs import ItemContext, step
 
+STAGES = ("plan", "generate", "judge")  # the stages with a token budget
+
+
+def budget(max_tokens: int | dict[str, int] | None, stage: str, template_budget: int | None):
+    """A stage's token budget: `max_tokens[stage]` when a mapping names it, an int for the
+    generator, else the template's."""
+    if isinstance(max_tokens, dict):
+        return max_tokens.get(stage) or template_budget
+    if max_tokens and stage == "generate":
+        return max_tokens
+    return template_budget
+
 
 async def _retrieve(
     ctx: ItemContext,
@@ -48,6 +61,7 @@ async def _retrieve(
     round_: int,
     sample: int,
     extra_queries: list[str],
+    max_tokens: int | dict[str, int] | None = None,
 ) -> list[Hit]:
     """Ask the planner, then search; the hits the generator will see (deduplicated)."""
     retriever = ctx.services.get("retriever")
@@ -61,7 +75,7 @@ async def _retrieve(
         round=round_,
         sample=sample,
         temperature=0.0,
-        max_tokens=planner.max_tokens,
+        max_tokens=budget(max_tokens, "plan", planner.max_tokens),
     )
     log.attempt_ids.append(aid)
     queries = list(extra_queries)
@@ -109,12 +123,13 @@ def formalize_loop(
     refine: bool = True,
     best_of_n: int = 1,
     temperature: float = 0.7,
-    max_tokens: int | None = None,
+    max_tokens: int | dict[str, int] | None = None,
 ):
     """The formalize step; its arguments (the two models and the switches) make the spec.
 
     Token budgets per stage come from the templates' `max_tokens`; `max_tokens` here (the
-    CLI's `--max-tokens`) overrides the generator's."""
+    CLI's `--max-tokens`) overrides the generator's (an int) or those of the stages it names
+    (a mapping: plan, generate, judge)."""
     rounds = max_rounds if refine and best_of_n == 1 else 1
     samples = best_of_n
 
@@ -139,7 +154,7 @@ def formalize_loop(
                 result.rounds.append(log)
                 if want_search:
                     hits = await _retrieve(
-                        ctx, rec, log, queries, feedback, top_k, rnd, sample, extra
+                        ctx, rec, log, queries, feedback, top_k, rnd, sample, extra, max_tokens
                     )
                     queries += log.queries
                     log.hits = hits
@@ -158,7 +173,7 @@ def formalize_loop(
                     round=rnd,
                     sample=sample,
                     temperature=temperature,
-                    max_tokens=max_tokens or gen_t.max_tokens or 1024,
+                    max_tokens=budget(max_tokens, "generate", gen_t.max_tokens) or 1024,
                 )
                 log.attempt_ids.append(gen_aid)
                 ex = extract(reply.content)
@@ -171,6 +186,8 @@ def formalize_loop(
                     )
                     if reply.finish_reason == "length":
                         feedback += " It was cut off at the token limit: be shorter."
+                    elif reply.finish_reason == TIMEOUT:
+                        feedback += " It was cut off at the time limit: be shorter."
                     log.feedback = feedback
                     want_search = False
                     continue
@@ -215,7 +232,7 @@ def formalize_loop(
                     round=rnd,
                     sample=sample,
                     temperature=0.0,
-                    max_tokens=judge_t.max_tokens,
+                    max_tokens=budget(max_tokens, "judge", judge_t.max_tokens),
                 )
                 log.attempt_ids.append(judge_aid)
                 if not verdict.ok:

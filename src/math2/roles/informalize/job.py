@@ -306,6 +306,11 @@ def load_decls(store: Store, options: InformalizeOptions) -> list[Decl]:
         )
     elif options.lean_dir:
         decls = decls_from_lean_dir(Path(options.lean_dir), options.library)
+    elif options.limit:  # only the dependency closure of the selection is read and ordered
+        from math2.roles.informalize.select import closure_from_store
+
+        with store.session() as s:
+            decls = closure_from_store(s, options.library, options.limit)
     else:
         with store.session() as s:
             decls = decls_from_store(s, options.library)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 
@@ -19,6 +21,21 @@ class Decl(BaseModel):
     library: str = "mathlib"
     mention_id: int | None = None
     origin: str = "declaration"  # or "tactic_state" (Herald's tactic augmentation)
+
+    @classmethod
+    def of_mention(cls, m: Any, deps: list[str] | None, library: str) -> Decl:
+        """A store mention (a `math2.store.Mention` row) as a declaration to informalize."""
+        return cls(
+            id=m.name,
+            name=m.name,
+            kind=m.kind or "theorem",
+            module=m.module or "",
+            statement=" ".join(m.statement.split()),
+            docstring=m.docstring,
+            deps=list(deps or []),
+            library=library,
+            mention_id=m.id,
+        )
 
     @property
     def lean(self) -> str:

@@ -39,11 +39,11 @@ def _idents(statement: str) -> set[str]:
         return set()
 
 
-def resolve_deps(decls: list[Decl]) -> None:
+def resolve_deps(decls: list[Decl], names: set[str] | None = None) -> None:
     """Fill each declaration's deps from the identifiers of its statement (when it has none):
-    an identifier is a declaration of the set by its full name or under one of the namespaces
-    of the declaration's own name."""
-    names = {d.name for d in decls}
+    an identifier is a declaration of the set (or of `names`, the library's, when given) by its
+    full name or under one of the namespaces of the declaration's own name."""
+    names = names if names is not None else {d.name for d in decls}
     for d in decls:
         if d.deps:
             continue
@@ -142,19 +142,7 @@ def decls_from_store(s: Session, library: str, limit: int | None = None) -> list
     for m, deps in rows:
         if not m.statement or (m.kind and m.kind not in KINDS):
             continue
-        out.append(
-            Decl(
-                id=m.name,
-                name=m.name,
-                kind=m.kind or "theorem",
-                module=m.module or "",
-                statement=" ".join(m.statement.split()),
-                docstring=m.docstring,
-                deps=list(deps or []),
-                library=library,
-                mention_id=m.id,
-            )
-        )
+        out.append(Decl.of_mention(m, deps, library))
     resolve_deps(out)
     out = _with_context(out)
     return out[:limit] if limit else out
