@@ -124,22 +124,15 @@ def tokenize(text: str) -> list[Token]:
                 i = n if j < 0 else j
                 continue
             if text.startswith("/-", i):
-                is_doc = text.startswith("/--", i) or text.startswith("/-!", i)
-                depth, j, sline = 1, i + 2, line
-                while j < n and depth:
-                    if text.startswith("/-", j):
-                        depth, j = depth + 1, j + 2
-                    elif text.startswith("-/", j):
-                        depth, j = depth - 1, j + 2
-                    else:
-                        if text[j] == "\n":
-                            line += 1
-                            line_start = j + 1
-                        j += 1
-                if depth:
-                    raise LexError("unterminated comment", sline)
-                if is_doc:
-                    tok(Tok.DOC, i, j, sline, col)
+                j = comment_end(text, i)
+                if j < 0:
+                    raise LexError("unterminated comment", line)
+                if text.startswith(("/--", "/-!"), i):
+                    tok(Tok.DOC, i, j, line, col)
+                nl = text.count("\n", i, j)
+                if nl:
+                    line += nl
+                    line_start = text.rfind("\n", i, j) + 1
                 i = j
                 continue
             if _interpolated_at(text, i, toks):
@@ -257,21 +250,10 @@ def _interpolation_spans(text: str, start: int, q: int, line: int) -> list[tuple
             return spans
         elif c == "{":
             spans.append((Tok.STRING, piece, j + 1))
-            a, k, depth = j + 1, j + 1, 1
-            while k < n and depth:
-                ck = text[k]
-                if ck == '"':
-                    end = _string_end(text, k, line)
-                    k = end if end is not None else k + 1
-                    continue
-                if ck == "{":
-                    depth += 1
-                elif ck == "}":
-                    depth -= 1
-                k += 1
-            if depth:
+            k = brace_end(text, j + 1, line)
+            if k < 0:
                 raise LexError("unterminated string interpolation", line)
-            spans.append((Tok.IDENT, a, k - 1))  # code
+            spans.append((Tok.IDENT, j + 1, k - 1))  # code
             piece, j = k - 1, k
         else:
             j += 1
@@ -320,20 +302,31 @@ def _interpolated_end(text: str, j: int, line: int) -> int:
         elif c == '"':
             return j + 1
         elif c == "{":
-            depth, j = 1, j + 1
-            while j < n and depth:
-                if text[j] == "{":
-                    depth += 1
-                elif text[j] == "}":
-                    depth -= 1
-                elif text[j] == '"' or text.startswith(('s!"', 'm!"', 'f!"'), j):
-                    end = _string_end(text, j, line)
-                    j = end if end is not None else j + 1
-                    continue
-                j += 1
+            k = brace_end(text, j + 1, line)
+            j = n if k < 0 else k
         else:
             j += 1
     raise LexError("unterminated string", line)
+
+
+def brace_end(text: str, j: int, line: int = 1) -> int:
+    """The offset after the `}` that closes a `{` just before j, strings inside skipped (-1 if
+    none closes it)."""
+    n, depth = len(text), 1
+    while j < n:
+        c = text[j]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if not depth:
+                return j + 1
+        elif c == '"' or text.startswith(('s!"', 'm!"', 'f!"'), j):
+            end = _string_end(text, j, line)
+            j = end if end is not None else j + 1
+            continue
+        j += 1
+    return -1
 
 
 def interpolated_parts(token_text: str) -> list[str]:
@@ -347,18 +340,30 @@ def interpolated_parts(token_text: str) -> list[str]:
             i += 2
             continue
         if c == "{":
-            depth, j = 1, i + 1
-            while j < n and depth:
-                if token_text[j] == "{":
-                    depth += 1
-                elif token_text[j] == "}":
-                    depth -= 1
-                j += 1
+            try:
+                j = brace_end(token_text, i + 1)
+            except LexError:  # a string inside that does not end: take the rest as code
+                j = -1
+            j = n if j < 0 else j
             parts.append(token_text[i + 1 : j - 1])
             i = j
             continue
         i += 1
     return parts
+
+
+def comment_end(text: str, i: int) -> int:
+    """The offset after the `-/` that closes the (nestable) comment opening at i; -1 if none."""
+    depth, k, find = 1, i + 2, text.find
+    while depth:
+        a, b = find("/-", k), find("-/", k)
+        if b < 0:
+            return -1
+        if 0 <= a < b:
+            depth, k = depth + 1, a + 2
+        else:
+            depth, k = depth - 1, b + 2
+    return k
 
 
 def _ident(text: str, i: int, line: int) -> int:
