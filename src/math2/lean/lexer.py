@@ -44,15 +44,15 @@ class LexError(ValueError):
 
 # Lean's identifier rules: letters (but not λ Π Σ), Greek, letter-like symbols, subscripts,
 # digits after the first character, and _ ' ! ? after the first character.
-def _is_id_start(ch: str) -> bool:
+def is_id_start(ch: str) -> bool:
     if ch == "_" or (ch.isalpha() and ch not in "λΠΣ"):
         return True
     o = ord(ch)
     return 0x2100 <= o <= 0x214F or 0x1D49C <= o <= 0x1D59F  # letter-like, script letters
 
 
-def _is_id_rest(ch: str) -> bool:
-    if _is_id_start(ch) or "0" <= ch <= "9" or ch in "'!?":
+def is_id_rest(ch: str) -> bool:
+    if is_id_start(ch) or "0" <= ch <= "9" or ch in "'!?":
         return True
     o = ord(ch)
     return 0x2080 <= o <= 0x209C or 0x1D62 <= o <= 0x1D6A or o == 0x2071  # subscripts
@@ -61,10 +61,10 @@ def _is_id_rest(ch: str) -> bool:
 _BLANKS = re.compile(r"[ \t]+")
 _ASCII_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_'!?]*")
 _ASCII_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-_NUMBER = re.compile(
+NUMBER = re.compile(
     r"0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|[0-9][0-9_]*(\.[0-9]+)?([eE][+-]?[0-9]+)?"
 )
-_CHAR = re.compile(r"'(\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)|[^'\\\n])'")
+CHAR = re.compile(r"'(\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)|[^'\\\n])'")
 _SYMBOLS = sorted(
     [
         ":=",
@@ -137,7 +137,7 @@ def tokenize(text: str) -> list[Token]:
                 continue
             if _interpolated_at(text, i, toks):
                 q = i + 2 if text[i] == "s" else i
-                spans = _interpolation_spans(text, i, q, line)
+                spans = interpolation_spans(text, i, q, line)
                 for kind, a, b in spans:
                     sline = line + text.count("\n", i, a)
                     scol = a - (text.rfind("\n", 0, a) + 1)
@@ -157,7 +157,7 @@ def tokenize(text: str) -> list[Token]:
                     line_start = text.rfind("\n", i, end) + 1
                 i = end
                 continue
-            end = _string_end(text, i, line)
+            end = string_end(text, i, line)
             if end is not None:
                 tok(Tok.STRING, i, end, line, col)
                 nl = text.count("\n", i, end)
@@ -166,18 +166,18 @@ def tokenize(text: str) -> list[Token]:
                     line_start = text.rfind("\n", i, end) + 1
                 i = end
                 continue
-            if ch == "'" and (m := _CHAR.match(text, i)):
+            if ch == "'" and (m := CHAR.match(text, i)):
                 tok(Tok.CHAR, i, m.end(), line, col)
                 i = m.end()
                 continue
             if ch in _ASCII_START and (m := _ASCII_ID.match(text, i)):
                 j = m.end()
                 nxt = text[j] if j < n else ""
-                if nxt != "." and nxt != "«" and (nxt < "\x80" or not _is_id_rest(nxt)):
+                if nxt != "." and nxt != "«" and (nxt < "\x80" or not is_id_rest(nxt)):
                     tok(Tok.IDENT, i, j, line, col)  # a plain ASCII name: no dots, no «»
                     i = j
                     continue
-            if ch == "«" or _is_id_start(ch):
+            if ch == "«" or is_id_start(ch):
                 j = _ident(text, i, line)
                 tok(Tok.IDENT, i, j, line, col)
                 i = j
@@ -190,7 +190,7 @@ def tokenize(text: str) -> list[Token]:
                 i = j
                 continue
             if "0" <= ch <= "9":
-                m = _NUMBER.match(text, i)
+                m = NUMBER.match(text, i)
                 assert m is not None  # any ASCII digit starts a number
                 tok(Tok.NUMBER, i, m.end(), line, col)
                 i = m.end()
@@ -236,7 +236,7 @@ def _interpolated_at(text: str, i: int, toks: list[Token]) -> bool:
     return prev.kind is Tok.IDENT and prev.text.endswith("!") and prev.offset + len(prev.text) == i
 
 
-def _interpolation_spans(text: str, start: int, q: int, line: int) -> list[tuple[Tok, int, int]]:
+def interpolation_spans(text: str, start: int, q: int, line: int) -> list[tuple[Tok, int, int]]:
     """The string pieces and code pieces of an interpolated string whose quote is at q."""
     n = len(text)
     spans: list[tuple[Tok, int, int]] = []
@@ -260,7 +260,7 @@ def _interpolation_spans(text: str, start: int, q: int, line: int) -> list[tuple
     raise LexError("unterminated string", line)
 
 
-def _string_end(text: str, i: int, line: int) -> int | None:
+def string_end(text: str, i: int, line: int) -> int | None:
     """End offset of a string literal ("…", s!"…", r"…", r#"…"#) at i, or None if none starts."""
     n = len(text)
     if text.startswith("r", i):
@@ -322,7 +322,7 @@ def brace_end(text: str, j: int, line: int = 1) -> int:
             if not depth:
                 return j + 1
         elif c == '"' or text.startswith(('s!"', 'm!"', 'f!"'), j):
-            end = _string_end(text, j, line)
+            end = string_end(text, j, line)
             j = end if end is not None else j + 1
             continue
         j += 1
@@ -376,13 +376,13 @@ def _ident(text: str, i: int, line: int) -> int:
             if k < 0:
                 raise LexError("unterminated «name»", line)
             j = k + 1
-        elif j < n and _is_id_start(text[j]):
+        elif j < n and is_id_start(text[j]):
             j += 1
-            while j < n and _is_id_rest(text[j]):
+            while j < n and is_id_rest(text[j]):
                 j += 1
         else:
             break
-        if j + 1 < n and text[j] == "." and (text[j + 1] == "«" or _is_id_start(text[j + 1])):
+        if j + 1 < n and text[j] == "." and (text[j + 1] == "«" or is_id_start(text[j + 1])):
             j += 1
             continue
         break
