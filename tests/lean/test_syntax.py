@@ -151,6 +151,8 @@ def test_constants_of_resolves_as_lean_does() -> None:
         "Baz.qux",
     ]
     assert constants_of("A.foo x", Scope.of("C.d", names)) == ["A.foo"]
+    # a declaration is not in scope in its own statement
+    assert constants_of("foo", Scope.of("A.B.foo", names)) == ["A.foo"]
 
 
 def test_split_identifier() -> None:

@@ -245,7 +245,8 @@ def constants_of(statement: str | None, scope: Scope | None = None) -> list[str]
     Without known names: the dotted or capitalised identifiers. With them, each identifier is
     resolved as Lean does: inside the innermost enclosing namespace first, then the outer ones,
     then as written (`_root_.` and «» removed); then, with `short`, as the one declaration with
-    that last part."""
+    that last part. The declaration itself is not in scope in its own statement (`foo` in
+    `theorem A.foo` is the root `foo`)."""
     if not statement:
         return []
     scope = scope or Scope()
@@ -260,7 +261,7 @@ def constants_of(statement: str | None, scope: Scope | None = None) -> list[str]
         rooted = written.startswith("_root_.")
         written = written.removeprefix("_root_.")
         cands = [] if rooted else [".".join([*ns[:k], written]) for k in range(len(ns), 0, -1)]
-        hit = next((c for c in [*cands, written] if c in names), None)
+        hit = next((c for c in [*cands, written] if c in names and c != scope.owner), None)
         if hit is None and scope.short is not None:
             short = scope.short.get(written.rsplit(".", 1)[-1], ())
             if len(short) == 1 and (short[0] == written or short[0].endswith("." + written)):
