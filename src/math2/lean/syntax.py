@@ -272,14 +272,18 @@ def constants_of(statement: str | None, scope: Scope | None = None) -> list[str]
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CAMEL_ONLY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def split_identifier(ident: str) -> list[str]:
-    """An identifier's words, lower-cased: `Nat.Prime.two_le` → `[nat, prime, two, le]`,
-    `IsOpen` → `[is, open]`, `HTTPServer` → `[http, server]`."""
+def split_identifier(ident: str, *, lower: bool = True, acronyms: bool = True) -> list[str]:
+    """An identifier's words: `Nat.Prime.two_le` → `[nat, prime, two, le]`, `IsOpen` →
+    `[is, open]`, `HTTPServer` → `[http, server]` (split at dots, `_` and `'`, and at case
+    changes). `lower=False` keeps the case; `acronyms=False` leaves a capital run joined to the
+    word after it (`HTTPServer`), as index text version 1 did."""
+    camel = _CAMEL if acronyms else _CAMEL_ONLY
     words = []
     for part in re.split(r"[._']+", ident):
-        words += [w.lower() for w in _CAMEL.split(part) if w]
+        words += [w.lower() if lower else w for w in camel.split(part) if w]
     return words
 
 
