@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from math2.lean.lexer import LexError
-from math2.lean.syntax import mask
+from math2.lean.syntax import IDENT, mask
 
 # word (lower-cased) -> replacement words (capitalised; lower-cased again to match the input)
 NAME_WORDS: dict[str, tuple[str, ...]] = {
@@ -287,7 +287,9 @@ def _translate_namespace(parts: list[str], translations: dict[str, str]) -> list
 
 
 _STMT_TOKEN = re.compile(
-    r"(?P<ident>[^\W\d][\w'.₀-₉ₐ-ₜᵢ-ᵪ!?]*)|(?P<one>(?<![\w.])1(?![\w.]))|(?P<op>∏ᶠ|∏|⁻¹|(?<!Type)(?<!Sort)\*|/|•)"
+    r"(?P<ident>"
+    + IDENT.pattern
+    + r")|(?P<one>(?<![\w.])1(?![\w.]))|(?P<op>∏ᶠ|∏|⁻¹|(?<!Type)(?<!Sort)\*|/|•)"
 )
 _OPS = {"∏ᶠ": "∑ᶠ", "∏": "∑", "*": "+", "/": "-", "•": "+ᵥ"}
 

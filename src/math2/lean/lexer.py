@@ -1,10 +1,12 @@
-"""A small Lean 4 lexer: enough to see commands, names and brackets, never fooled by comments
-and strings. Used by statement hygiene and by the source scanner."""
+"""The one Lean 4 lexer: enough to see commands, names and brackets, never fooled by comments
+and strings. `tokenize` gives every token (hygiene, the command splitter, targets, the lints);
+its scanners for comments (`comment_end`), strings (`string_end`, `interpolation_spans`) and
+names (`is_id_start`, `is_id_rest`) also make `math2.lean.syntax.mask`, the code view the
+source scanner and `to_additive` read (tests/lean/test_syntax.py: the same lexing)."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -129,10 +131,7 @@ def tokenize(text: str) -> list[Token]:
                     raise LexError("unterminated comment", line)
                 if text.startswith(("/--", "/-!"), i):
                     tok(Tok.DOC, i, j, line, col)
-                nl = text.count("\n", i, j)
-                if nl:
-                    line += nl
-                    line_start = text.rfind("\n", i, j) + 1
+                line, line_start = _advance(text, i, j, line, line_start)
                 i = j
                 continue
             if _interpolated_at(text, i, toks):
@@ -151,19 +150,13 @@ def tokenize(text: str) -> list[Token]:
                         col2 = t.col + scol if t.line == 1 else t.col
                         toks.append(Token(t.kind, t.text, sline + t.line - 1, col2, a + t.offset))
                 end = spans[-1][2]
-                nl = text.count("\n", i, end)
-                if nl:
-                    line += nl
-                    line_start = text.rfind("\n", i, end) + 1
+                line, line_start = _advance(text, i, end, line, line_start)
                 i = end
                 continue
             end = string_end(text, i, line)
             if end is not None:
                 tok(Tok.STRING, i, end, line, col)
-                nl = text.count("\n", i, end)
-                if nl:
-                    line += nl
-                    line_start = text.rfind("\n", i, end) + 1
+                line, line_start = _advance(text, i, end, line, line_start)
                 i = end
                 continue
             if ch == "'" and (m := CHAR.match(text, i)):
@@ -204,6 +197,12 @@ def tokenize(text: str) -> list[Token]:
             exc.column = col  # where the unclosed comment, string or name begins
         raise
     return toks
+
+
+def _advance(text: str, i: int, end: int, line: int, line_start: int) -> tuple[int, int]:
+    """(line, start of that line) after text[i:end]."""
+    nl = text.count("\n", i, end)
+    return (line + nl, text.rfind("\n", i, end) + 1) if nl else (line, line_start)
 
 
 _OPENERS = "([{⟨⦃"
@@ -387,33 +386,3 @@ def _ident(text: str, i: int, line: int) -> int:
             continue
         break
     return j
-
-
-# Characters that can make source read differently from what Lean sees.
-_INVISIBLE = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x00AD}
-_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
-
-
-# Every character the loop below reports (a fast test for the usual text that has none).
-_SUSPICIOUS = re.compile(
-    "["
-    + "".join(re.escape(chr(o)) for o in sorted(_BIDI | _INVISIBLE))
-    + "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
-)
-
-
-def suspicious_characters(text: str) -> list[tuple[int, int, str]]:
-    """(line, column, description) of control, bidi and invisible characters in the text."""
-    out: list[tuple[int, int, str]] = []
-    if _SUSPICIOUS.search(text) is None:
-        return out
-    for lineno, line in enumerate(text.split("\n"), 1):
-        for col, ch in enumerate(line):
-            o = ord(ch)
-            if o in _BIDI:
-                out.append((lineno, col, f"bidirectional control character U+{o:04X}"))
-            elif o in _INVISIBLE:
-                out.append((lineno, col, f"invisible character U+{o:04X}"))
-            elif unicodedata.category(ch) == "Cc" and ch not in "\t\r":
-                out.append((lineno, col, f"control character U+{o:04X}"))
-    return out

@@ -19,6 +19,7 @@ Two views of the same lexing, one per need:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -42,7 +43,8 @@ _START = (
     r"\u2776-\u2793λΠΣ]|[\u2100-\u214f\U0001d49c-\U0001d59f])"
 )
 _REST = r"(?:" + _START + r"|[0-9'!?\u2080-\u209c\u1d62-\u1d6a\u2071])"
-_PART = r"(?:«[^»]*»|" + _START + _REST + r"*)"
+NAME_PART = re.compile(_START + _REST + r"*")  # one unquoted part of a name
+_PART = r"(?:«[^»]*»|" + NAME_PART.pattern + r")"
 IDENT = re.compile(_PART + r"(?:\." + _PART + r")*")
 # What the lexer reads as something else than a name although a name could match inside it:
 # numbers (`0x1F`, `2e5`) and hash commands (`#eval`).
@@ -287,12 +289,44 @@ def split_identifier(ident: str, *, lower: bool = True, acronyms: bool = True) -
     return words
 
 
+# Characters that can make source read differently from what Lean sees.
+_INVISIBLE = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x00AD}
+_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
+
+
+# Every character the loop below reports (a fast test for the usual text that has none).
+_SUSPICIOUS = re.compile(
+    "["
+    + "".join(re.escape(chr(o)) for o in sorted(_BIDI | _INVISIBLE))
+    + "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
+)
+
+
+def suspicious_characters(text: str) -> list[tuple[int, int, str]]:
+    """(line, column, description) of control, bidi and invisible characters in the text."""
+    out: list[tuple[int, int, str]] = []
+    if _SUSPICIOUS.search(text) is None:
+        return out
+    for lineno, line in enumerate(text.split("\n"), 1):
+        for col, ch in enumerate(line):
+            o = ord(ch)
+            if o in _BIDI:
+                out.append((lineno, col, f"bidirectional control character U+{o:04X}"))
+            elif o in _INVISIBLE:
+                out.append((lineno, col, f"invisible character U+{o:04X}"))
+            elif unicodedata.category(ch) == "Cc" and ch not in "\t\r":
+                out.append((lineno, col, f"control character U+{o:04X}"))
+    return out
+
+
 __all__ = [
     "IDENT",
+    "NAME_PART",
     "Masked",
     "Scope",
     "constants_of",
     "identifiers",
     "mask",
     "split_identifier",
+    "suspicious_characters",
 ]
