@@ -274,25 +274,15 @@ def string_end(text: str, i: int, line: int) -> int | None:
             raise LexError("unterminated string", line)
         return k + len(close)
     if text.startswith(('s!"', 'm!"', 'f!"'), i):
-        return _interpolated_end(text, i + 3, line)
+        return _quoted_end(text, i + 3, line, interpolated=True)
     if text[i] == '"':
-        j = i + 1
-    else:
-        return None
-    while j < n:
-        c = text[j]
-        if c == "\\":
-            j += 2
-        elif c == '"':
-            return j + 1
-        else:
-            j += 1
-    raise LexError("unterminated string", line)
+        return _quoted_end(text, i + 1, line, interpolated=False)
+    return None
 
 
-def _interpolated_end(text: str, j: int, line: int) -> int:
-    """End of an interpolated string whose text starts at j: `{…}` parts are code, and may
-    hold strings of their own."""
+def _quoted_end(text: str, j: int, line: int, interpolated: bool) -> int:
+    """End of a string whose text starts at j (after its quote); in an interpolated one, `{…}`
+    parts are code, and may hold strings of their own."""
     n = len(text)
     while j < n:
         c = text[j]
@@ -300,7 +290,7 @@ def _interpolated_end(text: str, j: int, line: int) -> int:
             j += 2
         elif c == '"':
             return j + 1
-        elif c == "{":
+        elif c == "{" and interpolated:
             k = brace_end(text, j + 1, line)
             j = n if k < 0 else k
         else:
