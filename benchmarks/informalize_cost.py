@@ -21,9 +21,9 @@ import statistics
 import httpx
 from sqlalchemy import select
 
+from math2.lean.syntax import constants_of
 from math2.llm.templates import builtin_dir, load_template_file
 from math2.llm.testing.llama import LlamaServer
-from math2.retrieval.text import used_constants
 from math2.store import Mention, Source, Store
 
 
@@ -70,7 +70,7 @@ def main() -> None:
                 answer.append(count(doc))
     mean_in = system + statistics.mean(user)
     mean_out = statistics.mean(answer)
-    deps = statistics.mean(len(used_constants(r[3])) for r in sample)
+    deps = statistics.mean(len(constants_of(r[3])) for r in sample)
     name_tokens = statistics.mean(n for n in names)
     per_dep = name_tokens + 4 + mean_out  # "- name: description" per dependency
     print(f"declarations: {total} (sample {len(sample)}, {len(answer)} with a docstring)")

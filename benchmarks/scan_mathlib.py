@@ -6,8 +6,11 @@ counts set against the numbers K06 publishes.
 
 The baseline in the same run is a plain read of every file (the I/O and UTF-8 decoding floor).
 With `--baseline-rev`, the scanner as it was at that commit runs too, and both are set side by
-side: declarations found, named, and how many names of Mathlib's `docs/100.yaml`,
-`docs/1000.yaml` and the 1000+ theorems project's Mathlib identifiers each finds.
+side: seconds, declarations found, named, and how many names of Mathlib's `docs/100.yaml`,
+`docs/1000.yaml` and the 1000+ theorems project's Mathlib identifiers each finds, and the
+declarations one finds and the other does not. With `--check-lexer`, every file is also
+tokenized by `math2.lean.lexer.tokenize` and its code tokens set against the scanner's code view
+(`math2.lean.syntax.mask`): the files where the two differ are listed (the same lexing).
 """
 
 from __future__ import annotations
@@ -80,15 +83,20 @@ def name_lists(folder: Path) -> dict[str, list[str]]:
 
 
 def scan_all(scanner, root: Path, files: list[Path]):
-    t0 = time.perf_counter()
+    """(scanned files, wall seconds, CPU seconds of this process: the fair figure on a shared
+    machine)."""
+    t0, c0 = time.perf_counter(), time.process_time()
     sfs = [scanner.scan_file(root, p) for p in files]
-    return sfs, time.perf_counter() - t0
+    return sfs, time.perf_counter() - t0, time.process_time() - c0
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mathlib", type=Path, default=os.environ.get("MATH2_DATA__MATHLIB_DIR"))
     ap.add_argument("--baseline-rev", help="also run the scanner as it was at this commit")
+    ap.add_argument(
+        "--check-lexer", action="store_true", help="set every file's tokens against its code view"
+    )
     ap.add_argument(
         "--lists", type=Path, default=Path(__file__).resolve().parents[1] / "data" / "crosswalk"
     )
@@ -106,7 +114,7 @@ def main() -> None:
     t0 = time.perf_counter()
     size = sum(len(p.read_bytes().decode("utf-8")) for p in files)
     read_s = time.perf_counter() - t0
-    sfs, scan_s = scan_all(lean_source, root, files)
+    sfs, scan_s, scan_cpu = scan_all(lean_source, root, files)
     kinds: Counter[str] = Counter()
     named = doc = dep = to_add = main = stacks = 0
     for f in sfs:
@@ -129,6 +137,7 @@ def main() -> None:
     print("|---|---|---|")
     print(f"| read + decode only (baseline) | {read_s:.2f} | {len(files) / read_s:.0f} |")
     print(f"| full scan | {scan_s:.2f} | {len(files) / scan_s:.0f} |")
+    print(f"full scan: {scan_cpu:.2f} s of CPU")
     total = sum(kinds.values())
     print(
         f"\ndeclarations: {total} ({named} named); with docstring {doc}; deprecated {dep}; "
@@ -154,15 +163,61 @@ def main() -> None:
     for label, ours, note in rows:
         print(f"| {label} | {K06[label]} | {ours} | {ours / K06[label]:.2f} | {note} |")
     compare(args, root, files, sfs)
+    if args.check_lexer:
+        check_lexer(files)
+
+
+def check_lexer(files: list[Path]) -> None:
+    """Every file's code tokens against its code view; prints the files where they differ."""
+    from math2.lean.lexer import LexError, Tok, tokenize
+    from math2.lean.syntax import identifiers, mask
+
+    code_kinds = {Tok.IDENT, Tok.KEYWORD, Tok.SYMBOL, Tok.NUMBER}
+    t0, bad = time.perf_counter(), []
+    for p in files:
+        text = p.read_text(encoding="utf-8")
+        try:
+            toks = tokenize(text)
+        except LexError:
+            bad.append(f"{p} (tokenize refuses it)")
+            continue
+        buf = [" "] * len(text)
+        for t in toks:
+            if t.kind in code_kinds:
+                buf[t.offset : t.offset + len(t.text)] = t.text
+        view = "".join(" " if c.isspace() else c for c in mask(text).code)
+        names = list(dict.fromkeys(t.text for t in toks if t.kind is Tok.IDENT))
+        if view != "".join(buf) or identifiers(text) != names:
+            bad.append(str(p))
+    print(
+        f"\nlexer check: {len(files)} files tokenized in {time.perf_counter() - t0:.0f} s; "
+        f"code view = code tokens and identifiers = IDENT tokens in {len(files) - len(bad)}, "
+        f"differ in {len(bad)}" + "".join(f"\n  {b}" for b in bad[:20])
+    )
 
 
 def compare(args, root: Path, files: list[Path], current) -> None:
     """The baseline scanner and this one side by side, and the name lists each resolves."""
     runs = {"this scanner": current}
     if args.baseline_rev:
-        runs[f"scanner at {args.baseline_rev}"] = scan_all(
-            load_scanner(args.baseline_rev), root, files
-        )[0]
+        base, base_s, base_cpu = scan_all(load_scanner(args.baseline_rev), root, files)
+        runs[f"scanner at {args.baseline_rev}"] = base
+        print(
+            f"\nscanner at {args.baseline_rev}, same run: {base_s:.2f} s, {base_cpu:.2f} s of CPU"
+        )
+        key = lambda d: (d.module, d.name, d.kind, d.line, d.statement)  # noqa: E731
+        old = {key(d) for f in base for d in f.declarations}
+        new = {key(d) for f in current for d in f.declarations}
+        print(
+            f"declarations only at {args.baseline_rev}: {len(old - new)}; "
+            f"only now: {len(new - old)}"
+        )
+        for k in sorted(old ^ new, key=str)[:20]:
+            print(
+                ("  - " if k in old else "  + ")
+                + " ".join(str(x) for x in k[:4])
+                + f" {k[4][:80]!r}"
+            )
     lists = name_lists(args.lists) if args.lists and args.lists.exists() else {}
     cols = [
         "declarations",

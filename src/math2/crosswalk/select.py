@@ -11,7 +11,6 @@ module-doc main results, requests and statement dependencies as nodes of their o
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -20,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from math2.crosswalk.nodes import NodeIndex
+from math2.lean.syntax import Scope, constants_of, identifiers
 from math2.store.models import Binding, ConstDep, Mention, Node, Source
 
 DEF_KINDS = {
@@ -35,7 +35,6 @@ DEF_KINDS = {
 }
 THEOREM_KINDS = {"theorem", "lemma", None}
 LIST_SOURCES = {"1000-plus", "mathlib-theorem-lists", "wiedijk-100"}
-_IDENT = re.compile(r"[A-Za-z_][\w.'!?₀-₉]*")
 
 
 class SelectionReport(BaseModel):
@@ -138,29 +137,13 @@ def _statement_constants(
     """Constants the statement of `m` names, resolved the way Lean would, as far as text allows.
 
     With lean_scout's const_dep the candidates are the dependencies that the (elaborated) type
-    names; from a source scan, each identifier is tried as a full name, then inside each
-    namespace enclosing the declaration, then as a unique short name.
+    names; from a source scan, `math2.lean.syntax.constants_of` inside the namespaces enclosing
+    the declaration, then as a unique short name.
     """
     text = m.statement or ""
-    tokens = set(_IDENT.findall(text))
     if deps is not None:
+        tokens = set(identifiers(text))
         return {
             d for d in deps if d in mentions and (d in tokens or d.rsplit(".", 1)[-1] in tokens)
         }
-    found: set[str] = set()
-    prefixes = m.name.split(".")[:-1]
-    for t in tokens:
-        if t in mentions:
-            found.add(t)
-            continue
-        for k in range(len(prefixes), 0, -1):
-            full = ".".join([*prefixes[:k], t])
-            if full in mentions:
-                found.add(full)
-                break
-        else:
-            cands = by_short.get(t.rsplit(".", 1)[-1], [])
-            if len(cands) == 1 and (t == cands[0] or cands[0].endswith("." + t)):
-                found.add(cands[0])
-    found.discard(m.name)
-    return found
+    return set(constants_of(text, Scope.of(m.name, mentions, short=by_short)))

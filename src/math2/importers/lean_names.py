@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import re
 
-_IDENT_PART = re.compile(r"[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ]*")
+from math2.lean.syntax import NAME_PART
+
 # Tokens Lean would escape with «» even though they look like identifiers.
 _KEYWORDS = frozenset(
     [
@@ -157,7 +158,7 @@ def lean_name(name: str) -> str:
 
     def unquote(m: re.Match[str]) -> str:
         inner = m.group(1)
-        ok = _IDENT_PART.fullmatch(inner) and inner not in _KEYWORDS
+        ok = NAME_PART.fullmatch(inner) and inner not in _KEYWORDS
         return inner if ok else m.group(0)
 
     return _QUOTED.sub(unquote, name) if "«" in name else name

@@ -1,11 +1,12 @@
 """A lexical scanner for Lean 4 sources, with no toolchain: how math2 reads a repository that
 publishes no lean_scout data.
 
-Per file: comments and strings are blanked out (so nothing inside them is mistaken for code),
-doc comments are kept aside, then one regular expression finds the structural commands
-(`namespace`, `section`, `end`, `open`) and the declarations with their attributes and
-modifiers. Names are resolved against the namespace stack (`_root_` escapes it); the statement
-is the text up to the top-level `:=`, `|` or `where`.
+Per file: the lexer's code view (`math2.lean.syntax.mask`: comments, strings and character
+literals blanked, so nothing inside them is mistaken for code; doc comments kept aside), then
+one regular expression finds the structural commands (`namespace`, `section`, `end`, `open`)
+and the declarations with their attributes and modifiers. Names are resolved against the
+namespace stack (`_root_` escapes it); the statement is the text up to the top-level `:=`, `|`
+or `where`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from math2.importers.to_additive import (
     parse_attribute,
     split_attributes,
 )
+from math2.lean.lexer import LexError
+from math2.lean.syntax import mask
 from math2.util.yamlfile import decode_utf8
 
 KEYWORDS = (
@@ -99,60 +102,14 @@ class SourceFile:
 
 
 def blank(text: str, path: str | Path) -> tuple[str, list[tuple[int, int, str]]]:
-    """Text with comments and strings replaced by spaces (newlines kept), and the doc comments
-    as (start, end, body). Unterminated comments and strings are InputErrors."""
-    out = []
-    docs: list[tuple[int, int, str]] = []
-    i, n, last = 0, len(text), 0
-    find = text.find
-    special = re.compile(r"/-|--|\"|'")
-    while True:
-        m = special.search(text, i)
-        if m is None:
-            break
-        j = m.start()
-        tok = m.group(0)
-        if tok == "--":
-            k = find("\n", j)
-            k = n if k < 0 else k
-        elif tok == "/-":
-            depth, k = 1, j + 2
-            while depth:
-                a, b = find("/-", k), find("-/", k)
-                if b < 0:
-                    raise InputError(path, text.count("\n", 0, j) + 1, "unterminated comment")
-                if 0 <= a < b:
-                    depth, k = depth + 1, a + 2
-                else:
-                    depth, k = depth - 1, b + 2
-            if text.startswith(("/--", "/-!"), j):
-                docs.append((j, k, text[j:k]))
-        elif tok == '"':
-            k = j + 1
-            while True:
-                q = find('"', k)
-                if q < 0:
-                    raise InputError(path, text.count("\n", 0, j) + 1, "unterminated string")
-                s = q - 1
-                while s >= k and text[s] == "\\":
-                    s -= 1
-                if (q - 1 - s) % 2 == 0:
-                    k = q + 1
-                    break
-                k = q + 1
-        else:  # a char literal only where an identifier cannot end: 'a' '\n' but not h'
-            prev = text[j - 1] if j else " "
-            cm = _CHAR.match(text, j)
-            if cm is None or prev.isalnum() or prev in "_'!?.₀₁₂₃₄₅₆₇₈₉":
-                i = j + 1
-                continue
-            k = cm.end()
-        out.append(text[last:j])
-        seg = text[j:k]
-        out.append(re.sub(r"[^\n]", " ", seg))
-        last = i = k
-    out.append(text[last:])
-    return "".join(out), docs
+    """The lexer's code view of a file (`math2.lean.syntax.mask`): comments, strings and
+    character literals replaced by spaces (newlines kept), and the doc comments as (start, end,
+    text). Unterminated comments, strings and «names» are InputErrors naming the file and line."""
+    try:
+        view = mask(text)
+    except LexError as exc:
+        raise InputError(path, exc.line, exc.reason, exc.column) from None
+    return view.code, view.docs
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -175,7 +132,6 @@ def _main_results(docs: list[tuple[int, int, str]]) -> list[str]:
 _ATTR = re.compile(r"@\[((?:[^\[\]]|\[[^\[\]]*\])*)\]")
 _ALIAS_PAIR = re.compile(r"\s*⟨([^⟩]*)⟩\s*:=\s*(\S+)")
 _ALIAS_TARGET = re.compile(r"\s*:=\s*(\S+)")
-_CHAR = re.compile(r"'(?:\\.|[^\\'\n])'")
 
 
 def _statement_end(code: str, start: int) -> int:

@@ -31,6 +31,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from math2.lean.lexer import LexError
+from math2.lean.syntax import IDENT, mask
+
 # word (lower-cased) -> replacement words (capitalised; lower-cased again to match the input)
 NAME_WORDS: dict[str, tuple[str, ...]] = {
     "one": ("Zero",), "mul": ("Add",), "smul": ("VAdd",), "inv": ("Neg",), "div": ("Sub",),
@@ -101,20 +104,13 @@ _IDENT = re.compile(r"[^\s()\[\]{}\",/]+")
 
 def split_attributes(text: str) -> list[str]:
     """The attributes of one `@[…]` body, split at its top-level commas (not inside brackets,
-    strings or doc comments)."""
-    out, depth, start, i = [], 0, 0, 0
-    while i < len(text):
-        c = text[i]
-        if text.startswith("/-", i):
-            j = text.find("-/", i + 2)
-            i = len(text) if j < 0 else j + 2
-            continue
-        if c == '"':
-            j = i + 1
-            while j < len(text) and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
-            continue
+    strings or comments: the lexer's code view, `math2.lean.syntax.mask`)."""
+    try:
+        code = mask(text).code
+    except LexError:  # a body cut short: read it as it stands
+        code = text
+    out, depth, start = [], 0, 0
+    for i, c in enumerate(code):
         if c in "([{⟨":
             depth += 1
         elif c in ")]}⟩":
@@ -122,7 +118,6 @@ def split_attributes(text: str) -> list[str]:
         elif c == "," and depth == 0:
             out.append(text[start:i].strip())
             start = i + 1
-        i += 1
     out.append(text[start:].strip())
     return [a for a in out if a]
 
@@ -292,7 +287,9 @@ def _translate_namespace(parts: list[str], translations: dict[str, str]) -> list
 
 
 _STMT_TOKEN = re.compile(
-    r"(?P<ident>[^\W\d][\w'.₀-₉ₐ-ₜᵢ-ᵪ!?]*)|(?P<one>(?<![\w.])1(?![\w.]))|(?P<op>∏ᶠ|∏|⁻¹|(?<!Type)(?<!Sort)\*|/|•)"
+    r"(?P<ident>"
+    + IDENT.pattern
+    + r")|(?P<one>(?<![\w.])1(?![\w.]))|(?P<op>∏ᶠ|∏|⁻¹|(?<!Type)(?<!Sort)\*|/|•)"
 )
 _OPS = {"∏ᶠ": "∑ᶠ", "∏": "∑", "*": "+", "/": "-", "•": "+ᵥ"}
 

@@ -17,13 +17,7 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel
 
 from math2.lean.commands import Command, split_code, split_commands
-from math2.lean.lexer import (
-    LexError,
-    Tok,
-    Token,
-    suspicious_characters,
-    tokenize,
-)
+from math2.lean.lexer import LexError, Tok, Token, tokenize
 from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
 from math2.lean.rules import (
     ALLOWED_ATTRIBUTES,
@@ -37,6 +31,7 @@ from math2.lean.rules import (
     THEOREM_KEYWORDS,
     normalise_name,
 )
+from math2.lean.syntax import suspicious_characters
 from math2.lean.targets import (
     Strictness,
     _declared_names,

@@ -1,10 +1,12 @@
-"""A small Lean 4 lexer: enough to see commands, names and brackets, never fooled by comments
-and strings. Used by statement hygiene and by the source scanner."""
+"""The one Lean 4 lexer: enough to see commands, names and brackets, never fooled by comments
+and strings. `tokenize` gives every token (hygiene, the command splitter, targets, the lints);
+its scanners for comments (`comment_end`), strings (`string_end`, `interpolation_spans`) and
+names (`is_id_start`, `is_id_rest`) also make `math2.lean.syntax.mask`, the code view the
+source scanner and `to_additive` read (tests/lean/test_syntax.py: the same lexing)."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -44,15 +46,15 @@ class LexError(ValueError):
 
 # Lean's identifier rules: letters (but not λ Π Σ), Greek, letter-like symbols, subscripts,
 # digits after the first character, and _ ' ! ? after the first character.
-def _is_id_start(ch: str) -> bool:
+def is_id_start(ch: str) -> bool:
     if ch == "_" or (ch.isalpha() and ch not in "λΠΣ"):
         return True
     o = ord(ch)
     return 0x2100 <= o <= 0x214F or 0x1D49C <= o <= 0x1D59F  # letter-like, script letters
 
 
-def _is_id_rest(ch: str) -> bool:
-    if _is_id_start(ch) or "0" <= ch <= "9" or ch in "'!?":
+def is_id_rest(ch: str) -> bool:
+    if is_id_start(ch) or "0" <= ch <= "9" or ch in "'!?":
         return True
     o = ord(ch)
     return 0x2080 <= o <= 0x209C or 0x1D62 <= o <= 0x1D6A or o == 0x2071  # subscripts
@@ -61,10 +63,10 @@ def _is_id_rest(ch: str) -> bool:
 _BLANKS = re.compile(r"[ \t]+")
 _ASCII_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_'!?]*")
 _ASCII_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-_NUMBER = re.compile(
+NUMBER = re.compile(
     r"0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|[0-9][0-9_]*(\.[0-9]+)?([eE][+-]?[0-9]+)?"
 )
-_CHAR = re.compile(r"'(\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)|[^'\\\n])'")
+CHAR = re.compile(r"'(\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)|[^'\\\n])'")
 _SYMBOLS = sorted(
     [
         ":=",
@@ -124,27 +126,17 @@ def tokenize(text: str) -> list[Token]:
                 i = n if j < 0 else j
                 continue
             if text.startswith("/-", i):
-                is_doc = text.startswith("/--", i) or text.startswith("/-!", i)
-                depth, j, sline = 1, i + 2, line
-                while j < n and depth:
-                    if text.startswith("/-", j):
-                        depth, j = depth + 1, j + 2
-                    elif text.startswith("-/", j):
-                        depth, j = depth - 1, j + 2
-                    else:
-                        if text[j] == "\n":
-                            line += 1
-                            line_start = j + 1
-                        j += 1
-                if depth:
-                    raise LexError("unterminated comment", sline)
-                if is_doc:
-                    tok(Tok.DOC, i, j, sline, col)
+                j = comment_end(text, i)
+                if j < 0:
+                    raise LexError("unterminated comment", line)
+                if text.startswith(("/--", "/-!"), i):
+                    tok(Tok.DOC, i, j, line, col)
+                line, line_start = _advance(text, i, j, line, line_start)
                 i = j
                 continue
             if _interpolated_at(text, i, toks):
                 q = i + 2 if text[i] == "s" else i
-                spans = _interpolation_spans(text, i, q, line)
+                spans = interpolation_spans(text, i, q, line)
                 for kind, a, b in spans:
                     sline = line + text.count("\n", i, a)
                     scol = a - (text.rfind("\n", 0, a) + 1)
@@ -158,33 +150,27 @@ def tokenize(text: str) -> list[Token]:
                         col2 = t.col + scol if t.line == 1 else t.col
                         toks.append(Token(t.kind, t.text, sline + t.line - 1, col2, a + t.offset))
                 end = spans[-1][2]
-                nl = text.count("\n", i, end)
-                if nl:
-                    line += nl
-                    line_start = text.rfind("\n", i, end) + 1
+                line, line_start = _advance(text, i, end, line, line_start)
                 i = end
                 continue
-            end = _string_end(text, i, line)
+            end = string_end(text, i, line)
             if end is not None:
                 tok(Tok.STRING, i, end, line, col)
-                nl = text.count("\n", i, end)
-                if nl:
-                    line += nl
-                    line_start = text.rfind("\n", i, end) + 1
+                line, line_start = _advance(text, i, end, line, line_start)
                 i = end
                 continue
-            if ch == "'" and (m := _CHAR.match(text, i)):
+            if ch == "'" and (m := CHAR.match(text, i)):
                 tok(Tok.CHAR, i, m.end(), line, col)
                 i = m.end()
                 continue
             if ch in _ASCII_START and (m := _ASCII_ID.match(text, i)):
                 j = m.end()
                 nxt = text[j] if j < n else ""
-                if nxt != "." and nxt != "«" and (nxt < "\x80" or not _is_id_rest(nxt)):
+                if nxt != "." and nxt != "«" and (nxt < "\x80" or not is_id_rest(nxt)):
                     tok(Tok.IDENT, i, j, line, col)  # a plain ASCII name: no dots, no «»
                     i = j
                     continue
-            if ch == "«" or _is_id_start(ch):
+            if ch == "«" or is_id_start(ch):
                 j = _ident(text, i, line)
                 tok(Tok.IDENT, i, j, line, col)
                 i = j
@@ -197,7 +183,7 @@ def tokenize(text: str) -> list[Token]:
                 i = j
                 continue
             if "0" <= ch <= "9":
-                m = _NUMBER.match(text, i)
+                m = NUMBER.match(text, i)
                 assert m is not None  # any ASCII digit starts a number
                 tok(Tok.NUMBER, i, m.end(), line, col)
                 i = m.end()
@@ -211,6 +197,12 @@ def tokenize(text: str) -> list[Token]:
             exc.column = col  # where the unclosed comment, string or name begins
         raise
     return toks
+
+
+def _advance(text: str, i: int, end: int, line: int, line_start: int) -> tuple[int, int]:
+    """(line, start of that line) after text[i:end]."""
+    nl = text.count("\n", i, end)
+    return (line + nl, text.rfind("\n", i, end) + 1) if nl else (line, line_start)
 
 
 _OPENERS = "([{⟨⦃"
@@ -243,7 +235,7 @@ def _interpolated_at(text: str, i: int, toks: list[Token]) -> bool:
     return prev.kind is Tok.IDENT and prev.text.endswith("!") and prev.offset + len(prev.text) == i
 
 
-def _interpolation_spans(text: str, start: int, q: int, line: int) -> list[tuple[Tok, int, int]]:
+def interpolation_spans(text: str, start: int, q: int, line: int) -> list[tuple[Tok, int, int]]:
     """The string pieces and code pieces of an interpolated string whose quote is at q."""
     n = len(text)
     spans: list[tuple[Tok, int, int]] = []
@@ -257,28 +249,17 @@ def _interpolation_spans(text: str, start: int, q: int, line: int) -> list[tuple
             return spans
         elif c == "{":
             spans.append((Tok.STRING, piece, j + 1))
-            a, k, depth = j + 1, j + 1, 1
-            while k < n and depth:
-                ck = text[k]
-                if ck == '"':
-                    end = _string_end(text, k, line)
-                    k = end if end is not None else k + 1
-                    continue
-                if ck == "{":
-                    depth += 1
-                elif ck == "}":
-                    depth -= 1
-                k += 1
-            if depth:
+            k = brace_end(text, j + 1, line)
+            if k < 0:
                 raise LexError("unterminated string interpolation", line)
-            spans.append((Tok.IDENT, a, k - 1))  # code
+            spans.append((Tok.IDENT, j + 1, k - 1))  # code
             piece, j = k - 1, k
         else:
             j += 1
     raise LexError("unterminated string", line)
 
 
-def _string_end(text: str, i: int, line: int) -> int | None:
+def string_end(text: str, i: int, line: int) -> int | None:
     """End offset of a string literal ("…", s!"…", r"…", r#"…"#) at i, or None if none starts."""
     n = len(text)
     if text.startswith("r", i):
@@ -293,25 +274,15 @@ def _string_end(text: str, i: int, line: int) -> int | None:
             raise LexError("unterminated string", line)
         return k + len(close)
     if text.startswith(('s!"', 'm!"', 'f!"'), i):
-        return _interpolated_end(text, i + 3, line)
+        return _quoted_end(text, i + 3, line, interpolated=True)
     if text[i] == '"':
-        j = i + 1
-    else:
-        return None
-    while j < n:
-        c = text[j]
-        if c == "\\":
-            j += 2
-        elif c == '"':
-            return j + 1
-        else:
-            j += 1
-    raise LexError("unterminated string", line)
+        return _quoted_end(text, i + 1, line, interpolated=False)
+    return None
 
 
-def _interpolated_end(text: str, j: int, line: int) -> int:
-    """End of an interpolated string whose text starts at j: `{…}` parts are code, and may
-    hold strings of their own."""
+def _quoted_end(text: str, j: int, line: int, interpolated: bool) -> int:
+    """End of a string whose text starts at j (after its quote); in an interpolated one, `{…}`
+    parts are code, and may hold strings of their own."""
     n = len(text)
     while j < n:
         c = text[j]
@@ -319,21 +290,32 @@ def _interpolated_end(text: str, j: int, line: int) -> int:
             j += 2
         elif c == '"':
             return j + 1
-        elif c == "{":
-            depth, j = 1, j + 1
-            while j < n and depth:
-                if text[j] == "{":
-                    depth += 1
-                elif text[j] == "}":
-                    depth -= 1
-                elif text[j] == '"' or text.startswith(('s!"', 'm!"', 'f!"'), j):
-                    end = _string_end(text, j, line)
-                    j = end if end is not None else j + 1
-                    continue
-                j += 1
+        elif c == "{" and interpolated:
+            k = brace_end(text, j + 1, line)
+            j = n if k < 0 else k
         else:
             j += 1
     raise LexError("unterminated string", line)
+
+
+def brace_end(text: str, j: int, line: int = 1) -> int:
+    """The offset after the `}` that closes a `{` just before j, strings inside skipped (-1 if
+    none closes it)."""
+    n, depth = len(text), 1
+    while j < n:
+        c = text[j]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if not depth:
+                return j + 1
+        elif c == '"' or text.startswith(('s!"', 'm!"', 'f!"'), j):
+            end = string_end(text, j, line)
+            j = end if end is not None else j + 1
+            continue
+        j += 1
+    return -1
 
 
 def interpolated_parts(token_text: str) -> list[str]:
@@ -347,18 +329,30 @@ def interpolated_parts(token_text: str) -> list[str]:
             i += 2
             continue
         if c == "{":
-            depth, j = 1, i + 1
-            while j < n and depth:
-                if token_text[j] == "{":
-                    depth += 1
-                elif token_text[j] == "}":
-                    depth -= 1
-                j += 1
+            try:
+                j = brace_end(token_text, i + 1)
+            except LexError:  # a string inside that does not end: take the rest as code
+                j = -1
+            j = n if j < 0 else j
             parts.append(token_text[i + 1 : j - 1])
             i = j
             continue
         i += 1
     return parts
+
+
+def comment_end(text: str, i: int) -> int:
+    """The offset after the `-/` that closes the (nestable) comment opening at i; -1 if none."""
+    depth, k, find = 1, i + 2, text.find
+    while depth:
+        a, b = find("/-", k), find("-/", k)
+        if b < 0:
+            return -1
+        if 0 <= a < b:
+            depth, k = depth + 1, a + 2
+        else:
+            depth, k = depth - 1, b + 2
+    return k
 
 
 def _ident(text: str, i: int, line: int) -> int:
@@ -371,44 +365,14 @@ def _ident(text: str, i: int, line: int) -> int:
             if k < 0:
                 raise LexError("unterminated «name»", line)
             j = k + 1
-        elif j < n and _is_id_start(text[j]):
+        elif j < n and is_id_start(text[j]):
             j += 1
-            while j < n and _is_id_rest(text[j]):
+            while j < n and is_id_rest(text[j]):
                 j += 1
         else:
             break
-        if j + 1 < n and text[j] == "." and (text[j + 1] == "«" or _is_id_start(text[j + 1])):
+        if j + 1 < n and text[j] == "." and (text[j + 1] == "«" or is_id_start(text[j + 1])):
             j += 1
             continue
         break
     return j
-
-
-# Characters that can make source read differently from what Lean sees.
-_INVISIBLE = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x00AD}
-_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
-
-
-# Every character the loop below reports (a fast test for the usual text that has none).
-_SUSPICIOUS = re.compile(
-    "["
-    + "".join(re.escape(chr(o)) for o in sorted(_BIDI | _INVISIBLE))
-    + "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
-)
-
-
-def suspicious_characters(text: str) -> list[tuple[int, int, str]]:
-    """(line, column, description) of control, bidi and invisible characters in the text."""
-    out: list[tuple[int, int, str]] = []
-    if _SUSPICIOUS.search(text) is None:
-        return out
-    for lineno, line in enumerate(text.split("\n"), 1):
-        for col, ch in enumerate(line):
-            o = ord(ch)
-            if o in _BIDI:
-                out.append((lineno, col, f"bidirectional control character U+{o:04X}"))
-            elif o in _INVISIBLE:
-                out.append((lineno, col, f"invisible character U+{o:04X}"))
-            elif unicodedata.category(ch) == "Cc" and ch not in "\t\r":
-                out.append((lineno, col, f"control character U+{o:04X}"))
-    return out

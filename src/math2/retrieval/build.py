@@ -6,13 +6,13 @@ and how a query fuses them: `math2.retrieval.index`.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from math2.lean.syntax import Scope, constants_of, split_identifier
 from math2.retrieval import lexical
 from math2.retrieval.text import (
     TEXT_VERSION,
@@ -24,13 +24,12 @@ from math2.retrieval.text import (
 )
 
 SNIPPET = 160
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[._']+")
-_IDENT = re.compile(r"[A-Za-z_][\w.'!?]*")
 
 
 def name_words(name: str) -> str:
-    """`Nat.Prime.two_le` -> `Nat Prime two le` (dots, underscores, camelCase split)."""
-    return " ".join(w for w in _CAMEL.split(name.replace("_", " ")) if w)
+    """`Nat.Prime.two_le` -> `Nat Prime two le` (index text v1: `split_identifier`, case kept,
+    capital runs not split)."""
+    return " ".join(split_identifier(name, lower=False, acronyms=False))
 
 
 def doc_text(name: str, statement: str | None, docstring: str | None) -> str:
@@ -184,18 +183,15 @@ def build_index(
     # Prior: PageRank over "uses" edges.
     pos = {n: i for i, n in enumerate(names)}
     src_e, dst_e = [], []
-    by_short: dict[str, int] = {}
-    for i, n in enumerate(names):
-        short = n.rsplit(".", 1)[-1]
-        by_short[short] = -1 if short in by_short else i
+    by_short: dict[str, list[str]] = {}
+    for n in names:
+        by_short.setdefault(n.rsplit(".", 1)[-1], []).append(n)
     for i, r in enumerate(rows):
         used = deps.get(r[0])
-        targets = used if used is not None else _IDENT.findall(r[2] or "")
-        for t in set(targets):
+        if used is None:
+            used = constants_of(r[2], Scope.of(names[i], pos, short=by_short))
+        for t in set(used):
             j = pos.get(t)
-            if j is None and used is None:
-                j = by_short.get(t.rsplit(".", 1)[-1])
-                j = None if j == -1 else j
             if j is not None and j != i:
                 src_e.append(i)
                 dst_e.append(j)

@@ -25,6 +25,11 @@ alike (`primes` → `prime`, `continuity` and `continuous` → `continu`, `norme
 identifiers (`nat.prime.two_le`) and notation symbols are kept as written. Keeping each word
 beside its stem instead (a word in its written form matching twice) measured worse on titles
 and LaTeX queries (docs/benchmarks.md, issue 24).
+
+Index text version 5 = version 4 with the constants of a statement read by the one Lean lexer
+(`math2.lean.syntax.constants_of`: nothing inside strings or comments, «names», every name
+character Lean allows) and identifiers split by `math2.lean.syntax.split_identifier`. Queries
+are read as in version 4; `math2 build` rebuilds an index of an older version.
 """
 
 from __future__ import annotations
@@ -33,7 +38,9 @@ import functools
 import itertools
 import re
 
-TEXT_VERSION = 4
+from math2.lean.syntax import constants_of, split_identifier
+
+TEXT_VERSION = 5
 PHRASE_WEIGHT = 0.5
 PHRASE_QUERY_WORDS = 4
 
@@ -71,7 +78,6 @@ _SYMBOL_WORDS = {
 _SYMBOLS = set(_SYMBOL_WORDS) | {"ℝ≥0", "∀", "∃", "↦", "∇", "△", "∠", "⟂", "≈", "⁻¹"}
 _LATEX_CMD = re.compile(r"\\([A-Za-z]+)\s*")
 _MATHBB = re.compile(r"\\(?:mathbb|Bbb|mathbf)\s*\{?\s*([A-Z])\s*\}?")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _IDENT = re.compile(r"[^\W\d][\w'!?₀-₉]*(?:\.[^\W\d][\w'!?₀-₉]*)*")
 _STOP = "a an are as at be but by for in into is it no of on such that the their then there"
 _STOP += " these they this to was will with we let which where when from its"
@@ -84,14 +90,6 @@ def latex_to_unicode(text: str) -> str:
     text = _MATHBB.sub(lambda m: _BLACKBOARD.get(m.group(1), m.group(1)), text)
     text = _LATEX_CMD.sub(lambda m: _LATEX.get(m.group(1), m.group(1)) + " ", text)
     return re.sub(r"\$+|\\[()\[\]]", " ", text)
-
-
-def split_identifier(ident: str) -> list[str]:
-    """`Nat.Prime.two_le` → `[nat, prime, two, le]`; `IsOpen` → `[is, open]`."""
-    words = []
-    for part in re.split(r"[._']+", ident):
-        words += [w.lower() for w in _CAMEL.split(part) if w]
-    return words
 
 
 @functools.cache
@@ -159,13 +157,6 @@ def module_words(module: str | None) -> str:
     return " ".join(module.split(".")[1:])
 
 
-def used_constants(statement: str | None) -> list[str]:
-    """Dotted or capitalised identifiers the statement names (the constants it uses)."""
-    if not statement:
-        return []
-    return list(dict.fromkeys(i for i in _IDENT.findall(statement) if "." in i or i[0].isupper()))
-
-
 def document_text(
     name: str,
     statement: str | None,
@@ -173,7 +164,7 @@ def document_text(
     module: str | None = None,
 ) -> str:
     """Index text version 2 of one declaration."""
-    consts = " ".join(" ".join(split_identifier(c)) for c in used_constants(statement))
+    consts = " ".join(" ".join(split_identifier(c)) for c in constants_of(statement))
     return " ".join(
         x for x in (name, statement or "", docstring or "", module_words(module), consts) if x
     )

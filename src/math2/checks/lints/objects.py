@@ -8,12 +8,12 @@ from math2.checks.base import register
 from math2.checks.lints.common import Lint
 from math2.checks.statement import Statement
 from math2.lean.lexer import Tok
+from math2.lean.syntax import split_identifier
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 _LATEX_CMD = re.compile(r"\\[A-Za-z]+")
 _WORD = re.compile(r"[A-Za-z]{4,}")
 _NUM = re.compile(r"\d+")
-_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _STOP = set(
     [
         "that",
@@ -76,14 +76,15 @@ def formal_objects(st: Statement) -> tuple[set[str], set[str], set[str]]:
     variables |= {t.text for t in toks if t.kind is Tok.IDENT and len(t.text) <= 3}
     variables |= {_BLACKBOARD[v] for v in variables if v in _BLACKBOARD}
     numbers = {t.text for t in toks if t.kind is Tok.NUMBER}
-    parts: set[str] = set()
-    for t in toks:
-        if t.kind is Tok.IDENT:
-            for seg in t.text.split("."):
-                parts |= {p.lower() for p in _CAMEL.findall(seg) if len(p) >= 3}
-    parts |= {p.lower() for p in _CAMEL.findall(st.name) if len(p) >= 3}
+    idents = [t.text for t in toks if t.kind is Tok.IDENT] + [st.name]
+    parts = {w for i in idents for w in _words(i)}
     parts |= {_BLACKBOARD_WORD[t.text] for t in toks if t.text in _BLACKBOARD_WORD}
     return variables, numbers, parts
+
+
+def _words(ident: str) -> set[str]:
+    """An identifier's words of three or more ASCII letters, lower-cased (`split_identifier`)."""
+    return {w for w in split_identifier(ident) if len(w) >= 3 and w.isascii() and w.isalpha()}
 
 
 _BLACKBOARD = {"ℕ": "N", "ℤ": "Z", "ℚ": "Q", "ℝ": "R", "ℂ": "C"}

@@ -16,7 +16,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from math2.lean.lexer import LexError, Tok, tokenize
+from math2.lean.syntax import Scope, constants_of
 from math2.roles.informalize.records import Decl
 
 __all__ = [
@@ -32,30 +32,14 @@ KINDS = {"theorem", "lemma", "def", "abbrev", "structure", "class", "inductive",
 CONTEXT = 3
 
 
-def _idents(statement: str) -> set[str]:
-    try:
-        return {t.text for t in tokenize(statement) if t.kind is Tok.IDENT}
-    except LexError:
-        return set()
-
-
 def resolve_deps(decls: list[Decl], names: set[str] | None = None) -> None:
-    """Fill each declaration's deps from the identifiers of its statement (when it has none):
-    an identifier is a declaration of the set (or of `names`, the library's, when given) by its
-    full name or under one of the namespaces of the declaration's own name."""
+    """Fill each declaration's deps from the constants of its statement (when it has none):
+    `math2.lean.syntax.constants_of` against the set's names (or `names`, the library's, when
+    given), inside the namespaces of the declaration's own name."""
     names = names if names is not None else {d.name for d in decls}
     for d in decls:
-        if d.deps:
-            continue
-        parts = d.name.split(".")[:-1]
-        prefixes = [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
-        found = []
-        for ident in sorted(_idents(d.statement)):
-            for cand in [*(f"{p}.{ident}" for p in prefixes), ident]:
-                if cand in names and cand != d.name:
-                    found.append(cand)
-                    break
-        d.deps = sorted(set(found))
+        if not d.deps:
+            d.deps = sorted(constants_of(d.statement, Scope.of(d.name, names)))
 
 
 def dependency_order(decls: list[Decl]) -> list[Decl]:
