@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse
 from sqlalchemy import select
@@ -63,22 +62,26 @@ def search(
                 menu=[*menu, ALL] if len(menu) > 1 else menu, several=several)  # fmt: skip
 
 
+def _view(request: Request, template: str, view_of, *args, missing: str | None = None, **kw):
+    """A page read by `view_of(session, *args, **kw)`: a dict of the template's names, or
+    None for a 404 with `missing`."""
+    with request.app.state.store.session() as s:
+        view = view_of(s, *args, **kw)
+    if view is None:
+        raise HTTPException(404, missing)
+    return page(request, template, **view)
+
+
 @router.get("/decl/{mention_id}")
 def declaration(request: Request, mention_id: RowId):
-    with request.app.state.store.session() as s:
-        view = queries.declaration_view(s, mention_id)
-    if view is None:
-        raise HTTPException(404, f"there is no declaration {mention_id}")
-    return page(request, "decl.html", **view)
+    return _view(request, "decl.html", queries.declaration_view, mention_id,
+                 missing=f"there is no declaration {mention_id}")  # fmt: skip
 
 
 @router.get("/node/{node_id}")
 def node(request: Request, node_id: RowId):
-    with request.app.state.store.session() as s:
-        view = queries.node_view(s, node_id)
-    if view is None:
-        raise HTTPException(404, f"there is no node {node_id}")
-    return page(request, "node.html", **view)
+    return _view(request, "node.html", queries.node_view, node_id,
+                 missing=f"there is no node {node_id}")  # fmt: skip
 
 
 @router.get("/node")
@@ -92,27 +95,20 @@ def node_by_key(request: Request, key: str = Query(..., max_length=200)):
 
 @router.get("/library/{name}")
 def library(request: Request, name: str):
-    with request.app.state.store.session() as s:
-        view = queries.library_view(s, name, request.app.state)
-    if view is None:
-        raise HTTPException(404, f"there is no library {name!r}")
-    return page(request, "library.html", **view)
+    return _view(request, "library.html", queries.library_view, name, request.app.state,
+                 missing=f"there is no library {name!r}")  # fmt: skip
 
 
 @router.get("/runs")
 def runs(request: Request):
-    with request.app.state.store.session() as s:
-        rows = run_queries.runs(s)
-    return page(request, "runs.html", runs=rows)
+    return _view(request, "runs.html", lambda s: {"runs": run_queries.runs(s)})
 
 
 @router.get("/runs/{run_id}")
 def run(request: Request, run_id: RowId, after: str | None = Query(None, max_length=500)):
-    with request.app.state.store.session() as s:
-        view = run_queries.run_view(s, run_id, after=after, cache=request.app.state.run_totals)
-    if view is None:
-        raise HTTPException(404, f"there is no run {run_id}")
-    return page(request, "run.html", **view)
+    totals = request.app.state.run_totals
+    return _view(request, "run.html", run_queries.run_view, run_id, after=after, cache=totals,
+                 missing=f"there is no run {run_id}")  # fmt: skip
 
 
 @router.get("/runs/{run_id}/trajectory")
@@ -128,9 +124,7 @@ def trajectory(request: Request, run_id: RowId, item: str = Query(..., max_lengt
 
 @router.get("/audit")
 def audit_index(request: Request):
-    with request.app.state.store.session() as s:
-        names = audit.audits(s)
-    return page(request, "audits.html", audits=names)
+    return _view(request, "audits.html", lambda s: {"audits": audit.audits(s)})
 
 
 @router.get("/audit/{name}")
