@@ -84,8 +84,10 @@ def main() -> None:
     names = set(v4.names)
     title_dev, _ = split_lists(lists(args.crosswalk, names), args.seed)
     sets = {"titles": title_dev, **written(args.devsets, names), "docstrings": doc_items}
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
-          f"{platform.python_version()} (shared with other jobs: timings are upper bounds)")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()} (shared with other jobs: timings are upper bounds)"
+    )
     print(f"full index: {len(v4)} declarations; sets: "
           + ", ".join(f"{k} {len(v)}" for k, v in sets.items()))  # fmt: skip
     with store.session() as s:
@@ -95,8 +97,10 @@ def main() -> None:
                                           Mention.allow_completion.is_(True))  # fmt: skip
         n_all = len(s.execute(active).all())
         n_doc = len(s.execute(active.where(Mention.docstring.is_not(None))).all())
-    print(f"declarations with a docstring: {n_doc} of {n_all} ({n_doc / n_all:.0%}): the rest "
-          "are embedded as name words + Lean statement only")
+    print(
+        f"declarations with a docstring: {n_doc} of {n_all} ({n_doc / n_all:.0%}): the rest "
+        "are embedded as name words + Lean statement only"
+    )
 
     rows = {}
     with store.session() as s:
@@ -123,8 +127,10 @@ def main() -> None:
             qvec[(k, q)] = enc.encode_queries([q])[0]
             qtimes.append((time.perf_counter() - t0) * 1000)
     qtimes.sort()
-    print(f"query encoding, one at a time: p50 {statistics.median(qtimes):.1f} ms, "
-          f"p95 {qtimes[int(0.95 * (len(qtimes) - 1))]:.1f} ms")
+    print(
+        f"query encoding, one at a time: p50 {statistics.median(qtimes):.1f} ms, "
+        f"p95 {qtimes[int(0.95 * (len(qtimes) - 1))]:.1f} ms"
+    )
 
     # per set: each query's candidates, cosines, share, relevance
     data = {}
@@ -191,8 +197,7 @@ def main() -> None:
     for label, fn in configs.items():
         res = evaluate(fn)
         cells = [
-            f"{res[k]['nDCG@10']:.3f} ({res[k]['nDCG@10'] / base[k]['nDCG@10']:.2f})"
-            for k in sets
+            f"{res[k]['nDCG@10']:.3f} ({res[k]['nDCG@10'] / base[k]['nDCG@10']:.2f})" for k in sets
         ]
         print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
     for k, w in models.items():
