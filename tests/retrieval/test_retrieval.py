@@ -212,3 +212,20 @@ def test_minilm_index_beside_bge(index: Path, sqlite_store) -> None:
 
     with sqlite_store.session() as s:
         assert len(list_runs(s, "embed")) == 2
+
+
+def test_the_dense_part_reorders_the_lexical_top(index: Path) -> None:
+    from math2.retrieval.index import RERANK_TOP
+
+    ix = SearchIndex(index)
+    q = "identity function"
+    [lex] = ix.rank_bm25([q], 100)
+    [cand] = ix._candidates([q], [lex])
+    # the words' top first, then the dense part's nearest where the words found fewer
+    assert list(cand[: min(len(lex), RERANK_TOP)]) == list(lex[:RERANK_TOP])
+    assert len(set(cand.tolist())) == len(cand) <= RERANK_TOP
+    [order] = ix.rerank_dense([q], [cand])
+    assert sorted(order.tolist()) == sorted(cand.tolist())
+    hits = ix.search(q, k=len(cand))
+    by_pos = {h.position: h for h in hits}
+    assert all(by_pos[int(p)].dense_rank == r for r, p in enumerate(order) if int(p) in by_pos)
