@@ -90,7 +90,7 @@ def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
     monkeypatch.setenv("MATH2_RETRIEVAL__INDEX_DIR", str(tmp_path / "index"))
     res = CliRunner().invoke(app, ["search", "anything"])
-    assert res.exit_code == 2 and "no index" in res.stderr
+    assert res.exit_code == 2 and "No search index is built" in res.stderr
     assert CliRunner().invoke(app, ["init"]).exit_code == 0
     CliRunner().invoke(app, ["import", "mathlib", str(fixture)])
     res = CliRunner().invoke(app, ["index", "build", "--no-dense"])

@@ -121,24 +121,26 @@ def test_dense_embedding_resumes(index: Path, sqlite_store) -> None:
 
 
 def test_http_endpoint(index: Path) -> None:
-    import threading
+    from fastapi.testclient import TestClient
 
-    import httpx
+    from math2.retrieval import NoIndex, Searcher
+    from math2.retrieval.server import make_app
 
-    from math2.retrieval.server import make_server
-
-    server = make_server(SearchIndex(index))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        assert httpx.get(f"{base}/health").json()["documents"] == 20
-        r = httpx.get(f"{base}/search", params={"q": "identity function", "k": 2})
+    searcher = Searcher(index.parent)
+    with TestClient(make_app(searcher, index.name)) as c:
+        assert c.get("/health").json()["documents"] == 20
+        r = c.get("/search", params={"q": "identity function", "k": 2})
         assert r.status_code == 200 and len(r.json()["hits"]) == 2
         assert r.json()["hits"][0]["name"].startswith("Demo.")
-        assert httpx.get(f"{base}/search", params={"q": "x", "k": 0}).status_code == 400
-        assert httpx.get(f"{base}/nope").status_code == 404
-    finally:
-        server.shutdown()
+        assert r.json()["hits"] == [
+            {**h.hit.model_dump(), "library": h.library, "statement": h.statement}
+            for h in searcher.search("identity function", index.name, 2)
+        ]
+        assert c.get("/search", params={"q": "x", "k": 0}).status_code == 400
+        assert c.get("/search", params={"q": " "}).status_code == 400
+        assert c.get("/nope").status_code == 404
+    with pytest.raises(NoIndex, match="No search index is built for 'nope'"):
+        make_app(searcher, "nope")
 
 
 def test_dense_embedding_is_a_run(index: Path, sqlite_store) -> None:
@@ -210,3 +212,20 @@ def test_minilm_index_beside_bge(index: Path, sqlite_store) -> None:
 
     with sqlite_store.session() as s:
         assert len(list_runs(s, "embed")) == 2
+
+
+def test_the_dense_part_reorders_the_lexical_top(index: Path) -> None:
+    from math2.retrieval.index import RERANK_TOP
+
+    ix = SearchIndex(index)
+    q = "identity function"
+    [lex] = ix.rank_bm25([q], 100)
+    [cand] = ix._candidates([q], [lex])
+    # the words' top first, then the dense part's nearest where the words found fewer
+    assert list(cand[: min(len(lex), RERANK_TOP)]) == list(lex[:RERANK_TOP])
+    assert len(set(cand.tolist())) == len(cand) <= RERANK_TOP
+    [order] = ix.rerank_dense([q], [cand])
+    assert sorted(order.tolist()) == sorted(cand.tolist())
+    hits = ix.search(q, k=len(cand))
+    by_pos = {h.position: h for h in hits}
+    assert all(by_pos[int(p)].dense_rank == r for r, p in enumerate(order) if int(p) in by_pos)

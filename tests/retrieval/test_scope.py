@@ -16,44 +16,16 @@ from math2.retrieval.scope import (
     search_libraries,
 )
 from math2.retrieval.text import query_tokens, tokens
-from math2.store import Mention, Node, Pin, Source, TextRecord
+from math2.store import Mention, Node, TextRecord
+from tests.retrieval.conftest import link_node
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "leanproj"
 MAIN_RESULT = "addition commutes, stated again."  # the fixture's "Main results" bullet
 
-# set.mm-like declarations: what a Mathlib user would call noise for a Lean query.
-SETMM = [
-    ("1p1e2", "|- ( 1 + 1 ) = 2", "One plus one equals two."),
-    ("2p2e4", "|- ( 2 + 2 ) = 4", "Two plus two equals four."),
-    ("addcom", "|- ( ( A e. CC /\\ B e. CC ) -> ( A + B ) = ( B + A ) )", "Addition commutes."),
-    ("ax-mp", "|- ps", "Rule of modus ponens: detachment."),
-]
-
 
 @pytest.fixture
-def store(store):
-    """The fixture project's Mathlib and a few set.mm declarations."""
-    with store.session() as s:
-        src = s.scalar(select(Source).where(Source.name == "setmm"))
-        pin = s.scalar(select(Pin).where(Pin.source_id == src.id))
-        for label, stmt, comment in SETMM:
-            s.add(
-                Mention(
-                    source_id=src.id, pin_id=pin.id, name=label, kind="theorem",
-                    statement=stmt, docstring=comment, licence="CC0-1.0",
-                    intake_class="open_text", authored="human",
-                )
-            )  # fmt: skip
-        s.commit()
-    return store
-
-
-@pytest.fixture
-def indexes(store, tmp_path: Path) -> dict[str, SearchIndex]:
-    root = tmp_path / "index"
-    build_index(store, root / "mathlib", "mathlib", mathlib_dir=FIX)
-    build_index(store, root / "setmm", "setmm")
-    return {n: SearchIndex(f) for n, f in built_libraries(root).items()}
+def indexes(two_libraries) -> dict[str, SearchIndex]:
+    return {n: SearchIndex(f) for n, f in built_libraries(two_libraries[1]).items()}
 
 
 def test_a_mathlib_query_over_all_libraries_puts_mathlib_first(indexes) -> None:
@@ -118,17 +90,7 @@ def test_main_result_sentences_and_names() -> None:
 
 
 def test_held_out_titles_are_not_aids(store, tmp_path: Path) -> None:
-    with store.session() as s:
-        m = s.scalar(select(Mention).where(Mention.name == "Demo.two_eq"))
-        src = s.scalar(select(Source).where(Source.name == "mathlib"))
-        node = Node(key="wd:Q0", title="Peano's successor lemma")
-        s.add(node)
-        s.flush()
-        from math2.store import Crosswalk
-
-        s.add(Crosswalk(node_id=node.id, system="lean4", target=m.name, mention_id=m.id,
-                        source_id=src.id))  # fmt: skip
-        s.commit()
+    link_node(store, "Demo.two_eq", "wd:Q0", "Peano's successor lemma")
     build_index(store, tmp_path / "a", "mathlib")
     assert SearchIndex(tmp_path / "a").search("Peano successor lemma", k=1)[0].name == (
         "Demo.two_eq"

@@ -13,13 +13,14 @@ from math2.cli._outcome import finish_run
 
 
 def _searcher(settings, store, index_library: str):
-    from math2.retrieval.index import SearchIndex
+    from math2.retrieval import NoIndex, Searcher
 
-    folder = Path(settings.retrieval.index_dir) / index_library
-    if not (folder / "meta.json").exists():
-        raise fail(f"no search index for {index_library} at {folder} (run `math2 index` first)")
-    index = SearchIndex(folder)
-    return lambda q, k: [(h.name, h.mention_id) for h in index.search(q, k)]
+    searcher = Searcher(Path(settings.retrieval.index_dir))
+    try:
+        searcher.scope(index_library)
+    except NoIndex as exc:
+        raise fail(str(exc)) from exc
+    return lambda q, k: [(h.name, h.mention_id) for h in searcher.search(q, index_library, k)]
 
 
 @app.command("align")

@@ -125,6 +125,7 @@ class DenseIndex:
         self.encoder_name = info["encoder"]
         self.max_tokens = info["max_tokens"]
         folder = dense_folder(index_folder, self.encoder_name)
+        self.folder = folder
         self.ann = None
         self.vectors = None
         if info.get("ann") and (folder / ANN_FILE).exists():
@@ -155,6 +156,26 @@ class DenseIndex:
         if self._encoder is None:
             self._encoder = load_encoder(self.encoder_name, self.max_tokens)
         return self._encoder
+
+    def _rows(self, positions: np.ndarray) -> np.ndarray:
+        """Some documents' vectors (memory-mapped chunks where the graph is used)."""
+        if self.vectors is not None:
+            return self.vectors[positions]
+        if "_chunks" not in self.__dict__:
+            files = sorted(self.folder.glob("chunk_*[0-9].npy"))
+            self._chunks = [np.load(f, mmap_mode="r") for f in files]
+        rows = [self._chunks[int(p) // CHUNK][int(p) % CHUNK] for p in positions]
+        return np.asarray(rows, dtype=np.float32).reshape(len(positions), -1)
+
+    def rerank(self, queries: list[str], candidates: list[np.ndarray]) -> list[np.ndarray]:
+        """Each query's candidates (document positions) in cosine order, best first."""
+        q = self.encoder.encode_queries(queries)
+        out = []
+        for vec, cand in zip(q, candidates, strict=True):
+            cand = np.asarray(cand, dtype=np.int64)
+            sims = self._rows(cand) @ vec if len(cand) else np.zeros(0)
+            out.append(cand[np.argsort(-sims, kind="stable")])
+        return out
 
     def rank(self, queries: list[str], pool: int) -> list[np.ndarray]:
         q = self.encoder.encode_queries(queries)

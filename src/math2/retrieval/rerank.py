@@ -1,7 +1,7 @@
 """Reranking of fused search hits by the configured model (listwise, cached like every call).
 
     reranker = Reranker(make_client(settings, model, astore))   # a registered model
-    hits = await reranker.rerank(query, hits, statements)
+    res = await reranker.rerank(query, hits)      # hits of `math2.retrieval.search`
 
 The top `top` hits (50 by default) are shown to the model with their statements under the
 template `retrieval/rerank`; it answers with their numbers, best first (structured output, at most
@@ -12,10 +12,11 @@ fused order as it was and says so in `RerankResult.error`: reranking never loses
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from math2.llm import LLMClient, LLMError, load_template, structured
-from math2.retrieval.index import Hit
 
 TEMPLATE = "retrieval/rerank"
 STATEMENT_CHARS = 300
@@ -30,7 +31,7 @@ class Ranking(BaseModel):
 class RerankResult(BaseModel):
     """Hits in their new order, and what happened."""
 
-    hits: list[Hit]
+    hits: list[Any]  # the hits given, reordered
     reranked: bool
     error: str | None = None
     template: str = ""  # id@version and hash of the template used
@@ -45,8 +46,11 @@ class Reranker:
         self.top = top
         self.template = load_template(TEMPLATE)
 
-    async def rerank(self, query: str, hits: list[Hit], statements: dict[int, str]) -> RerankResult:
-        """`statements`: mention id → statement text, for the candidates."""
+    async def rerank(
+        self, query: str, hits: list[Any], statements: dict[int, str] | None = None
+    ) -> RerankResult:
+        """`hits`: search hits (`name`, `mention_id`, and `statement` unless `statements`, mention
+        id → statement text, gives it)."""
         head, tail = hits[: self.top], hits[self.top :]
         ref = f"{self.template.ref} {self.template.hash[:12]}"
         if len(head) < 2:
@@ -55,9 +59,7 @@ class Reranker:
             {
                 "n": i + 1,
                 "name": h.name,
-                "statement": " ".join((statements.get(h.mention_id) or "").split())[
-                    :STATEMENT_CHARS
-                ],
+                "statement": " ".join(_statement(h, statements).split())[:STATEMENT_CHARS],
             }
             for i, h in enumerate(head)
         ]
@@ -82,29 +84,29 @@ class Reranker:
         )
 
 
-def rerank_with_model(settings, store, model: str, query: str, hits: list[Hit]) -> RerankResult:
-    """Rerank with a registered model, its replies cached in the store (a repeated search makes
-    no second call). Refuses an unregistered model (`UnregisteredModel`)."""
+def _statement(hit: Any, statements: dict[int, str] | None) -> str:
+    if statements is not None:
+        return statements.get(hit.mention_id) or ""
+    return getattr(hit, "statement", "") or ""
+
+
+def rerank_with_model(settings, store, model: str, query: str, hits: list[Any]) -> RerankResult:
+    """Rerank resolved search hits (`math2.retrieval.search`) with a registered model, its
+    replies cached in the store (a repeated search makes no second call). Refuses an
+    unregistered model (`UnregisteredModel`)."""
     import asyncio
 
-    from sqlalchemy import select
-
     from math2.llm import make_client, require_model
-    from math2.store import Mention
     from math2.store.aio import AsyncStore
 
     with store.session() as s:
         require_model(s, model)
-        ids = [h.mention_id for h in hits]
-        statements = dict(
-            s.execute(select(Mention.id, Mention.statement).where(Mention.id.in_(ids))).all()
-        )
 
     async def go() -> RerankResult:
         astore = AsyncStore(store)
         client = make_client(settings, model, astore)
         try:
-            return await Reranker(client).rerank(query, hits, statements)
+            return await Reranker(client).rerank(query, hits)
         finally:
             await client.aclose()
             await astore.aclose()

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-from pathlib import Path
-
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse
 from sqlalchemy import select
@@ -14,7 +11,6 @@ from math2.web import audit, queries, run_queries
 from math2.web.app import RowId, page
 from math2.web.security import current_reviewer
 
-log = logging.getLogger(__name__)
 router = APIRouter()
 
 
@@ -30,73 +26,62 @@ def lean_css(request: Request):
     return PlainTextResponse(request.app.state.lean_css, media_type="text/css")
 
 
-def _index(request: Request, library: str):
-    """The loaded search index of a library, or (None, the reason there is none)."""
-    if not library.replace("-", "").replace("_", "").isalnum():
-        return None, f"no library named {library!r}"
-    cache = request.app.state.indexes
-    folder: Path = request.app.state.index_dir / library
-    meta = folder / "meta.json"
-    stamp = meta.stat().st_mtime_ns if meta.exists() else None
-    if library in cache and cache[library][0] == stamp:  # reloaded when the index is rebuilt
-        return cache[library][1], None
-    if stamp is None:
-        return None, (
-            f"No search index is built for {library} (looked in {folder}). "
-            f"Build it with `math2 index build --library {library}` (or `math2 build`)."
-        )
-    from math2.retrieval.index import SearchIndex
+def _searcher(request: Request):
+    """The app's one `Searcher` (indexes kept open, reopened when rebuilt)."""
+    state = request.app.state
+    if getattr(state, "searcher", None) is None:
+        from math2.retrieval import Searcher
 
-    try:
-        cache[library] = (stamp, SearchIndex(folder))
-    except (OSError, ValueError, KeyError) as exc:
-        log.warning("cannot load the index at %s: %s", folder, exc)
-        return None, f"The search index at {folder} cannot be read ({exc}); rebuild it."
-    return cache[library][1], None
-
-
-def find(request: Request, q: str, library: str, k: int) -> tuple[list, str | None]:
-    """The web's one call into search: the library's index, the hits, and each hit's
-    declaration (to show its statement and link to its page)."""
-    index, message = _index(request, library)
-    if index is None:
-        return [], message
-    found = index.search(q, k)
-    with request.app.state.store.session() as s:
-        rows = queries.mentions_by_id(s, [h.mention_id for h in found])
-    hits = [{"h": h, "m": rows.get(h.mention_id)} for h in found]
-    return hits, None if hits else "No declaration matches."
+        state.searcher = Searcher(state.index_dir, state.store)
+    return state.searcher
 
 
 @router.get("/search")
 def search(
     request: Request,
     q: str = Query("", max_length=500),
-    library: str = Query("mathlib", max_length=80),
+    library: str | None = Query(None, max_length=80),
     k: int = Query(20, ge=1, le=100),
 ):
-    hits, message = find(request, q, library, k) if q.strip() else ([], None)
+    """`math2.retrieval.search` rendered: the same hits as `math2 search` for the same query and
+    library (the default library when none is named; `all` merges every built index)."""
+    from math2.retrieval import ALL, NoIndex
+
+    searcher = _searcher(request)
+    hits, message, several = [], None, library == ALL
+    try:
+        library = library or searcher.default() or "mathlib"
+        if q.strip():
+            hits = searcher.search(q, library, k)
+            several = len(searcher.scope(library)) > 1
+            message = None if hits else "No declaration matches."
+    except NoIndex as exc:
+        message = str(exc)
+    menu = list(searcher.built())
+    return page(request, "search.html", q=q, library=library, hits=hits, message=message,
+                menu=[*menu, ALL] if len(menu) > 1 else menu, several=several)  # fmt: skip
+
+
+def _view(request: Request, template: str, view_of, *args, missing: str | None = None, **kw):
+    """A page read by `view_of(session, *args, **kw)`: a dict of the template's names, or
+    None for a 404 with `missing`."""
     with request.app.state.store.session() as s:
-        menu = [x["s"].name for x in queries.libraries(request.app.state, s) if x["active"]]
-    return page(request, "search.html", q=q, library=library, hits=hits, message=message, menu=menu)
+        view = view_of(s, *args, **kw)
+    if view is None:
+        raise HTTPException(404, missing)
+    return page(request, template, **view)
 
 
 @router.get("/decl/{mention_id}")
 def declaration(request: Request, mention_id: RowId):
-    with request.app.state.store.session() as s:
-        view = queries.declaration_view(s, mention_id)
-    if view is None:
-        raise HTTPException(404, f"there is no declaration {mention_id}")
-    return page(request, "decl.html", **view)
+    return _view(request, "decl.html", queries.declaration_view, mention_id,
+                 missing=f"there is no declaration {mention_id}")  # fmt: skip
 
 
 @router.get("/node/{node_id}")
 def node(request: Request, node_id: RowId):
-    with request.app.state.store.session() as s:
-        view = queries.node_view(s, node_id)
-    if view is None:
-        raise HTTPException(404, f"there is no node {node_id}")
-    return page(request, "node.html", **view)
+    return _view(request, "node.html", queries.node_view, node_id,
+                 missing=f"there is no node {node_id}")  # fmt: skip
 
 
 @router.get("/node")
@@ -110,27 +95,20 @@ def node_by_key(request: Request, key: str = Query(..., max_length=200)):
 
 @router.get("/library/{name}")
 def library(request: Request, name: str):
-    with request.app.state.store.session() as s:
-        view = queries.library_view(s, name, request.app.state)
-    if view is None:
-        raise HTTPException(404, f"there is no library {name!r}")
-    return page(request, "library.html", **view)
+    return _view(request, "library.html", queries.library_view, name, request.app.state,
+                 missing=f"there is no library {name!r}")  # fmt: skip
 
 
 @router.get("/runs")
 def runs(request: Request):
-    with request.app.state.store.session() as s:
-        rows = run_queries.runs(s)
-    return page(request, "runs.html", runs=rows)
+    return _view(request, "runs.html", lambda s: {"runs": run_queries.runs(s)})
 
 
 @router.get("/runs/{run_id}")
 def run(request: Request, run_id: RowId, after: str | None = Query(None, max_length=500)):
-    with request.app.state.store.session() as s:
-        view = run_queries.run_view(s, run_id, after=after, cache=request.app.state.run_totals)
-    if view is None:
-        raise HTTPException(404, f"there is no run {run_id}")
-    return page(request, "run.html", **view)
+    totals = request.app.state.run_totals
+    return _view(request, "run.html", run_queries.run_view, run_id, after=after, cache=totals,
+                 missing=f"there is no run {run_id}")  # fmt: skip
 
 
 @router.get("/runs/{run_id}/trajectory")
@@ -146,9 +124,7 @@ def trajectory(request: Request, run_id: RowId, item: str = Query(..., max_lengt
 
 @router.get("/audit")
 def audit_index(request: Request):
-    with request.app.state.store.session() as s:
-        names = audit.audits(s)
-    return page(request, "audits.html", audits=names)
+    return _view(request, "audits.html", lambda s: {"audits": audit.audits(s)})
 
 
 @router.get("/audit/{name}")

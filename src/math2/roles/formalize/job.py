@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from math2.config import Settings
@@ -60,38 +59,27 @@ class FormalizeOptions(BaseModel):
 
 
 class IndexRetriever:
-    """Search through a built `math2.retrieval` index; hits with their statements."""
+    """Search through `math2.retrieval.search` over one library's index; hits with their
+    statements (resolved from the store)."""
 
-    def __init__(self, store: Store, folder: Path):
-        from math2.retrieval.index import SearchIndex
+    def __init__(self, store: Store, index_dir: Path, library: str):
+        from math2.retrieval import Searcher
 
-        self.store = store
-        self.index = SearchIndex(folder)
+        self.searcher = Searcher(index_dir, store)
+        self.library = library
 
     async def search(self, query: str, k: int) -> list[Hit]:
         """The top k declarations for a query."""
-        return await asyncio.to_thread(self._search, query, k)
-
-    def _search(self, query: str, k: int) -> list[Hit]:
-        from math2.store import Mention
-
-        hits = self.index.search(query, k)
-        with self.store.session() as s:
-            rows = {
-                m.id: m.statement or ""
-                for m in s.scalars(
-                    select(Mention).where(Mention.id.in_([h.mention_id for h in hits]))
-                )
-            }
-        return [Hit(name=h.name, statement=rows.get(h.mention_id, "")[:400]) for h in hits]
+        found = await asyncio.to_thread(self.searcher.search, query, self.library, k)
+        return [Hit(name=h.name, statement=h.statement[:400]) for h in found]
 
 
 def make_retriever(settings: Settings, store: Store, library: str) -> IndexRetriever | None:
     """The retriever over a library's built index, or None when there is none."""
-    folder = Path(settings.retrieval.index_dir) / library
-    if not (folder / "meta.json").exists():
+    index_dir = Path(settings.retrieval.index_dir)
+    if not (index_dir / library / "meta.json").exists():
         return None
-    return IndexRetriever(store, folder)
+    return IndexRetriever(store, index_dir, library)
 
 
 def _record_accepted(

@@ -1,0 +1,202 @@
+"""The one search: a query over the built indexes of one library or several, each hit with its
+declaration and its node resolved.
+
+    hits = search("infinitely many primes", index_dir=root, store=store)   # Mathlib by default
+    hits = search(query, libraries="all", k=20, index_dir=root)            # every built index
+
+`math2 search`, the web's search page, formalize's retrieval, align's candidates and the
+reranker all go through `Searcher.search`, so the same query gives the same hits everywhere.
+Which libraries a search covers and how several are merged is `scope.py`'s rule (Mathlib, or the
+Lean project's library, by default; `all` merged by a score comparable across libraries).
+
+Without a store a hit carries what the index keeps beside it (name, library, the start of the
+statement), so `math2 search` opens no database; with one, each hit's declaration (statement,
+docstring, module, kind) and the node it belongs to are read in one query.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from math2.retrieval.index import Hit, SearchIndex
+from math2.retrieval.scope import (
+    ALL,
+    LibraryHit,
+    built_libraries,
+    default_library,
+    search_libraries,
+)
+
+
+class NoIndex(LookupError):
+    """No built index answers the search (the message says what to build)."""
+
+
+class Declaration(BaseModel):
+    """A hit's declaration, as the store has it."""
+
+    mention_id: int
+    name: str
+    kind: str | None = None
+    module: str | None = None
+    statement: str = ""
+    docstring: str | None = None
+
+
+class NodeRef(BaseModel):
+    """The node a hit's declaration belongs to."""
+
+    id: int
+    key: str
+    title: str | None = None
+
+
+class SearchHit(BaseModel):
+    """One result of a search, in its library, resolved."""
+
+    library: str
+    hit: Hit  # the fused hit in its library's index (ranks, position)
+    score: float  # comparable across libraries when several were searched
+    statement: str  # the store's statement when resolved, else the index's snippet
+    declaration: Declaration | None = None
+    node: NodeRef | None = None
+
+    @property
+    def name(self) -> str:
+        return self.hit.name
+
+    @property
+    def mention_id(self) -> int:
+        return self.hit.mention_id
+
+
+class Searcher:
+    """Searches the indexes under `index_dir` (one folder per library); opened indexes are kept
+    and reopened when rebuilt. With a `store`, hits are resolved to declarations and nodes."""
+
+    def __init__(self, index_dir: Path, store=None, cwd: Path | None = None):
+        self.root = Path(index_dir)
+        self.store = store
+        self.cwd = cwd
+        self._open: dict[str, tuple[int, SearchIndex]] = {}
+        self._lock = threading.Lock()  # bm25s and the encoder are not meant for concurrent calls
+
+    def built(self) -> dict[str, Path]:
+        return built_libraries(self.root)
+
+    def default(self) -> str | None:
+        """The library a search covers when none is named (`scope.default_library`)."""
+        return default_library(self.built(), self.cwd or Path.cwd())
+
+    def scope(self, libraries: str | Sequence[str] | None = None) -> list[str]:
+        """The libraries a search covers: `None` the default, `"all"` every built one, else the
+        ones named. Raises `NoIndex` saying what to build."""
+        built = self.built()
+        if not built:
+            raise NoIndex(
+                f"No search index is built (looked in {self.root}): run `math2 build` or "
+                "`math2 index build --library mathlib`"
+            )
+        if libraries == ALL:
+            return list(built)
+        if libraries is None:
+            first = self.default()
+            if first is None:
+                raise NoIndex(
+                    f"several indexes under {self.root} ({', '.join(built)}) and none is "
+                    "mathlib: name one"
+                )
+            return [first]
+        names = [libraries] if isinstance(libraries, str) else list(libraries)
+        for name in names:
+            if name not in built:
+                raise NoIndex(
+                    f"No search index is built for {name!r} under {self.root} (built: "
+                    f"{', '.join(built)}): run `math2 index build --library {name}`"
+                )
+        return names
+
+    def index(self, library: str) -> SearchIndex:
+        """The opened index of a built library (reopened when its meta.json changed)."""
+        folder = self.built().get(library)
+        if folder is None:
+            self.scope([library])  # raises with the message
+        stamp = (folder / "meta.json").stat().st_mtime_ns
+        with self._lock:
+            cached = self._open.get(library)
+            if cached is None or cached[0] != stamp:
+                try:
+                    cached = (stamp, SearchIndex(folder))
+                except FileNotFoundError as exc:
+                    raise NoIndex(str(exc)) from exc
+                except (OSError, ValueError, KeyError) as exc:
+                    raise NoIndex(f"the search index at {folder} cannot be read ({exc}): "
+                                  "rebuild it") from exc  # fmt: skip
+                self._open[library] = cached
+        return cached[1]
+
+    def indexes(self, libraries: str | Sequence[str] | None = None) -> dict[str, SearchIndex]:
+        return {name: self.index(name) for name in self.scope(libraries)}
+
+    def search(
+        self, query: str, libraries: str | Sequence[str] | None = None, k: int = 10
+    ) -> list[SearchHit]:
+        """The top `k` hits for `query` over `libraries` (see `scope`), resolved."""
+        indexes = self.indexes(libraries)
+        with self._lock:
+            if len(indexes) == 1:
+                ((name, index),) = indexes.items()
+                found = [LibraryHit(name, h, h.score) for h in index.search(query, k)]
+            else:
+                found = search_libraries(indexes, query, k, first=self.default())
+        return self.resolve(found, indexes)
+
+    def resolve(self, found: list[LibraryHit], indexes: dict[str, SearchIndex]) -> list[SearchHit]:
+        """Each hit with its statement; with a store, its declaration and node (one query)."""
+        rows = self._declarations([f.hit.mention_id for f in found]) if self.store else {}
+        hits = []
+        for f in found:
+            decl, node = rows.get(f.hit.mention_id, (None, None))
+            statement = decl.statement if decl else indexes[f.library].snippet(f.hit.position)
+            hits.append(SearchHit(library=f.library, hit=f.hit, score=f.score,
+                                  statement=statement, declaration=decl, node=node))  # fmt: skip
+        return hits
+
+    def _declarations(self, ids: list[int]) -> dict[int, tuple[Declaration, NodeRef | None]]:
+        if not ids:
+            return {}
+        from sqlalchemy import select
+
+        from math2.store import Mention, Node
+
+        q = (
+            select(Mention, Node.id, Node.key, Node.title)
+            .outerjoin(Node, Node.id == Mention.node_id)
+            .where(Mention.id.in_(ids))
+        )
+        with self.store.session() as s:
+            out = {}
+            for m, node_id, key, title in s.execute(q).all():
+                decl = Declaration(mention_id=m.id, name=m.name, kind=m.kind, module=m.module,
+                                   statement=m.statement or "", docstring=m.docstring)  # fmt: skip
+                node = NodeRef(id=node_id, key=key, title=title) if node_id else None
+                out[m.id] = (decl, node)
+        return out
+
+
+def search(
+    query: str,
+    libraries: str | Sequence[str] | None = None,
+    k: int = 10,
+    *,
+    index_dir: Path,
+    store=None,
+    cwd: Path | None = None,
+) -> list[SearchHit]:
+    """The top `k` hits for `query` (see `Searcher.search`); `libraries`: None for the default
+    library, `"all"`, or names."""
+    return Searcher(index_dir, store, cwd).search(query, libraries, k)

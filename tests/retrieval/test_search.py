@@ -1,0 +1,85 @@
+"""Issue 23.2: one search (`math2.retrieval.search`) — hits with their declaration and node
+resolved, the same hits from `math2 search`, the web's search page and the index endpoint."""
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+from typer.testing import CliRunner
+
+from math2.cli import app as cli
+from math2.retrieval import ALL, NoIndex, Searcher, search
+from math2.store import Mention
+from math2.web import create_app
+from tests.retrieval.conftest import link_node
+
+QUERIES = [
+    ("idf apply", None),
+    ("Demo.two_eq (2 : ℕ) = 1 + 1", ALL),
+    ("one plus one equals two ( 1 + 1 ) = 2", ALL),
+    ("addition commutes", "setmm"),
+    ("identity function", "mathlib"),
+]
+
+
+def _cli_names(root: Path, db: Path, query: str, library: str | None, monkeypatch) -> list:
+    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{db}")
+    monkeypatch.setenv("MATH2_RETRIEVAL__INDEX_DIR", str(root))
+    args = ["search", query, "-k", "5"] + (["--library", library] if library else [])
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    lines = re.findall(r"^\s*\d+\. (\S+)(?: \((\w+)\))?", res.output, re.M)
+    return [(name, lib or (library or "mathlib")) for name, lib in lines]
+
+
+def _web_names(client: TestClient, query: str, library: str | None) -> list:
+    params = {"q": query, "k": 5} | ({"library": library} if library else {})
+    page = client.get("/search", params=params)
+    assert page.status_code == 200
+    names = [html.unescape(n) for n in re.findall(r'class="decl">([^<]+)</a>', page.text)]
+    libs = re.findall(r'class="meta library">\((\w+)\)', page.text)
+    return list(zip(names, libs or [library or "mathlib"] * len(names), strict=True))
+
+
+def test_the_cli_and_the_web_give_the_same_hits(two_libraries, tmp_path, monkeypatch) -> None:
+    store, root = two_libraries
+    with TestClient(create_app(store, root, secret="s")) as client:
+        for query, library in QUERIES:
+            want = [(h.name, h.library) for h in search(query, library, 5, index_dir=root)]
+            assert want, query
+            assert _web_names(client, query, library) == want, query
+            assert _cli_names(root, tmp_path / "math2.db", query, library, monkeypatch) == want
+    # a query over every library: Mathlib's answer above set.mm's noise, each hit labelled
+    hits = search("Demo.two_eq (2 : ℕ) = 1 + 1", ALL, 4, index_dir=root)
+    assert (hits[0].library, hits[0].name) == ("mathlib", "Demo.two_eq")
+    assert {h.library for h in hits} == {"mathlib", "setmm"}
+
+
+def test_hits_carry_their_declaration_and_node(two_libraries) -> None:
+    store, root = two_libraries
+    node_id = link_node(store, "Demo.two_eq", "wd:Q1", "two is one plus one", bind=True)
+    with store.session() as s:
+        m = s.scalar(select(Mention).where(Mention.name == "Demo.two_eq"))
+        statement, module = m.statement, m.module
+    [hit] = search("Demo.two_eq", "mathlib", 1, index_dir=root, store=store)
+    assert hit.name == "Demo.two_eq" and hit.declaration is not None
+    assert hit.statement == hit.declaration.statement == statement
+    assert hit.declaration.module == module and hit.declaration.kind
+    assert hit.node is not None and (hit.node.id, hit.node.key) == (node_id, "wd:Q1")
+    # without a store: what the index keeps (no database opened), no node
+    [bare] = search("Demo.two_eq", "mathlib", 1, index_dir=root)
+    assert bare.declaration is None and bare.node is None
+    assert bare.statement and bare.statement in " ".join(statement.split())
+
+
+def test_what_to_build_when_there_is_no_index(two_libraries, tmp_path) -> None:
+    _, root = two_libraries
+    with pytest.raises(NoIndex, match="No search index is built \\(looked in"):
+        search("x", index_dir=tmp_path / "empty")
+    with pytest.raises(NoIndex, match="math2 index build --library afp"):
+        search("x", "afp", index_dir=root)
+    assert Searcher(root).scope(ALL) == ["mathlib", "setmm"]
+    assert Searcher(root).scope(None) == ["mathlib"]
