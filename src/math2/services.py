@@ -137,9 +137,7 @@ def resolve_spec(settings: Settings, store: Store, spec: ServiceSpec) -> Service
 
     with store.session() as s:
         ids = {m: require_model(s, m).id for m in spec.all_models}
-    return dataclasses.replace(
-        spec, model_ids=ids, pin=find_pin(settings) if spec.lean else None
-    )
+    return dataclasses.replace(spec, model_ids=ids, pin=find_pin(settings) if spec.lean else None)
 
 
 @dataclass
