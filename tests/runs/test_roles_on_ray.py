@@ -188,14 +188,19 @@ async def test_eval_on_ray_as_local(cluster, lean_actors, pg, tmp_path):  # noqa
     [
         ["informalize", "--model", "writer", "--translator", "trans"],
         ["check", "PAIRS", "--judge", "j1"],
-        ["eval", "run", "--model", "gen", "--judge", "j1", "--harness", "PAIRS"],
+        ["eval", "run", "--model", "gen", "--judge", "j1", "--harness", "HARNESS"],
     ],
 )
-def test_cli_takes_the_executor_and_refuses_ray_on_sqlite(cluster, tmp_path, argv):  # noqa: F811
+def test_cli_takes_the_executor_and_refuses_ray_on_sqlite(tmp_path, argv):
     pairs = _pairs(tmp_path / "pairs.jsonl")
-    argv = [pairs.as_posix() if a == "PAIRS" else a for a in argv]
+    harness = tmp_path / "bench.jsonl"
+    harness.write_text(json.dumps({"name": "i1", "problem": "P", "ground_truth": "x"}) + "\n")
+    files = {"PAIRS": pairs.as_posix(), "HARNESS": harness.as_posix()}
+    argv = [files.get(a, a) for a in argv]
     db = f"sqlite:///{tmp_path / 'm.db'}"
+    assert CliRunner().invoke(app, ["--db", db, "init"]).exit_code == 0
     r = CliRunner().invoke(app, ["--db", db, *argv, "--executor", "ray"])
-    assert r.exit_code != 0 and "PostgreSQL" in r.output, r.output
+    assert r.exit_code == 2, r.output
+    assert "needs a PostgreSQL store" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(app, ["--db", db, *argv, "--address", "auto"])
-    assert r.exit_code != 0 and "--address is only for --executor ray" in r.output, r.output
+    assert r.exit_code == 2 and "--address is only for --executor ray" in r.output, r.output

@@ -45,11 +45,9 @@ def battery_step(config: dict[str, Any]):
 
     async def run(pair: Pair, ctx: ItemContext) -> CheckedPair:
         outcomes = await battery.run(pair, CheckEnv(ctx=ctx))
-        agent_text_id = pair.meta.get("agent_text_id")
+        agent_text_id, run_id = pair.meta.get("agent_text_id"), ctx.run_id  # plain values
         await ctx.astore.write(
-            lambda s: record_outcomes(
-                s, pair, outcomes, run_id=ctx.run_id, agent_text_id=agent_text_id
-            )
+            lambda s: record_outcomes(s, pair, outcomes, run_id=run_id, agent_text_id=agent_text_id)
         )
         return CheckedPair(id=pair.id, verdict=overall(outcomes), outcomes=outcomes)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable
@@ -300,11 +301,10 @@ def informalize_loop(
                     if r.content.strip():
                         augment_rows.append((kind, r.content.strip(), a_id))
                         result.augmentations[kind] = r.content.strip()
-            model_id = services.model_id(model)
+            # plain values: the write travels to the run's writer on Ray
+            model_id, run_id, done = services.model_id(model), ctx.run_id, result.model_copy()
             result.agent_text_id = await ctx.astore.write(
-                lambda s: _record(
-                    s, ctx.run_id, decl, result, model_id, pair, outcomes, augment_rows
-                )
+                lambda s: _record(s, run_id, decl, done, model_id, pair, outcomes, augment_rows)
             )
             return result
         finally:
@@ -403,6 +403,11 @@ async def run_informalize(
                 board.resolve(item, (result or {}).get("informal") if ok else None)
             elif status == ItemStatus.FAILED and count >= 3:
                 board.resolve(item, None)
+    if ray is not None:
+        # A batch waits for the declarations it uses, written by earlier batches: every batch in
+        # flight must be running (none queued behind a waiting one for a CPU), so a batch takes
+        # no CPU slot; `max_batches` still bounds how many are in flight.
+        ray = dataclasses.replace(ray, task_cpus=0)
     return await execute_role(
         settings,
         store,
