@@ -75,7 +75,7 @@ def test_the_process_holds_one_pool_writer_and_client_across_1000_calls(
 ):
     """verl calls compute_score once per sample: the Lean pool, the store writer and the HTTP
     client are made once for all 1,000 calls, and the memo stays within its bound."""
-    made = {"checker": 0, "store": 0, "client": 0}
+    made = {"services": 0, "store": 0}
 
     def counting(name, fn):
         def make(*a, **kw):
@@ -84,8 +84,8 @@ def test_the_process_holds_one_pool_writer_and_client_across_1000_calls(
 
         return make
 
-    monkeypatch.setattr(rw, "make_checker", counting("checker", rw.make_checker))
-    monkeypatch.setattr(rw, "make_client", counting("client", rw.make_client))
+    # the role services (the Lean checker and the judge's client) come from the one factory
+    monkeypatch.setattr(rw, "build_services", counting("services", rw.build_services))
     monkeypatch.setattr(rw, "AsyncStore", counting("store", rw.AsyncStore))
     with sqlite_store.session() as s:
         add_model(s, "j1", provider="fake")
@@ -102,7 +102,9 @@ def test_the_process_holds_one_pool_writer_and_client_across_1000_calls(
                     else f"no lean, attempt {i}"
                 )
                 scores.append(rw.compute_score("math2", answer, X))
-            assert made == {"checker": 1, "store": 1, "client": 1}
+            assert made == {"services": 1, "store": 1}
+            held = r._services.services
+            assert list(held.clients) == ["j1"] and held.checker is not None
             assert scores.count(1.0) == 100 and len(r.memo) <= 64
             judged = [q for q in srv.requests if q["body"]["model"] == "j1"]
             assert len(judged) == 100
@@ -111,7 +113,7 @@ def test_the_process_holds_one_pool_writer_and_client_across_1000_calls(
             assert len([q for q in srv.requests if q["body"]["model"] == "j1"]) == 100
         finally:
             rw.configure(None)
-    assert made == {"checker": 1, "store": 1, "client": 1}
+    assert made == {"services": 1, "store": 1}
 
 
 def test_trainer_signatures(reward):

@@ -20,8 +20,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from math2.audit.stats import wilson_interval
-from math2.checks.calibration import BATTERY, Calibration, LabelledVerdict, calibrate
-from math2.store.work import AuditGrade, AuditSample, CheckResultRow, Grade
+from math2.checks.calibration import BATTERY, Calibration, calibrate, labelled_verdicts
+from math2.store.work import AuditGrade, AuditSample, Grade
 
 __all__ = ["AuditReport", "CheckQuality", "RateRow", "audit_report"]
 
@@ -107,21 +107,10 @@ def audit_report(s: Session, audit: str) -> AuditReport:
     ]
     # each check against the grades: one computation with `math2 check --labels`
     graded = {x.pair_key: final[x.id] for x in samples if x.id in final}
-    rows: list[LabelledVerdict] = []
-    if graded:
-        for r in s.scalars(select(CheckResultRow).where(CheckResultRow.pair_key.in_(list(graded)))):
-            grade = graded[r.pair_key]
-            rows.append(
-                LabelledVerdict(
-                    pair=r.pair_key,
-                    check=r.check,
-                    checker=r.checker,
-                    verdict=r.verdict,
-                    faithful=grade == Grade.CORRECT.value,
-                    error_types=[] if grade == Grade.CORRECT.value else [grade],
-                    warn_only=bool((r.evidence or {}).get("warn")),
-                )
-            )
+    correct = Grade.CORRECT.value
+    rows = labelled_verdicts(
+        s, {k: (g == correct, [] if g == correct else [g]) for k, g in graded.items()}
+    )
     cal = calibrate(rows) if rows else None
     checks = [
         CheckQuality(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
@@ -82,21 +82,26 @@ class Outcome(BaseModel):
 
 @dataclass
 class CheckEnv:
-    """What checks may use: a run's item context (model calls, Lean), services, reference index.
+    """What checks may use: a run's item context (model calls, Lean) and its services.
 
-    Deterministic checks need nothing; model checks need `ctx` (a `math2.runs.ItemContext`) and
-    the clients named in their configuration in `ctx.services`.
+    Deterministic checks need nothing; model checks need `ctx` (a `math2.runs.ItemContext`)
+    whose `services` (a `math2.services.RoleServices`) hold the clients of the models named in
+    their configuration and, for `compile`, the Lean checker.
     """
 
     ctx: Any = None
-    services: dict[str, Any] = field(default_factory=dict)
 
-    def service(self, name: str) -> Any:
-        if name in self.services:
-            return self.services[name]
-        if self.ctx is not None and name in self.ctx.services:
-            return self.ctx.services[name]
-        return None
+    @property
+    def services(self) -> Any:
+        """The run's `RoleServices` (None outside a run)."""
+        return self.ctx.services if self.ctx is not None else None
+
+    def client(self, model: str) -> Any:
+        """The client of a model, or None when the run has none for it."""
+        try:
+            return self.services.client(model) if self.services is not None else None
+        except LookupError:
+            return None
 
 
 class Check:

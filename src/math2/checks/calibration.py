@@ -19,11 +19,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import BaseModel
 
 from math2.store.work import Verdict
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 __all__ = [
     "BATTERY",
@@ -50,6 +54,35 @@ class LabelledVerdict(BaseModel):
     faithful: bool
     error_types: list[str] = []
     warn_only: bool = False  # a lint under the precision bar: it warns, it does not fail a pair
+
+
+def labelled_verdicts(
+    s: Session, labels: dict[str, tuple[bool, list[str]]]
+) -> list[LabelledVerdict]:
+    """Every stored check verdict on the pairs `labels` names (pair key -> (faithful, the
+    person's error types)), each with its label: what `calibrate` reads."""
+    from sqlalchemy import select
+
+    from math2.store.work import CheckResultRow
+
+    rows: list[LabelledVerdict] = []
+    keys = list(labels)
+    for i in range(0, len(keys), 500):
+        chunk = keys[i : i + 500]
+        for r in s.scalars(select(CheckResultRow).where(CheckResultRow.pair_key.in_(chunk))):
+            faithful, types = labels[r.pair_key]
+            rows.append(
+                LabelledVerdict(
+                    pair=r.pair_key,
+                    check=r.check,
+                    checker=r.checker,
+                    verdict=r.verdict,
+                    faithful=faithful,
+                    error_types=types,
+                    warn_only=bool((r.evidence or {}).get("warn")),
+                )
+            )
+    return rows
 
 
 class Rate(BaseModel):

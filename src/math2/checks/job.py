@@ -15,13 +15,14 @@ from pydantic import BaseModel, Field
 
 from math2.checks.base import CheckEnv, Outcome, Pair
 from math2.checks.battery import Battery, BatteryConfig, overall, record_outcomes
-from math2.checks.calibration import Calibration, LabelledVerdict, calibrate
+from math2.checks.calibration import Calibration, calibrate, labelled_verdicts
 from math2.checks.pairs import read_pairs
 from math2.config import Settings
-from math2.runs import ItemContext, Job, Progress, RunSummary, execute, register_job, step
+from math2.runs import ItemContext, Job, Progress, RunSummary, register_job, step
+from math2.services import ServiceSpec, execute_role, resolve_spec
 from math2.store import Store
-from math2.store.aio import AsyncStore
 from math2.store.work import Verdict
+from math2.util.files import file_digest
 from math2.util.limits import Resource
 
 __all__ = ["CheckedPair", "battery_step", "calibrate_pairs", "run_checks"]
@@ -44,21 +45,13 @@ def battery_step(config: dict[str, Any]):
 
     async def run(pair: Pair, ctx: ItemContext) -> CheckedPair:
         outcomes = await battery.run(pair, CheckEnv(ctx=ctx))
-        agent_text_id = pair.meta.get("agent_text_id")
+        agent_text_id, run_id = pair.meta.get("agent_text_id"), ctx.run_id  # plain values
         await ctx.astore.write(
-            lambda s: record_outcomes(
-                s, pair, outcomes, run_id=ctx.run_id, agent_text_id=agent_text_id
-            )
+            lambda s: record_outcomes(s, pair, outcomes, run_id=run_id, agent_text_id=agent_text_id)
         )
         return CheckedPair(id=pair.id, verdict=overall(outcomes), outcomes=outcomes)
 
     return run
-
-
-def _digest(path: Path) -> str:
-    from math2.roles.formalize.inputs import input_digest
-
-    return input_digest(path)
 
 
 async def run_checks(
@@ -71,53 +64,49 @@ async def run_checks(
     lean_backend: str | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     on_result: Callable[[Any, Any], None] | None = None,
+    ray: Any = None,
 ) -> RunSummary:
-    """Check every pair of a JSONL file (or resume that run)."""
-    from math2.llm import make_client, require_model
-
+    """Check every pair of a JSONL file (or resume that run); on a Ray cluster when `ray` (a
+    `RayOptions`) is given."""
     input_path = Path(input_path)
     total = sum(1 for _ in read_pairs(input_path, limit))  # validate the whole file first
     battery = Battery.from_config(config)
-    with store.session() as s:
-        for model in sorted(battery.models):
-            require_model(s, model)
-    astore = AsyncStore(store)
-    clients = {m: make_client(settings, m, astore) for m in sorted(battery.models)}
-    services: dict[str, Any] = {f"client:{m}": c for m, c in clients.items()}
-    resources: dict[str, Resource] = {f"model:{m}": c.limiter for m, c in clients.items()}
-    checker = None
-    if battery.needs_lean:
-        from math2.lean import make_checker
+    spec = resolve_spec(
+        settings,
+        store,
+        ServiceSpec(
+            models=tuple(sorted(battery.models)),
+            lean=battery.needs_lean,
+            lean_backend=lean_backend,
+        ),
+    )
 
-        checker = make_checker(settings, store, lean_backend)
-        services["checker"] = checker
-        services["header"] = settings.lean.header
-        resources["lean"] = Resource("lean", max(1, settings.lean.workers))
-    job = Job(JOB, _digest(input_path), [battery_step(config.model_dump(mode="json"))])
+    def resources(limiter) -> dict[str, Resource]:
+        out = {f"model:{m}": limiter(m) for m in spec.all_models}
+        if battery.needs_lean:
+            out["lean"] = Resource("lean", max(1, settings.lean.workers))
+        return out
+
+    job = Job(JOB, file_digest(input_path), [battery_step(config.model_dump(mode="json"))])
     params = {
         "input": str(input_path.resolve()),
         "config": config.model_dump(mode="json"),
         "limit": limit,
         "lean_backend": lean_backend,
     }
-    try:
-        return await execute(
-            astore,
-            job,
-            read_pairs(input_path, limit),
-            resources=resources,
-            services=services,
-            params=params,
-            total=total,
-            on_progress=on_progress,
-            on_result=on_result,
-        )
-    finally:
-        for c in clients.values():
-            await c.aclose()
-        if checker is not None:
-            await checker.backend.close()
-        await astore.aclose()
+    return await execute_role(
+        settings,
+        store,
+        spec,
+        job,
+        read_pairs(input_path, limit),
+        resources=resources,
+        ray=ray,
+        params=params,
+        total=total,
+        on_progress=on_progress,
+        on_result=on_result,
+    )
 
 
 def calibrate_pairs(
@@ -125,10 +114,8 @@ def calibrate_pairs(
 ) -> Calibration:
     """The stored verdicts on a labelled pairs file against its labels (`faithful`,
     `error_types`); stored in the check run's params (`calibration`) when `run_id` is given."""
-    from sqlalchemy import select
-
     from math2.errors import InputError
-    from math2.store.work import CheckResultRow, Run
+    from math2.store.work import Run
 
     labels: dict[str, tuple[bool, list[str]]] = {}
     for pair in read_pairs(input_path, limit):
@@ -136,25 +123,8 @@ def calibrate_pairs(
             where = pair.meta.get("source", pair.id)
             raise InputError(input_path, None, f"{where}: no 'faithful' label (true or false)")
         labels[pair.key] = (pair.meta["faithful"], list(pair.meta.get("error_types") or []))
-    rows: list[LabelledVerdict] = []
-    keys = list(labels)
     with store.session() as s:
-        for i in range(0, len(keys), 500):
-            for r in s.scalars(
-                select(CheckResultRow).where(CheckResultRow.pair_key.in_(keys[i : i + 500]))
-            ):
-                faithful, types = labels[r.pair_key]
-                rows.append(
-                    LabelledVerdict(
-                        pair=r.pair_key,
-                        check=r.check,
-                        checker=r.checker,
-                        verdict=r.verdict,
-                        faithful=faithful,
-                        error_types=types,
-                        warn_only=bool((r.evidence or {}).get("warn")),
-                    )
-                )
+        rows = labelled_verdicts(s, labels)
         cal = calibrate(rows)
         if run_id is not None and (run := s.get(Run, run_id)) is not None:
             run.params = {**(run.params or {}), "calibration": cal.model_dump(mode="json")}
@@ -169,7 +139,7 @@ async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSumm
     path = Path(params.get("input", ""))
     if not path.exists():
         raise CannotResume(f"run {run.id}: its input {path} is gone")
-    if _digest(path) != run.key:
+    if file_digest(path) != run.key:
         raise CannotResume(f"run {run.id}: its input {path} has changed since the run started")
     config = BatteryConfig.model_validate(params.get("config", {}))
     return await run_checks(

@@ -10,8 +10,8 @@
   compares that with the original text (`checks/nli`); pass when they are equivalent.
 
 A reply that cannot be read after the bounded retries of `math2.llm.structured` is verdict
-`error` with the reason, never a pass. Clients are found in the context's services under
-`client:<model>`; the Lean checker under `checker`.
+`error` with the reason, never a pass. Clients and the Lean checker are the run's
+`math2.services.RoleServices` (`client(model)`, `checker`, `header`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from math2.checks.base import Check, CheckEnv, Outcome, Pair, register
+from math2.judging import judge_in_run
 from math2.lean import CheckItem, Mode, Status
 from math2.llm import load_template
-from math2.roles.formalize.schemas import JudgeVerdict
 from math2.store.work import Verdict
 
 __all__ = ["BackTranslation", "Compile", "Consistency", "NLIVerdict"]
@@ -43,7 +43,7 @@ class _ModelCheck(Check):
         return env.ctx
 
     def _client(self, env: CheckEnv, model: str):
-        client = env.service(f"client:{model}")
+        client = env.client(model)
         if client is None:
             raise RuntimeError(f"check {self.name}: no client for model {model!r}")
         return client
@@ -65,12 +65,12 @@ class Compile(_ModelCheck):
 
     async def run(self, pair: Pair, env: CheckEnv) -> Outcome:
         ctx = self._ctx(env)
-        checker = env.service("checker")
+        checker = env.services.checker if env.services is not None else None
         if checker is None:
             raise RuntimeError("check compile: no Lean checker")
         code = _lean_code(pair)
         if "import " not in code:
-            code = (env.service("header") or "import Mathlib") + "\n\n" + code
+            code = env.services.header + "\n\n" + code
         result, aid = await ctx.lean(
             checker,
             CheckItem(id=f"{pair.id}/compile", code=code, mode=Mode.STATEMENT),
@@ -97,13 +97,12 @@ class Consistency(_ModelCheck):
     async def run(self, pair: Pair, env: CheckEnv) -> Outcome:
         ctx = self._ctx(env)
         client = self._client(env, self.checker)
-        out, aid = await ctx.structured(
+        out, aid = await judge_in_run(
+            ctx,
             client,
-            load_template("formalize/judge"),
-            {"statement": pair.informal, "lean": pair.formal},
-            JudgeVerdict,
+            pair.informal,
+            pair.formal,
             stage=self.stage(),
-            temperature=0.0,
             max_tokens=int(self.options.get("max_tokens", 1024)),
         )
         if not out.ok or out.value is None:

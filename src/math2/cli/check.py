@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
+from math2.cli._executor import Address, Executor, ray_options
 from math2.cli._outcome import finish_run
 
 
@@ -50,6 +51,8 @@ def check_cmd(
     calibration_out: Annotated[
         Path | None, typer.Option(help="With --labels: also write the figures as JSON here.")
     ] = None,
+    executor: Executor = "local",
+    address: Address = None,
 ) -> None:
     """Run the checks on every pair; verdicts go to the store (check_results), resumable."""
     check_range("--limit", limit, 1)
@@ -89,6 +92,7 @@ def check_cmd(
             tally[(o.check, o.checker, o.verdict.value)] += 1
 
     store = _store(migrate=True)
+    ray = ray_options(executor, address, store)
     try:
         with ProgressDisplay(err) as show:
             summary = asyncio.run(
@@ -101,6 +105,7 @@ def check_cmd(
                     lean_backend=lean,
                     on_progress=show,
                     on_result=on_result,
+                    ray=ray,
                 )
             )
     except (InputError, Math2Error, ValueError) as exc:

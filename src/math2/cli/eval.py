@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
+from math2.cli._executor import Address, Executor, ray_options
 from math2.cli._outcome import finish_run
 
 eval_app = typer.Typer(help="Evaluation: benchmarks, pass@k SC/CC, reports.", no_args_is_help=True)
@@ -100,6 +101,8 @@ def run_cmd(
             help="name, name@lineage or hash (repeatable; default: every benchmark in --harness)."
         ),
     ] = None,
+    executor: Executor = "local",
+    address: Address = None,
 ) -> None:
     """Draw k samples per item, compile, judge; print SC/CC pass@k (resumes a killed run)."""
     import asyncio
@@ -147,10 +150,11 @@ def run_cmd(
         max_rounds=max_rounds,
     )
     store = _store(migrate=True)
+    ray = ray_options(executor, address, store)
     try:
         with ProgressDisplay(err) as show:
             summary, samples = asyncio.run(
-                run_eval(state.settings, store, versions, options, on_progress=show)
+                run_eval(state.settings, store, versions, options, on_progress=show, ray=ray)
             )
     except Math2Error as exc:
         raise fail(str(exc)) from exc

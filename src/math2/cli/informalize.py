@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, err, fail, out, state
+from math2.cli._executor import Address, Executor, ray_options
 from math2.cli._outcome import finish_run
 
 
@@ -43,6 +44,8 @@ def informalize_cmd(
     check_max_tokens: Annotated[
         int | None, typer.Option(help="Longest reply of the back-translation and NLI calls.")
     ] = None,
+    executor: Executor = "local",
+    address: Address = None,
 ) -> None:
     """Write the informal statement of each declaration in dependency order; check; store."""
     import asyncio
@@ -78,10 +81,13 @@ def informalize_cmd(
         accepted[0 if result.accepted else 1] += 1
 
     store = _store(migrate=True)
+    ray = ray_options(executor, address, store)
     try:
         with ProgressDisplay(err) as show:
             summary = asyncio.run(
-                run_informalize(state.settings, store, options, on_progress=show, on_result=tally)
+                run_informalize(
+                    state.settings, store, options, on_progress=show, on_result=tally, ray=ray
+                )
             )
     except (InputError, Math2Error) as exc:
         raise fail(str(exc)) from exc

@@ -19,14 +19,13 @@ app.add_typer(lean_app, name="lean")
 
 def _mathlib_pin() -> tuple[str, str]:
     """(toolchain, Mathlib commit): from the settings, else the manifest's Mathlib pin."""
-    lean = state.settings.lean
-    if lean.toolchain and lean.mathlib_commit:
-        return lean.toolchain, lean.mathlib_commit
-    from math2.sources import load_manifest
+    from math2.services import PinUnknown, resolve_pin
 
-    pin = load_manifest(state.settings.manifest).get("mathlib").current_pin
-    assert pin is not None and pin.toolchain and pin.commit
-    return lean.toolchain or pin.toolchain, lean.mathlib_commit or pin.commit
+    try:
+        pin = resolve_pin(state.settings)
+    except PinUnknown as exc:
+        raise fail(escape(str(exc))) from exc
+    return pin.toolchain, pin.mathlib_commit
 
 
 @lean_app.command("check")
@@ -102,10 +101,9 @@ def lean_check(
             err.print("note: no store here, so verdicts are not cached (`math2 init` makes one)")
     try:
         # The verdicts and the cache key name the Lean the backend reports, not the manifest's pin.
-        checker = make_checker(state.settings, store, backend)
+        checker = make_checker(state.settings, store, backend, allow_compiled=trust_compiler)
     except LeanNotConfigured as exc:
         raise fail(str(exc)) from exc
-    checker.allow_compiled = trust_compiler
 
     async def go() -> list:
         results = []

@@ -40,10 +40,11 @@ from typing import Any, TypeVar
 from cachetools import LRUCache
 
 from math2.config import Settings
-from math2.lean import CheckItem, Mode, make_checker
+from math2.judging import judge, passed
+from math2.lean import CheckItem, Mode
 from math2.lean.trust import ContextTrust
-from math2.llm import load_template, make_client, require_model, structured
-from math2.roles.formalize import JudgeVerdict, extract_lean
+from math2.roles.formalize import extract_lean
+from math2.services import ServiceSpec, build_services, resolve_spec
 from math2.store import Store
 from math2.store.aio import AsyncStore
 
@@ -79,16 +80,18 @@ class _Services:
             target=self.loop.run_forever, name="math2-reward-loop", daemon=True
         )
         self.thread.start()
-        self.checker = make_checker(reward.settings, reward.store, reward.lean_backend)
         self.astore = AsyncStore(reward.store)
-        self.client = make_client(reward.settings, reward.judge, self.astore)
+        self.services = build_services(
+            reward.settings, reward.spec, store=reward.store, writer=self.astore
+        )
+        self.checker = self.services.checker
+        self.client = self.services.judge
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
     async def _aclose(self) -> None:
-        await self.client.aclose()
-        await self.checker.backend.close()
+        await self.services.aclose()
         await self.astore.aclose()
 
     def close(self) -> None:
@@ -112,8 +115,11 @@ class FormalizationReward:
         lean_backend: str | None = None,
         memo_size: int = 100_000,
     ) -> None:
-        with store.session() as s:
-            require_model(s, judge)
+        self.spec = resolve_spec(
+            settings,
+            store,
+            ServiceSpec(judges=(judge,), lean=True, lean_backend=lean_backend),
+        )
         self.settings = settings
         self.store = store
         self.judge = judge
@@ -149,7 +155,6 @@ class FormalizationReward:
             else:
                 results[k] = hit
         if todo:
-            judge_t = load_template("formalize/judge")
             header = self.settings.lean.header
 
             async def one(key: str, x: str, y: str) -> None:
@@ -174,13 +179,7 @@ class FormalizationReward:
                     info["status"] = res.status.value
                     info["compiled_by"] = res.compiled_by  # the Lean that judged it
                     if res.passed:
-                        v = await structured(
-                            svc.client,
-                            judge_t.render(statement=x, lean=lean),
-                            JudgeVerdict,
-                            temperature=0.0,
-                        )
-                        info["consistent"] = v.value.passed() if v.ok else None
+                        info["consistent"] = passed(await judge(svc.client, x, lean))
                 self.details[key] = info
                 value = float(bool(info["compiled"] and info["consistent"] is True))
                 self.memo[key] = value

@@ -24,14 +24,15 @@ from math2.config import Settings
 from math2.eval.benchmarks import BenchmarkVersion
 from math2.eval.results import collect_results, expected_samples
 from math2.eval.scoring import SampleFailure, SampleResult
-from math2.lean import CheckItem, Status, make_checker
+from math2.judging import judge_in_run, passed
+from math2.lean import CheckItem, Status
 from math2.lean import Mode as LeanMode
 from math2.lean.trust import ContextTrust
-from math2.llm import load_template, make_client, require_model
-from math2.roles.formalize import JudgeVerdict, extract_lean
-from math2.runs import ItemContext, Job, Progress, RunSummary, execute, step
+from math2.llm import load_template
+from math2.roles.formalize import extract_lean
+from math2.runs import ItemContext, Job, Progress, RunSummary, step
+from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
 from math2.store import Store
-from math2.store.aio import AsyncStore
 from math2.util.limits import Resource
 
 __all__ = [
@@ -77,10 +78,10 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
     """Generate once, extract, compile, judge under every judge."""
 
     async def run(task: SampleTask, ctx: ItemContext) -> SampleResult:
+        services: RoleServices = ctx.services
         gen_t = load_template("formalize/generate")
-        judge_t = load_template("formalize/judge")
         reply, _ = await ctx.chat(
-            ctx.services["generator"],
+            services.generator,
             gen_t,
             {"statement": task.informal, "hits": [], "previous": None, "feedback": "", "round": 1},
             stage="generate",
@@ -101,9 +102,9 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
         )
         if lean is None:
             return res.model_copy(update={"failure": SampleFailure.NO_LEAN})
-        header = _header(ctx.services.get("header") or "import Mathlib", task.header)
+        header = _header(services.header, task.header)
         check, _ = await ctx.lean(
-            ctx.services["checker"],
+            services.checker,
             CheckItem(
                 id=task.id,
                 code=header + "\n\n" + lean,
@@ -116,19 +117,7 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
         res = res.model_copy(update={"compiled_by": check.compiled_by})
         if not check.passed:
             return res.model_copy(update={"failure": _lean_failure(check.status)})
-        verdicts: dict[str, bool | None] = {}
-        for j in judges:
-            verdict, _ = await ctx.structured(
-                ctx.services["judges"][j],
-                judge_t,
-                {"statement": task.informal, "lean": lean},
-                JudgeVerdict,
-                stage=f"judge:{j}",
-                round=1,
-                sample=task.sample,
-                temperature=0.0,
-            )
-            verdicts[j] = verdict.value.passed() if verdict.ok else None
+        verdicts = await _judge_all(ctx, judges, task.informal, lean, task.sample)
         return res.model_copy(update={"compiled": True, "judges": verdicts})
 
     return run
@@ -137,20 +126,19 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
 async def _judge_all(
     ctx: ItemContext, judges: list[str], informal: str, lean: str, sample: int
 ) -> dict[str, bool | None]:
-    judge_t = load_template("formalize/judge")
+    """Every judge's verdict on a sample (None: unreadable, never a pass)."""
     verdicts: dict[str, bool | None] = {}
     for j in judges:
-        verdict, _ = await ctx.structured(
-            ctx.services["judges"][j],
-            judge_t,
-            {"statement": informal, "lean": lean},
-            JudgeVerdict,
+        verdict, _ = await judge_in_run(
+            ctx,
+            ctx.services.client(j),
+            informal,
+            lean,
             stage=f"judge:{j}",
             round=1,
             sample=sample,
-            temperature=0.0,
         )
-        verdicts[j] = verdict.value.passed() if verdict.ok else None
+        verdicts[j] = passed(verdict)
     return verdicts
 
 
@@ -176,8 +164,7 @@ def eval_loop(
     ).fn
 
     async def run(task: SampleTask, ctx: ItemContext) -> SampleResult:
-        loop_ctx_services = {**ctx.services, "judge": ctx.services["judges"][judges[0]]}
-        ctx.services = loop_ctx_services
+        # the loop refines on `ctx.services.judge`: the first of the judges (the spec's order)
         result = await loop(
             FormalizeInput(
                 id=task.id,
@@ -282,24 +269,22 @@ async def run_eval(
     options: EvalOptions,
     *,
     on_progress: Callable[[Progress], None] | None = None,
+    ray: Any = None,
 ) -> tuple[RunSummary, list[SampleResult]]:
-    """Run (or resume) an evaluation; the summary and every finished sample."""
+    """Run (or resume) an evaluation; the summary and every finished sample. On a Ray cluster
+    when `ray` (a `RayOptions`) is given."""
     if not options.judges:
         raise ValueError("at least one judge is needed for CC")
-    with store.session() as s:
-        require_model(s, options.model)
-        for j in options.judges:
-            require_model(s, j)
-    checker = make_checker(settings, store, options.lean_backend)
-    astore = AsyncStore(store)
-    generator = make_client(settings, options.model, astore)
-    judges: dict[str, Any] = {}
-    for j in options.judges:
-        judges[j] = generator if j == options.model else make_client(settings, j, astore)
-    resources = {
-        "model": generator.limiter,
-        "lean": Resource("lean", max(1, settings.lean.workers)),
-    }
+    spec = resolve_spec(
+        settings,
+        store,
+        ServiceSpec(
+            generator=options.model,
+            judges=tuple(sorted(options.judges)),  # the loop refines on the first
+            lean=True,
+            lean_backend=options.lean_backend,
+        ),
+    )
     job = build_eval_job(versions, options)
     tasks = tasks_for(versions, options.k, options.limit)
     params = {
@@ -307,26 +292,19 @@ async def run_eval(
         "options": options.model_dump(mode="json"),
         "expected": expected_samples(versions, options.limit),
     }
-    try:
-        summary = await execute(
-            astore,
-            job,
-            tasks,
-            resources=resources,
-            services={
-                "generator": generator,
-                "judges": judges,
-                "checker": checker,
-                "header": settings.lean.header,
-            },
-            params=params,
-            total=len(tasks),
-            on_progress=on_progress,
-        )
-    finally:
-        await generator.aclose()
-        for c in {id(c): c for c in judges.values() if c is not generator}.values():
-            await c.aclose()
-        await checker.backend.close()
-        await astore.aclose()
+    summary = await execute_role(
+        settings,
+        store,
+        spec,
+        job,
+        tasks,
+        resources=lambda limiter: {
+            "model": limiter(options.model),
+            "lean": Resource("lean", max(1, settings.lean.workers)),
+        },
+        ray=ray,
+        params=params,
+        total=len(tasks),
+        on_progress=on_progress,
+    )
     return summary, collect_results(store, summary.run_id)

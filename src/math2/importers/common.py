@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextvars
 import datetime as dt
-import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +21,7 @@ from math2.sources.manifest import SourceEntry
 from math2.store import Store
 from math2.store.models import Binding, Crosswalk, Mention, Node, Pin, Source, TextRecord
 from math2.store.work import Run
+from math2.util.files import file_digest  # noqa: F401 (importers' name for it)
 
 TEXT_CLASSES = {IntakeClass.OPEN_TEXT.value, IntakeClass.OPEN_TEXT_SA.value}
 # Set by `replacing()`: the next import replaces what was imported at the pin (`--force`).
@@ -52,19 +52,6 @@ def refuse_empty(path: Path, found: int, what: str, source: str) -> None:
             f"no {what} in this data (empty or cut short): nothing was imported; give "
             f"`math2 import {source}` the complete data at the manifest's pin",
         )
-
-
-def file_digest(path: Path) -> str:
-    """sha256 of a file (or of every file under a directory, in name order)."""
-    h = hashlib.sha256()
-    paths = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    for p in paths:
-        if path.is_dir():
-            h.update(str(p.relative_to(path)).encode())
-        with p.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-    return h.hexdigest()
 
 
 def source_and_pin(session: Session, name: str) -> tuple[Source, Pin]:

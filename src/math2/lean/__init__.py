@@ -61,9 +61,14 @@ def pool_config(settings: Settings) -> PoolConfig:
 
 
 def make_checker(
-    settings: Settings, store: Store | None = None, backend: str | None = None
+    settings: Settings,
+    store: Store | None = None,
+    backend: str | None = None,
+    *,
+    allow_compiled: bool = False,
 ) -> LeanChecker:
-    """A checker with the configured backend and, given a store, the result cache."""
+    """A checker with the configured backend and, given a store, the result cache;
+    `allow_compiled` (proofs trusting compiled code) only ever from the caller."""
     from math2.lean.cache import ResultCache
 
     cache = ResultCache(store) if store is not None else None
@@ -73,6 +78,7 @@ def make_checker(
         header=settings.lean.header,
         timeout_s=settings.lean.timeout_s,
         limits=settings.lean.limits,
+        allow_compiled=allow_compiled,
     )
 
 

@@ -17,7 +17,7 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from math2.lean.backends import LeanBackend, RawOutcome
-from math2.lean.commands import split_code
+from math2.lean.commands import SplitCode, split_code
 from math2.lean.compiled import (
     PREAMBLE_LINES,
     STANDARD_AXIOMS,
@@ -31,7 +31,6 @@ from math2.lean.hygiene import (
     Strictness,
     Violation,
     check_statement,
-    split_header,
 )
 from math2.lean.identity import LeanIdentity
 from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
@@ -160,7 +159,7 @@ class LeanChecker:
         return self.identity
 
     def _compiled(
-        self, item: CheckItem, body: str
+        self, item: CheckItem, code: SplitCode
     ) -> tuple[str, str | None, list[Violation], list[Violation]]:
         """(text to compile, the theorem's full name, hygiene violations).
 
@@ -172,7 +171,7 @@ class LeanChecker:
             return "", None, caps, []
         if bad := [n for n in item.show_types if not _CONSTANT.fullmatch(n)]:
             return "", None, [Violation(rule="show_types", line=None, detail=_bad_names(bad))], []
-        header, _ = split_header(item.code)
+        header, body = code.header, code.body
         strict = {
             Mode.STATEMENT: Strictness.STATEMENT,
             Mode.PROOF: Strictness.PROOF,
@@ -184,7 +183,7 @@ class LeanChecker:
             header=header,
             allowed_imports=self.allowed_imports,
             strictness=strict,
-            line_offset=split_code(item.code).body_line - 1,  # lines of the whole item
+            line_offset=code.body_line - 1,  # lines of the whole item
             trust=item.trust,
             parts=item.parts,
             allow_compiled=self.allow_compiled,
@@ -206,8 +205,9 @@ class LeanChecker:
 
     async def check(self, item: CheckItem) -> CheckResult:
         """Check one item; hostile or malformed code is rejected without running anything."""
-        header, body = split_header(item.code)
-        compiled, name, violations, flags = self._compiled(item, body)
+        code = split_code(item.code)  # the item is split once: header, body, where the body starts
+        header = code.header
+        compiled, name, violations, flags = self._compiled(item, code)
         if violations:
             return CheckResult(
                 id=item.id,

@@ -27,11 +27,11 @@ from sqlalchemy.orm import Session
 
 from math2.config import Settings
 from math2.importers.lean_scout import type_hash_of
-from math2.lean import CheckItem, ContextTrust, Mode, make_checker
-from math2.runs import CannotResume, ItemContext, Job, Progress, RunSummary, execute, register_job
+from math2.lean import CheckItem, ContextTrust, Mode
+from math2.runs import CannotResume, ItemContext, Job, Progress, RunSummary, register_job
 from math2.runs import step as run_step
+from math2.services import ServiceSpec, execute_role, resolve_spec
 from math2.store import AgentText, Store
-from math2.store.aio import AsyncStore
 from math2.store.models import Binding, BindingStatus, Mention
 from math2.util.limits import Resource
 
@@ -140,7 +140,7 @@ def check_binding():
                 status=BindingStatus.CHECK_FAILED,
                 verdict=verdict,
             )
-        checker = ctx.services["checker"]
+        checker = ctx.services.checker
         result, aid = await ctx.lean(checker, rec.item, stage="binding.check")
         ident = checker.identity
         shown = result.types.get(rec.declaration)
@@ -224,30 +224,26 @@ async def run_check(
 
     Raises LeanNotConfigured (saying what to set up) before anything runs when no Lean is there.
     """
-    checker = make_checker(settings, store, options.lean_backend)
+    spec = resolve_spec(settings, store, ServiceSpec(lean=True, lean_backend=options.lean_backend))
     with store.session() as s:
         if ids is None:
             ids = select_bindings(s, options.limit)
         rows = [b for i in ids if (b := s.get(Binding, i)) is not None]
         items = [binding_item(s, b, settings.lean.header) for b in rows]
         state = [f"{b.id}:{(b.lean_check or {}).get('attempt', '')}" for b in rows]
-    astore = AsyncStore(store)
     key = key or hashlib.sha256(",".join(state).encode()).hexdigest()
-    try:
-        return await execute(
-            astore,
-            build_job(key),
-            items,
-            resources={"lean": Resource("lean", max(1, settings.lean.workers))},
-            services={"checker": checker},
-            params={"binding_ids": ids, "options": options.model_dump(mode="json")},
-            total=len(items),
-            on_progress=on_progress,
-            on_result=on_result,
-        )
-    finally:
-        await checker.backend.close()
-        await astore.aclose()
+    return await execute_role(
+        settings,
+        store,
+        spec,
+        build_job(key),
+        items,
+        resources=lambda _limiter: {"lean": Resource("lean", max(1, settings.lean.workers))},
+        params={"binding_ids": ids, "options": options.model_dump(mode="json")},
+        total=len(items),
+        on_progress=on_progress,
+        on_result=on_result,
+    )
 
 
 async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:

@@ -18,14 +18,13 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from math2.config import Settings
-from math2.llm import make_client, require_model
 from math2.roles.align.candidates import HumanPair, Searcher
 from math2.roles.align.job import align_judge
 from math2.roles.align.schemas import AlignOutcome, AlignPair, AlignResult, Side
 from math2.roles.align.sides import lean_mention, lean_side
-from math2.runs import Job, Progress, execute
+from math2.runs import Job, Progress
+from math2.services import ServiceSpec, execute_role, resolve_spec
 from math2.store import Store
-from math2.store.aio import AsyncStore
 
 
 class LabelledPair(BaseModel):
@@ -122,24 +121,18 @@ async def judge_pairs(
     on_progress: Callable[[Progress], None] | None = None,
 ) -> dict[str, AlignResult]:
     """Run the judge step over the pairs (a run of job `align-eval` in `store`)."""
-    with store.session() as s:
-        require_model(s, model)
+    spec = resolve_spec(settings, store, ServiceSpec(judges=(model,)))
     key = hashlib.sha256("\n".join(lp.pair.model_dump_json() for lp in pairs).encode()).hexdigest()
     results: dict[str, AlignResult] = {}
-    astore = AsyncStore(store)
-    judge = make_client(settings, model, astore)
-    try:
-        await execute(
-            astore,
-            Job("align-eval", key, [align_judge(model=model, max_tokens=max_tokens)]),
-            [lp.pair for lp in pairs],
-            resources={"model": judge.limiter},
-            services={"judge": judge},
-            total=len(pairs),
-            on_progress=on_progress,
-            on_result=lambda rec, res: results.__setitem__(rec.id, res),
-        )
-    finally:
-        await judge.aclose()
-        await astore.aclose()
+    await execute_role(
+        settings,
+        store,
+        spec,
+        Job("align-eval", key, [align_judge(model=model, max_tokens=max_tokens)]),
+        [lp.pair for lp in pairs],
+        resources=lambda limiter: {"model": limiter(model)},
+        total=len(pairs),
+        on_progress=on_progress,
+        on_result=lambda rec, res: results.__setitem__(rec.id, res),
+    )
     return results

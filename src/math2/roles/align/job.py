@@ -11,6 +11,7 @@ unjudged: nothing becomes an edge without a verdict. Resumable: `math2 runs resu
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from math2.config import Settings
-from math2.llm import load_template, make_client, require_model
+from math2.llm import load_template
 from math2.roles.align.lifecycle import propose_binding
 from math2.roles.align.schemas import (
     AlignOutcome,
@@ -39,12 +40,11 @@ from math2.runs import (
     Job,
     Progress,
     RunSummary,
-    execute,
     register_job,
     step,
 )
+from math2.services import ServiceSpec, execute_role, resolve_spec
 from math2.store import Store
-from math2.store.aio import AsyncStore
 from math2.store.models import BindingOrigin, Crosswalk, Source
 
 JOB = "align"
@@ -100,7 +100,7 @@ def align_judge(model: str, temperature: float = 0.0, max_tokens: int = 768):
     template = load_template(TEMPLATE)
 
     async def run(pair: AlignPair, ctx: ItemContext) -> AlignResult:
-        client = ctx.services["judge"]
+        client = ctx.services.judge
         variables = {
             "left_system": pair.left.system,
             "left_name": pair.left.name,
@@ -192,7 +192,7 @@ def align_record(model: str):
     """Write each verdict to the store: accepted → edge + proposed binding, else a candidate."""
 
     async def run(result: AlignResult, ctx: ItemContext) -> AlignResult:
-        dataset = ctx.services["datasets"].get(result.crosswalk_id, "")
+        dataset = ctx.services.extra.get("datasets", {}).get(result.crosswalk_id, "")
         bid = await ctx.astore.write(
             lambda s: record_verdict(s, ctx.run_id, model, result, dataset)
         )
@@ -227,28 +227,24 @@ async def run_align(
     on_result: Callable[[Any, Any], None] | None = None,
 ) -> RunSummary:
     """Judge the candidate rows `ids` (default: those `options` select), or resume that run."""
+    spec = resolve_spec(settings, store, ServiceSpec(judges=(options.model,)))
     with store.session() as s:
-        require_model(s, options.model)
         if ids is None:
             ids = select_candidates(s, options)
         pairs = [pair_of(s, cw) for i in ids if (cw := s.get(Crosswalk, i)) is not None]
-    astore = AsyncStore(store)
-    judge = make_client(settings, options.model, astore)
-    try:
-        return await execute(
-            astore,
-            build_job(options, input_key(ids)),
-            pairs,
-            resources={"model": judge.limiter},
-            services={"judge": judge, "datasets": {p.crosswalk_id: p.dataset for p in pairs}},
-            params={"crosswalk_ids": ids, "options": options.model_dump(mode="json")},
-            total=len(pairs),
-            on_progress=on_progress,
-            on_result=on_result,
-        )
-    finally:
-        await judge.aclose()
-        await astore.aclose()
+    spec = dataclasses.replace(spec, extra={"datasets": {p.crosswalk_id: p.dataset for p in pairs}})
+    return await execute_role(
+        settings,
+        store,
+        spec,
+        build_job(options, input_key(ids)),
+        pairs,
+        resources=lambda limiter: {"model": limiter(options.model)},
+        params={"crosswalk_ids": ids, "options": options.model_dump(mode="json")},
+        total=len(pairs),
+        on_progress=on_progress,
+        on_result=on_result,
+    )
 
 
 async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:

@@ -6,8 +6,8 @@ import re
 
 from pydantic import BaseModel
 
+from math2.judging import JudgeVerdict
 from math2.lean import CheckResult, Kind, Status
-from math2.roles.formalize.schemas import JudgeVerdict
 
 _FENCE = re.compile(r"```[ \t]*(?:lean4?|Lean4?)?[ \t]*\n(.*?)```", re.DOTALL)
 _TAG = re.compile(r"<lean>(.*?)</lean>", re.DOTALL | re.IGNORECASE)

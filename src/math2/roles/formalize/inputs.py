@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,19 +9,13 @@ from pydantic import ValidationError
 
 from math2.errors import InputError
 from math2.roles.formalize.records import FormalizeInput
+from math2.util.files import file_digest as input_digest
 from math2.util.jsonl import read_jsonl
+
+__all__ = ["input_digest", "read_inputs"]
 
 STATEMENT_FIELDS = ("statement", "informal_statement", "problem", "nl_statement", "informal")
 ID_FIELDS = ("id", "name", "problem_id")
-
-
-def input_digest(path: Path) -> str:
-    """The input key of a file: SHA-256 of its bytes."""
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def read_inputs(

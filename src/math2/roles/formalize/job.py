@@ -9,6 +9,7 @@ statement it came from. It becomes corpus text only through a person's review.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,7 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from math2.config import Settings
-from math2.lean import make_checker
-from math2.llm import load_template, make_client, require_model
+from math2.llm import load_template
 from math2.roles.formalize.inputs import input_digest, read_inputs
 from math2.roles.formalize.loop import formalize_loop
 from math2.roles.formalize.records import FormalizeResult, Hit, Outcome
@@ -27,13 +27,12 @@ from math2.runs import (
     Job,
     Progress,
     RunSummary,
-    execute,
     record_agent_text,
     register_job,
     step,
 )
+from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
 from math2.store import AgentTextKind, Store
-from math2.store.aio import AsyncStore
 from math2.util.limits import Resource
 
 JOB = "formalize"
@@ -130,8 +129,10 @@ def accept():
     async def run(result: FormalizeResult, ctx: ItemContext) -> FormalizeResult:
         if result.outcome is not Outcome.PASSED:
             return result
-        model_id, run_id = ctx.services["model_id"], ctx.run_id  # plain values: may travel
-        source = ctx.services.get("sources", {}).get(result.id, "")
+        services: RoleServices = ctx.services
+        # plain values: the closure may travel (Ray)
+        model_id, run_id = services.model_id(services.spec.generator or ""), ctx.run_id
+        source = services.extra.get("sources", {}).get(result.id, "")
         text_id, binding_id = await ctx.astore.write(
             lambda s: _record_accepted(s, run_id, result, model_id, source)
         )
@@ -163,6 +164,33 @@ def build_job(options: FormalizeOptions, input_key: str) -> Job:
     return Job(JOB, input_key, [loop, accept()])
 
 
+def service_spec(options: FormalizeOptions) -> ServiceSpec:
+    """What the formalize steps need: the generator, the judge, Lean and the retriever."""
+    return ServiceSpec(
+        generator=options.model,
+        judges=(options.judge,),
+        lean=True,
+        lean_backend=options.lean_backend,
+        retriever=functools.partial(make_retriever, library=options.index_library)
+        if options.retrieval
+        else None,
+    )
+
+
+def _resources(options: FormalizeOptions, settings: Settings):
+    def resources(limiter) -> dict[str, Resource]:
+        out = {
+            "model": limiter(options.model),
+            "lean": Resource("lean", max(1, settings.lean.workers)),
+            "search": Resource("search", 1),
+        }
+        if options.judge != options.model:
+            out["judge"] = limiter(options.judge)
+        return out
+
+    return resources
+
+
 async def run_formalize(
     settings: Settings,
     store: Store,
@@ -181,115 +209,15 @@ async def run_formalize(
     """
     input_path = Path(input_path)
     total = sum(1 for _ in read_inputs(input_path, options.field, options.limit))  # validate
-    with store.session() as s:
-        gen_entry = require_model(s, options.model)
-        require_model(s, options.judge)
-        model_id = gen_entry.id
-    if ray is not None:
-        return await _run_on_ray(
-            settings, store, input_path, options, model_id, ray, total, on_progress, on_result
-        )
-    checker = make_checker(settings, store, options.lean_backend)
-    astore = AsyncStore(store)
-    generator = make_client(settings, options.model, astore)
-    judge = (
-        generator
-        if options.judge == options.model
-        else make_client(settings, options.judge, astore)
-    )
-    retriever = (
-        make_retriever(settings, store, options.index_library) if options.retrieval else None
-    )
-    resources = {
-        "model": generator.limiter,
-        "lean": Resource("lean", max(1, settings.lean.workers)),
-        "search": Resource("search", 1),
-    }
-    if judge is not generator:
-        resources["judge"] = judge.limiter
-    job = build_job(options, run_key(input_path, options.limit))
-    params = {"input": str(input_path.resolve()), "options": options.model_dump(mode="json")}
-    try:
-        return await execute(
-            astore,
-            job,
-            read_inputs(input_path, options.field, options.limit),
-            resources=resources,
-            services={
-                "generator": generator,
-                "judge": judge,
-                "checker": checker,
-                "retriever": retriever,
-                "header": settings.lean.header,
-                "model_id": model_id,
-            },
-            params=params,
-            total=total,
-            on_progress=on_progress,
-            on_result=on_result,
-        )
-    finally:
-        await generator.aclose()
-        if judge is not generator:
-            await judge.aclose()
-        await checker.backend.close()
-        await astore.aclose()
-
-
-def _services(settings: Settings, options: FormalizeOptions, model_id: int, env) -> dict:
-    """The loop's services, built where it runs (a Ray worker): clients on the worker's store,
-    a checker on its node's Lean actor with the result cache written through the run's writer."""
-    from math2.lean import LeanChecker
-
-    generator = make_client(settings, options.model, env.astore)
-    judge = (
-        generator
-        if options.judge == options.model
-        else make_client(settings, options.judge, env.astore)
-    )
-    checker = LeanChecker(
-        env.lean_backend,
-        cache=env.result_cache(),
-        header=settings.lean.header,
-        timeout_s=settings.lean.timeout_s,
-        limits=settings.lean.limits,
-    )
-    retriever = (
-        make_retriever(settings, env.store, options.index_library) if options.retrieval else None
-    )
-    return {
-        "generator": generator,
-        "judge": judge,
-        "checker": checker,
-        "retriever": retriever,
-        "header": settings.lean.header,
-        "model_id": model_id,
-    }
-
-
-async def _run_on_ray(
-    settings, store, input_path, options, model_id, ray, total, on_progress, on_result
-) -> RunSummary:
-    import functools
-
-    from math2.lean import pool_config
-
-    if ray.lean is None:
-        ray = ray.__class__(**{**ray.__dict__, "lean": pool_config(settings)})
-    gen = settings.llm.endpoints.get(options.model)
-    resources = {
-        "model": Resource("model", (gen.concurrency if gen else None) or settings.llm.concurrency),
-        "lean": Resource("lean", max(1, settings.lean.workers)),
-        "search": Resource("search", 1),
-    }
-    return await execute(
+    spec = resolve_spec(settings, store, service_spec(options))
+    return await execute_role(
+        settings,
         store,
-        build_job(options, input_digest(input_path)),
+        spec,
+        build_job(options, run_key(input_path, options.limit)),
         read_inputs(input_path, options.field, options.limit),
-        executor="ray",
+        resources=_resources(options, settings),
         ray=ray,
-        services_factory=functools.partial(_services, settings, options, model_id),
-        resources=resources,
         params={"input": str(input_path.resolve()), "options": options.model_dump(mode="json")},
         total=total,
         on_progress=on_progress,

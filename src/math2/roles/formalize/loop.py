@@ -8,15 +8,16 @@ Ablations: `retrieval=False` (no planner, no search), `refine=False` (one round)
 `best_of_n=N` (N independent single-round samples, the seed's equal-budget baseline: pass when
 any sample passes both checks).
 
-Services the step finds in `ctx.services`: `generator` and `judge` (LLMClient), `checker`
-(LeanChecker), `retriever` (an object with `async search(query, k) -> list[Hit]`, or None), and
-`header` (the import header).
+The step's services are `ctx.services`, a `math2.services.RoleServices`: `generator` and
+`judge` (LLMClient), `checker` (LeanChecker), `retriever` (an object with
+`async search(query, k) -> list[Hit]`, or None), and `header` (the import header).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from math2.judging import judge_in_run, judge_template
 from math2.lean import CheckItem, Mode
 from math2.lean.trust import ContextTrust
 from math2.llm import load_template
@@ -35,8 +36,9 @@ from math2.roles.formalize.records import (
     Outcome,
     RoundLog,
 )
-from math2.roles.formalize.schemas import JudgeVerdict, PlannerDecision
+from math2.roles.formalize.schemas import PlannerDecision
 from math2.runs import ItemContext, step
+from math2.services import RoleServices
 
 STAGES = ("plan", "generate", "judge")  # the stages with a token budget
 
@@ -64,10 +66,11 @@ async def _retrieve(
     max_tokens: int | dict[str, int] | None = None,
 ) -> list[Hit]:
     """Ask the planner, then search; the hits the generator will see (deduplicated)."""
-    retriever = ctx.services.get("retriever")
+    services: RoleServices = ctx.services
+    retriever = services.retriever
     planner = load_template("formalize/planner")
     decision, aid = await ctx.structured(
-        ctx.services["generator"],
+        services.generator,
         planner,
         {"statement": rec.statement, "queries": queries_so_far, "feedback": feedback},
         PlannerDecision,
@@ -135,8 +138,9 @@ def formalize_loop(
 
     async def run(rec: FormalizeInput, ctx: ItemContext) -> FormalizeResult:
         gen_t = load_template("formalize/generate")
-        judge_t = load_template("formalize/judge")
-        header = ctx.services.get("header", "import Mathlib")
+        judge_t = judge_template()
+        services: RoleServices = ctx.services
+        header = services.header
         if rec.header:
             header = header + "\n" + rec.header
         result = FormalizeResult(
@@ -166,7 +170,7 @@ def formalize_loop(
                     "round": rnd,
                 }
                 reply, gen_aid = await ctx.chat(
-                    ctx.services["generator"],
+                    services.generator,
                     gen_t,
                     variables,
                     stage="generate",
@@ -194,7 +198,7 @@ def formalize_loop(
                 log.lean = lean
                 code = header + "\n\n" + lean
                 check, lean_aid = await ctx.lean(
-                    ctx.services["checker"],
+                    services.checker,
                     CheckItem(
                         id=f"{rec.id}/s{sample}/r{rnd}",
                         code=code,
@@ -223,15 +227,14 @@ def formalize_loop(
                     extra = unknown
                     previous = lean
                     continue
-                verdict, judge_aid = await ctx.structured(
-                    ctx.services["judge"],
-                    judge_t,
-                    {"statement": rec.statement, "lean": lean},
-                    JudgeVerdict,
+                verdict, judge_aid = await judge_in_run(
+                    ctx,
+                    services.judge,
+                    rec.statement,
+                    lean,
                     stage="judge",
                     round=rnd,
                     sample=sample,
-                    temperature=0.0,
                     max_tokens=budget(max_tokens, "judge", judge_t.max_tokens),
                 )
                 log.attempt_ids.append(judge_aid)

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from math2.roles.formalize.schemas import Defect
+from math2.judging import Defect
 
 
 class FormalizeInput(BaseModel):

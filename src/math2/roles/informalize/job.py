@@ -14,6 +14,8 @@ start of the summary, with its attribution. Herald's informal augmentations are 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable
@@ -26,21 +28,20 @@ from sqlalchemy.orm import Session
 
 from math2.checks import Battery, CheckEnv, Pair, default_config, overall, record_outcomes
 from math2.config import Settings
-from math2.llm import load_template, make_client, require_model
+from math2.llm import load_template
 from math2.roles.informalize.records import Decl, InformalizeResult
 from math2.runs import (
     ItemContext,
     Job,
     Progress,
     RunSummary,
-    execute,
     record_agent_text,
     register_job,
     step,
 )
 from math2.runs.engine import open_run
+from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
 from math2.store import Store
-from math2.store.aio import AsyncStore
 from math2.store.work import AgentText, AgentTextKind, ItemStatus, RunItem, Verdict
 
 __all__ = [
@@ -86,12 +87,28 @@ class InformalizeOptions(BaseModel):
 
 
 class DescriptionBoard:
-    """The informal text of each declaration of the run, as it is written (or known before)."""
+    """The informal text of each declaration of the run, as it is written (or known before).
+
+    A board that travelled to a Ray worker (unpickled there) also reads the run's items in the
+    store: a declaration written by another worker is known once its run item is finished
+    (done: its text when accepted; failed: none, as a failure resolves it here)."""
+
+    POLL_S = 0.1
 
     def __init__(self, items: set[str]):
         self.items = items
         self._text: dict[str, str | None] = {}
         self._events: dict[str, asyncio.Event] = {}
+        self._shared = False  # True once unpickled in another process
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"items": self.items, "text": dict(self._text)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["items"])
+        for name, text in state["text"].items():
+            self.resolve(name, text)
+        self._shared = True
 
     def _event(self, name: str) -> asyncio.Event:
         return self._events.setdefault(name, asyncio.Event())
@@ -100,12 +117,39 @@ class DescriptionBoard:
         self._text[name] = text
         self._event(name).set()
 
-    async def get(self, name: str) -> str | None:
+    async def get(self, name: str, ctx: ItemContext | None = None) -> str | None:
         """The text of `name` (waiting for it if it is an item still being written)."""
         if name not in self.items:
             return None
-        await self._event(name).wait()
+        event = self._event(name)
+        if self._shared and ctx is not None:
+            while not event.is_set():
+                finished = await ctx.astore.read(_finished_item(ctx.run_id, name))
+                if finished is not None:
+                    self.resolve(name, finished[1])
+                    break
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(event.wait(), self.POLL_S)
+        await event.wait()
         return self._text.get(name)
+
+
+def _finished_item(run_id: int, name: str) -> Callable[[Session], tuple[bool, str | None] | None]:
+    """A read of one item of the run: (True, its accepted text or None) once it is finished."""
+
+    def read(s: Session) -> tuple[bool, str | None] | None:
+        row = s.execute(
+            select(RunItem.status, RunItem.result).where(
+                RunItem.run_id == run_id, RunItem.item == name
+            )
+        ).first()
+        if row is None or row[0] not in (ItemStatus.DONE, ItemStatus.FAILED):
+            return None
+        result = row[1] or {}
+        ok = row[0] == ItemStatus.DONE and result.get("accepted")
+        return True, result.get("informal") if ok else None
+
+    return read
 
 
 def _battery(translator: str, nli: str | None, max_tokens: int | None) -> Battery:
@@ -197,16 +241,17 @@ def informalize_loop(
     kinds = list(augment or [])
 
     async def run(decl: Decl, ctx: ItemContext) -> InformalizeResult:
-        board: DescriptionBoard = ctx.services["board"]
+        services: RoleServices = ctx.services
+        board: DescriptionBoard = services.extra["board"]
         result = InformalizeResult(id=decl.id)
         try:
             deps = []
             for name in decl.deps:
-                text = await board.get(name)
+                text = await board.get(name, ctx)
                 if text:
                     deps.append({"name": name, "text": text})
             reply, aid = await ctx.chat(
-                ctx.services[f"client:{model}"],
+                services.client(model),
                 load_template("informalize/statement"),
                 {
                     "name": decl.name,
@@ -242,7 +287,7 @@ def informalize_loop(
             if result.accepted:
                 for kind in kinds:
                     r, a_id = await ctx.chat(
-                        ctx.services[f"client:{model}"],
+                        services.client(model),
                         load_template("informalize/augment"),
                         {
                             "instruction": AUGMENTATIONS[kind].format(language=language),
@@ -256,11 +301,10 @@ def informalize_loop(
                     if r.content.strip():
                         augment_rows.append((kind, r.content.strip(), a_id))
                         result.augmentations[kind] = r.content.strip()
-            model_id = ctx.services["model_id"]
+            # plain values: the write travels to the run's writer on Ray
+            model_id, run_id, done = services.model_id(model), ctx.run_id, result.model_copy()
             result.agent_text_id = await ctx.astore.write(
-                lambda s: _record(
-                    s, ctx.run_id, decl, result, model_id, pair, outcomes, augment_rows
-                )
+                lambda s: _record(s, run_id, decl, done, model_id, pair, outcomes, augment_rows)
             )
             return result
         finally:
@@ -337,17 +381,21 @@ async def run_informalize(
     *,
     on_progress: Callable[[Progress], None] | None = None,
     on_result: Callable[[Any, Any], None] | None = None,
+    ray: Any = None,
 ) -> RunSummary:
-    """Informalize the declarations the options name (or resume that run)."""
+    """Informalize the declarations the options name (or resume that run); on a Ray cluster
+    when `ray` (a `RayOptions`) is given."""
     decls = load_decls(store, options)
-    models = {options.model, options.translator, options.nli or options.translator}
-    with store.session() as s:
-        model_id = require_model(s, options.model).id
-        for m in sorted(models - {options.model}):
-            require_model(s, m)
+    models = {options.translator, options.nli or options.translator} - {options.model}
+    board = DescriptionBoard({d.id for d in decls})
+    spec = resolve_spec(
+        settings,
+        store,
+        # the board lives in this process: on Ray each worker has its own (ServiceSpec.extra)
+        ServiceSpec(generator=options.model, models=tuple(sorted(models)), extra={"board": board}),
+    )
     job = build_job(options, _input_key(decls))
     params = {"options": options.model_dump(mode="json")}
-    board = DescriptionBoard({d.id for d in decls})
     with store.session() as s:  # a resumed run: what is finished is on the board already
         run_id = open_run(s, job, params)
         for item, status, count, result in s.execute(
@@ -360,28 +408,24 @@ async def run_informalize(
                 board.resolve(item, (result or {}).get("informal") if ok else None)
             elif status == ItemStatus.FAILED and count >= 3:
                 board.resolve(item, None)
-    astore = AsyncStore(store)
-    clients = {m: make_client(settings, m, astore) for m in sorted(models)}
-    try:
-        return await execute(
-            astore,
-            job,
-            decls,
-            resources={f"model:{m}": c.limiter for m, c in clients.items()},
-            services={
-                **{f"client:{m}": c for m, c in clients.items()},
-                "board": board,
-                "model_id": model_id,
-            },
-            params=params,
-            total=len(decls),
-            on_progress=on_progress,
-            on_result=on_result,
-        )
-    finally:
-        for c in clients.values():
-            await c.aclose()
-        await astore.aclose()
+    if ray is not None:
+        # A batch waits for the declarations it uses, written by earlier batches: every batch in
+        # flight must be running (none queued behind a waiting one for a CPU), so a batch takes
+        # no CPU slot; `max_batches` still bounds how many are in flight.
+        ray = dataclasses.replace(ray, task_cpus=0)
+    return await execute_role(
+        settings,
+        store,
+        spec,
+        job,
+        decls,
+        resources=lambda limiter: {f"model:{m}": limiter(m) for m in spec.all_models},
+        ray=ray,
+        params=params,
+        total=len(decls),
+        on_progress=on_progress,
+        on_result=on_result,
+    )
 
 
 async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
