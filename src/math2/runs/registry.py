@@ -29,6 +29,7 @@ _JOB_MODULES = (
     "math2.roles.informalize",
     "math2.checks",
     "math2.eval",
+    "math2.datasets",
 )
 
 
