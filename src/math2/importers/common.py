@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, union, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from math2.config import Settings
 from math2.errors import InputError, Math2Error
 from math2.importers.registry import ImportResult
+from math2.importers.runs import import_spec, mark_step, spec_hash
 from math2.sources.intake import IntakeClass
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
@@ -133,6 +134,9 @@ def start_run(
     if run is None:
         run = Run(job=job, key=key)
         session.add(run)
+    name = key.partition("@")[0]
+    run.spec = import_spec(name)
+    run.spec_hash = spec_hash(run.spec)
     run.status = "running"
     run.params = {**params, "digest": digest}
     session.flush()
@@ -153,6 +157,8 @@ def import_transaction(
         run = start_run(s, "import", key, digest, {"path": str(path), **params})
         if run is None:  # finished by another process since `skip_if_done` looked
             raise ImportConflict(f"{key} was imported meanwhile by another run")
+        # every importer reads all its data before this transaction: the first step is done
+        mark_step(s, run, "read", {"path": str(path), "digest": digest})
         yield s, src, pin, run
 
 
@@ -211,10 +217,13 @@ def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
 
 
 def finish_run(run: Run, stats: dict[str, int]) -> None:
-    """Mark a run done with its counters."""
+    """Mark a run done with its counters (and its `write` step, in the same transaction)."""
     run.status = "done"
     run.stats = stats
     run.finished_at = dt.datetime.now(dt.UTC)
+    session = object_session(run)
+    if session is not None:
+        mark_step(session, run, "write", dict(stats))
 
 
 def _uniform(table, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ _JOB_MODULES = (
     "math2.checks",
     "math2.eval",
     "math2.datasets",
+    "math2.importers.runs",
 )
 
 
@@ -54,6 +55,5 @@ def resumer(name: str) -> ResumeFn:
         return _JOBS[name]
     except KeyError:
         raise CannotResume(
-            f"runs of job {name!r} cannot be resumed from here (no resumable job of that name; "
-            "imports resume by running `math2 build` or `math2 import` again)"
+            f"runs of job {name!r} cannot be resumed from here (no resumable job of that name)"
         ) from None
