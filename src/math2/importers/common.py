@@ -9,7 +9,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import delete, func, insert, select, union, update
 from sqlalchemy.orm import Session, object_session
@@ -24,6 +24,7 @@ from math2.store import Store
 from math2.store.models import Binding, Crosswalk, Mention, Node, Pin, Source, TextRecord
 from math2.store.work import Run
 
+T = TypeVar("T")
 TEXT_CLASSES = {IntakeClass.OPEN_TEXT.value, IntakeClass.OPEN_TEXT_SA.value}
 # Set by `replacing()`: the next import replaces what was imported at the pin (`--force`).
 _FORCE: contextvars.ContextVar[bool] = contextvars.ContextVar("math2_import_force", default=False)
@@ -160,6 +161,54 @@ def import_transaction(
         # every importer reads all its data before this transaction: the first step is done
         mark_step(s, run, "read", {"path": str(path), "digest": digest})
         yield s, src, pin, run
+
+
+Write = Callable[[Session, Source, Pin], dict[str, int]]
+
+
+def write_import(
+    store: Store,
+    entry: SourceEntry,
+    path: Path,
+    digest: str,
+    write: Write,
+    *,
+    notes: Iterable[str] = (),
+    **params: Any,
+) -> ImportResult:
+    """`write(session, source, pin)` in the import's one transaction, its counts recorded as the
+    run's (`finish_run`); what the import did."""
+    with import_transaction(store, entry, path, digest, **params) as (s, src, pin, run):
+        counts = write(s, src, pin)
+        finish_run(run, counts)
+    return ImportResult(
+        source=entry.name, pin=pin.key, path=str(path), counts=counts, notes=list(notes)
+    )
+
+
+def import_once(
+    store: Store,
+    entry: SourceEntry,
+    path: Path,
+    digest: str,
+    read: Callable[[], T],
+    write: Callable[[Session, Source, Pin, T], dict[str, int]],
+) -> ImportResult:
+    """The shape of an import: nothing when this data is imported at this pin already; else
+    `read()` all of it (a malformed file changes nothing), then `write` it in one transaction."""
+    if (done := skip_if_done(store, entry, path, digest)) is not None:
+        return done
+    data = read()
+    return write_import(store, entry, path, digest, lambda s, src, pin: write(s, src, pin, data))
+
+
+def files_under(path: Path, pattern: str, what: str) -> list[Path]:
+    """The files matching the glob `pattern` (`**/` to look in subfolders) in `path`, in name
+    order; InputError naming the folder when there are none."""
+    files = sorted(path.glob(pattern))
+    if not files:
+        raise InputError(path, None, f"no {what}")
+    return files
 
 
 def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
