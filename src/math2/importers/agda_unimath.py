@@ -17,10 +17,8 @@ from math2.importers.common import (
     files_under,
     import_once,
     insert_mentions,
-    insert_texts,
+    insert_prose,
     mention_row,
-    takes_text,
-    text_row,
 )
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
@@ -221,24 +219,17 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
                 own = d.section and first_under.get(d.section) == d.name
                 texts_for.append([t for sec, t in mod.prose if own and sec == d.section])
         ids = insert_mentions(s, rows)
-        n_texts = 0
-        if takes_text(pin):
-            n_texts = insert_texts(
-                s,
-                (
-                    text_row(
-                        mid,
-                        src,
-                        pin,
-                        body,
-                        role="prose",
-                        attribution=f"agda-unimath, {row['name']}; {notice}",
-                        author="agda-unimath contributors",
-                    )
-                    for mid, row, bodies in zip(ids, rows, texts_for, strict=True)
-                    for body in bodies
-                ),
-            )
+        n_texts = insert_prose(
+            s,
+            src,
+            pin,
+            "prose",
+            (
+                (mid, body, f"agda-unimath, {row['name']}; {notice}", "agda-unimath contributors")
+                for mid, row, bodies in zip(ids, rows, texts_for, strict=True)
+                for body in bodies
+            ),
+        )
         index = NodeIndex(s)
         edges = 0
         for mod in modules:

@@ -318,6 +318,26 @@ def insert_texts(session: Session, rows: Iterable[dict[str, Any]]) -> int:
     return len(rows)
 
 
+def insert_prose(
+    session: Session,
+    src: Source,
+    pin: Pin,
+    role: str,
+    texts: Iterable[tuple[int, str, str, str | None]],
+) -> int:
+    """Text a person wrote, as (mention id, body, attribution, author), in the prose zone when
+    the class at this pin takes the source's text (`takes_text`); how many rows."""
+    if not takes_text(pin):
+        return 0
+    return insert_texts(
+        session,
+        (
+            text_row(mid, src, pin, body, role=role, attribution=attribution, author=author)
+            for mid, body, attribution, author in texts
+        ),
+    )
+
+
 def mention_row(src: Source, pin: Pin, name: str, **fields: Any) -> dict[str, Any]:
     """A mention row with the provenance every mention carries (source, pin, licence, class,
     authored); `fields` add to it or override it (a per-item licence, say)."""

@@ -14,11 +14,9 @@ from math2.importers.common import (
     file_digest,
     import_once,
     insert_mentions,
-    insert_texts,
+    insert_prose,
     mention_row,
     refuse_empty,
-    takes_text,
-    text_row,
 )
 from math2.importers.metamath import Database, Statement, is_full_sentence, parse
 from math2.importers.registry import ImporterSpec, ImportResult, register
@@ -121,24 +119,17 @@ def import_setmm(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
                 )
             )
         ids = insert_mentions(s, rows)
-        texts = 0
-        if takes_text(pin):
-            texts = insert_texts(
-                s,
-                (
-                    text_row(
-                        mid,
-                        src,
-                        pin,
-                        row["docstring"],
-                        role="comment",
-                        attribution=_attribution(st, db),
-                        author=_who(st, db.contributors),
-                    )
-                    for mid, row, st in zip(ids, rows, db.statements, strict=True)
-                    if row["docstring"]
-                ),
-            )
+        texts = insert_prose(
+            s,
+            src,
+            pin,
+            "comment",
+            (
+                (mid, row["docstring"], _attribution(st, db), _who(st, db.contributors))
+                for mid, row, st in zip(ids, rows, db.statements, strict=True)
+                if row["docstring"]
+            ),
+        )
         return {
             "axioms ($a)": db.axioms,
             "theorems ($p)": db.theorems,
