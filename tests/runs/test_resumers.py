@@ -7,7 +7,7 @@ import asyncio
 import json
 
 import pytest
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from typer.testing import CliRunner
 
 from math2.cli import app
@@ -132,3 +132,74 @@ def test_a_dataset_run_resumes_through_the_cli(tmp_path, sqlite_store) -> None:
         assert len(srv.requests) == asked
     assert f"run {run_id}: 1 done, 0 failed, {first.sft - 1} already finished" in r.output
     assert len((tmp_path / "ds" / "sft" / "messages.jsonl").read_text().splitlines()) == first.sft
+
+
+def test_eval_killed_with_sigkill_resumes_through_runs_resume(tmp_path) -> None:
+    """`math2 eval run` killed -9 mid-run; `math2 runs resume ID` finishes it, and no model call
+    whose reply was stored before the kill is asked again."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from math2.store import LLMResponse, Store
+    from tests.eval.test_cli import _env
+
+    db = tmp_path / "m.db"
+    store = Store(f"sqlite:///{db}")
+    store.upgrade()
+    with store.session() as s:
+        for m in ("gen", "j1", "j2"):
+            add_model(s, m)
+    script = eval_script()
+    script.latency_s = 0.05
+    with FakeServer(script) as srv:
+        env = _env(tmp_path, srv.base_url, db)
+        args = ["eval", "run", "--benchmark", "minif2f-test", "--benchmark", "fate-m"]
+        args += ["--model", "gen", "--judge", "j1", "--judge", "j2", "-k", "4", "--limit", "3"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "math2", *args],
+            env=env,
+            cwd=tmp_path,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.time() + 120
+        while len(srv.requests) < 20 and time.time() < deadline:
+            time.sleep(0.01)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        killed_at = len(srv.requests)
+        with store.session() as s:
+            run = s.scalars(select(Run).where(Run.job == "eval")).one()
+            stored = s.scalar(select(func.count()).select_from(LLMResponse))
+            before = s.scalar(
+                select(func.count()).select_from(RunItem).where(RunItem.status == "done")
+            )
+        assert killed_at >= 20 and before < 24, "the kill did not land mid-run"
+        listed = subprocess.run(
+            [sys.executable, "-m", "math2", "runs", "list"],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+        )
+        assert "killed" in listed.stdout, listed.stdout
+        again = subprocess.run(
+            [sys.executable, "-m", "math2", "runs", "resume", str(run.id)],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+        )
+        assert again.returncode == 0, again.stderr
+        after = srv.hashes()[killed_at:]
+    assert f"run {run.id}: {24 - before} done" in again.stdout
+    with store.session() as s:
+        # every request after the kill stored a reply of its own: none asked a stored one again
+        assert len(after) == s.scalar(select(func.count()).select_from(LLMResponse)) - stored
+        assert s.get(Run, run.id).status == "done"
+        done = select(func.count()).select_from(RunItem).where(RunItem.status == "done")
+        assert s.scalar(done) == 24
