@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
+from functools import partial
 
 import pytest
 from sqlalchemy import select
 
 from math2.checks import default_config, run_checks
 from math2.checks.lints import LINTS
-from math2.config import LeanSettings, LLMSettings, Settings
+from math2.config import Settings
 from math2.errors import InputError
 from math2.llm import UnregisteredModel, add_model
 from math2.llm.testing import FakeServer, Rule, Script
 from math2.store.work import CheckResultRow
+from tests.settings import REPL_RULES, settings_for
 
 JUDGE = "check whether a Lean 4 statement"
 BACK = "translate Lean 4 theorem statements"
@@ -79,23 +80,8 @@ def script() -> Script:
     )
 
 
-def settings_for(tmp_path, base_url: str) -> Settings:
-    return Settings(
-        db_url=f"sqlite:///{tmp_path / 'm.db'}",
-        llm=LLMSettings(base_url=base_url, concurrency=4),
-        lean=LeanSettings(
-            project_dir=tmp_path,
-            repl_command=[
-                sys.executable,
-                "-m",
-                "math2.lean.testing.fake_repl",
-                "--rule",
-                "Evn 2=>error unknown_identifier Evn",
-            ],
-            workers=1,
-            timeout_s=30,
-        ),
-    )
+# the fake REPL rejects only an unknown `Evn`; one Lean worker
+settings_for = partial(settings_for, rules=REPL_RULES[:1], workers=1)
 
 
 @pytest.fixture

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
+from functools import partial
 
 import pytest
 from sqlalchemy import delete, select
 
-from math2.config import LeanSettings, LLMSettings, Settings
 from math2.eval import (
     SampleFailure,
     collect_results,
@@ -26,27 +25,11 @@ from math2.llm import add_model
 from math2.llm.testing import FakeServer, Rule, Script
 from math2.store.work import RunItem
 from tests.conftest import benchmark_fixtures
+from tests.settings import settings_for
 
 GENERATOR = "translate mathematical statements"
 REPL_RULES = ["Evn 2=>error unknown_identifier Evn"]
-
-
-def settings_for(tmp_path, base_url: str) -> Settings:
-    return Settings(
-        db_url=f"sqlite:///{tmp_path / 'math2.db'}",
-        llm=LLMSettings(base_url=base_url, concurrency=4),
-        lean=LeanSettings(
-            project_dir=tmp_path,
-            repl_command=[
-                sys.executable,
-                "-m",
-                "math2.lean.testing.fake_repl",
-                *(a for r in REPL_RULES for a in ("--rule", r)),
-            ],
-            workers=2,
-            timeout_s=30,
-        ),
-    )
+settings_for = partial(settings_for, rules=REPL_RULES, db="math2.db")
 
 
 def lean(code: str) -> str:

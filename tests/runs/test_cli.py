@@ -66,6 +66,6 @@ def test_resume_unknown_job(sqlite_store):
     with sqlite_store.session() as s:
         from math2.store import Run
 
-        s.add(Run(job="import", key="setmm@x"))
+        s.add(Run(job="no-such-job", key="x"))
     r = CliRunner().invoke(app, ["--db", url, "runs", "resume", "1"])
     assert r.exit_code == 2 and "cannot be resumed" in r.output

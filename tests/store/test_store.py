@@ -24,49 +24,18 @@ from math2.store import (
     head_revision,
     open_store,
 )
+from tests.seeding import add_pin, add_source, mention_of
 
 
 def _source(s, name="lib") -> tuple[Source, Pin]:
-    src = Source(
-        name=name,
-        title="L",
-        system="lean4",
-        kind="library",
-        licence="MIT",
-        authored="human",
-        authored_reason="people",
-        route="scan",
-        intake_class="open_text",
-        bindings=True,
-        decided_by="Q2",
-        manifest_digest="d",
+    src = add_source(
+        s, name, title="L", licence="MIT", intake_class="open_text", route="scan", decided_by="Q2"
     )
-    s.add(src)
-    s.flush()
-    pin = Pin(
-        source_id=src.id,
-        key="abc",
-        commit="abc",
-        licence="MIT",
-        intake_class="open_text",
-        decided_by="Q2",
-        is_current=True,
-    )
-    s.add(pin)
-    s.flush()
-    return src, pin
+    return src, add_pin(s, src, "abc", commit="abc")
 
 
 def _mention(src, pin, name="Nat.add_comm", **kw) -> Mention:
-    return Mention(
-        source_id=src.id,
-        pin_id=pin.id,
-        name=name,
-        licence=pin.licence,
-        intake_class=pin.intake_class,
-        authored="human",
-        **kw,
-    )
+    return mention_of(src, pin, name, **kw)
 
 
 def test_migrations_reach_head_and_match_the_models(store: Store) -> None:

@@ -22,6 +22,7 @@ from math2.store import (
     Store,
     TextRecord,
 )
+from tests.seeding import add_pin, add_source, mention_of
 
 XSS_TEXT = 'Beware <script>window.__pwned = 1</script> <img src=x onerror="window.__pwned=3">'
 XSS_TEX = r"Click $\href{javascript:window.__pwned=2}{here}$ for $a^2+b^2=c^2$."
@@ -39,60 +40,31 @@ class Seeded:
 
 
 def _mention(src: Source, pin: Pin, name: str, statement: str, **kw) -> Mention:
-    return Mention(
-        source_id=src.id,
-        pin_id=pin.id,
-        name=name,
-        kind="theorem",
-        module="Mathlib.Test",
-        statement=statement,
-        licence="Apache-2.0",
-        intake_class="open_text+bindings",
-        authored="human",
-        **kw,
+    return mention_of(
+        src, pin, name, kind="theorem", module="Mathlib.Test", statement=statement, **kw
     )
 
 
 def seed(store: Store) -> Seeded:
     """Two pins of Mathlib, two nodes, agent text, checks, a run with attempts and an audit."""
     with store.session() as s:
-        src = Source(
-            name="mathlib",
+        src = add_source(
+            s,
+            "mathlib",
             title="Mathlib 4",
-            system="lean4",
-            kind="library",
-            licence="Apache-2.0",
-            authored="human",
             authored_reason="written by people",
             route="lean_scout",
-            intake_class="open_text+bindings",
-            bindings=True,
             decided_by="Q2",
-            manifest_digest="d",
         )
-        s.add(src)
-        s.flush()
-        old = Pin(
-            source_id=src.id,
-            key="v4.9.0",
+        old = add_pin(
+            s,
+            src,
+            "v4.9.0",
+            current=False,
             commit="aaaa1111",
             toolchain="leanprover/lean4:v4.9.0",
-            licence="Apache-2.0",
-            intake_class="open_text+bindings",
-            decided_by="Q2",
         )
-        new = Pin(
-            source_id=src.id,
-            key="v4.10.0",
-            commit="bbbb2222",
-            toolchain="leanprover/lean4:v4.10.0",
-            licence="Apache-2.0",
-            intake_class="open_text+bindings",
-            decided_by="Q2",
-            is_current=True,
-        )
-        s.add_all([old, new])
-        s.flush()
+        new = add_pin(s, src, "v4.10.0", commit="bbbb2222", toolchain="leanprover/lean4:v4.10.0")
         node = Node(key="Q11518", wikidata="Q11518", title="Pythagorean theorem", level="W0")
         xss = Node(key="hostile", title="Hostile text <b>bold?</b>", level="W1")
         s.add_all([node, xss])

@@ -54,6 +54,7 @@ def build_cmd(
                 licence=licence,
                 registry=shared_registry(data),
                 provenance=provenance,
+                benchmarks_dir=data,
             )
         )
     except Math2Error as exc:

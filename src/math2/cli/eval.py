@@ -47,17 +47,10 @@ HarnessOpt = Annotated[
 
 
 def _registry(data: Path | None, harness: list[Path] | None):
-    from math2.eval import load_harness_jsonl, shared_registry, version_from_items
+    from math2.eval import load_registry
 
     data = benchmarks_dir(data)
-    reg = shared_registry(data) if data.exists() else None
-    if reg is None:
-        from math2.eval import Registry
-
-        reg = Registry()
-    for h in harness or []:
-        for name, items in load_harness_jsonl(h).items():
-            reg.add(version_from_items(name.lower(), f"harness:{h.name}", items))
+    reg = load_registry(data, harness or [])
     if not len(reg):
         raise fail(f"no benchmarks: {data} does not exist and no --harness file was given")
     return reg
@@ -111,6 +104,7 @@ def run_cmd(
     from math2.errors import Math2Error
     from math2.eval import EvalOptions, UnknownBenchmark, render_table, run_eval, score
     from math2.eval import write_report as write
+    from math2.eval.harness import benchmark_sources
 
     check_range("-k", k, 1)
     check_range("--limit", limit, 1)
@@ -154,7 +148,15 @@ def run_cmd(
     try:
         with ProgressDisplay(err) as show:
             summary, samples = asyncio.run(
-                run_eval(state.settings, store, versions, options, on_progress=show, ray=ray)
+                run_eval(
+                    state.settings,
+                    store,
+                    versions,
+                    options,
+                    on_progress=show,
+                    ray=ray,
+                    sources=benchmark_sources(benchmarks_dir(data), harness),
+                )
             )
     except Math2Error as exc:
         raise fail(str(exc)) from exc
@@ -229,14 +231,12 @@ def decontam_cmd(
     """Drop (or flag) records sharing an n-gram with any registered benchmark."""
     from math2.errors import InputError
     from math2.eval import Decontaminator, Mode
+    from math2.util.jsonl import read_jsonl
 
     reg = _registry(data, harness)
 
     def records():
-        from math2.util.jsonl import read_jsonl
-
-        for _no, rec in read_jsonl(input_file):  # file:line:column errors, the text limit
-            yield rec
+        return (rec for _, rec in read_jsonl(input_file))
 
     if not input_file.exists():
         raise fail(f"{input_file}: no such file")

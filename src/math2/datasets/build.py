@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -24,12 +25,23 @@ from math2.errors import Math2Error
 from math2.eval import Registry
 from math2.llm import load_template, make_client, require_model
 from math2.roles.formalize import FormalizeResult, Outcome
-from math2.runs import ItemContext, Job, execute, step
+from math2.runs import (
+    CannotResume,
+    ItemContext,
+    Job,
+    Progress,
+    RunSummary,
+    execute,
+    register_job,
+    step,
+)
 from math2.store import Store
 from math2.store.aio import AsyncStore
 from math2.store.work import AgentText, AgentTextKind, ReviewStatus, Run, RunItem
 
 __all__ = ["TraceTask", "build_dataset", "formalize_results", "review_states"]
+
+JOB = "datasets.reconstruct"
 
 
 class TraceTask(BaseModel):
@@ -114,8 +126,16 @@ async def build_dataset(
     licence: str,
     registry: Registry,
     provenance: str = "",
+    benchmarks_dir: str | Path | None = None,
+    expect_key: str | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    on_run: Callable[[RunSummary], None] | None = None,
 ) -> ExportSummary:
-    """Reconstruct traces for a formalize run's passed items and export SFT + RL data."""
+    """Reconstruct traces for a formalize run's passed items and export SFT + RL data.
+
+    `benchmarks_dir` (the folder `registry` was read from), recorded in the reconstruct run,
+    lets `math2 runs resume` finish the same dataset (`expect_key`: the run it resumes;
+    `on_run` sees how the reconstruct run ended)."""
     run, results = formalize_results(store, run_id)
     if not results:
         raise Math2Error(f"run {run_id} has no finished items")
@@ -130,22 +150,38 @@ async def build_dataset(
     key = hashlib.sha256(
         json.dumps([run_id, sorted(t.model_dump_json() for t in tasks)]).encode()
     ).hexdigest()
+    if expect_key is not None and key != expect_key:
+        raise CannotResume(
+            f"formalize run {run_id}'s results or reviews have changed since the dataset run "
+            "started: build the dataset again (`math2 datasets build`)"
+        )
     traces: dict[str, str] = {}
-    job = Job("datasets.reconstruct", key, [reconstruct(model=trace_model)])
+    job = Job(JOB, key, [reconstruct(model=trace_model)])
+    rebuild = {
+        "folder": str(Path(folder).resolve()),
+        "trace_model": trace_model,
+        "source": source,
+        "licence": licence,
+        "provenance": provenance,
+        "benchmarks_dir": str(Path(benchmarks_dir).resolve()) if benchmarks_dir else None,
+    }
     if tasks:
         astore = AsyncStore(store)
         tracer = make_client(settings, trace_model, astore)
         try:
-            await execute(
+            run_summary = await execute(
                 astore,
                 job,
                 tasks,
                 resources={"model": tracer.limiter},
                 services={"tracer": tracer},
-                params={"formalize_run": run_id},
+                params={"formalize_run": run_id, "export": rebuild},
                 total=len(tasks),
+                on_progress=on_progress,
                 on_result=lambda _rec, res: traces.__setitem__(res.id, res.trace),
             )
+            if on_run is not None:
+                on_run(run_summary)
         finally:
             await tracer.aclose()
             await astore.aclose()
@@ -182,3 +218,42 @@ async def build_dataset(
     leans = sorted({lg.compiled_by for r in passed for lg in r.rounds if lg.compiled_by})
     prov += f"; compiled by: {'; '.join(leans) or 'nothing reached Lean'}"
     return export_dataset(folder, sft, rl, registry=registry, provenance={source: prov})
+
+
+async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+    """The same formalize run, trace model and export as recorded: finished traces are skipped
+    (their replies come from the cache), the rest are asked, and the dataset is written."""
+    from math2.eval import shared_registry
+
+    params = run.params or {}
+    export = params.get("export")
+    if not export or not export.get("benchmarks_dir"):
+        raise CannotResume(
+            f"run {run.id} did not record its export (folder, benchmarks): run `math2 datasets "
+            "build` again with the same options (it resumes the same run)"
+        )
+    data = Path(export["benchmarks_dir"])
+    if not data.is_dir():
+        raise CannotResume(f"run {run.id}: its benchmark folder {data} is gone")
+    ended: list[RunSummary] = []
+    await build_dataset(
+        settings,
+        store,
+        int(params["formalize_run"]),
+        export["folder"],
+        trace_model=export["trace_model"],
+        source=export["source"],
+        licence=export["licence"],
+        registry=shared_registry(data),
+        provenance=export.get("provenance", ""),
+        benchmarks_dir=data,
+        expect_key=run.key,
+        on_progress=on_progress,
+        on_run=ended.append,
+    )
+    if not ended:
+        raise CannotResume(f"run {run.id}: its formalize run has no passed items left")
+    return ended[0]
+
+
+register_job(JOB, _resume)

@@ -38,6 +38,7 @@ __all__ = [
     "Registry",
     "UnknownBenchmark",
     "item_fingerprint",
+    "load_registry",
     "shared_registry",
     "structural_defects",
     "version_from_items",
@@ -282,3 +283,15 @@ def version_from_items(
     return BenchmarkVersion(
         name=name, lineage=lineage, source=source or name, items=items, defects=defects, **kw
     )
+
+
+def load_registry(folder: str | Path | None, harness: Iterable[str | Path] = ()) -> Registry:
+    """The benchmarks of `folder` (`shared_registry`, when it exists) and of each file in
+    MathForm's harness format (a version per benchmark name, lineage `harness:<file name>`)."""
+    from math2.eval.loaders import load_harness_jsonl
+
+    reg = shared_registry(folder) if folder is not None and Path(folder).exists() else Registry()
+    for h in harness:
+        for name, items in load_harness_jsonl(h).items():
+            reg.add(version_from_items(name.lower(), f"harness:{Path(h).name}", items))
+    return reg

@@ -15,7 +15,8 @@ and another model or judge set is another run side by side.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -30,7 +31,7 @@ from math2.lean import Mode as LeanMode
 from math2.lean.trust import ContextTrust
 from math2.llm import load_template
 from math2.roles.formalize import extract_lean
-from math2.runs import ItemContext, Job, Progress, RunSummary, step
+from math2.runs import ItemContext, Job, Progress, RunSummary, register_job, step
 from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
 from math2.store import Store
 from math2.util.limits import Resource
@@ -270,9 +271,13 @@ async def run_eval(
     *,
     on_progress: Callable[[Progress], None] | None = None,
     ray: Any = None,
+    sources: dict[str, Any] | None = None,
 ) -> tuple[RunSummary, list[SampleResult]]:
     """Run (or resume) an evaluation; the summary and every finished sample. On a Ray cluster
-    when `ray` (a `RayOptions`) is given."""
+    when `ray` (a `RayOptions`) is given.
+
+    `sources` (`benchmark_sources`) says where the benchmarks were read from; recorded in the
+    run, it is how `math2 runs resume` finds them again."""
     if not options.judges:
         raise ValueError("at least one judge is needed for CC")
     spec = resolve_spec(
@@ -291,6 +296,7 @@ async def run_eval(
         "benchmarks": {v.label: v.version_hash for v in versions},
         "options": options.model_dump(mode="json"),
         "expected": expected_samples(versions, options.limit),
+        **({"sources": sources} if sources else {}),
     }
     summary = await execute_role(
         settings,
@@ -308,3 +314,50 @@ async def run_eval(
         on_progress=on_progress,
     )
     return summary, collect_results(store, summary.run_id)
+
+
+def benchmark_sources(data: str | Path | None, harness: Iterable[str | Path] | None) -> dict:
+    """Where an evaluation's benchmarks come from (absolute paths), as its run records it."""
+    return {
+        "data": str(Path(data).resolve()) if data is not None else None,
+        "harness": [str(Path(h).resolve()) for h in harness or []],
+    }
+
+
+async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+    """The same benchmarks (same hashes, read again from where the run read them), the same
+    options: done samples are skipped, finished calls and checks come from the caches."""
+    from math2.eval.benchmarks import UnknownBenchmark, load_registry
+    from math2.runs import CannotResume
+
+    params = run.params or {}
+    sources = params.get("sources")
+    if not sources:
+        raise CannotResume(
+            f"run {run.id} did not record where its benchmarks came from: run `math2 eval run` "
+            "again with the same benchmarks and options (it resumes the same run)"
+        )
+    reg = load_registry(sources.get("data"), sources.get("harness") or [])
+    versions = []
+    for label, version_hash in (params.get("benchmarks") or {}).items():
+        try:
+            v = reg.get(label)
+        except UnknownBenchmark as exc:
+            raise CannotResume(f"run {run.id}: benchmark {label} is gone ({exc})") from exc
+        if v.version_hash != version_hash:
+            raise CannotResume(
+                f"run {run.id}: benchmark {label} has changed since the run started "
+                f"(sha256 {version_hash[:12]} then, {v.version_hash[:12]} now)"
+            )
+        versions.append(v)
+    options = EvalOptions.model_validate(params.get("options") or {})
+    job = build_eval_job(versions, options)
+    if (job.input_key, job.spec_hash) != (run.key, run.spec_hash):
+        raise CannotResume(f"run {run.id}: its benchmarks and options no longer make this run")
+    summary, _ = await run_eval(
+        settings, store, versions, options, on_progress=on_progress, sources=sources
+    )
+    return summary
+
+
+register_job(JOB, _resume)

@@ -9,22 +9,24 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlalchemy.orm import Session
+
 from math2.errors import InputError
 from math2.importers.common import (
     TEXT_CLASSES,
     dir_locator,
     file_digest,
-    finish_run,
-    import_transaction,
+    files_under,
+    import_once,
     insert_mentions,
     insert_texts,
     mention_row,
-    skip_if_done,
     text_row,
 )
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
+from math2.store.models import Pin, Source
 from math2.util.yamlfile import decode_utf8
 
 SOURCE = "afp"
@@ -130,14 +132,9 @@ def _entries_dir(path: Path) -> Path:
 def import_afp(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     """Every entry's metadata; the class of each entry follows its own licence."""
     folder = _entries_dir(path)
-    files = sorted(folder.glob("*.toml"))
-    if not files:
-        raise InputError(folder, None, "no entry metadata (*.toml)")
-    digest = file_digest(folder)
-    if (done := skip_if_done(store, entry, path, digest)) is not None:
-        return done
-    entries = [parse_entry(f) for f in files]
-    with import_transaction(store, entry, path, digest) as (s, src, pin, run):
+    files = files_under(folder, "*.toml", "entry metadata (*.toml)")
+
+    def write(s: Session, src: Source, pin: Pin, entries: list[AfpEntry]) -> dict[str, int]:
         rows = []
         for e in entries:
             decision = entry.decide(item_licence=e.licence)
@@ -182,15 +179,16 @@ def import_afp(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
                 if row["intake_class"] in TEXT_CLASSES and row["authored"] == "human"
             ),
         )
-        counts = {
+        return {
             "entries": len(entries),
             "BSD entries": sum(e.licence == "BSD-3-Clause" for e in entries),
             "LGPL entries (no text)": sum(e.licence == "LGPL-2.1-only" for e in entries),
             "entries marked mixed (AI helped)": sum(bool(e.ai_note) for e in entries),
             "abstracts taken": n_texts,
         }
-        finish_run(run, counts)
-    return ImportResult(source=entry.name, pin=pin.key, path=str(path), counts=counts)
+
+    entries = lambda: [parse_entry(f) for f in files]  # noqa: E731 (read after the skip check)
+    return import_once(store, entry, path, file_digest(folder), entries, write)
 
 
 register(ImporterSpec(SOURCE, dir_locator("afp_dir", "AFP checkout"), import_afp))

@@ -7,23 +7,23 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sqlalchemy.orm import Session
+
 from math2.crosswalk.nodes import NodeIndex
 from math2.errors import InputError
 from math2.importers.common import (
     dir_locator,
     file_digest,
-    finish_run,
-    import_transaction,
+    files_under,
+    import_once,
     insert_mentions,
-    insert_texts,
+    insert_prose,
     mention_row,
-    skip_if_done,
-    takes_text,
-    text_row,
 )
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
+from math2.store.models import Pin, Source
 from math2.util.yamlfile import decode_utf8
 
 SOURCE = "agda-unimath"
@@ -180,15 +180,10 @@ def _notice(root: Path) -> str:
 
 def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     """Every `.lagda.md` under `path` (a checkout, or its `src/`)."""
-    files = sorted(path.rglob("*.lagda.md"))
-    if not files:
-        raise InputError(path, None, "no .lagda.md files")
-    digest = file_digest(path)
-    if (done := skip_if_done(store, entry, path, digest)) is not None:
-        return done
-    modules = [parse_module(f) for f in files]  # all parsed before anything is written
+    files = files_under(path, "**/*.lagda.md", ".lagda.md files")
     notice = _notice(path if any(path.glob("LICENSE*")) else path.parent)
-    with import_transaction(store, entry, path, digest) as (s, src, pin, run):
+
+    def write(s: Session, src: Source, pin: Pin, modules: list[LiterateModule]) -> dict[str, int]:
         rows, texts_for = [], []
         for mod in modules:
             rows.append(
@@ -224,24 +219,17 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
                 own = d.section and first_under.get(d.section) == d.name
                 texts_for.append([t for sec, t in mod.prose if own and sec == d.section])
         ids = insert_mentions(s, rows)
-        n_texts = 0
-        if takes_text(pin):
-            n_texts = insert_texts(
-                s,
-                (
-                    text_row(
-                        mid,
-                        src,
-                        pin,
-                        body,
-                        role="prose",
-                        attribution=f"agda-unimath, {row['name']}; {notice}",
-                        author="agda-unimath contributors",
-                    )
-                    for mid, row, bodies in zip(ids, rows, texts_for, strict=True)
-                    for body in bodies
-                ),
-            )
+        n_texts = insert_prose(
+            s,
+            src,
+            pin,
+            "prose",
+            (
+                (mid, body, f"agda-unimath, {row['name']}; {notice}", "agda-unimath contributors")
+                for mid, row, bodies in zip(ids, rows, texts_for, strict=True)
+                for body in bodies
+            ),
+        )
         index = NodeIndex(s)
         edges = 0
         for mod in modules:
@@ -255,14 +243,15 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
                 edges += index.edge(
                     node, "agda", target, src.id, pin.id, extra={"concept": c.label, "line": c.line}
                 )
-        counts = {
+        return {
             "modules": len(modules),
             "mentions": len(ids),
             "texts": n_texts,
             "concepts with Wikidata id": edges,
         }
-        finish_run(run, counts)
-    return ImportResult(source=entry.name, pin=pin.key, path=str(path), counts=counts)
+
+    modules = lambda: [parse_module(f) for f in files]  # noqa: E731 (read after the skip check)
+    return import_once(store, entry, path, file_digest(path), modules, write)
 
 
 register(

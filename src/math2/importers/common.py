@@ -8,14 +8,15 @@ import datetime as dt
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import delete, func, insert, select, union, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from math2.config import Settings
 from math2.errors import InputError, Math2Error
 from math2.importers.registry import ImportResult
+from math2.importers.runs import import_spec, mark_step, spec_hash
 from math2.sources.intake import IntakeClass
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
@@ -23,6 +24,7 @@ from math2.store.models import Binding, Crosswalk, Mention, Node, Pin, Source, T
 from math2.store.work import Run
 from math2.util.files import file_digest  # noqa: F401 (importers' name for it)
 
+T = TypeVar("T")
 TEXT_CLASSES = {IntakeClass.OPEN_TEXT.value, IntakeClass.OPEN_TEXT_SA.value}
 # Set by `replacing()`: the next import replaces what was imported at the pin (`--force`).
 _FORCE: contextvars.ContextVar[bool] = contextvars.ContextVar("math2_import_force", default=False)
@@ -120,6 +122,9 @@ def start_run(
     if run is None:
         run = Run(job=job, key=key)
         session.add(run)
+    name = key.partition("@")[0]
+    run.spec = import_spec(name)
+    run.spec_hash = spec_hash(run.spec)
     run.status = "running"
     run.params = {**params, "digest": digest}
     session.flush()
@@ -140,7 +145,57 @@ def import_transaction(
         run = start_run(s, "import", key, digest, {"path": str(path), **params})
         if run is None:  # finished by another process since `skip_if_done` looked
             raise ImportConflict(f"{key} was imported meanwhile by another run")
+        # every importer reads all its data before this transaction: the first step is done
+        mark_step(s, run, "read", {"path": str(path), "digest": digest})
         yield s, src, pin, run
+
+
+Write = Callable[[Session, Source, Pin], dict[str, int]]
+
+
+def write_import(
+    store: Store,
+    entry: SourceEntry,
+    path: Path,
+    digest: str,
+    write: Write,
+    *,
+    notes: Iterable[str] = (),
+    **params: Any,
+) -> ImportResult:
+    """`write(session, source, pin)` in the import's one transaction, its counts recorded as the
+    run's (`finish_run`); what the import did."""
+    with import_transaction(store, entry, path, digest, **params) as (s, src, pin, run):
+        counts = write(s, src, pin)
+        finish_run(run, counts)
+    return ImportResult(
+        source=entry.name, pin=pin.key, path=str(path), counts=counts, notes=list(notes)
+    )
+
+
+def import_once(
+    store: Store,
+    entry: SourceEntry,
+    path: Path,
+    digest: str,
+    read: Callable[[], T],
+    write: Callable[[Session, Source, Pin, T], dict[str, int]],
+) -> ImportResult:
+    """The shape of an import: nothing when this data is imported at this pin already; else
+    `read()` all of it (a malformed file changes nothing), then `write` it in one transaction."""
+    if (done := skip_if_done(store, entry, path, digest)) is not None:
+        return done
+    data = read()
+    return write_import(store, entry, path, digest, lambda s, src, pin: write(s, src, pin, data))
+
+
+def files_under(path: Path, pattern: str, what: str) -> list[Path]:
+    """The files matching the glob `pattern` (`**/` to look in subfolders) in `path`, in name
+    order; InputError naming the folder when there are none."""
+    files = sorted(path.glob(pattern))
+    if not files:
+        raise InputError(path, None, f"no {what}")
+    return files
 
 
 def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
@@ -198,10 +253,13 @@ def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
 
 
 def finish_run(run: Run, stats: dict[str, int]) -> None:
-    """Mark a run done with its counters."""
+    """Mark a run done with its counters (and its `write` step, in the same transaction)."""
     run.status = "done"
     run.stats = stats
     run.finished_at = dt.datetime.now(dt.UTC)
+    session = object_session(run)
+    if session is not None:
+        mark_step(session, run, "write", dict(stats))
 
 
 def _uniform(table, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -245,6 +303,26 @@ def insert_texts(session: Session, rows: Iterable[dict[str, Any]]) -> int:
         table = TextRecord.__table__
         session.connection().execute(insert(table), _uniform(table, rows))
     return len(rows)
+
+
+def insert_prose(
+    session: Session,
+    src: Source,
+    pin: Pin,
+    role: str,
+    texts: Iterable[tuple[int, str, str, str | None]],
+) -> int:
+    """Text a person wrote, as (mention id, body, attribution, author), in the prose zone when
+    the class at this pin takes the source's text (`takes_text`); how many rows."""
+    if not takes_text(pin):
+        return 0
+    return insert_texts(
+        session,
+        (
+            text_row(mid, src, pin, body, role=role, attribution=attribution, author=author)
+            for mid, body, attribution, author in texts
+        ),
+    )
 
 
 def mention_row(src: Source, pin: Pin, name: str, **fields: Any) -> dict[str, Any]:

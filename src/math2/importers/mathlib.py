@@ -25,12 +25,10 @@ from math2.importers.common import (
     finish_run,
     import_transaction,
     insert_mentions,
-    insert_texts,
+    insert_prose,
     mention_row,
     refuse_empty,
     skip_if_done,
-    takes_text,
-    text_row,
 )
 from math2.importers.instance_names import name_instances
 from math2.importers.lean_source import Declaration, SourceFile, lean_files, scan_file
@@ -287,25 +285,23 @@ def write_library(
         ]
         if deps:
             s.connection().execute(insert(ConstDep.__table__), deps)
-        texts = 0
-        if takes_text(pin):
-            texts = insert_texts(
-                s,
+        texts = insert_prose(
+            s,
+            src,
+            pin,
+            "docstring",
+            (
                 (
-                    text_row(
-                        mid,
-                        src,
-                        pin,
-                        r.docstring,
-                        role="docstring",
-                        attribution=f"{src.title}, docstring of {r.name} ({r.module}); "
-                        f"{pin.licence}; © the {src.title} contributors",
-                        author=f"{src.title} contributors",
-                    )
-                    for mid, r in zip(ids, new_records, strict=True)
-                    if r.docstring
-                ),
-            )
+                    mid,
+                    r.docstring,
+                    f"{src.title}, docstring of {r.name} ({r.module}); "
+                    f"{pin.licence}; © the {src.title} contributors",
+                    f"{src.title} contributors",
+                )
+                for mid, r in zip(ids, new_records, strict=True)
+                if r.docstring
+            ),
+        )
         touched_nodes = {old.node_id for old, _, _ in retire if old.node_id is not None}
         counts = dict(data.counts)
         counts.update(

@@ -7,19 +7,21 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sqlalchemy.orm import Session
+
 from math2.errors import InputError
 from math2.importers.common import (
     dir_locator,
     file_digest,
-    finish_run,
-    import_transaction,
+    files_under,
+    import_once,
     insert_mentions,
     mention_row,
-    skip_if_done,
 )
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
+from math2.store.models import Pin, Source
 from math2.util.yamlfile import decode_utf8
 
 SOURCE = "mizar-mml"
@@ -80,59 +82,56 @@ def parse_article(path: Path) -> Article:
 
 def import_mizar(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     """Every `.miz` under `path` (an MML checkout or its `mml/`)."""
-    files = sorted(path.rglob("*.miz"))
-    if not files:
-        raise InputError(path, None, "no .miz articles")
-    digest = file_digest(path)
-    if (done := skip_if_done(store, entry, path, digest)) is not None:
-        return done
-    articles = [parse_article(f) for f in files]
-    with import_transaction(store, entry, path, digest) as (s, src, pin, run):
-        rows = []
-        for a in articles:
+    files = files_under(path, "**/*.miz", ".miz articles")
+    return import_once(
+        store, entry, path, file_digest(path), lambda: [parse_article(f) for f in files], _write
+    )
+
+
+def _write(s: Session, src: Source, pin: Pin, articles: list[Article]) -> dict[str, int]:
+    rows = []
+    for a in articles:
+        rows.append(
+            mention_row(
+                src,
+                pin,
+                a.name,
+                kind="article",
+                module=a.name,
+                docstring=a.title,
+                extra={"authors": a.authors},
+            )
+        )
+        for n, label, line, stmt in a.theorems:
             rows.append(
                 mention_row(
                     src,
                     pin,
-                    a.name,
-                    kind="article",
+                    f"{a.name}:{n}",
+                    kind="theorem",
                     module=a.name,
-                    docstring=a.title,
-                    extra={"authors": a.authors},
+                    statement=stmt[:2000] or None,
+                    extra={"label": label, "line": line},
                 )
             )
-            for n, label, line, stmt in a.theorems:
-                rows.append(
-                    mention_row(
-                        src,
-                        pin,
-                        f"{a.name}:{n}",
-                        kind="theorem",
-                        module=a.name,
-                        statement=stmt[:2000] or None,
-                        extra={"label": label, "line": line},
-                    )
+        for n, label, line in a.definitions:
+            rows.append(
+                mention_row(
+                    src,
+                    pin,
+                    f"{a.name}:def {n}",
+                    kind="definition",
+                    module=a.name,
+                    extra={"label": label, "line": line},
                 )
-            for n, label, line in a.definitions:
-                rows.append(
-                    mention_row(
-                        src,
-                        pin,
-                        f"{a.name}:def {n}",
-                        kind="definition",
-                        module=a.name,
-                        extra={"label": label, "line": line},
-                    )
-                )
-        ids = insert_mentions(s, rows)
-        counts = {
-            "articles": len(articles),
-            "theorems": sum(len(a.theorems) for a in articles),
-            "definitions": sum(len(a.definitions) for a in articles),
-            "mentions": len(ids),
-        }
-        finish_run(run, counts)
-    return ImportResult(source=entry.name, pin=pin.key, path=str(path), counts=counts)
+            )
+    ids = insert_mentions(s, rows)
+    return {
+        "articles": len(articles),
+        "theorems": sum(len(a.theorems) for a in articles),
+        "definitions": sum(len(a.definitions) for a in articles),
+        "mentions": len(ids),
+    }
 
 
 register(ImporterSpec(SOURCE, dir_locator("mizar_dir", "Mizar MML checkout"), import_mizar))

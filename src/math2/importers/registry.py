@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,9 +39,13 @@ IMPORTERS: dict[str, ImporterSpec] = {}
 
 
 def register(spec: ImporterSpec) -> ImporterSpec:
-    """Add an importer to the registry (one per manifest source)."""
-    IMPORTERS[spec.source] = spec
-    return spec
+    """Add an importer to the registry (one per manifest source); every import it runs is a
+    run of `math2.runs` (`math2.importers.runs`)."""
+    from math2.importers.runs import on_runs
+
+    recorded = replace(spec, run=on_runs(spec.run))
+    IMPORTERS[spec.source] = recorded
+    return recorded
 
 
 def load_builtin_importers() -> dict[str, ImporterSpec]:

@@ -6,24 +6,23 @@ import re
 from dataclasses import asdict
 from pathlib import Path
 
+from sqlalchemy.orm import Session
+
 from math2.config import Settings
 from math2.errors import InputError
 from math2.importers.common import (
     file_digest,
-    finish_run,
-    import_transaction,
+    import_once,
     insert_mentions,
-    insert_texts,
+    insert_prose,
     mention_row,
     refuse_empty,
-    skip_if_done,
-    takes_text,
-    text_row,
 )
 from math2.importers.metamath import Database, Statement, is_full_sentence, parse
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
+from math2.store.models import Pin, Source
 
 SOURCE = "setmm"
 DEBIAN_PATH = Path("/usr/share/metamath/databases/set.mm")
@@ -87,12 +86,13 @@ def _attribution(st: Statement, db: Database) -> str:
 def import_setmm(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     """Parse first (a malformed file changes nothing), then write everything in one transaction."""
     check_pin(path, entry)
-    digest = file_digest(path)
-    if (done := skip_if_done(store, entry, path, digest)) is not None:
-        return done
-    db = parse(path)
-    refuse_empty(path, len(db.statements), "$a or $p statements", entry.name)
-    with import_transaction(store, entry, path, digest) as (s, src, pin, run):
+
+    def read() -> Database:
+        db = parse(path)
+        refuse_empty(path, len(db.statements), "$a or $p statements", entry.name)
+        return db
+
+    def write(s: Session, src: Source, pin: Pin, db: Database) -> dict[str, int]:
         rows = []
         for st in db.statements:
             full = is_full_sentence(st.comment)
@@ -119,25 +119,18 @@ def import_setmm(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
                 )
             )
         ids = insert_mentions(s, rows)
-        texts = 0
-        if takes_text(pin):
-            texts = insert_texts(
-                s,
-                (
-                    text_row(
-                        mid,
-                        src,
-                        pin,
-                        row["docstring"],
-                        role="comment",
-                        attribution=_attribution(st, db),
-                        author=_who(st, db.contributors),
-                    )
-                    for mid, row, st in zip(ids, rows, db.statements, strict=True)
-                    if row["docstring"]
-                ),
-            )
-        counts = {
+        texts = insert_prose(
+            s,
+            src,
+            pin,
+            "comment",
+            (
+                (mid, row["docstring"], _attribution(st, db), _who(st, db.contributors))
+                for mid, row, st in zip(ids, rows, db.statements, strict=True)
+                if row["docstring"]
+            ),
+        )
+        return {
             "axioms ($a)": db.axioms,
             "theorems ($p)": db.theorems,
             "mentions": len(ids),
@@ -145,8 +138,8 @@ def import_setmm(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
             "full-sentence comments": sum(1 for r in rows if r["extra"]["full_sentence"]),
             "discouraged": sum(1 for r in rows if r["extra"]["discouraged"]),
         }
-        finish_run(run, counts)
-    return ImportResult(source=entry.name, pin=pin.key, path=str(path), counts=counts)
+
+    return import_once(store, entry, path, file_digest(path), read, write)
 
 
 register(ImporterSpec(source=SOURCE, locate=locate, run=import_setmm))

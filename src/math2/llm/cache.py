@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Protocol
 
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from math2.llm.types import ChatResponse
 from math2.store.aio import AsyncStore
+from math2.store.upsert import insert_ignore
 from math2.store.work import LLMResponse
 
 
@@ -41,18 +39,6 @@ class MemoryCache:
         self.data[response.key] = response
 
 
-@lru_cache(maxsize=64)
-def _insert_ignore_stmt(dialect: str, table):
-    ins = pg_insert if dialect == "postgresql" else sqlite_insert
-    return ins(table).on_conflict_do_nothing()
-
-
-def insert_ignore(session: Session, table, values: dict) -> None:
-    """INSERT … ON CONFLICT DO NOTHING on SQLite and PostgreSQL (one compiled statement)."""
-    dialect = session.get_bind().dialect.name
-    session.execute(_insert_ignore_stmt(dialect, table), values)
-
-
 class StoreCache:
     """The cache in the store's `llm_responses` table, through the async writer."""
 
@@ -76,7 +62,7 @@ class StoreCache:
         def write(s: Session) -> None:
             insert_ignore(
                 s,
-                LLMResponse.__table__,
+                LLMResponse,
                 {
                     "key": response.key,
                     "model": response.model,

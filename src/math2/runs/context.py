@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import time
 from contextlib import AbstractAsyncContextManager, nullcontext
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from math2.llm.client import LLMClient
@@ -23,6 +20,7 @@ from math2.llm.structured import structured
 from math2.llm.templates import Template
 from math2.llm.types import ChatResponse, LLMError, Structured
 from math2.store.aio import AsyncStore
+from math2.store.upsert import insert_ignore
 from math2.store.work import Attempt
 from math2.util.limits import Resource
 
@@ -117,7 +115,7 @@ class ItemContext:
         run_id, item = self.run_id, self.item  # plain values: the closure may travel (Ray)
 
         def write(s: Session) -> int:
-            new_id = s.scalar(_insert_attempt(s.get_bind().dialect.name), values)
+            new_id = insert_ignore(s, Attempt, values, returning="id")
             if new_id is not None:
                 return new_id
             row = s.scalars(  # written before (a resumed item replayed from the caches)
@@ -292,12 +290,6 @@ class ItemContext:
             duration_s=took,
         )
         return result, aid
-
-
-@lru_cache(maxsize=4)
-def _insert_attempt(dialect: str):
-    ins = (pg_insert if dialect == "postgresql" else sqlite_insert)(Attempt.__table__)
-    return ins.on_conflict_do_nothing().returning(Attempt.__table__.c.id)
 
 
 def _reply(resp: ChatResponse) -> dict[str, Any]:

@@ -15,22 +15,19 @@ import datetime as dt
 import logging
 import time
 from collections.abc import AsyncIterable, Callable, Iterable
-from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from math2.llm.cache import insert_ignore
 from math2.runs.context import STAGE_SECONDS, ItemContext, stage_share
 from math2.runs.queries import run_lock_name
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
 from math2.store.db import Store
 from math2.store.lock import hold_lock
+from math2.store.upsert import insert_ignore, upsert
 from math2.store.work import ItemStatus, Run, RunItem, RunStatus
 from math2.util.limits import Resource
 
@@ -85,7 +82,7 @@ def open_run(session: Session, job: Job, params: dict[str, Any] | None = None) -
     key = {"job": job.name, "key": job.input_key, "spec_hash": job.spec_hash}
     insert_ignore(
         session,
-        Run.__table__,
+        Run,
         {**key, "spec": job.spec, "params": params or {}, "stats": {}, "status": "running"},
     )
     run = session.scalars(
@@ -101,18 +98,9 @@ def open_run(session: Session, job: Job, params: dict[str, Any] | None = None) -
     return run.id
 
 
-@lru_cache(maxsize=16)
-def _upsert_stmt(dialect: str, update: tuple[str, ...]):
-    ins = (pg_insert if dialect == "postgresql" else sqlite_insert)(RunItem.__table__)
-    return ins.on_conflict_do_update(
-        index_elements=["run_id", "item"], set_={c: ins.excluded[c] for c in update}
-    )
-
-
 def _upsert_item(session: Session, values: dict[str, Any], update: tuple[str, ...]) -> None:
-    """Insert a run item, or update the `update` columns of the existing one (one compiled
-    statement per column set, values as parameters)."""
-    session.execute(_upsert_stmt(session.get_bind().dialect.name, update), values)
+    """Insert a run item, or update the `update` columns of the existing one."""
+    upsert(session, RunItem, values, keys=("run_id", "item"), update=update)
 
 
 _START = ("status", "attempt_count", "error")

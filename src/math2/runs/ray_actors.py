@@ -23,7 +23,6 @@ from sqlalchemy.orm import Session
 
 from math2.lean.backends import RawOutcome, ReplBackend
 from math2.lean.cache import ResultCache
-from math2.lean.checker import CheckResult
 from math2.lean.identity import LeanIdentity
 from math2.lean.pool import PoolConfig
 from math2.store.aio import AsyncStore
@@ -186,32 +185,6 @@ def _shared_store(url: str) -> Store:
     return _STORES[url]
 
 
-class WriterResultCache(ResultCache):
-    """The Lean result cache of a worker: read from the store, written through the writer."""
-
-    def __init__(self, remote: RemoteStore):
-        super().__init__(remote.store)
-        self.remote = remote
-
-    def put(self, key: str, result: CheckResult, identity: LeanIdentity) -> None:
-        values = dict(
-            key=key,
-            toolchain=f"{identity.kind}:{identity.lean_version}"[:64],
-            mathlib_commit=(identity.mathlib_commit or "")[:64],
-            status=result.status.value,
-            result=result.model_dump(mode="json", exclude={"cached"}),
-        )
-        self.remote.write_sync(lambda s: _insert_result(s, values))
-        self._remember(key, result)
-
-
-def _insert_result(s: Session, values: dict[str, Any]) -> None:
-    from math2.llm.cache import insert_ignore
-    from math2.store import LeanResult
-
-    insert_ignore(s, LeanResult.__table__, values)
-
-
 @dataclass
 class WorkerEnv:
     """What a services factory gets to build a run's services where the steps run.
@@ -227,6 +200,6 @@ class WorkerEnv:
     executor: str = "local"
 
     def result_cache(self) -> ResultCache:
-        if isinstance(self.astore, RemoteStore):
-            return WriterResultCache(self.astore)
-        return ResultCache(self.store)
+        """Reads from the store; writes through the run's writer (the store's own writer
+        locally, the `StoreWriter` actor from a Ray worker)."""
+        return ResultCache(self.store, writer=self.astore)

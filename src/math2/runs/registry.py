@@ -29,6 +29,8 @@ _JOB_MODULES = (
     "math2.roles.informalize",
     "math2.checks",
     "math2.eval",
+    "math2.datasets",
+    "math2.importers.runs",
 )
 
 
@@ -53,6 +55,5 @@ def resumer(name: str) -> ResumeFn:
         return _JOBS[name]
     except KeyError:
         raise CannotResume(
-            f"runs of job {name!r} cannot be resumed from here (no resumable job of that name; "
-            "imports resume by running `math2 build` or `math2 import` again)"
+            f"runs of job {name!r} cannot be resumed from here (no resumable job of that name)"
         ) from None

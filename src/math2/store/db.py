@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import fcntl
 import logging
+import os
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from importlib.resources import files
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from alembic import command
 from alembic.config import Config
@@ -24,6 +27,9 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, Operati
 from sqlalchemy.orm import Session, sessionmaker
 
 from math2.errors import Math2Error
+
+if TYPE_CHECKING:
+    from math2.store.writer import SerialWriter
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +140,21 @@ class Store:
         )
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._lock_fh = None
+        self._writer: SerialWriter | None = None
+        self._writer_pid = 0
+        self._writer_lock = threading.Lock()
+
+    @property
+    def writer(self) -> SerialWriter:
+        """The store's one writer in this process (`math2.store.writer`): every write made while
+        a run goes (the async store, the Lean result cache) is committed by it, in order."""
+        with self._writer_lock:
+            if self._writer is None or self._writer_pid != os.getpid():  # a forked child
+                from math2.store.writer import SerialWriter
+
+                self._writer = SerialWriter(self)
+                self._writer_pid = os.getpid()
+            return self._writer
 
     @property
     def sqlite_path(self) -> Path | None:
@@ -312,7 +333,10 @@ class Store:
         return hold_lock(self, name, wait=wait, on_wait=on_wait, poll_s=poll_s)
 
     def close(self) -> None:
-        """Release all connections."""
+        """Commit what the writer holds, then release all connections."""
+        if self._writer is not None and self._writer_pid == os.getpid():
+            self._writer.close()
+        self._writer = None
         self.engine.dispose()
         if self._lock_fh is not None:
             self._lock_fh.close()

@@ -1,5 +1,9 @@
 """Forms that change something: sign in/out, review decisions, audit grades (all CSRF-checked;
-reviewing and grading need a signed-in reviewer)."""
+reviewing and grading need a signed-in reviewer).
+
+No handler runs SQL on the event loop: the form is read there (`check_csrf`), the rest runs in
+the thread pool (a plain `def` handler, or `run_in_threadpool` around the store's part of a
+sign-in, whose password hashing has its own bounded threads)."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse
+from starlette.concurrency import run_in_threadpool
 
 from math2.web import audit, queries
 from math2.web.accounts import AccountError, authenticate, end_session, start_session
@@ -44,7 +49,8 @@ async def login(request: Request, form: dict = Depends(check_csrf)):
     address = request.client.host if request.client else "?"
     wait = throttle.admit(address, username)
     if wait:
-        response = page(
+        response = await run_in_threadpool(
+            page,
             request,
             "login.html",
             status_code=429,
@@ -55,19 +61,32 @@ async def login(request: Request, form: dict = Depends(check_csrf)):
         return response
     store = request.app.state.store
     name = await throttle.run_hash(authenticate, store, username, form.get("password", "")[:1000])
-    token = None
-    if name is not None:
-        try:
-            token = start_session(store, name)
-        except AccountError:  # deactivated between the check and now
-            name = None
-    if name is None:
+    token = await run_in_threadpool(_start_session, store, name) if name is not None else None
+    if token is None:
         throttle.failed(address, username)
-        return page(
-            request, "login.html", status_code=401, next=target, error="Wrong name or password."
+        return await run_in_threadpool(
+            page,
+            request,
+            "login.html",
+            status_code=401,
+            next=target,
+            error="Wrong name or password.",
         )
     throttle.succeeded(address, username)
-    end_session(store, request.session.get(SESSION_KEY))
+    return await run_in_threadpool(_signed_in, request, name, token, target)
+
+
+def _start_session(store, name: str) -> str | None:
+    """A new session for `name`, or None when the reviewer was deactivated since the check."""
+    try:
+        return start_session(store, name)
+    except AccountError:
+        return None
+
+
+def _signed_in(request: Request, name: str, token: str, target: str):
+    """End the old session; the browser's session is the signed-in reviewer's from now on."""
+    end_session(request.app.state.store, request.session.get(SESSION_KEY))
     request.session.clear()  # a fresh session (and CSRF token) for the signed-in reviewer
     request.session[SESSION_KEY] = token
     request.session["csrf"] = secrets.token_urlsafe(32)
@@ -75,8 +94,10 @@ async def login(request: Request, form: dict = Depends(check_csrf)):
     return _back(request, target, "ok", f"Signed in as {name}.")
 
 
+# The handlers below are plain functions: FastAPI runs them in its thread pool, so their SQL
+# never runs on the event loop (their dependencies read the form on the loop first).
 @router.post("/logout")
-async def logout(request: Request, form: dict = Depends(check_csrf)):
+def logout(request: Request, form: dict = Depends(check_csrf)):
     end_session(request.app.state.store, request.session.get(SESSION_KEY))
     request.session.clear()
     request.state.reviewer = None
@@ -117,47 +138,53 @@ def _decision(value: str | None) -> Decision | None:
         return None
 
 
+def _review(request: Request, kind: str, item_id: int, form: dict, choose: str, decide):
+    """A review decision: `decide(session, decision)` → the message's tail, or the queue again
+    (409) with the reviewer's edit when the decision is missing or refused."""
+    label = {"agent-text": "Agent text", "binding": "Binding"}[kind]
+    decision = _decision(form.get("decision"))
+    if decision is None:
+        return _refused(request, kind, item_id, form, choose)
+    try:
+        with request.app.state.store.session() as s:
+            outcome = decide(s, decision)
+    except ReviewError as exc:
+        return _refused(request, kind, item_id, form, f"{label} {item_id}: {exc}")
+    return _back(request, "/review", "ok", f"{label} {item_id}: {decision.value}{outcome}.")
+
+
 @router.post("/review/agent-text/{item_id}")
-async def review_agent_text(
+def review_agent_text(
     request: Request,
     item_id: RowId,
     who: str = Depends(require_reviewer),
     form: dict = Depends(check_csrf),
 ):
-    decision = _decision(form.get("decision"))
-    if decision is None:
-        return _refused(request, "agent-text", item_id, form, "Choose confirm, reject or edit.")
-    try:
-        with request.app.state.store.session() as s:
-            review = decide_agent_text(
-                s, item_id, decision, who, form.get("reason", ""), form.get("body")
-            )
-            verdict = review.verdict
-    except ReviewError as exc:
-        return _refused(request, "agent-text", item_id, form, f"Agent text {item_id}: {exc}")
-    return _back(request, "/review", "ok", f"Agent text {item_id}: {decision.value} ({verdict}).")
+    def decide(s, decision: Decision) -> str:
+        review = decide_agent_text(
+            s, item_id, decision, who, form.get("reason", ""), form.get("body")
+        )
+        return f" ({review.verdict})"
+
+    return _review(request, "agent-text", item_id, form, "Choose confirm, reject or edit.", decide)
 
 
 @router.post("/review/binding/{item_id}")
-async def review_binding(
+def review_binding(
     request: Request,
     item_id: RowId,
     who: str = Depends(require_reviewer),
     form: dict = Depends(check_csrf),
 ):
-    decision = _decision(form.get("decision"))
-    if decision is None:
-        return _refused(request, "binding", item_id, form, "Choose confirm or reject.")
-    try:
-        with request.app.state.store.session() as s:
-            decide_binding(s, item_id, decision, who, form.get("reason", ""))
-    except ReviewError as exc:
-        return _refused(request, "binding", item_id, form, f"Binding {item_id}: {exc}")
-    return _back(request, "/review", "ok", f"Binding {item_id}: {decision.value}.")
+    def decide(s, decision: Decision) -> str:
+        decide_binding(s, item_id, decision, who, form.get("reason", ""))
+        return ""
+
+    return _review(request, "binding", item_id, form, "Choose confirm or reject.", decide)
 
 
 @router.post("/audit/{name}/grade/{sample_id}")
-async def grade(
+def grade(
     request: Request,
     name: str,
     sample_id: RowId,
@@ -176,7 +203,7 @@ async def grade(
 
 
 @router.post("/review/definition/{mention_id}")
-async def review_definition(
+def review_definition(
     request: Request,
     mention_id: int,
     who: str = Depends(require_reviewer),

@@ -109,12 +109,14 @@ def create_app(
     app.include_router(actions.router)
     app.include_router(bindings.router)
 
+    # Plain functions: Starlette runs them in its thread pool (`page` asks the store who is
+    # signed in, never on the event loop).
     @app.exception_handler(HTTPException)
-    async def _http_error(request: Request, exc: HTTPException):
+    def _http_error(request: Request, exc: HTTPException):
         return page(request, "error.html", status_code=exc.status_code, message=exc.detail)
 
     @app.exception_handler(RequestValidationError)
-    async def _bad_request(request: Request, exc: RequestValidationError):
+    def _bad_request(request: Request, exc: RequestValidationError):
         errors = exc.errors()
         if any(e.get("loc", ("",))[0] == "path" for e in errors):
             return page(request, "error.html", status_code=404, message="there is no such page")

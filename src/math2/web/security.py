@@ -67,8 +67,9 @@ async def check_csrf(request: Request) -> dict[str, str]:
     return fields
 
 
-async def require_reviewer(request: Request) -> str:
-    """The signed-in reviewer, or 403 (reviewing and grading are for reviewers only)."""
+def require_reviewer(request: Request) -> str:
+    """The signed-in reviewer, or 403 (reviewing and grading are for reviewers only); a plain
+    function, so FastAPI asks the store from its thread pool, not on the event loop."""
     who = current_reviewer(request)
     if who is None:
         raise HTTPException(403, "sign in as a reviewer to do this")

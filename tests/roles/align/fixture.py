@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from math2.llm import add_model
 from math2.llm.testing import Rule, Script
 from math2.store import Store
-from math2.store.models import Binding, Crosswalk, Mention, Node, Pin, Source
+from math2.store.models import Binding, Crosswalk, Mention, Node, Source
+from tests.seeding import add_pin, add_source, mention_of
 
 JUDGE = "compare two mathematical statements"
 
@@ -46,48 +47,13 @@ def script(latency_s: float = 0.0) -> Script:
 
 
 def _source(s, name: str, system: str, kind: str = "library", authored: str = "human") -> Source:
-    src = Source(
-        name=name,
-        title=name,
-        system=system,
-        kind=kind,
-        licence="Apache-2.0",
-        authored=authored,
-        authored_reason="test",
-        route="test",
-        intake_class="open_text+bindings",
-        bindings=True,
-        decided_by="test",
-        manifest_digest="d",
-    )
-    s.add(src)
-    s.flush()
-    pin = Pin(
-        source_id=src.id,
-        key="v1",
-        licence="Apache-2.0",
-        intake_class="open_text+bindings",
-        decided_by="test",
-        is_current=True,
-    )
-    s.add(pin)
-    s.flush()
+    src = add_source(s, name, system=system, kind=kind, authored=authored)
+    add_pin(s, src, "v1")
     return src
 
 
 def mention(s, src: Source, name: str, statement: str, kind: str = "theorem", **kw) -> Mention:
-    pin = src.pins[0]
-    m = Mention(
-        source_id=src.id,
-        pin_id=pin.id,
-        name=name,
-        kind=kind,
-        module="Test",
-        statement=statement,
-        licence="Apache-2.0",
-        intake_class="open_text+bindings",
-        **({"authored": src.authored} | kw),
-    )
+    m = mention_of(src, src.pins[0], name, kind=kind, module="Test", statement=statement, **kw)
     s.add(m)
     s.flush()
     return m

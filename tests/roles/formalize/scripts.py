@@ -92,4 +92,3 @@ def write_items(path, items=ITEMS) -> None:
 
 
 # What the fake REPL answers with an error (math2 compiles code without its comments).
-REPL_RULES = ["Evn 2=>error unknown_identifier Evn", "theorem delta=>error type_mismatch h"]

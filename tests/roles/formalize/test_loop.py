@@ -4,37 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 
 import pytest
 from sqlalchemy import select
 
-from math2.config import LeanSettings, LLMSettings, Settings
 from math2.llm import UnregisteredModel, add_model
 from math2.llm.testing import FakeServer
 from math2.roles.formalize import FormalizeOptions, Outcome, run_formalize
 from math2.store import AgentText, Attempt, RunItem
-from tests.roles.formalize.scripts import ITEMS, REPL_RULES, formalize_script, write_items
-
-
-def settings_for(tmp_path, base_url: str, repl_log) -> Settings:
-    return Settings(
-        db_url=f"sqlite:///{tmp_path / 'm.db'}",
-        llm=LLMSettings(base_url=base_url, concurrency=4),
-        lean=LeanSettings(
-            project_dir=tmp_path,
-            repl_command=[
-                sys.executable,
-                "-m",
-                "math2.lean.testing.fake_repl",
-                "--log",
-                str(repl_log),
-                *(a for r in REPL_RULES for a in ("--rule", r)),
-            ],
-            workers=2,
-            timeout_s=30,
-        ),
-    )
+from tests.roles.formalize.scripts import ITEMS, formalize_script, write_items
+from tests.settings import settings_for
 
 
 @pytest.fixture

@@ -17,7 +17,8 @@ from math2.llm import add_model
 from math2.llm.testing import FakeServer
 from math2.llm.testing.fake_server import request_hash
 from math2.store import LeanResult, LLMResponse, RunItem, Store
-from tests.roles.formalize.scripts import REPL_RULES, formalize_script, write_items
+from tests.roles.formalize.scripts import formalize_script, write_items
+from tests.settings import REPL_RULES
 
 KINDS = ["ALPHA", "BETA", "GAMMA", "DELTA", "EPSILON", "ZETA"]
 N = 30
