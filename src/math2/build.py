@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -11,9 +12,13 @@ from pydantic import BaseModel
 from math2.config import Settings
 from math2.errors import InputError
 from math2.importers.registry import ImporterSpec, ImportResult, load_builtin_importers
+from math2.importers.runs import JOB as IMPORT_JOB
+from math2.importers.runs import STEPS as IMPORT_STEPS
+from math2.runs.engine import RunSummary
+from math2.runs.registry import CannotResume, register_job
 from math2.sources import IntakeClass, Manifest, SourceEntry, load_manifest, sync_manifest
 from math2.sources.intake import Kind
-from math2.store import Store
+from math2.store import Run, Store
 
 log = logging.getLogger(__name__)
 
@@ -322,3 +327,44 @@ def _build(
     ]
     steps += _index_steps(settings, store, libraries, say)
     return BuildSummary(outcomes=outcomes, steps=steps)
+
+
+async def _resume_import(run: Run, settings: Settings, store: Store, on_progress) -> RunSummary:
+    """`math2 runs resume` of an import run (job `import`, `math2.importers.runs`): import the
+    source again at the run's pin, from the path the run recorded (or wherever its importer
+    looks): a finished import is not repeated."""
+
+    name, _, pin = run.key.partition("@")
+    try:
+        entry = load_manifest(settings.manifest).get(name)
+    except KeyError:
+        raise CannotResume(f"run {run.id}: {name} is no longer in the manifest") from None
+    current = entry.current_pin.key if entry.current_pin is not None else ""
+    if current != pin:
+        raise CannotResume(
+            f"run {run.id} imported {name} at pin {pin}; the manifest pins it at {current or '?'}"
+            f" now: import that pin (`math2 import {name}`) or bump (`math2 bump {name}`)"
+        )
+    recorded = (run.params or {}).get("path")
+    path = Path(recorded) if recorded else None
+    if path is None or not path.exists():
+        raise CannotResume(
+            f"run {run.id}: the data it imported ({recorded or 'no path recorded'}) is not there:"
+            f" `math2 import {name} PATH` with the data"
+        )
+    outcome = await asyncio.to_thread(import_one, settings, store, name, path)
+    result = outcome.result
+    if outcome.status != "imported" or result is None:
+        raise CannotResume(f"run {run.id}: {name} was not imported ({outcome.reason})")
+    skipped = result.skipped_already_done
+    return RunSummary(
+        run_id=run.id,
+        job=IMPORT_JOB,
+        total=len(IMPORT_STEPS),
+        done=0 if skipped else len(IMPORT_STEPS),
+        skipped=len(IMPORT_STEPS) if skipped else 0,
+        finished=True,
+    )
+
+
+register_job(IMPORT_JOB, _resume_import)

@@ -11,7 +11,6 @@ so `math2 runs list` tells a live import from a killed one (`killed`) or a refus
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import functools
 import hashlib
@@ -25,14 +24,11 @@ from sqlalchemy.orm import Session
 
 from math2.llm.types import canonical
 from math2.runs.queries import run_lock_name
-from math2.runs.registry import CannotResume, register_job
 from math2.store.lock import hold_lock
 from math2.store.work import ItemStatus, Run, RunItem, RunStatus
 
 if TYPE_CHECKING:
-    from math2.config import Settings
     from math2.importers.registry import ImportResult
-    from math2.runs.engine import RunSummary
     from math2.sources.manifest import SourceEntry
     from math2.store import Store
 
@@ -131,46 +127,3 @@ def on_runs(fn: ImportFn) -> ImportFn:
             return fn(store, entry, path)
 
     return run
-
-
-async def _resume(run: Run, settings: Settings, store: Store, on_progress) -> RunSummary:
-    """Import the source again at the run's pin, from the path the run recorded (or wherever
-    its importer looks): a finished import is not repeated."""
-    from math2.build import import_one
-    from math2.runs.engine import RunSummary
-    from math2.sources.manifest import load_manifest
-
-    name, _, pin = run.key.partition("@")
-    try:
-        entry = load_manifest(settings.manifest).get(name)
-    except KeyError:
-        raise CannotResume(f"run {run.id}: {name} is no longer in the manifest") from None
-    current = entry.current_pin.key if entry.current_pin is not None else ""
-    if current != pin:
-        raise CannotResume(
-            f"run {run.id} imported {name} at pin {pin}; the manifest pins it at {current or '?'}"
-            f" now: import that pin (`math2 import {name}`) or bump (`math2 bump {name}`)"
-        )
-    recorded = (run.params or {}).get("path")
-    path = Path(recorded) if recorded else None
-    if path is None or not path.exists():
-        raise CannotResume(
-            f"run {run.id}: the data it imported ({recorded or 'no path recorded'}) is not there:"
-            f" `math2 import {name} PATH` with the data"
-        )
-    outcome = await asyncio.to_thread(import_one, settings, store, name, path)
-    result = outcome.result
-    if outcome.status != "imported" or result is None:
-        raise CannotResume(f"run {run.id}: {name} was not imported ({outcome.reason})")
-    skipped = result.skipped_already_done
-    return RunSummary(
-        run_id=run.id,
-        job=JOB,
-        total=len(STEPS),
-        done=0 if skipped else len(STEPS),
-        skipped=len(STEPS) if skipped else 0,
-        finished=True,
-    )
-
-
-register_job(JOB, _resume)

@@ -30,7 +30,7 @@ _JOB_MODULES = (
     "math2.checks",
     "math2.eval",
     "math2.datasets",
-    "math2.importers.runs",
+    "math2.build",  # the import runs of math2.importers.runs
 )
 
 
