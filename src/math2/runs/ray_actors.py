@@ -50,17 +50,23 @@ class StoreWriter:
 
     def __init__(self, url: str):
         self.astore = AsyncStore(Store(url))
+        self.calls = 0
 
     async def write(self, fn: Callable[[Session], T]) -> T:
         return await self.astore.write(fn)
 
     async def write_many(self, fns: list[Callable[[Session], Any]]) -> list[tuple[bool, Any]]:
         """Several writes in one call: [(ok, result or exception)], each committed."""
+        self.calls += 1
         out = await asyncio.gather(*(self.astore.write(fn) for fn in fns), return_exceptions=True)
         return [(not isinstance(r, BaseException), r) for r in out]
 
     async def counts(self) -> dict[str, int]:
-        return {"writes": self.astore.writes, "commits": self.astore.commits}
+        return {
+            "writes": self.astore.writes,
+            "commits": self.astore.commits,
+            "calls": self.calls,
+        }
 
     async def close(self) -> None:
         await self.astore.aclose()
@@ -138,28 +144,39 @@ class RemoteStore:
         self._readers = ThreadPoolExecutor(readers, thread_name_prefix="math2-remote-reader")
         self._loop = asyncio.get_running_loop()
         self._queued: list[tuple[Callable[[Session], Any], asyncio.Future]] = []
+        self._flusher: asyncio.Future | None = None
+        self.calls = 0  # actor calls made (each carries every write queued meanwhile)
 
     async def write(self, fn: Callable[[Session], T]) -> T:
-        """Queue `fn`; the writes queued in one turn of the loop go to the writer in one call,
-        and each returns after its commit."""
+        """Queue `fn`; return after its commit. At most one call to the writer is in flight per
+        worker: the writes queued while it is out go together in the next one, so the batches
+        grow with the load (fewer actor round trips and pickles) and an idle worker's write
+        leaves at once."""
         fut = self._loop.create_future()
-        if not self._queued:
-            self._loop.call_soon(lambda: asyncio.ensure_future(self._flush()))
         self._queued.append((fn, fut))
+        if self._flusher is None:
+            self._flusher = asyncio.ensure_future(self._flush())
         return await fut
 
     async def _flush(self) -> None:
-        batch, self._queued = self._queued, []
         try:
-            results = await self.writer.write_many.remote([fn for fn, _ in batch])
-        except BaseException as exc:
-            for _, fut in batch:
-                if not fut.done():
-                    fut.set_exception(exc)
-            return
-        for (_, fut), (ok, value) in zip(batch, results, strict=True):
-            if not fut.done():
-                fut.set_result(value) if ok else fut.set_exception(value)
+            while self._queued:
+                batch, self._queued = self._queued, []
+                self.calls += 1
+                try:
+                    results = await self.writer.write_many.remote([fn for fn, _ in batch])
+                except BaseException as exc:
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.set_exception(exc)
+                    if isinstance(exc, asyncio.CancelledError):
+                        raise
+                    continue
+                for (_, fut), (ok, value) in zip(batch, results, strict=True):
+                    if not fut.done():
+                        fut.set_result(value) if ok else fut.set_exception(value)
+        finally:
+            self._flusher = None
 
     def write_sync(self, fn: Callable[[Session], T]) -> T:
         """`write` from a thread (the Lean result cache is called from threads)."""

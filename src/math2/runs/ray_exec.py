@@ -59,7 +59,7 @@ class RayOptions:
     """Where the cluster is and how work is cut up."""
 
     address: str | None = None  # None: a local cluster; "auto"; "ray://host:10001"
-    batch_size: int = 8
+    batch_size: int = 32
     max_batches: int | None = None  # default: 4 per node
     lean: PoolConfig | None = None  # each node's Lean actor(s) own a pool like this; None: no Lean
     lean_actors_per_node: int = 1
