@@ -61,8 +61,11 @@ class StoreWriter:
         out = await asyncio.gather(*(self.astore.write(fn) for fn in fns), return_exceptions=True)
         return [(not isinstance(r, BaseException), r) for r in out]
 
-    async def counts(self) -> dict[str, int]:
+    async def counts(self) -> dict[str, Any]:
+        import ray
+
         return {
+            "node": ray.get_runtime_context().get_node_id(),
             "writes": self.astore.writes,
             "commits": self.astore.commits,
             "calls": self.calls,
@@ -108,7 +111,9 @@ class LeanActor:
 
 
 class ActorBackend:
-    """The `LeanBackend` of a worker: the checks go to its node's `LeanActor`(s), in turn.
+    """The `LeanBackend` of a worker: the checks go to its node's `LeanActor`(s), each to the
+    actor with the fewest of this worker's checks in flight (round robin among equals), so a
+    worker's checks spread evenly over the node's pools whatever each check takes.
 
     Named like the local REPL backend (the same REPL pool compiles), so verdicts and attempts
     read the same on both executors.
@@ -118,12 +123,22 @@ class ActorBackend:
 
     def __init__(self, actors: list[Any]):
         self.actors = actors
+        self.inflight = [0] * len(actors)
         self._next = 0
 
+    def _pick(self) -> int:
+        n = len(self.actors)
+        start = self._next
+        self._next = (self._next + 1) % n
+        return min(((start + j) % n for j in range(n)), key=lambda i: self.inflight[i])
+
     async def run(self, header: str, body: str, timeout: float) -> RawOutcome:
-        actor = self.actors[self._next % len(self.actors)]
-        self._next += 1
-        data = await actor.run.remote(header, body, timeout)
+        i = self._pick()
+        self.inflight[i] += 1
+        try:
+            data = await self.actors[i].run.remote(header, body, timeout)
+        finally:
+            self.inflight[i] -= 1
         return RawOutcome.model_validate(data)
 
     async def identity(self, header: str) -> LeanIdentity:

@@ -139,14 +139,17 @@ def _run_batch(
     services_factory: ServicesFactory | None,
     capacities: dict[str, int],
     lean_actors: int,
-) -> list[tuple[str, bool, Any]]:
-    """A Ray task: run a batch of items; [(item, done, value)].
+) -> tuple[str, list[tuple[str, bool, Any]]]:
+    """A Ray task: run a batch of items; (the node it ran on, [(item, done, value)]).
 
     The batch runs on the worker process's one long-lived event loop (its connections to the
     store stay open from one batch to the next).
     """
+    import ray
+
     coro = _batch(job, run_id, batch, url, writer, services_factory, capacities, lean_actors)
-    return asyncio.run_coroutine_threadsafe(coro, _worker_loop()).result()
+    results = asyncio.run_coroutine_threadsafe(coro, _worker_loop()).result()
+    return ray.get_runtime_context().get_node_id(), results
 
 
 _LOOP: asyncio.AbstractEventLoop | None = None
@@ -255,6 +258,7 @@ async def execute_ray(
     )
     inflight: dict[asyncio.Future, list[tuple[Any, int]]] = {}
     seen: set[str] = set()
+    per_node: dict[str, int] = {}  # items each node ran (a retried batch counts where it ended)
 
     async def drain(until: int) -> None:
         while len(inflight) > until:
@@ -262,7 +266,9 @@ async def execute_ray(
             for fut in done:
                 batch = inflight.pop(fut)
                 recs = {str(r.id): r for r, _ in batch}
-                for item, ok, cur in fut.result():
+                node, results = fut.result()
+                per_node[node] = per_node.get(node, 0) + len(results)
+                for item, ok, cur in results:
                     if ok:
                         prog.done += 1
                         if on_result is not None and cur is not None:
@@ -328,6 +334,7 @@ async def execute_ray(
         run.stats = {
             **finished_stats(summary),
             **info,
+            "items_per_node": per_node,
             "writer": counts,
         }
     return summary
