@@ -63,7 +63,10 @@ class RayOptions:
     max_batches: int | None = None  # default: 4 per node
     lean: PoolConfig | None = None  # each node's Lean actor(s) own a pool like this; None: no Lean
     lean_actors_per_node: int = 1
-    task_cpus: float = 1.0  # CPUs a batch task reserves (its items wait on models and Lean)
+    # CPUs a batch task reserves. Its items mostly wait on models and Lean (which run in the
+    # Lean actors' REPLs and outside the cluster), so two tasks share a core: while one is
+    # between batches (returning, starting the next) the other keeps its node's actors fed.
+    task_cpus: float = 0.5
     actor_max_restarts: int = 8
     task_max_retries: int = 3
     init_kwargs: dict[str, Any] = field(default_factory=dict)
