@@ -1,5 +1,6 @@
-"""A driver process for the SIGKILL test: `python -m tests.runs.ray_driver ADDRESS DB BASE_URL
-REPL_LOG TEMPLATE N` runs (or resumes) the test job on the cluster at ADDRESS."""
+"""A driver process for the SIGKILL and node-loss tests: `python -m tests.runs.ray_driver ADDRESS
+DB BASE_URL REPL_LOG TEMPLATE N [NODE_FILE]` runs (or resumes) the test job on the cluster at
+ADDRESS; with NODE_FILE it first writes there the id of the node it joined (its raylet)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 
 from math2.runs import Resource, execute
+from math2.runs.ray_actors import NAMESPACE
 from math2.runs.ray_exec import RayOptions
 from math2.store import Store
 from tests.runs import ray_job
@@ -16,6 +18,11 @@ from tests.runs import ray_job
 
 def main() -> None:
     address, db, base_url, repl_log, template, n = sys.argv[1:7]
+    if len(sys.argv) > 7:
+        import ray
+
+        ray.init(address=address, namespace=NAMESPACE, logging_level="WARNING")
+        Path(sys.argv[7]).write_text(ray.get_runtime_context().get_node_id())
     store = Store(db)
     summary = asyncio.run(
         execute(

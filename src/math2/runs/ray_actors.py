@@ -49,17 +49,26 @@ class StoreWriter:
 
     def __init__(self, url: str):
         self.astore = AsyncStore(Store(url))
+        self.calls = 0
 
     async def write(self, fn: Callable[[Session], T]) -> T:
         return await self.astore.write(fn)
 
     async def write_many(self, fns: list[Callable[[Session], Any]]) -> list[tuple[bool, Any]]:
         """Several writes in one call: [(ok, result or exception)], each committed."""
+        self.calls += 1
         out = await asyncio.gather(*(self.astore.write(fn) for fn in fns), return_exceptions=True)
         return [(not isinstance(r, BaseException), r) for r in out]
 
-    async def counts(self) -> dict[str, int]:
-        return {"writes": self.astore.writes, "commits": self.astore.commits}
+    async def counts(self) -> dict[str, Any]:
+        import ray
+
+        return {
+            "node": ray.get_runtime_context().get_node_id(),
+            "writes": self.astore.writes,
+            "commits": self.astore.commits,
+            "calls": self.calls,
+        }
 
     async def close(self) -> None:
         await self.astore.aclose()
@@ -101,7 +110,9 @@ class LeanActor:
 
 
 class ActorBackend:
-    """The `LeanBackend` of a worker: the checks go to its node's `LeanActor`(s), in turn.
+    """The `LeanBackend` of a worker: the checks go to its node's `LeanActor`(s), each to the
+    actor with the fewest of this worker's checks in flight (round robin among equals), so a
+    worker's checks spread evenly over the node's pools whatever each check takes.
 
     Named like the local REPL backend (the same REPL pool compiles), so verdicts and attempts
     read the same on both executors.
@@ -111,12 +122,22 @@ class ActorBackend:
 
     def __init__(self, actors: list[Any]):
         self.actors = actors
+        self.inflight = [0] * len(actors)
         self._next = 0
 
+    def _pick(self) -> int:
+        n = len(self.actors)
+        start = self._next
+        self._next = (self._next + 1) % n
+        return min(((start + j) % n for j in range(n)), key=lambda i: self.inflight[i])
+
     async def run(self, header: str, body: str, timeout: float) -> RawOutcome:
-        actor = self.actors[self._next % len(self.actors)]
-        self._next += 1
-        data = await actor.run.remote(header, body, timeout)
+        i = self._pick()
+        self.inflight[i] += 1
+        try:
+            data = await self.actors[i].run.remote(header, body, timeout)
+        finally:
+            self.inflight[i] -= 1
         return RawOutcome.model_validate(data)
 
     async def identity(self, header: str) -> LeanIdentity:
@@ -137,28 +158,39 @@ class RemoteStore:
         self._readers = ThreadPoolExecutor(readers, thread_name_prefix="math2-remote-reader")
         self._loop = asyncio.get_running_loop()
         self._queued: list[tuple[Callable[[Session], Any], asyncio.Future]] = []
+        self._flusher: asyncio.Future | None = None
+        self.calls = 0  # actor calls made (each carries every write queued meanwhile)
 
     async def write(self, fn: Callable[[Session], T]) -> T:
-        """Queue `fn`; the writes queued in one turn of the loop go to the writer in one call,
-        and each returns after its commit."""
+        """Queue `fn`; return after its commit. At most one call to the writer is in flight per
+        worker: the writes queued while it is out go together in the next one, so the batches
+        grow with the load (fewer actor round trips and pickles) and an idle worker's write
+        leaves at once."""
         fut = self._loop.create_future()
-        if not self._queued:
-            self._loop.call_soon(lambda: asyncio.ensure_future(self._flush()))
         self._queued.append((fn, fut))
+        if self._flusher is None:
+            self._flusher = asyncio.ensure_future(self._flush())
         return await fut
 
     async def _flush(self) -> None:
-        batch, self._queued = self._queued, []
         try:
-            results = await self.writer.write_many.remote([fn for fn, _ in batch])
-        except BaseException as exc:
-            for _, fut in batch:
-                if not fut.done():
-                    fut.set_exception(exc)
-            return
-        for (_, fut), (ok, value) in zip(batch, results, strict=True):
-            if not fut.done():
-                fut.set_result(value) if ok else fut.set_exception(value)
+            while self._queued:
+                batch, self._queued = self._queued, []
+                self.calls += 1
+                try:
+                    results = await self.writer.write_many.remote([fn for fn, _ in batch])
+                except BaseException as exc:
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.set_exception(exc)
+                    if isinstance(exc, asyncio.CancelledError):
+                        raise
+                    continue
+                for (_, fut), (ok, value) in zip(batch, results, strict=True):
+                    if not fut.done():
+                        fut.set_result(value) if ok else fut.set_exception(value)
+        finally:
+            self._flusher = None
 
     def write_sync(self, fn: Callable[[Session], T]) -> T:
         """`write` from a thread (the Lean result cache is called from threads)."""

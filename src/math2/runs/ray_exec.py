@@ -59,11 +59,14 @@ class RayOptions:
     """Where the cluster is and how work is cut up."""
 
     address: str | None = None  # None: a local cluster; "auto"; "ray://host:10001"
-    batch_size: int = 8
+    batch_size: int = 32
     max_batches: int | None = None  # default: 4 per node
     lean: PoolConfig | None = None  # each node's Lean actor(s) own a pool like this; None: no Lean
     lean_actors_per_node: int = 1
-    task_cpus: float = 1.0  # CPUs a batch task reserves (its items wait on models and Lean)
+    # CPUs a batch task reserves. Its items mostly wait on models and Lean (which run in the
+    # Lean actors' REPLs and outside the cluster), so two tasks share a core: while one is
+    # between batches (returning, starting the next) the other keeps its node's actors fed.
+    task_cpus: float = 0.5
     actor_max_restarts: int = 8
     task_max_retries: int = 3
     init_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -139,14 +142,17 @@ def _run_batch(
     services_factory: ServicesFactory | None,
     capacities: dict[str, int],
     lean_actors: int,
-) -> list[tuple[str, bool, Any]]:
-    """A Ray task: run a batch of items; [(item, done, value)].
+) -> tuple[str, list[tuple[str, bool, Any]]]:
+    """A Ray task: run a batch of items; (the node it ran on, [(item, done, value)]).
 
     The batch runs on the worker process's one long-lived event loop (its connections to the
     store stay open from one batch to the next).
     """
+    import ray
+
     coro = _batch(job, run_id, batch, url, writer, services_factory, capacities, lean_actors)
-    return asyncio.run_coroutine_threadsafe(coro, _worker_loop()).result()
+    results = asyncio.run_coroutine_threadsafe(coro, _worker_loop()).result()
+    return ray.get_runtime_context().get_node_id(), results
 
 
 _LOOP: asyncio.AbstractEventLoop | None = None
@@ -255,6 +261,7 @@ async def execute_ray(
     )
     inflight: dict[asyncio.Future, list[tuple[Any, int]]] = {}
     seen: set[str] = set()
+    per_node: dict[str, int] = {}  # items each node ran (a retried batch counts where it ended)
 
     async def drain(until: int) -> None:
         while len(inflight) > until:
@@ -262,7 +269,9 @@ async def execute_ray(
             for fut in done:
                 batch = inflight.pop(fut)
                 recs = {str(r.id): r for r, _ in batch}
-                for item, ok, cur in fut.result():
+                node, results = fut.result()
+                per_node[node] = per_node.get(node, 0) + len(results)
+                for item, ok, cur in results:
                     if ok:
                         prog.done += 1
                         if on_result is not None and cur is not None:
@@ -328,6 +337,7 @@ async def execute_ray(
         run.stats = {
             **finished_stats(summary),
             **info,
+            "items_per_node": per_node,
             "writer": counts,
         }
     return summary

@@ -1,0 +1,267 @@
+"""The Ray executor on a two-node cluster started with Ray's own tools on this machine
+(`ray start --head` and a second `ray start --address`, loopback, one CPU each): a run's items land
+on both nodes and `runs show` names both; a worker node killed mid-run loses no finished item.
+
+The nodes are separate raylets (each with its own Lean actor) sharing one host; "killing a node"
+SIGKILLs that raylet and every process under it, which is what Ray sees when a machine is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+from typer.testing import CliRunner
+
+from math2.cli import app
+from math2.llm.testing import FakeServer
+from math2.llm.testing.fake_server import read_log, request_hash
+from math2.runs.ray_actors import NAMESPACE, lean_actor_name, writer_name
+from math2.runs.ray_exec import stop_actors
+from math2.store import Attempt, LLMResponse, Run, RunItem, Store
+from tests.runs import ray_job
+from tests.runs.test_ray import _checks, _count_done, _ray, pg  # noqa: F401
+
+pytestmark = [pytest.mark.ray, pytest.mark.postgres]
+ROOT = Path(__file__).resolve().parents[2]
+RAY = Path(sys.executable).with_name("ray")
+# Small nodes: one CPU (one batch task at a time), 1 GB of task memory, the smallest object store.
+NODE = ["--num-cpus", "1", "--memory", str(10**9), "--object-store-memory", str(80 * 10**6)]
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cluster:
+    """A head node and worker nodes started with `ray start`, all under one temp dir (so every
+    process of it can be found, and only those are stopped: never `ray stop`, which would stop
+    every Ray on the machine)."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="m2r", dir="/tmp"))  # short: socket paths
+        home = self.dir / "home"
+        home.mkdir()
+        # The cluster's own auth token, given to every process that joins it (nodes, drivers,
+        # this test): a token another cluster left in this process's environment is not used.
+        self.token = self.dir / "auth_token"
+        self.token.write_text(secrets.token_hex(32))
+        self.env = {
+            **{k: v for k, v in os.environ.items() if k not in _AUTH_VARS},
+            "HOME": str(home),
+            "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}",
+            "RAY_USAGE_STATS_ENABLED": "0",
+            "RAY_AUTH_MODE": "token",
+            "RAY_AUTH_TOKEN_PATH": str(self.token),
+        }
+        self.address = f"127.0.0.1:{_port()}"
+
+    def _start(self, *args: str) -> None:
+        argv = [str(RAY), "start", "--node-ip-address", "127.0.0.1", *NODE, *args]
+        argv += ["--temp-dir", str(self.dir / "t"), "--dashboard-agent-listen-port", str(_port())]
+        out = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=180)
+        if out.returncode != 0:
+            raise RuntimeError(
+                f"{' '.join(argv)} failed:\n{out.stdout[-2000:]}{out.stderr[-2000:]}"
+            )
+
+    def start_head(self) -> None:
+        port = self.address.rsplit(":", 1)[1]
+        self._start(
+            "--head",
+            "--port",
+            port,
+            "--include-dashboard",
+            "false",
+            "--dashboard-port",
+            str(_port()),
+        )
+
+    def add_node(self) -> None:
+        self._start("--address", self.address)
+
+    def driver_env(self) -> dict[str, str]:
+        return dict(self.env)
+
+    def _ours(self) -> list:
+        import psutil
+
+        me = os.getpid()
+        found = []
+        for p in psutil.process_iter(["cmdline"]):
+            if p.pid != me and str(self.dir) in " ".join(p.info["cmdline"] or []):
+                found.append(p)
+        return found
+
+    def raylet(self, node_id: str):
+        """The raylet process of one node of this cluster."""
+        for p in self._ours():
+            cmd = p.info["cmdline"] or []
+            if cmd and cmd[0].endswith("raylet") and f"--node_id={node_id}" in cmd:
+                return p
+        raise LookupError(f"no raylet for node {node_id}")
+
+    def kill_node(self, node_id: str) -> None:
+        """SIGKILL a node: its raylet and every process under it (its workers, its actors)."""
+        raylet = self.raylet(node_id)
+        for p in [*raylet.children(recursive=True), raylet]:
+            with contextlib.suppress(Exception):
+                p.send_signal(signal.SIGKILL)
+
+    def stop(self) -> None:
+        procs = self._ours()
+        for p in list(procs):
+            with contextlib.suppress(Exception):
+                procs += p.children(recursive=True)
+        for p in procs:
+            with contextlib.suppress(Exception):
+                p.send_signal(signal.SIGKILL)
+
+
+_AUTH_VARS = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+
+
+@pytest.fixture
+def two_nodes(monkeypatch) -> Iterator[Cluster]:
+    ray = _ray()
+    if ray.is_initialized():
+        ray.shutdown()
+    from ray._private.authentication_test_utils import reset_auth_token_state
+
+    c = Cluster()
+    try:
+        c.start_head()
+        c.add_node()
+        # This process joins with the cluster's token (Ray caches a token per process).
+        monkeypatch.delenv("RAY_AUTH_TOKEN", raising=False)
+        monkeypatch.setenv("RAY_AUTH_MODE", "token")
+        monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(c.token))
+        reset_auth_token_state()
+        ray.init(address=c.address, namespace=NAMESPACE, logging_level="WARNING")
+        deadline = time.monotonic() + 60
+        while sum(1 for n in ray.nodes() if n["Alive"]) < 2:
+            assert time.monotonic() < deadline, "the second node never joined"
+            time.sleep(0.2)
+        yield c
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        c.stop()
+
+
+def _driver(c: Cluster, store: Store, base_url: str, tmp_path: Path, n: int) -> list[str]:
+    template = ray_job.write_template(tmp_path)
+    argv = [sys.executable, "-m", "tests.runs.ray_driver", c.address, store.url, base_url]
+    return [*argv, str(tmp_path / "repl.jsonl"), template, str(n)]
+
+
+def _alive(ray) -> list[str]:
+    return sorted(n["NodeID"] for n in ray.nodes() if n["Alive"])
+
+
+def test_items_land_on_both_nodes(two_nodes, pg, tmp_path):  # noqa: F811
+    ray = _ray()
+    n = 24
+    store = pg()
+    nodes = _alive(ray)
+    with FakeServer(ray_job.script(latency_s=0.05), log_path=tmp_path / "llm.jsonl") as srv:
+        argv = _driver(two_nodes, store, srv.base_url, tmp_path, n)
+        out = subprocess.run(
+            argv, env=two_nodes.driver_env(), cwd=ROOT, capture_output=True, text=True, timeout=300
+        )
+    assert out.returncode == 0, out.stderr[-3000:]
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert (summary["done"], summary["failed"]) == (n, 0)
+    with store.session() as s:
+        run = s.scalars(select(Run)).one()
+        stats = run.stats
+    assert sorted(stats["nodes"]) == nodes
+    per_node = stats["items_per_node"]
+    assert sorted(per_node) == nodes and all(per_node[x] > 0 for x in nodes), per_node
+    assert sum(per_node.values()) == n
+    # Each node's own Lean actor did that node's checks; every check was made once.
+    assert _checks(tmp_path / "repl.jsonl") == {f"t{k}": 1 for k in range(n)}
+    r = CliRunner().invoke(app, ["--db", store.url, "runs", "show", str(run.id)])
+    assert r.exit_code == 0, r.output
+    assert "executor: ray on 2 node(s):" in r.output
+    assert all(x in r.output for x in nodes)
+    stop_actors(ray, [store.url])
+
+
+def test_worker_node_lost_mid_run(two_nodes, pg, tmp_path):  # noqa: F811
+    ray = _ray()
+    n = 32
+    store = pg()
+    # A third node: the driver and the store's writer each sit on some node (on one machine Ray
+    # may put them on different ones); the node lost is a third that is doing work.
+    two_nodes.add_node()
+    deadline = time.monotonic() + 60
+    while len(_alive(ray)) < 3:
+        assert time.monotonic() < deadline, "the third node never joined"
+        time.sleep(0.2)
+    with FakeServer(ray_job.script(latency_s=0.2), log_path=tmp_path / "llm.jsonl") as srv:
+        node_file = tmp_path / "driver-node"
+        argv = [*_driver(two_nodes, store, srv.base_url, tmp_path, n), str(node_file)]
+        proc = subprocess.Popen(
+            argv, env=two_nodes.driver_env(), cwd=ROOT, stdout=subprocess.PIPE, text=True
+        )
+        deadline = time.monotonic() + 120
+        while _count_done(store) < 4:
+            assert proc.poll() is None, "the driver ended before the node was lost"
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        # Lose a node that holds neither the driver nor the store's writer, while it works
+        # (its Lean actor has checked items of this run).
+        writer = ray.get_actor(writer_name(store.url), namespace=NAMESPACE)
+        keep = {node_file.read_text(), ray.get(writer.counts.remote())["node"]}
+        lost = None
+        while lost is None:
+            assert proc.poll() is None and time.monotonic() < deadline
+            for x in set(_alive(ray)) - keep:
+                actor = ray.get_actor(lean_actor_name(x), namespace=NAMESPACE)
+                if ray.get(actor.info.remote())["calls"] > 0:
+                    lost = x
+                    break
+            time.sleep(0.05)
+        two_nodes.kill_node(lost)
+        with store.session() as s:
+            done_before = set(s.scalars(select(RunItem.item).where(RunItem.status == "done")).all())
+            stored = {request_hash(r.request) for r in s.scalars(select(LLMResponse))}
+            checked = {a.item for a in s.scalars(select(Attempt).where(Attempt.stage == "compile"))}
+        calls_before = len(read_log(tmp_path / "llm.jsonl"))
+        checks_before = _checks(tmp_path / "repl.jsonl")
+        stdout, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0
+    assert done_before and len(done_before) < n
+    # The driver's last JSON line (Ray also forwards its retry notices to the driver's stdout).
+    summary = json.loads([x for x in stdout.splitlines() if x.startswith("{")][-1])
+    assert (summary["done"], summary["failed"]) == (n, 0)
+    assert "will be retried" in stdout  # Ray retried the lost node's batch elsewhere
+    assert _count_done(store) == n
+    with store.session() as s:
+        stats = s.scalars(select(Run)).one().stats
+        assert s.scalar(select(func.count()).select_from(Attempt)) == 2 * n
+        # Every item finished before the node was lost kept its attempts: one call, one check.
+        for item in done_before:
+            assert s.scalar(select(func.count()).where(Attempt.item == item)) == 2
+    assert lost in stats["nodes"] and sum(stats["items_per_node"].values()) >= n - len(done_before)
+    # Nothing finished before the loss was asked again: no stored reply, no stored check.
+    after = read_log(tmp_path / "llm.jsonl")[calls_before:]
+    assert not {e["hash"] for e in after} & stored
+    again = _checks(tmp_path / "repl.jsonl") - checks_before
+    assert not set(again) & checked
+    stop_actors(ray, [store.url])
