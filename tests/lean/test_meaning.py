@@ -132,6 +132,16 @@ def test_cli_jsonl_and_lean_refuse_before_lean(env: Path, context: str) -> None:
     if context == "generated":
         cases |= {k: c for k, (c, _) in MEANING.items()} | OPTION_BOMBS
     rows = [{"id": k, "name": k, "theorem_name": "foo", "code": c} for k, c in cases.items()]
+    # A JSONL field over the one text limit refuses the file before anything is read further
+    # (exit 2, the file and the line named); the rest are refused item by item.
+    limit = 100_000
+    big = [i for i, r in enumerate(rows, 1) if len(r["code"]) > limit]
+    assert big, "the hostile corpus has an oversized item"
+    f = env / "big.jsonl"
+    f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    res = CliRunner().invoke(app, ["lean", "check", "--no-cache", "--context", context, str(f)])
+    assert res.exit_code == 2 and f"big.jsonl:{big[0]}" in res.output, res.output
+    rows = [r for r in rows if len(r["code"]) <= limit]
     f = env / "items.jsonl"
     f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     res = CliRunner().invoke(app, ["lean", "check", "--no-cache", "--context", context, str(f)])
