@@ -28,6 +28,7 @@ JOBS = (
     "formalize",
     "informalize",
     "align",
+    "align-eval",
     "check",
     "embed",
     "eval",
@@ -50,6 +51,17 @@ def _lose_items(store, run_id: int, n: int) -> Run:
         s.flush()
         s.expunge(run)
     return run
+
+
+def _resume_cli(store, run_id: int, base_url: str):
+    """`math2 runs resume RUN` against the fake server; its result, having exited 0."""
+    r = CliRunner().invoke(
+        app,
+        ["--db", str(store.engine.url), "runs", "resume", str(run_id)],
+        env={"MATH2_LLM__BASE_URL": base_url},
+    )
+    assert r.exit_code == 0, r.output
+    return r
 
 
 def test_an_eval_run_resumes_from_its_record(tmp_path, sqlite_store) -> None:
@@ -85,6 +97,49 @@ def test_an_eval_run_resumes_from_its_record(tmp_path, sqlite_store) -> None:
     toy.write_text(toy.read_text().replace("one and one", "two and two"))
     with pytest.raises(CannotResume, match="has changed"):
         asyncio.run(resumer("eval")(run, st, sqlite_store, None))
+
+
+def test_an_align_eval_run_resumes_through_runs_resume(tmp_path, sqlite_store) -> None:
+    """An `align-eval` run interrupted with two pairs unjudged, and the response cache lost too:
+    `runs resume` judges exactly those two from the run's record, asks no finished pair again,
+    and the run's verdicts are those of an uninterrupted run."""
+    from math2.roles.align import HumanPair, judge_pairs, labelled_pairs
+    from math2.roles.align.evaluate import run_results
+    from math2.store import LLMResponse
+    from tests.roles.align.fixture import build
+    from tests.roles.align.fixture import script as align_script
+
+    build(sqlite_store, n=2)
+    positives = [
+        HumanPair("metamath", "same0", "Lean.SAME.t0", "lists"),
+        HumanPair("metamath", "same1", "Lean.SAME.t1", "lists"),
+        HumanPair("metamath", "impl0", "Lean.IMPL.t0", "lists"),
+    ]
+    with sqlite_store.session() as s:
+        pairs = labelled_pairs(s, positives, None, seed=1)  # a positive and a random each
+    with FakeServer(align_script()) as srv:
+        st = settings_for(tmp_path, srv.base_url)
+        whole = asyncio.run(judge_pairs(st, sqlite_store, "judge", pairs))
+        assert len(whole) == len(pairs) == 6 and len(srv.requests) == 6
+        with sqlite_store.session() as s:
+            run_id = s.scalar(select(Run.id).where(Run.job == "align-eval"))
+            s.execute(delete(LLMResponse))  # only the run's record can spare the finished pairs
+        _lose_items(sqlite_store, run_id, 2)
+        with sqlite_store.session() as s:
+            lost = set(whole) - {i for (i,) in s.execute(select(RunItem.item))}
+        asked = len(srv.requests)
+        r = _resume_cli(sqlite_store, run_id, srv.base_url)
+        again = srv.requests[asked:]
+    assert f"run {run_id}: 2 done, 0 failed, 4 already finished" in r.output
+    assert len(lost) == 2 and len(again) == 2
+    # each new request judges a lost pair: its two sides' names are in the prompt
+    by_id = {lp.pair.id: lp.pair for lp in pairs}
+    prompts = [json.dumps(q["body"]["messages"], ensure_ascii=False) for q in again]
+    for pid in lost:
+        p = by_id[pid]
+        assert sum(p.left.name in t and p.right.name in t for t in prompts) == 1, pid
+    resumed = run_results(sqlite_store, run_id)
+    assert {k: v.outcome for k, v in resumed.items()} == {k: v.outcome for k, v in whole.items()}
 
 
 def test_a_dataset_run_resumes_through_the_cli(tmp_path, sqlite_store) -> None:
@@ -123,12 +178,7 @@ def test_a_dataset_run_resumes_through_the_cli(tmp_path, sqlite_store) -> None:
         _lose_items(sqlite_store, run_id, 1)
         (tmp_path / "ds" / "sft" / "messages.jsonl").unlink()
         asked = len(srv.requests)
-        r = CliRunner().invoke(
-            app,
-            ["--db", str(sqlite_store.engine.url), "runs", "resume", str(run_id)],
-            env={"MATH2_LLM__BASE_URL": srv.base_url},
-        )
-        assert r.exit_code == 0, r.output
+        r = _resume_cli(sqlite_store, run_id, srv.base_url)
         assert len(srv.requests) == asked
     assert f"run {run_id}: 1 done, 0 failed, {first.sft - 1} already finished" in r.output
     assert len((tmp_path / "ds" / "sft" / "messages.jsonl").read_text().splitlines()) == first.sft

@@ -9,7 +9,15 @@ import sys
 
 import pytest
 
-from math2.util.progress import BUILD_STEPS, LineReporter, follow_log, reporting, stage, track
+from math2.util.progress import (
+    BUILD_STEPS,
+    LineReporter,
+    follow_log,
+    heartbeat,
+    reporting,
+    stage,
+    track,
+)
 
 FILTER = [sys.executable, "-m", "math2.util.progress"]
 
@@ -42,6 +50,41 @@ def test_a_long_stage_prints_a_line_every_interval_with_its_eta() -> None:
     assert lines[1].startswith("embed: 3/4 items (75%) · ")
     assert lines[-1].startswith("embed: 3/4 items (75%) in ")  # what it reached, when it ended
     assert len(lines) == 3
+
+
+def test_a_loop_that_stops_early_ends_its_stage_with_what_it_reached() -> None:
+    lines: list[str] = []
+    with reporting(LineReporter(lines.append, every_s=3600)):
+        for i in track(range(50), "PageRank", unit="iterations"):
+            if i == 6:
+                break
+    assert len(lines) == 1 and lines[0].startswith("PageRank: 6/50 iterations (12%) in "), lines
+
+
+def test_counts_in_batches_and_the_last_count_is_exact() -> None:
+    seen: list[int] = []
+
+    class Spy(LineReporter):
+        def update(self, st) -> None:
+            seen.append(st.done)
+
+    with reporting(Spy(lambda _t: None)):
+        assert sum(1 for _ in track(range(2500), "words", batch=1000)) == 2500
+    assert seen == [1000, 2000, 2500]
+
+
+def test_a_call_that_counts_nothing_still_gets_its_periodic_lines() -> None:
+    import time
+
+    lines: list[str] = []
+    with reporting(LineReporter(lines.append, every_s=0.05)), stage("bm25s") as st:
+        st.update(note="3 documents")
+        with heartbeat(st, every_s=0.01):
+            time.sleep(0.3)  # the opaque call: no update of its own
+    running, end = lines[:-1], lines[-1]
+    assert len(running) >= 2, lines
+    assert all(t.startswith("bm25s: ") and t.endswith("s · 3 documents") for t in running)
+    assert end.startswith("bm25s: done in ") and end.endswith(" · 3 documents")
 
 
 def test_without_a_reporter_nothing_shows_and_every_item_passes(capsys) -> None:

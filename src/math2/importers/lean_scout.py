@@ -56,6 +56,8 @@ class TacticRow:
     goals_after: list[str] | None  # None in the older schema
     used_constants: list[str]
     line: int | None
+    shard: str | None = None  # the parquet file it was read from
+    row: int | None = None  # its row in that file (1-based), for errors that name it
 
 
 def shards(folder: Path) -> list[Path]:
@@ -112,6 +114,7 @@ def read_const_dep(folder: Path) -> Iterator[tuple[str, list[str]]]:
 def read_tactics(folder: Path) -> Iterator[TacticRow]:
     """Every row of mathlib-tactics, in the older or the newer schema."""
     for shard in shards(folder):
+        first = 1  # the row number of the batch's first row in this shard
         for cols in _batches(shard, TACTICS_REQUIRED):
             n = len(cols["ppTac"])
             module = cols.get("module") or [None] * n
@@ -129,4 +132,7 @@ def read_tactics(folder: Path) -> Iterator[TacticRow]:
                         {c for g in goals for c in (g.get("usedConstants") or [])}
                     ),
                     line=start[i]["line"] if start[i] else None,
+                    shard=str(shard),
+                    row=first + i,
                 )
+            first += n

@@ -56,14 +56,19 @@ def main_result_sentences(text: str) -> list[tuple[list[str], str]]:
     return out
 
 
-def main_results(root: Path, files: Iterable[Path] | None = None) -> dict[str, list[str]]:
+def main_results(
+    root: Path, files: Iterable[Path] | None = None, label: str = "main results"
+) -> dict[str, list[str]]:
     """Short or full name (as written in backticks) → the main-results sentences naming it,
-    over every `.lean` file under `root`'s `Mathlib/` (or `root`)."""
+    over every `.lean` file under `root`'s `Mathlib/` (or `root`); the files read are counted
+    as a stage named `label`."""
     from math2.importers.lean_source import lean_files
+    from math2.util.progress import track
 
     base = root / "Mathlib" if (root / "Mathlib").is_dir() else root
     found: dict[str, list[str]] = defaultdict(list)
-    for path in files if files is not None else lean_files(base):
+    paths = list(files if files is not None else lean_files(base))
+    for path in track(paths, label, unit="files"):
         text = path.read_text(encoding="utf-8", errors="replace")
         if "/-!" not in text:
             continue
@@ -133,11 +138,14 @@ def collect(
     docstrings: list[str | None],
     mathlib_dir: Path | None,
     hold_out: set[str] | frozenset[str] = frozenset(),
+    tag: str = "index",
 ) -> tuple[dict[int, str], dict[int, str]]:
-    """(`titles` aid, `parents` aid) texts by index position (see the module docstring)."""
+    """(`titles` aid, `parents` aid) texts by index position (see the module docstring); its
+    stages' names start with `tag`."""
     titles: dict[int, list[str]] = defaultdict(list)
     if mathlib_dir is not None and mathlib_dir.is_dir():
-        for i, sentences in resolve(main_results(mathlib_dir), names).items():
+        found = main_results(mathlib_dir, label=f"{tag}: main results in module docstrings")
+        for i, sentences in resolve(found, names).items():
             titles[i] += sentences
     pos = {m: i for i, m in enumerate(ids)}
     for mid, ts in list_titles(session, ids).items():

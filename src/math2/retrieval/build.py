@@ -22,8 +22,10 @@ from math2.retrieval.text import (
     tokens,
     v1_tokens,
 )
+from math2.util.progress import heartbeat, stage, track
 
 SNIPPET = 160
+BATCH = 1000  # declarations between two counts of a stage (a count per item costs more)
 
 
 def name_words(name: str) -> str:
@@ -38,9 +40,15 @@ def doc_text(name: str, statement: str | None, docstring: str | None) -> str:
 
 
 def pagerank(
-    edges_src: np.ndarray, edges_dst: np.ndarray, n: int, damping: float = 0.85, iters: int = 50
+    edges_src: np.ndarray,
+    edges_dst: np.ndarray,
+    n: int,
+    damping: float = 0.85,
+    iters: int = 50,
+    label: str = "PageRank",
 ) -> np.ndarray:
-    """PageRank by power iteration on a sparse graph (dangling mass spread evenly)."""
+    """PageRank by power iteration on a sparse graph (dangling mass spread evenly); each
+    iteration counted as a stage named `label`."""
     from scipy.sparse import csr_matrix
 
     if n == 0:
@@ -50,7 +58,7 @@ def pagerank(
     m = csr_matrix((w, (edges_dst, edges_src)), shape=(n, n))
     r = np.full(n, 1.0 / n)
     dangling = out_deg == 0
-    for _ in range(iters):
+    for _ in track(range(iters), label, unit="iterations"):
         r_new = damping * (m @ r + r[dangling].sum() / n) + (1 - damping) / n
         if np.abs(r_new - r).sum() < 1e-10:
             r = r_new
@@ -117,11 +125,20 @@ def build_index(
             )
             .order_by(Mention.id)
         )
-        rows = s.execute(q.limit(limit) if limit else q).all()
+        tag = f"index {source}"
+        rows = list(
+            track(
+                s.execute(q.limit(limit) if limit else q),
+                f"{tag}: read declarations",
+                unit="declarations",
+                batch=BATCH,
+            )
+        )
         if only is not None:  # a sub-corpus (benchmarks index a pool of mention ids)
             rows = [r for r in rows if r[0] in only]
-        deps = dict(s.execute(select(ConstDep.mention_id, ConstDep.deps)).all())
-        descriptions = _descriptions(s)
+        with stage(f"{tag}: read dependencies and descriptions"):
+            deps = dict(s.execute(select(ConstDep.mention_id, ConstDep.deps)).all())
+            descriptions = _descriptions(s)
         if not rows:
             raise LookupError(f"{source} has no active, completable mentions to index")
         doc = [None if r[0] in hidden else r[3] for r in rows]
@@ -129,7 +146,7 @@ def build_index(
         aid_titles, aid_parents = (
             aids.collect(
                 s, [r[0] for r in rows], [r[1] for r in rows], doc,
-                mathlib_dir if source == "mathlib" else None, hold_out_aids or set(),
+                mathlib_dir if source == "mathlib" else None, hold_out_aids or set(), tag,
             )
             if text_version >= 4
             else ({}, {})
@@ -151,32 +168,42 @@ def build_index(
         say("the store changed since the last index: rebuilding from scratch")
     stemmed = text_version >= 4
     t0 = time.perf_counter()
+    pairs = list(zip(rows, doc, strict=True))
     if text_version == 1:
-        texts = [doc_text(r[1], r[2], d) for r, d in zip(rows, doc, strict=True)]
-        lexical.build(v1_tokens(texts), out / "bm25")
+        texts = [doc_text(r[1], r[2], d) for r, d in _each(pairs, f"{tag}: words")]
+        _bm25(v1_tokens(texts), out / "bm25", f"{tag}: BM25 over words")
     else:
-        texts = [document_text(r[1], r[2], d, r[4]) for r, d in zip(rows, doc, strict=True)]
-        lexical.build([tokens(t, stemmed) for t in texts], out / "bm25")
-    say(f"BM25 over {len(texts)} declarations in {time.perf_counter() - t0:.1f} s")
+        words = [
+            tokens(document_text(r[1], r[2], d, r[4]), stemmed)
+            for r, d in _each(pairs, f"{tag}: words")
+        ]
+        _bm25(words, out / "bm25", f"{tag}: BM25 over words")
+        del words
+    say(f"BM25 over {len(rows)} declarations in {time.perf_counter() - t0:.1f} s")
     _clear(out / "phrase")
     if text_version >= 3:
         t0 = time.perf_counter()
-        lexical.build(
-            [document_phrases(r[1], d, stemmed) for r, d in zip(rows, doc, strict=True)],
-            out / "phrase",
-        )
+        phrases = [document_phrases(r[1], d, stemmed) for r, d in _each(pairs, f"{tag}: phrases")]
+        _bm25(phrases, out / "phrase", f"{tag}: BM25 over phrases")
+        del phrases
         say(f"BM25 over their phrases in {time.perf_counter() - t0:.1f} s")
     for part, texts_by_pos in (("aids", aid_titles), ("parents", aid_parents)):
         _clear(out / part)
         if texts_by_pos:
-            lexical.build(
-                [tokens(texts_by_pos.get(i, ""), stemmed) for i in range(len(rows))], out / part
+            _bm25(
+                [tokens(texts_by_pos.get(i, ""), stemmed) for i in range(len(rows))],
+                out / part,
+                f"{tag}: BM25 over {part}",
             )
     # Informal descriptions by the informalize role: their own BM25 part, fused like the others.
     desc_pos = [i for i, r in enumerate(rows) if r[0] in descriptions]
     _clear(out / "desc")
     if desc_pos:
-        lexical.build([tokens(descriptions[rows[i][0]], stemmed) for i in desc_pos], out / "desc")
+        _bm25(
+            [tokens(descriptions[rows[i][0]], stemmed) for i in desc_pos],
+            out / "desc",
+            f"{tag}: BM25 over informal descriptions",
+        )
         np.save(out / "desc" / "positions.npy", np.array(desc_pos, dtype=np.int64))
         say(f"BM25 over {len(desc_pos)} informal descriptions")
 
@@ -186,7 +213,7 @@ def build_index(
     by_short: dict[str, list[str]] = {}
     for n in names:
         by_short.setdefault(n.rsplit(".", 1)[-1], []).append(n)
-    for i, r in enumerate(rows):
+    for i, r in _each(list(enumerate(rows)), f"{tag}: prior's edges"):
         used = deps.get(r[0])
         if used is None:
             used = constants_of(r[2], Scope.of(names[i], pos, short=by_short))
@@ -195,7 +222,12 @@ def build_index(
             if j is not None and j != i:
                 src_e.append(i)
                 dst_e.append(j)
-    pr = pagerank(np.array(src_e, dtype=np.int64), np.array(dst_e, dtype=np.int64), len(names))
+    pr = pagerank(
+        np.array(src_e, dtype=np.int64),
+        np.array(dst_e, dtype=np.int64),
+        len(names),
+        label=f"{tag}: PageRank prior",
+    )
     np.save(out / "prior.npy", _percentile(pr).astype(np.float32))
     np.save(out / "ids.npy", ids)
     (out / "names.json").write_text(json.dumps(names))
@@ -216,7 +248,7 @@ def build_index(
     }
 
     def dense_texts() -> list[str]:
-        return [dense_text(r[1], r[2], d) for r, d in zip(rows, doc, strict=True)]
+        return [dense_text(r[1], r[2], d) for r, d in _each(pairs, f"{tag}: dense texts")]
 
     if not dense:  # an embedding kept from an earlier build, if it embeds these very documents
         meta["dense"] = kept_dense(out, old_meta.get("dense"), dense_texts())
@@ -227,6 +259,18 @@ def build_index(
         meta["dense_chunks"] = meta["dense"]["chunks"]
         meta_path.write_text(json.dumps(meta))
     return meta
+
+
+def _each(items: list, name: str):
+    """`items` counted as a stage of declarations."""
+    return track(items, name, unit="declarations", batch=BATCH)
+
+
+def _bm25(docs: list[list[str]], folder: Path, name: str) -> None:
+    """bm25s over tokenised documents, a stage that counts nothing inside: a line on time."""
+    with stage(name) as st, heartbeat(st):
+        st.update(note=f"{len(docs)} documents")
+        lexical.build(docs, folder)
 
 
 def _clear(folder: Path) -> None:

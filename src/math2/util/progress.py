@@ -112,6 +112,8 @@ def stage(name: str, total: int | None = None, unit: str = "items") -> Iterator[
         reporter.start(st)
     try:
         yield st
+    except GeneratorExit:  # a loop over `track` that stopped early: the stage ends there
+        raise
     except BaseException:
         st.failed = True
         raise
@@ -121,15 +123,42 @@ def stage(name: str, total: int | None = None, unit: str = "items") -> Iterator[
 
 
 def track(
-    items: Iterable[T], name: str, total: int | None = None, unit: str = "items"
+    items: Iterable[T], name: str, total: int | None = None, unit: str = "items", batch: int = 1
 ) -> Iterator[T]:
-    """Each of `items`, counted as a stage (total: `len(items)` when it has one)."""
+    """Each of `items`, counted as a stage (total: `len(items)` when it has one); the count
+    moves every `batch` items (cheap enough for a loop over every declaration) and at the end."""
     if total is None and hasattr(items, "__len__"):
         total = len(items)  # type: ignore[arg-type]
     with stage(name, total, unit) as st:
+        n = 0
         for it in items:
             yield it
-            st.advance()
+            n += 1
+            if n % batch == 0:
+                st.update(done=n)
+        if st.done != n:
+            st.update(done=n)
+
+
+@contextlib.contextmanager
+def heartbeat(st: Stage, every_s: float = 1.0) -> Iterator[Stage]:
+    """While the block runs one long call that counts nothing (a library's index build), poke
+    `st` every `every_s` seconds so that its reporter's periodic line (the time so far) comes."""
+    import threading
+
+    done = threading.Event()
+
+    def beat() -> None:
+        while not done.wait(every_s):
+            st.update()
+
+    thread = threading.Thread(target=beat, name=f"heartbeat {st.name}", daemon=True)
+    thread.start()
+    try:
+        yield st
+    finally:
+        done.set()
+        thread.join()
 
 
 def _count(st: Stage) -> str:

@@ -21,6 +21,7 @@ from math2.roles.align.candidates import (
     stacks_pairs,
 )
 from math2.roles.align.check import CheckOptions, run_check
+from math2.roles.align.evaluate import LabelledPair, Scores, judge_pairs, labelled_pairs, score
 from math2.roles.align.job import AlignOptions, build_job, record_verdict, run_align
 from math2.roles.align.lifecycle import can_confirm, propose_binding, propose_from_crosswalks
 from math2.roles.align.schemas import (
@@ -49,12 +50,16 @@ __all__ = [
     "EdgeDirection",
     "EdgeRelation",
     "HumanPair",
+    "LabelledPair",
     "Relation",
+    "Scores",
     "Side",
     "build_job",
     "can_confirm",
     "confirm_definition",
     "definitions_to_review",
+    "judge_pairs",
+    "labelled_pairs",
     "list_pairs",
     "pair_of",
     "propose_binding",
@@ -65,5 +70,6 @@ __all__ = [
     "run_align",
     "run_check",
     "scan_stacks",
+    "score",
     "stacks_pairs",
 ]

@@ -6,6 +6,9 @@ declaration's name and docstring that is not that declaration) and a random one 
 positive's declaration). The judge runs as the `align.judge` step on math2.runs (cached,
 resumable); a verdict `same` is a positive prediction. An unreadable answer is no `same`: it
 counts against recall on a positive, and is also reported on its own.
+
+A run of job `align-eval` records its model, reply budget and labelled pairs, so `math2 runs
+resume` finishes a killed one from its record (no finished call asked again).
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from math2.config import Settings
@@ -22,9 +27,11 @@ from math2.roles.align.candidates import HumanPair, Searcher
 from math2.roles.align.job import align_judge
 from math2.roles.align.schemas import AlignOutcome, AlignPair, AlignResult, Side
 from math2.roles.align.sides import lean_mention, lean_side
-from math2.runs import Job, Progress
+from math2.runs import CannotResume, Job, Progress, RunSummary, register_job
 from math2.services import ServiceSpec, execute_role, resolve_spec
-from math2.store import Store
+from math2.store import ItemStatus, RunItem, Store
+
+JOB = "align-eval"
 
 
 class LabelledPair(BaseModel):
@@ -111,7 +118,7 @@ def score(pairs: list[LabelledPair], results: dict[str, AlignResult]) -> Scores:
     return Scores(n=len(pairs), tp=tp, fp=fp, fn=fn, tn=tn, unjudged=unjudged)
 
 
-async def judge_pairs(
+async def judge_run(
     settings: Settings,
     store: Store,
     model: str,
@@ -119,20 +126,72 @@ async def judge_pairs(
     *,
     max_tokens: int = 768,
     on_progress: Callable[[Progress], None] | None = None,
-) -> dict[str, AlignResult]:
-    """Run the judge step over the pairs (a run of job `align-eval` in `store`)."""
+) -> RunSummary:
+    """Run the judge step over the pairs as a run of job `align-eval` in `store` (or resume the
+    run of these very pairs); the run records what `_resume` needs."""
     spec = resolve_spec(settings, store, ServiceSpec(judges=(model,)))
     key = hashlib.sha256("\n".join(lp.pair.model_dump_json() for lp in pairs).encode()).hexdigest()
-    results: dict[str, AlignResult] = {}
-    await execute_role(
+    return await execute_role(
         settings,
         store,
         spec,
-        Job("align-eval", key, [align_judge(model=model, max_tokens=max_tokens)]),
+        Job(JOB, key, [align_judge(model=model, max_tokens=max_tokens)]),
         [lp.pair for lp in pairs],
         resources=lambda limiter: {"model": limiter(model)},
+        params={
+            "model": model,
+            "max_tokens": max_tokens,
+            "pairs": [lp.model_dump(mode="json") for lp in pairs],
+        },
         total=len(pairs),
         on_progress=on_progress,
-        on_result=lambda rec, res: results.__setitem__(rec.id, res),
     )
-    return results
+
+
+def run_results(store: Store, run_id: int) -> dict[str, AlignResult]:
+    """The verdict of every pair the run finished (this time or before a kill), by pair id; a
+    failed or never-finished pair has none (`score` counts it unjudged)."""
+    with store.session() as s:
+        rows = s.scalars(
+            select(RunItem.result).where(
+                RunItem.run_id == run_id, RunItem.status == ItemStatus.DONE
+            )
+        ).all()
+    out: dict[str, AlignResult] = {}
+    for row in rows:
+        try:
+            res = AlignResult.model_validate(row)
+        except ValidationError:
+            continue  # an unreadable stored result is no verdict
+        out[res.id] = res
+    return out
+
+
+async def judge_pairs(
+    settings: Settings, store: Store, model: str, pairs: list[LabelledPair], **kw: Any
+) -> dict[str, AlignResult]:
+    """Judge the pairs (`judge_run`, whose keywords `kw` are); every verdict of the run, by
+    pair id."""
+    summary = await judge_run(settings, store, model, pairs, **kw)
+    return run_results(store, summary.run_id)
+
+
+async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+    params = run.params or {}
+    if not params.get("pairs") or not params.get("model"):
+        raise CannotResume(f"run {run.id}: it recorded no pairs to judge (made before resumers)")
+    try:
+        pairs = [LabelledPair.model_validate(p) for p in params["pairs"]]
+    except ValidationError as exc:
+        raise CannotResume(f"run {run.id}: its recorded pairs are unreadable ({exc})") from exc
+    return await judge_run(
+        settings,
+        store,
+        params["model"],
+        pairs,
+        max_tokens=int(params.get("max_tokens") or 768),
+        on_progress=on_progress,
+    )
+
+
+register_job(JOB, _resume)

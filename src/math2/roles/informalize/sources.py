@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from math2.lean.syntax import Scope, constants_of
 from math2.roles.informalize.records import Decl
+from math2.util.textlimit import check_text
 
 __all__ = [
     "decls_from_lean_dir",
@@ -87,7 +88,8 @@ def _with_context(decls: list[Decl]) -> list[Decl]:
 
 
 def decls_from_lean_dir(root: Path, library: str = "mathlib") -> list[Decl]:
-    """Named declarations of a Lean source tree (the lexical scanner), with deps resolved."""
+    """Named declarations of a Lean source tree (the lexical scanner), with deps resolved; a
+    statement or docstring over the text limit is an InputError naming the file and line."""
     from math2.importers.lean_source import lean_files, scan_file
 
     root = Path(root)
@@ -96,6 +98,9 @@ def decls_from_lean_dir(root: Path, library: str = "mathlib") -> list[Decl]:
         for d in scan_file(root, path).declarations:
             if not d.name or d.kind not in KINDS or not d.statement.strip():
                 continue
+            check_text(d.statement, f"the statement of {d.name}", path, d.line)
+            if d.docstring:
+                check_text(d.docstring, f"the docstring of {d.name}", path, d.line)
             out.append(
                 Decl(
                     id=d.name,
@@ -159,11 +164,17 @@ def goal_statement(goal: str) -> str | None:
 def decls_from_tactics(
     rows: Iterable, library: str = "mathlib", limit: int | None = None
 ) -> list[Decl]:
-    """Herald's tactic augmentation: each goal state before a tactic, a new statement."""
+    """Herald's tactic augmentation: each goal state before a tactic, a new statement; a goal
+    state over the text limit is an InputError naming the parquet file and the row."""
     out: list[Decl] = []
     seen: set[str] = set()
     for row in rows:
         for k, goal in enumerate(row.goals_before):
+            at = getattr(row, "row", None)  # a TacticRow names its shard and row
+            where = f"row {at}, " if at is not None else ""
+            check_text(
+                goal, f"{where}goal state {k + 1}", getattr(row, "shard", None) or "<tactics>"
+            )
             stmt = goal_statement(goal)
             if stmt is None or stmt in seen:
                 continue
