@@ -7,8 +7,9 @@ Reads every `backticked` span of README.md, DESIGN.md and docs/*.md and checks t
 - dotted names (`math2.retrieval.search`, `env.result_cache(...)`, `Store.writer`): a `math2.…`
   name must import (module, then attributes); any other `a.b` must have its last part defined
   somewhere under src/ (a def, a class, an attribute or a key);
-- commands (`math2 search --library all`): the command exists and each `--option` is one of its
-  options (read from the typer app, not by running it).
+- commands (`math2 search --library all`, or a line of a code block that runs `math2`): the
+  command exists and each `--option` is one of its options (read from the typer app, not by
+  running it).
 
     PYTHONPATH=src .venv/bin/python scripts/doc_names.py   # prints FILE:LINE: name (why)
 
@@ -132,6 +133,8 @@ def check_dotted(name: str, call: str | None, names: dict[str, list[int]]) -> st
 
 def check_command(span: str, commands: dict[str, set[str]]) -> str | None:
     words = span.split()
+    if len(words) > 1 and words[1] in ("…", "..."):
+        return None  # `math2 … --executor ray`: any command
     path = "math2"
     for w in words[1:]:
         alternatives = [f"{path} {a}" for a in w.split("|")]
@@ -139,13 +142,13 @@ def check_command(span: str, commands: dict[str, set[str]]) -> str | None:
             path = alternatives[0]
         else:
             break
-    bad = [
-        w.split("=")[0]
-        for w in words
-        if w.startswith("--")
-        and w.split("=")[0] not in commands[path]
-        and w.split("=")[0] not in commands["math2"]
-    ]
+    options = re.findall(r"(?<![\w-])(--[A-Za-z][\w-]*|-k)\b", span)  # [--opt], a|--opt too
+    allowed = commands[path] | commands["math2"]
+    parent = path.rsplit(" ", 1)[0]
+    for other, opts in commands.items():  # `math2 runs list | show ID [--item K]`: siblings
+        if other.rsplit(" ", 1)[0] == parent and other.rsplit(" ", 1)[-1] in words:
+            allowed |= opts
+    bad = [o for o in options if o not in allowed]
     return f"options {bad} not in `{path}`" if bad else None
 
 
@@ -156,8 +159,16 @@ def main() -> int:
     docs = [ROOT / "README.md", ROOT / "DESIGN.md", *sorted((ROOT / "docs").glob("*.md"))]
     stale = 0
     for doc in docs:
+        fenced = False
         for lineno, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
-            for span in SPAN.findall(line):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+                continue
+            spans = SPAN.findall(line)
+            command = re.sub(r"^\s*(\$\s+)?(\S+=\S+\s+)*", "", line)
+            if fenced and command.startswith("math2 "):  # a command line in a code block
+                spans = [command.split("  #")[0].split(" # ")[0]]
+            for span in spans:
                 span = span.strip()
                 why = None
                 spaced = " " in span and not span.startswith("math2 ") and not DOTTED.match(span)
