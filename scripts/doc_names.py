@@ -9,7 +9,9 @@ Reads every `backticked` span of README.md, DESIGN.md and docs/*.md and checks t
   somewhere under src/ (a def, a class, an attribute or a key);
 - commands (`math2 search --library all`, or a line of a code block that runs `math2`): the
   command exists and each `--option` is one of its options (read from the typer app, not by
-  running it).
+  running it);
+- settings (`MATH2_LEAN__WORKERS`): the section and key exist in `math2.config.Settings`; any
+  other `MATH2_*` name must be read somewhere in the repository.
 
     PYTHONPATH=src .venv/bin/python scripts/doc_names.py   # prints FILE:LINE: name (why)
 
@@ -95,6 +97,22 @@ def cli_commands() -> dict[str, set[str]]:
     return found
 
 
+def check_setting(name: str, mentioned: str) -> str | None:
+    """Why `MATH2_SECTION__KEY` (or `MATH2_KEY`) names no setting, or None. A `MATH2_*` name
+    that is no setting must at least be read somewhere in the repository (`mentioned`)."""
+    from math2.config import Settings
+
+    rest = name.removeprefix("MATH2_").lower()
+    section, _, key = rest.partition("__")
+    field = Settings.model_fields.get(section)
+    if not _:
+        return None if field is not None or name in mentioned else "no such setting"
+    if field is None:
+        return f"no settings section {section!r}"
+    keys = getattr(field.annotation, "model_fields", {})
+    return None if not key or key in keys else f"no setting {section}.{key}"
+
+
 def check_path(name: str, files: list[str]) -> bool:
     name = name.lstrip("./")
     return any(f == name or f.endswith("/" + name) for f in files)
@@ -156,6 +174,12 @@ def main() -> int:
     files = repo_files()
     names = source_names()
     commands = cli_commands()
+    mentioned = "\n".join(
+        p.read_text(encoding="utf-8", errors="replace")
+        for d in ("src", "tests", "scripts", "benchmarks", ".ci")
+        for p in (ROOT / d).rglob("*")
+        if p.is_file() and p.suffix in {".py", ".sh", ".toml", ".yaml", ""}
+    )
     docs = [ROOT / "README.md", ROOT / "DESIGN.md", *sorted((ROOT / "docs").glob("*.md"))]
     stale = 0
     for doc in docs:
@@ -168,6 +192,10 @@ def main() -> int:
             command = re.sub(r"^\s*(\$\s+)?(\S+=\S+\s+)*", "", line)
             if fenced and command.startswith("math2 "):  # a command line in a code block
                 spans = [command.split("  #")[0].split(" # ")[0]]
+            for env in re.findall(r"\bMATH2_[A-Z0-9_]*[A-Z0-9]_?_?", line):
+                if why := check_setting(env, mentioned):
+                    stale += 1
+                    print(f"{doc.relative_to(ROOT)}:{lineno}: {env} ({why})")
             for span in spans:
                 span = span.strip()
                 why = None
