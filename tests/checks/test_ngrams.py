@@ -181,3 +181,11 @@ def test_jsonl_reader_names_the_bad_line(tmp_path):
     assert next(it) == ("ref.jsonl:1", "a b c")
     with pytest.raises(NgramIndexError, match=r"ref.jsonl:3"):
         next(it)
+    # read by math2.util.jsonl: bytes that are not UTF-8 or a line that is no JSON object are
+    # errors at their line too, never a traceback
+    p.write_bytes(b'{"text": "a"}\n{"text": "\xff"}\n')
+    with pytest.raises(NgramIndexError, match=r"ref.jsonl:2: not UTF-8"):
+        list(iter_jsonl_texts(p))
+    p.write_text('{"text": "a"}\n[1]\n')
+    with pytest.raises(NgramIndexError, match=r"ref.jsonl:2: each line must be a JSON object"):
+        list(iter_jsonl_texts(p))

@@ -70,6 +70,24 @@ def test_theoremgraph_csv_and_a_row_missing_a_side(sqlite_store, manifest, tmp_p
         assert s.scalars(select(Crosswalk)).all() == []
 
 
+def test_a_jsonl_line_that_is_no_object_names_its_line(sqlite_store, manifest, tmp_path: Path):
+    """A pairs file is read by `math2.util.jsonl` like every JSONL input: a line that is JSON
+    but no object, or a field over the text limit, is an error at its line, nothing written."""
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    f = tmp_path / "stacks.jsonl"
+    f.write_text(json.dumps({"tag": "09HY", "decl": "Nat.Prime.two_le"}) + '\n["030N"]\n')
+    with pytest.raises(InputError, match="must be a JSON object") as info:
+        import_pairs(sqlite_store, manifest.get("stacks-mathlib"), f)
+    assert (info.value.path, info.value.line) == (str(f), 2)
+    f.write_text(json.dumps({"tag": "09HY", "decl": "x" * 200_001}) + "\n")
+    with pytest.raises(InputError, match="limit") as info:
+        import_pairs(sqlite_store, manifest.get("stacks-mathlib"), f)
+    assert info.value.line == 1
+    with sqlite_store.session() as s:
+        assert s.scalars(select(Crosswalk)).all() == []
+
+
 RELEASE = Path(__file__).parent / "fixtures" / "theoremgraph_release"
 
 

@@ -34,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from math2.util.textlimit import too_long
+from math2.errors import InputError
+from math2.util.jsonl import read_jsonl
 
 __all__ = [
     "DEFAULT_N",
@@ -316,17 +317,15 @@ class NgramIndex:
 def iter_jsonl_texts(path: str | Path, field_name: str = "text") -> Iterator[tuple[str, str]]:
     """(path:line, text) for each line of a JSONL reference file (for building an index)."""
     path = Path(path)
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except ValueError as e:
-                raise NgramIndexError(f"{path}:{lineno}: not JSON ({e})") from None
-            text = rec.get(field_name) if isinstance(rec, dict) else None
-            if not isinstance(text, str):
-                raise NgramIndexError(f"{path}:{lineno}: no string field {field_name!r}")
-            if (reason := too_long(text, f"field {field_name!r}")) is not None:
-                raise NgramIndexError(f"{path}:{lineno}: {reason}")
-            yield f"{path.name}:{lineno}", text
+    lines = read_jsonl(path)  # not UTF-8, not JSON, no object, over the text limit: file:line
+    while True:
+        try:
+            lineno, rec = next(lines)
+        except StopIteration:
+            return
+        except InputError as exc:
+            raise NgramIndexError(str(exc)) from None
+        text = rec.get(field_name)
+        if not isinstance(text, str):
+            raise NgramIndexError(f"{path}:{lineno}: no string field {field_name!r}")
+        yield f"{path.name}:{lineno}", text

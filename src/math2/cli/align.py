@@ -70,12 +70,7 @@ def align_cmd(
             )
     except Math2Error as exc:
         raise fail(escape(str(exc))) from exc
-    counts = ", ".join(f"{k}: {v}" for k, v in sorted(outcomes.items())) or "nothing to judge"
-    out.print(
-        f"run {summary.run_id}: {summary.done} judged this time ({counts}), "
-        f"{summary.failed} failed, {summary.skipped} already finished"
-    )
-    finish_run(store, summary.run_id, "pairs")
+    _report(store, summary, "judged", outcomes, "nothing to judge", "pairs")
 
 
 bindings_app = typer.Typer(
@@ -135,9 +130,14 @@ def bindings_check(
             )
     except Math2Error as exc:
         raise fail(escape(str(exc))) from exc
-    counts = ", ".join(f"{k}: {v}" for k, v in sorted(tally.items())) or "nothing to check"
+    _report(store, summary, "checked", tally, "nothing to check", "bindings")
+
+
+def _report(store, summary, verb: str, tally: dict[str, int], empty: str, what: str) -> None:
+    """The run's line (what this invocation did, by outcome), then its failures (`finish_run`)."""
+    counts = ", ".join(f"{k}: {v}" for k, v in sorted(tally.items())) or empty
     out.print(
-        f"run {summary.run_id}: {summary.done} checked this time ({counts}), "
+        f"run {summary.run_id}: {summary.done} {verb} this time ({counts}), "
         f"{summary.failed} failed, {summary.skipped} already finished"
     )
-    finish_run(store, summary.run_id, "bindings")
+    finish_run(store, summary.run_id, what)

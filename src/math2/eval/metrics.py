@@ -78,12 +78,16 @@ def bootstrap_interval(
         return Interval(value=mean, low=mean, high=mean, level=level)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, v.size, size=(resamples, v.size))
-    means = v[idx].mean(axis=1)
+    return _percentile_interval(mean, v[idx].mean(axis=1), level)
+
+
+def _percentile_interval(value: float, boots: np.ndarray, level: float) -> Interval:
+    """`value` with the percentile interval of its bootstrap replicates `boots`."""
     a = (1 - level) / 2
     return Interval(
-        value=mean,
-        low=float(np.quantile(means, a)),
-        high=float(np.quantile(means, 1 - a)),
+        value=value,
+        low=float(np.quantile(boots, a)),
+        high=float(np.quantile(boots, 1 - a)),
         level=level,
     )
 
@@ -102,13 +106,7 @@ def macro_average(per_benchmark: Mapping[str, Sequence[float]], **kw) -> Interva
     for a in arrays:
         boots += a[rng.integers(0, a.size, size=(resamples, a.size))].mean(axis=1)
     boots /= len(arrays)
-    al = (1 - level) / 2
-    return Interval(
-        value=value,
-        low=float(np.quantile(boots, al)),
-        high=float(np.quantile(boots, 1 - al)),
-        level=level,
-    )
+    return _percentile_interval(value, boots, level)
 
 
 def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float:

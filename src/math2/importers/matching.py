@@ -5,7 +5,6 @@ accepting it, makes it an edge. No text of the dataset is copied."""
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from math2.importers.common import (
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
+from math2.util.jsonl import read_jsonl
 from math2.util.yamlfile import decode_utf8
 
 
@@ -78,17 +78,11 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict]]:
             for i, row in enumerate(table.to_pylist(), 1):
                 yield i, {**row, "__file": str(f)}
             continue
-        text = decode_utf8(f.read_bytes(), f)
-        if f.suffix == ".jsonl":
-            for i, line in enumerate(text.splitlines(), 1):
-                if line.strip():
-                    try:
-                        yield i, {**json.loads(line), "__file": str(f)}
-                    except json.JSONDecodeError as exc:
-                        raise InputError(
-                            f, i, f"invalid JSON: {exc.msg}", column=exc.colno
-                        ) from exc
+        if f.suffix == ".jsonl":  # objects only, the text limit applied, file:line errors
+            for i, obj in read_jsonl(f):
+                yield i, {**obj, "__file": str(f)}
         else:
+            text = decode_utf8(f.read_bytes(), f)
             reader = csv.DictReader(
                 text.splitlines(), delimiter="\t" if f.suffix == ".tsv" else ","
             )

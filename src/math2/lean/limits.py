@@ -26,24 +26,13 @@ _OPENING = frozenset("([{⟨⦃")
 
 def precheck(code: str, limits: Limits = DEFAULT_LIMITS) -> list[Violation]:
     """Violations of the caps, found in one linear pass (nothing is lexed)."""
-    size = len(code.encode("utf-8", "surrogatepass"))
-    if size > limits.max_bytes:
-        return [
-            Violation(
-                rule="size",
-                line=None,
-                detail=f"the item has {size:,} bytes; at most {limits.max_bytes:,} are allowed",
-            )
-        ]
-    lines = code.count("\n") + 1
-    if lines > limits.max_lines:
-        return [
-            Violation(
-                rule="size",
-                line=None,
-                detail=f"the item has {lines:,} lines; at most {limits.max_lines:,} are allowed",
-            )
-        ]
+    for n, cap, unit in (
+        (len(code.encode("utf-8", "surrogatepass")), limits.max_bytes, "bytes"),
+        (code.count("\n") + 1, limits.max_lines, "lines"),
+    ):
+        if n > cap:
+            detail = f"the item has {n:,} {unit}; at most {cap:,} are allowed"
+            return [Violation(rule="size", line=None, detail=detail)]
     depth = 0
     for m in _BRACKETS.finditer(code):
         if m.group() in _OPENING:

@@ -114,20 +114,24 @@ def list_runs(session: Session, job: str | None = None, limit: int = 50) -> list
     runs = list(session.scalars(q))
     ids = [r.id for r in runs]
     counts, attempts = _counts(session, ids), _attempt_counts(session, ids)
-    return [
-        RunRow(
-            id=r.id,
-            job=r.job,
-            key=r.key,
-            spec_hash=r.spec_hash,
-            status=live_status(session, r),
-            created_at=r.created_at,
-            finished_at=r.finished_at,
-            items=counts[r.id],
-            attempts=attempts.get(r.id, 0),
-        )
-        for r in runs
-    ]
+    return [RunRow(**_row_fields(session, r, counts, attempts)) for r in runs]
+
+
+def _row_fields(
+    session: Session, r: Run, counts: dict[int, dict[str, int]], attempts: dict[int, int]
+) -> dict[str, Any]:
+    """A run's `RunRow` fields (the list and the detail show the same)."""
+    return {
+        "id": r.id,
+        "job": r.job,
+        "key": r.key,
+        "spec_hash": r.spec_hash,
+        "status": live_status(session, r),
+        "created_at": r.created_at,
+        "finished_at": r.finished_at,
+        "items": counts[r.id],
+        "attempts": attempts.get(r.id, 0),
+    }
 
 
 def run_detail(session: Session, run_id: int) -> RunDetail | None:
@@ -175,15 +179,7 @@ def run_detail(session: Session, run_id: int) -> RunDetail | None:
         model_s=model_s,
         lean_s=lean_s,
         cached_attempts=sum(n for _, c, _, n in times if c),
-        id=r.id,
-        job=r.job,
-        key=r.key,
-        spec_hash=r.spec_hash,
-        status=live_status(session, r),
-        created_at=r.created_at,
-        finished_at=r.finished_at,
-        items=_counts(session, [r.id])[r.id],
-        attempts=_attempt_counts(session, [r.id]).get(r.id, 0),
+        **_row_fields(session, r, _counts(session, [r.id]), _attempt_counts(session, [r.id])),
         spec=r.spec or {},
         params=r.params or {},
         stats=r.stats or {},
