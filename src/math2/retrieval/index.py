@@ -4,9 +4,12 @@ graph.
 
 The lexical score of a document d for a query q adds the BM25 scores of its parts:
 
-    lex(d) = words(d) + w_phrase(q)·phrases(d) + s(q)·(w_aids·aids(d) + w_parents·parents(d))
+    lex(d) = words(d) + w_phrase(q)·phrases(d) + w_syn·words_syn(d)
+             + s(q)·(w_aids·aids(d) + w_parents·parents(d))
 
-(index text v3+; phrases and `w_phrase(q)` in `text.py`, aids and parents in `aids.py`). The
+(index text v3+; phrases and `w_phrase(q)` in `text.py`, aids and parents in `aids.py`;
+`words_syn` is the words part scored for the Mathlib words the query's English stands for,
+`english.py`, v4+). The
 aids, which are prose, are matched with the query's English words only, and weighted by their
 share s(q) of the query's tokens (`text.prose_tokens`): a Lean or LaTeX formula barely
 touches them. The final ranking fuses, for a document among the union of each part's top
@@ -34,6 +37,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from math2.retrieval import lexical
+from math2.retrieval.english import mathlib_tokens
 from math2.retrieval.text import prose_tokens, query_phrases, query_tokens, v1_tokens
 
 log = logging.getLogger(__name__)
@@ -57,6 +61,11 @@ W_DESC = 1.0
 W_AIDS = 0.5
 W_PARENTS = 0.0
 BETA_PRIOR = 0.25
+# The Mathlib words a query's English stands for (`english.py`: `divides` → `dvd`), scored
+# apart at this weight (index text v4+). Measured on the dev sets over the full index
+# (docs/benchmarks.md, issue 24, branch search2): at 1.5 natural-language descriptions 0.394 ->
+# 0.450, slogans 0.237 -> 0.364, held-out docstrings 0.196 -> 0.207; titles, Lean, LaTeX level.
+W_SYNONYMS = 1.5
 
 
 class Hit(BaseModel):
@@ -81,7 +90,11 @@ class SearchIndex:
     it. `aids_weight` and `parents_weight` set the aids' weights in the lexical score."""
 
     def __init__(
-        self, folder: Path, aids_weight: float = W_AIDS, parents_weight: float = W_PARENTS
+        self,
+        folder: Path,
+        aids_weight: float = W_AIDS,
+        parents_weight: float = W_PARENTS,
+        synonym_weight: float = W_SYNONYMS,
     ):
         self.folder = folder
         self.meta = json.loads((folder / "meta.json").read_text())
@@ -94,6 +107,7 @@ class SearchIndex:
         self.stemmed = self.text_version >= 4
         self.aids_weight = aids_weight
         self.parents_weight = parents_weight
+        self.synonym_weight = synonym_weight
 
     def __len__(self) -> int:
         return int(self.meta["count"])
@@ -185,6 +199,10 @@ class SearchIndex:
         """The lexical score of every document (see the module docstring)."""
         toks = self._query_tokens(query)
         score = self.bm25.scores(toks)
+        if self.stemmed and self.synonym_weight > 0:
+            extra = [t for t in mathlib_tokens(query) if t not in toks]
+            if extra:
+                score = score + self.synonym_weight * self.bm25.scores(extra)
         if self.phrase is not None:
             ptoks, weight = query_phrases(query, self.stemmed)
             if weight > 0:

@@ -1,0 +1,60 @@
+"""A query's English read in Mathlib's vocabulary (`math2.retrieval.english`)."""
+
+import shutil
+from pathlib import Path
+
+from math2.importers.mathlib import import_lean_library
+from math2.retrieval.english import mathlib_tokens, mathlib_words
+from math2.retrieval.index import SearchIndex, build_index
+from math2.sources import load_manifest, sync_manifest
+from tests.conftest import REPO
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "leanproj"
+
+
+def test_english_phrases_give_mathlib_words() -> None:
+    assert mathlib_words("a prime divides a product") == ["dvd"]
+    assert mathlib_words("the exponential function is positive") == ["pos", "exp"]
+    assert mathlib_words("non-negative squares") == ["nonneg", "sq"]
+    assert mathlib_words("a matrix is invertible iff its determinant is a unit") == [
+        "det",
+        "is",
+        "unit",
+    ]
+    assert "pow" not in mathlib_words("no surjection onto its power set")
+    assert mathlib_tokens("strictly increasing") == ["strict", "mono", "monoton"]
+
+
+def test_formulas_and_latex_commands_give_nothing() -> None:
+    assert mathlib_words(r"$\sin^2 x + \cos^2 x = 1$") == []
+    assert mathlib_words("‖x + y‖ ≤ ‖x‖ + ‖y‖") == []
+    assert mathlib_tokens("Nat.Prime p → 2 ≤ p") == []
+
+
+DECLS = """
+/-- The successor of a number is not zero. -/
+theorem Filler.succ_ne_zero (n : Nat) : n + 1 ≠ 0 := sorry
+
+theorem Nat.Prime.dvd_mul {p m n : Nat} (pp : p.Prime) : p ∣ m * n ↔ p ∣ m ∨ p ∣ n := sorry
+
+theorem Filler.prime_mul_product {p m n : Nat} (h : p = m * n) : p = m * n := sorry
+"""
+
+
+def test_divides_finds_the_dvd_lemma(sqlite_store, tmp_path: Path) -> None:
+    """Nothing of `Nat.Prime.dvd_mul` says "divides": its name and statement say `dvd`/`∣`.
+    The query's English "divides" gives `dvd`, which puts it first; without it a declaration
+    that only shares "prime" and "product"-like words comes first."""
+    tree = tmp_path / "lean"
+    shutil.copytree(FIX, tree)
+    (tree / "Mathlib" / "Divides.lean").write_text(DECLS)
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    import_lean_library(sqlite_store, manifest.get("mathlib"), tree)
+    build_index(sqlite_store, tmp_path / "ix", dense=False)
+    query = "a prime that divides a product of two numbers divides one of them"
+    with_words = SearchIndex(tmp_path / "ix")
+    without = SearchIndex(tmp_path / "ix", synonym_weight=0.0)
+    assert with_words.search(query, k=1)[0].name == "Nat.Prime.dvd_mul"
+    assert without.search(query, k=1)[0].name != "Nat.Prime.dvd_mul"
