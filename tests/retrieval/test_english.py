@@ -4,7 +4,7 @@ import shutil
 from pathlib import Path
 
 from math2.importers.mathlib import import_lean_library
-from math2.retrieval.english import mathlib_tokens, mathlib_words
+from math2.retrieval.english import english_tokens, mathlib_tokens, mathlib_words
 from math2.retrieval.index import SearchIndex, build_index
 from math2.sources import load_manifest, sync_manifest
 from tests.conftest import REPO
@@ -23,6 +23,12 @@ def test_english_phrases_give_mathlib_words() -> None:
     ]
     assert "pow" not in mathlib_words("no surjection onto its power set")
     assert mathlib_tokens("strictly increasing") == ["strict", "mono", "monoton"]
+
+
+def test_the_translated_english_words() -> None:
+    """What the discount (`W_TRANSLATED`) applies to: the words of the phrases translated."""
+    assert english_tokens("squares are nonnegative") == ["nonneg", "squar"]
+    assert english_tokens("compact sets are closed") == []
 
 
 def test_formulas_and_latex_commands_give_nothing() -> None:
@@ -58,3 +64,44 @@ def test_divides_finds_the_dvd_lemma(sqlite_store, tmp_path: Path) -> None:
     without = SearchIndex(tmp_path / "ix", synonym_weight=0.0)
     assert with_words.search(query, k=1)[0].name == "Nat.Prime.dvd_mul"
     assert without.search(query, k=1)[0].name != "Nat.Prime.dvd_mul"
+
+
+SQUARES = """
+/-- A commutative square of morphisms. -/
+structure CategoryTheory.Square (C : Type) where
+  top : C
+
+/-- The square of a square is a square. -/
+def CategoryTheory.Square.flip {C : Type} (s : CategoryTheory.Square C) :
+    CategoryTheory.Square C := s
+
+/-- Squares of squares are squares; their nonnegative part is a square. -/
+def CategoryTheory.Square.nonneg {C : Type} (s : CategoryTheory.Square C) :
+    CategoryTheory.Square C := s
+
+theorem sq_nonneg (a : Int) : 0 ≤ a ^ 2 := sorry
+
+theorem Filler.nonneg_one : (0 : Int) ≤ 1 := sorry
+"""
+
+
+def test_translated_english_counts_less(sqlite_store, tmp_path: Path) -> None:
+    """ "squares are nonnegative": the word `squares` is all over the category theory squares,
+    while `sq_nonneg` says `sq`. The English words of a translated phrase count
+    W_TRANSLATED, so the squares lose ground to the lemma, which comes first."""
+    tree = tmp_path / "lean"
+    shutil.copytree(FIX, tree)
+    (tree / "Mathlib" / "Fixture.lean").write_text(SQUARES)
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    import_lean_library(sqlite_store, manifest.get("mathlib"), tree)
+    build_index(sqlite_store, tmp_path / "ix", dense=False)
+    query = "squares are nonnegative"
+    now = SearchIndex(tmp_path / "ix")
+    full = SearchIndex(tmp_path / "ix", translated_weight=1.0)
+    lemma, decoy = now.names.index("sq_nonneg"), now.names.index("CategoryTheory.Square.nonneg")
+    s_now, s_full = now.lexical_scores(query), full.lexical_scores(query)
+    assert s_now[decoy] < s_full[decoy]
+    assert s_now[lemma] == s_full[lemma]  # its words are the translation, never discounted
+    assert now.search(query, k=1)[0].name == "sq_nonneg"

@@ -97,6 +97,13 @@ def mathlib_words(query: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def english_tokens(query: str) -> list[str]:
+    """The stemmed tokens of the English phrases that `mathlib_words` translated."""
+    low = _LATEX_CMD.sub(" ", query).lower()
+    spans = [m.group(0) for rx, _ in _RULES for m in rx.finditer(low)]
+    return query_tokens(" ".join(spans), stemmed=True) if spans else []
+
+
 def mathlib_tokens(query: str) -> list[str]:
     """`mathlib_words` as stemmed query tokens (`strict mono` → `strict`, `mono`)."""
     words = mathlib_words(query)

@@ -37,7 +37,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from math2.retrieval import lexical
-from math2.retrieval.english import mathlib_tokens
+from math2.retrieval.english import english_tokens, mathlib_tokens
 from math2.retrieval.text import prose_tokens, query_phrases, query_tokens, v1_tokens
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,11 @@ BETA_PRIOR = 0.25
 # apart at this weight (index text v4+). Measured on the dev sets over the full index
 # (docs/benchmarks.md, issue 24, branch search2): at 1.5 natural-language descriptions 0.394 ->
 # 0.450, slogans 0.237 -> 0.364, held-out docstrings 0.196 -> 0.207; titles, Lean, LaTeX level.
+# The English words those Mathlib words translate then count W_TRANSLATED of their weight
+# (`squares` was matching `CategoryTheory.Square…` over `sq_nonneg`): at 0.4 descriptions 0.465,
+# slogans 0.441, docstrings 0.210, titles level; at 0.2 titles begin to fall.
 W_SYNONYMS = 1.5
+W_TRANSLATED = 0.4
 
 
 class Hit(BaseModel):
@@ -95,6 +99,7 @@ class SearchIndex:
         aids_weight: float = W_AIDS,
         parents_weight: float = W_PARENTS,
         synonym_weight: float = W_SYNONYMS,
+        translated_weight: float = W_TRANSLATED,
     ):
         self.folder = folder
         self.meta = json.loads((folder / "meta.json").read_text())
@@ -108,6 +113,7 @@ class SearchIndex:
         self.aids_weight = aids_weight
         self.parents_weight = parents_weight
         self.synonym_weight = synonym_weight
+        self.translated_weight = translated_weight
 
     def __len__(self) -> int:
         return int(self.meta["count"])
@@ -200,9 +206,14 @@ class SearchIndex:
         toks = self._query_tokens(query)
         score = self.bm25.scores(toks)
         if self.stemmed and self.synonym_weight > 0:
-            extra = [t for t in mathlib_tokens(query) if t not in toks]
+            mathlib = mathlib_tokens(query)
+            extra = [t for t in mathlib if t not in toks]
             if extra:
                 score = score + self.synonym_weight * self.bm25.scores(extra)
+            # The English words of a translated phrase count W_TRANSLATED instead of 1.
+            eng = [t for t in english_tokens(query) if t in toks and t not in mathlib]
+            if eng and self.translated_weight != 1.0:
+                score = score - (1.0 - self.translated_weight) * self.bm25.scores(eng)
         if self.phrase is not None:
             ptoks, weight = query_phrases(query, self.stemmed)
             if weight > 0:
