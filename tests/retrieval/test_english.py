@@ -12,6 +12,19 @@ from tests.conftest import REPO
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "leanproj"
 
 
+def _index_with(store, tmp_path: Path, source: str) -> None:
+    """The fixture project plus `source` as `Mathlib/Fixture.lean`, imported and indexed at
+    `tmp_path / "ix"`."""
+    tree = tmp_path / "lean"
+    shutil.copytree(FIX, tree)
+    (tree / "Mathlib" / "Fixture.lean").write_text(source)
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with store.session() as s:
+        sync_manifest(s, manifest)
+    import_lean_library(store, manifest.get("mathlib"), tree)
+    build_index(store, tmp_path / "ix", dense=False)
+
+
 def test_english_phrases_give_mathlib_words() -> None:
     assert mathlib_words("a prime divides a product") == ["dvd"]
     assert mathlib_words("the exponential function is positive") == ["pos", "exp"]
@@ -51,14 +64,7 @@ def test_divides_finds_the_dvd_lemma(sqlite_store, tmp_path: Path) -> None:
     """Nothing of `Nat.Prime.dvd_mul` says "divides": its name and statement say `dvd`/`∣`.
     The query's English "divides" gives `dvd`, which puts it first; without it a declaration
     that only shares "prime" and "product"-like words comes first."""
-    tree = tmp_path / "lean"
-    shutil.copytree(FIX, tree)
-    (tree / "Mathlib" / "Divides.lean").write_text(DECLS)
-    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
-    with sqlite_store.session() as s:
-        sync_manifest(s, manifest)
-    import_lean_library(sqlite_store, manifest.get("mathlib"), tree)
-    build_index(sqlite_store, tmp_path / "ix", dense=False)
+    _index_with(sqlite_store, tmp_path, DECLS)
     query = "a prime that divides a product of two numbers divides one of them"
     with_words = SearchIndex(tmp_path / "ix")
     without = SearchIndex(tmp_path / "ix", synonym_weight=0.0)
@@ -89,14 +95,7 @@ def test_translated_english_counts_less(sqlite_store, tmp_path: Path) -> None:
     """ "squares are nonnegative": the word `squares` is all over the category theory squares,
     while `sq_nonneg` says `sq`. The English words of a translated phrase count
     W_TRANSLATED, so the squares lose ground to the lemma, which comes first."""
-    tree = tmp_path / "lean"
-    shutil.copytree(FIX, tree)
-    (tree / "Mathlib" / "Fixture.lean").write_text(SQUARES)
-    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
-    with sqlite_store.session() as s:
-        sync_manifest(s, manifest)
-    import_lean_library(sqlite_store, manifest.get("mathlib"), tree)
-    build_index(sqlite_store, tmp_path / "ix", dense=False)
+    _index_with(sqlite_store, tmp_path, SQUARES)
     query = "squares are nonnegative"
     now = SearchIndex(tmp_path / "ix")
     full = SearchIndex(tmp_path / "ix", translated_weight=1.0)
