@@ -66,8 +66,8 @@ BETA_PRIOR = 0.25
 # (docs/benchmarks.md, issue 24, branch search2): at 1.5 natural-language descriptions 0.394 ->
 # 0.450, slogans 0.237 -> 0.364, held-out docstrings 0.196 -> 0.207; titles, Lean, LaTeX level.
 # The English words those Mathlib words translate then count W_TRANSLATED of their weight
-# (`squares` was matching `CategoryTheory.Square…` over `sq_nonneg`): at 0.4 descriptions 0.465,
-# slogans 0.441, docstrings 0.210, titles level; at 0.2 titles begin to fall.
+# (`positive` pulled `Mathlib.Meta.Positivity.*` over `Nat.factorial_pos`): at 0.4
+# descriptions 0.467, slogans 0.441, docstrings 0.210, titles level; at 0.2 titles fall.
 W_SYNONYMS = 1.5
 W_TRANSLATED = 0.4
 
