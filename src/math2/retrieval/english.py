@@ -34,6 +34,7 @@ _TABLE: list[tuple[str, str]] = [
     (r"square roots?", "sqrt"),
     (r"squared|squares?", "sq"),
     (r"absolute value", "abs"),
+    (r"inequalit(?:y|ies)", "le"),
     (r"derivatives?|differentiation", "deriv"),
     (r"logarithms?", "log"),
     (r"exponential", "exp"),
