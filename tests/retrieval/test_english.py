@@ -26,7 +26,7 @@ def _index_with(store, tmp_path: Path, source: str) -> None:
 
 
 def test_english_phrases_give_mathlib_words() -> None:
-    assert mathlib_words("a prime divides a product") == ["dvd"]
+    assert mathlib_words("a prime divides a product") == ["dvd", "prod", "mul"]
     assert mathlib_words("the exponential function is positive") == ["pos", "exp"]
     assert mathlib_words("non-negative squares") == ["nonneg", "sq"]
     assert mathlib_words("a matrix is invertible iff its determinant is a unit") == [
