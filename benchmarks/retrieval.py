@@ -49,7 +49,15 @@ import yaml
 from sqlalchemy import select
 
 from math2.retrieval.encoder import ENCODERS, load_encoder
-from math2.retrieval.index import RRF_K, W_AIDS, W_PARENTS, SearchIndex, build_index
+from math2.retrieval.index import (
+    RRF_K,
+    W_AIDS,
+    W_PARENTS,
+    W_SYNONYMS,
+    W_TRANSLATED,
+    SearchIndex,
+    build_index,
+)
 from math2.retrieval.text import document_text
 from math2.store import Mention, Source, Store
 
@@ -237,6 +245,20 @@ def main() -> None:
     ap.add_argument("--latency-queries", type=int, default=200)
     ap.add_argument("--aids-weights", type=float, nargs="*", default=[])
     ap.add_argument("--parents-weights", type=float, nargs="*", default=[])
+    ap.add_argument(
+        "--synonym-weights",
+        type=float,
+        nargs="*",
+        default=[],
+        help="weights of the Mathlib words of the query's English to measure",
+    )
+    ap.add_argument(
+        "--translated-weights",
+        type=float,
+        nargs="*",
+        default=[],
+        help="with --synonym-weights: weights of the English words they translate",
+    )
     ap.add_argument("--dense", choices=ENCODERS, help="also embed the v4 index with this encoder")
     ap.add_argument("--dense-weights", type=float, nargs="*", default=[])
     ap.add_argument("--compare-encoders", action="store_true")
@@ -296,23 +318,32 @@ def main() -> None:
         rel = sum(len(r) for _, _, r in v) / max(1, len(v))
         print(f"set {k}: {len(v)} queries, {rel:.2f} relevant each")
     base = "plain BM25 (v3: words + phrases, before issue 24)"
+    aw, sw, tw = W_AIDS, W_SYNONYMS, W_TRANSLATED
+    # (label, index text version, parts, aids weight, parents weight, Mathlib words weight,
+    #  weight of the English words they translate)
     configs = [
-        (base, 3, ("bm25",), 0.0, 0.0),
-        ("+ stems (v4)", 4, ("bm25",), 0.0, 0.0),
-        (f"+ stems + aids {W_AIDS} (default)", 4, ("bm25", "aids"), W_AIDS, 0.0),
-        ("+ stems + parents 0.1", 4, ("bm25", "parents"), 0.0, 0.1),
-        (f"+ stems + aids {W_AIDS} + parents 0.1", 4, ("bm25", "aids", "parents"), W_AIDS, 0.1),
-        *((f"+ stems + aids {w}", 4, ("bm25", "aids"), w, 0.0) for w in args.aids_weights),
-        *((f"+ stems + parents {w}", 4, ("bm25", "parents"), 0.0, w)
+        (base, 3, ("bm25",), 0.0, 0.0, 0.0, 1.0),
+        ("+ stems (v4)", 4, ("bm25",), 0.0, 0.0, 0.0, 1.0),
+        (f"+ stems + aids {aw} (default before search2)", 4, ("bm25", "aids"), aw, 0.0, 0.0, 1.0),
+        (f"+ stems + aids {aw} + Mathlib words {sw}, translated English {tw} (default)", 4,
+         ("bm25", "aids"), aw, 0.0, sw, tw),
+        ("+ stems + parents 0.1", 4, ("bm25", "parents"), 0.0, 0.1, 0.0, 1.0),
+        (f"+ stems + aids {aw} + parents 0.1", 4, ("bm25", "aids", "parents"), aw, 0.1, 0.0, 1.0),
+        *((f"+ stems + aids {w}", 4, ("bm25", "aids"), w, 0.0, 0.0, 1.0)
+          for w in args.aids_weights),
+        *((f"+ stems + parents {w}", 4, ("bm25", "parents"), 0.0, w, 0.0, 1.0)
           for w in args.parents_weights),
+        *((f"+ stems + aids {aw} + Mathlib words {w}, translated English {t}", 4,
+           ("bm25", "aids"), aw, 0.0, w, t)
+          for w in args.synonym_weights for t in args.translated_weights or [tw]),
     ]  # fmt: skip
     if args.dense:
         d = f"dense ({args.dense}, HNSW)"
         p = ("bm25", "aids", "parents")
         configs += [
-            (f"v4 {d} alone", 4, ("dense",), 0.0, 0.0),
-            (f"v4 default + {d}", 4, (*p, "dense"), W_AIDS, W_PARENTS),
-            *((f"v4 default + {d} weight {w}", 4, (*p, "dense"), W_AIDS, W_PARENTS, w)
+            (f"v4 {d} alone", 4, ("dense",), 0.0, 0.0, 0.0, 1.0),
+            (f"v4 default + {d}", 4, (*p, "dense"), aw, W_PARENTS, sw, tw),
+            *((f"v4 default + {d} weight {w}", 4, (*p, "dense"), aw, W_PARENTS, sw, tw, w)
               for w in args.dense_weights),
         ]  # fmt: skip
     configs = [c for c in configs if not args.only or args.only in c[0] or c[0] == base]
@@ -323,9 +354,10 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     lat = {}
     baseline: dict[str, float] = {}
-    for label, version, parts, aids_w, parents_w, *dw in configs:
+    for label, version, parts, aids_w, parents_w, syn_w, tr_w, *dw in configs:
         ix = indexes[version]
         ix.aids_weight, ix.parents_weight = aids_w, parents_w
+        ix.synonym_weight, ix.translated_weight = syn_w, tr_w
         kw = {"prior_weight": 0.0, **({"dense_weight": dw[0]} if dw else {})}
         for name, items in sets.items():
             m = metrics(ix, items, parts, **kw)

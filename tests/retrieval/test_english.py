@@ -1,0 +1,106 @@
+"""A query's English read in Mathlib's vocabulary (`math2.retrieval.english`)."""
+
+import shutil
+from pathlib import Path
+
+from math2.importers.mathlib import import_lean_library
+from math2.retrieval.english import english_tokens, mathlib_tokens, mathlib_words
+from math2.retrieval.index import SearchIndex, build_index
+from math2.sources import load_manifest, sync_manifest
+from tests.conftest import REPO
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "leanproj"
+
+
+def _index_with(store, tmp_path: Path, source: str) -> None:
+    """The fixture project plus `source` as `Mathlib/Fixture.lean`, imported and indexed at
+    `tmp_path / "ix"`."""
+    tree = tmp_path / "lean"
+    shutil.copytree(FIX, tree)
+    (tree / "Mathlib" / "Fixture.lean").write_text(source)
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with store.session() as s:
+        sync_manifest(s, manifest)
+    import_lean_library(store, manifest.get("mathlib"), tree)
+    build_index(store, tmp_path / "ix", dense=False)
+
+
+def test_english_phrases_give_mathlib_words() -> None:
+    assert mathlib_words("a prime divides a product") == ["dvd", "prod", "mul"]
+    assert mathlib_words("the exponential function is positive") == ["pos", "exp"]
+    assert mathlib_words("non-negative squares") == ["nonneg", "sq"]
+    assert mathlib_words("a matrix is invertible iff its determinant is a unit") == [
+        "det",
+        "is",
+        "unit",
+    ]
+    assert "pow" not in mathlib_words("no surjection onto its power set")
+    assert mathlib_tokens("strictly increasing") == ["strict", "mono", "monoton"]
+
+
+def test_the_translated_english_words() -> None:
+    """What the discount (`W_TRANSLATED`) applies to: the words of the phrases translated."""
+    assert english_tokens("squares are nonnegative") == ["nonneg", "squar"]
+    assert english_tokens("compact sets are closed") == []
+
+
+def test_formulas_and_latex_commands_give_nothing() -> None:
+    assert mathlib_words(r"$\sin^2 x + \cos^2 x = 1$") == []
+    assert mathlib_words("‖x + y‖ ≤ ‖x‖ + ‖y‖") == []
+    assert mathlib_tokens("Nat.Prime p → 2 ≤ p") == []
+
+
+DECLS = """
+/-- The successor of a number is not zero. -/
+theorem Filler.succ_ne_zero (n : Nat) : n + 1 ≠ 0 := sorry
+
+theorem Nat.Prime.dvd_mul {p m n : Nat} (pp : p.Prime) : p ∣ m * n ↔ p ∣ m ∨ p ∣ n := sorry
+
+theorem Filler.prime_mul_product {p m n : Nat} (h : p = m * n) : p = m * n := sorry
+"""
+
+
+def test_divides_finds_the_dvd_lemma(sqlite_store, tmp_path: Path) -> None:
+    """Nothing of `Nat.Prime.dvd_mul` says "divides": its name and statement say `dvd`/`∣`.
+    The query's English "divides" gives `dvd`, which puts it first; without it a declaration
+    that only shares "prime" and "product"-like words comes first."""
+    _index_with(sqlite_store, tmp_path, DECLS)
+    query = "a prime that divides a product of two numbers divides one of them"
+    with_words = SearchIndex(tmp_path / "ix")
+    without = SearchIndex(tmp_path / "ix", synonym_weight=0.0)
+    assert with_words.search(query, k=1)[0].name == "Nat.Prime.dvd_mul"
+    assert without.search(query, k=1)[0].name != "Nat.Prime.dvd_mul"
+
+
+SQUARES = """
+/-- A commutative square of morphisms. -/
+structure CategoryTheory.Square (C : Type) where
+  top : C
+
+/-- The square of a square is a square. -/
+def CategoryTheory.Square.flip {C : Type} (s : CategoryTheory.Square C) :
+    CategoryTheory.Square C := s
+
+/-- Squares of squares are squares; their nonnegative part is a square. -/
+def CategoryTheory.Square.nonneg {C : Type} (s : CategoryTheory.Square C) :
+    CategoryTheory.Square C := s
+
+theorem sq_nonneg (a : Int) : 0 ≤ a ^ 2 := sorry
+
+theorem Filler.nonneg_one : (0 : Int) ≤ 1 := sorry
+"""
+
+
+def test_translated_english_counts_less(sqlite_store, tmp_path: Path) -> None:
+    """ "squares are nonnegative": the word `squares` is all over the category theory squares,
+    while `sq_nonneg` says `sq`. The English words of a translated phrase count
+    W_TRANSLATED, so the squares lose ground to the lemma, which comes first."""
+    _index_with(sqlite_store, tmp_path, SQUARES)
+    query = "squares are nonnegative"
+    now = SearchIndex(tmp_path / "ix")
+    full = SearchIndex(tmp_path / "ix", translated_weight=1.0)
+    lemma, decoy = now.names.index("sq_nonneg"), now.names.index("CategoryTheory.Square.nonneg")
+    s_now, s_full = now.lexical_scores(query), full.lexical_scores(query)
+    assert s_now[decoy] < s_full[decoy]
+    assert s_now[lemma] == s_full[lemma]  # its words are the translation, never discounted
+    assert now.search(query, k=1)[0].name == "sq_nonneg"
