@@ -3,8 +3,8 @@ fake model server and the fake REPL: the same run items and attempts; a Lean act
 mid-run; the driver SIGKILLed and started again.
 
 Normalised before comparing (and nothing else): database ids (`id`, `run_id`), times
-(`finished_at`, `started_at`, `duration_s`, and the `latency_s` / `time_s` fields inside the
-stored replies and Lean results).
+(`finished_at`, `started_at`, `duration_s`, and the `latency_s` / `time_s` / `queue_s` fields
+inside the stored replies and Lean results).
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ def _ray():
 def cluster():
     ray = _ray()
     env = {"PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    _forget_auth_token()  # another module's cluster may have left its token cached
     ray.init(
         num_cpus=2,
         namespace=NAMESPACE,
@@ -75,6 +76,13 @@ def cluster():
 
 
 _TOKEN: list[Path] = []
+
+
+def _forget_auth_token() -> None:
+    """Ray caches one auth token per process: forget it, so the next cluster reads its own."""
+    from ray._private.authentication_test_utils import reset_auth_token_state
+
+    reset_auth_token_state()
 
 
 def _driver_env() -> dict[str, str]:
@@ -121,7 +129,7 @@ def lean_actors(cluster):
     stop_actors(cluster)
 
 
-_TIMES = {"latency_s", "time_s"}
+_TIMES = {"latency_s", "time_s", "queue_s"}
 
 
 def _strip(v):

@@ -161,6 +161,8 @@ def two_nodes(monkeypatch) -> Iterator[Cluster]:
         if ray.is_initialized():
             ray.shutdown()
         c.stop()
+        monkeypatch.undo()  # this process's auth settings as they were, and Ray's cache with them
+        reset_auth_token_state()
 
 
 def _driver(c: Cluster, store: Store, base_url: str, tmp_path: Path, n: int) -> list[str]:
