@@ -4,7 +4,8 @@ import shutil
 from pathlib import Path
 
 from math2.importers.mathlib import import_lean_library
-from math2.retrieval.english import english_tokens, mathlib_tokens, mathlib_words
+from math2.retrieval import index as index_module
+from math2.retrieval.english import english_tokens, latex_tokens, mathlib_tokens, mathlib_words
 from math2.retrieval.index import SearchIndex, build_index
 from math2.sources import load_manifest, sync_manifest
 from tests.conftest import REPO
@@ -44,7 +45,15 @@ def test_the_translated_english_words() -> None:
     assert english_tokens("compact sets are closed") == []
 
 
-def test_formulas_and_latex_commands_give_nothing() -> None:
+def test_latex_commands_give_mathlib_words() -> None:
+    query = r"$\sum_{k=0}^{n} \binom{n}{k} = 2^n$ in $\mathbb{R}$, $a \leq b$, $p \mid n$"
+    assert mathlib_words(query) == ["sum", "choose", "dvd", "le", "real"]
+    assert latex_tokens(r"$\binom{n}{k}$") == ["choos"]
+    # A command is matched whole: `\left` is not `\le`, `\intercal` not `\int`.
+    assert mathlib_words(r"$\left( A^\intercal \right)$") == []
+
+
+def test_formulas_give_nothing() -> None:
     assert mathlib_words(r"$\sin^2 x + \cos^2 x = 1$") == []
     assert mathlib_words("‖x + y‖ ≤ ‖x‖ + ‖y‖") == []
     assert mathlib_tokens("Nat.Prime p → 2 ≤ p") == []
@@ -104,3 +113,23 @@ def test_translated_english_counts_less(sqlite_store, tmp_path: Path) -> None:
     assert s_now[decoy] < s_full[decoy]
     assert s_now[lemma] == s_full[lemma]  # its words are the translation, never discounted
     assert now.search(query, k=1)[0].name == "sq_nonneg"
+
+
+BINOMIAL = """
+theorem Nat.sum_range_choose (n : Nat) :
+    (Finset.range (n + 1)).sum (fun m => n.choose m) = 2 ^ n := sorry
+
+theorem Filler.two_pow_eq_sum (n k : Nat) (h : ∑ i ∈ Finset.range k, k = 2 ^ k) :
+    2 ^ n = 2 ^ n * 1 + 0 * k := sorry
+"""
+
+
+def test_latex_words_score_like_name_words(sqlite_store, tmp_path: Path, monkeypatch) -> None:
+    """`\\sum` and `\\binom` already give the tokens `sum`/`choose`; scored again as Mathlib
+    words they lift the declaration named with them over one whose statement has `∑` and more
+    of the formula's letters and digits. Without that second scoring the filler comes first."""
+    _index_with(sqlite_store, tmp_path, BINOMIAL)
+    query = r"$\sum_{k=0}^{n} \binom{n}{k} = 2^n$"
+    assert SearchIndex(tmp_path / "ix").search(query, k=1)[0].name == "Nat.sum_range_choose"
+    monkeypatch.setattr(index_module, "latex_tokens", lambda q: [])
+    assert SearchIndex(tmp_path / "ix").search(query, k=1)[0].name != "Nat.sum_range_choose"
