@@ -49,6 +49,7 @@ def test_latex_commands_give_mathlib_words() -> None:
     query = r"$\sum_{k=0}^{n} \binom{n}{k} = 2^n$ in $\mathbb{R}$, $a \leq b$, $p \mid n$"
     assert mathlib_words(query) == ["sum", "choose", "dvd", "le", "real"]
     assert latex_tokens(r"$\binom{n}{k}$") == ["choos"]
+    assert mathlib_words(r"$\|e^x\| \le \log y$") == ["le", "norm", "log", "exp"]
     # A command is matched whole: `\left` is not `\le`, `\intercal` not `\int`.
     assert mathlib_words(r"$\left( A^\intercal \right)$") == []
 
