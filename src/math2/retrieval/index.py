@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 
@@ -43,6 +44,7 @@ from math2.retrieval.text import prose_tokens, query_phrases, query_tokens, v1_t
 log = logging.getLogger(__name__)
 
 RRF_K = 60
+_ENCODER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="math2-query-encoder")
 W_BM25 = 1.0
 # The dense part reorders the lexical top RERANK_TOP: its cosine rank among them is fused at
 # weight W_DENSE. Measured on the dev sets over the full index (docs/benchmarks.md, issue 24.4):
@@ -268,11 +270,14 @@ class SearchIndex:
                 cands[i] = cands[i][:RERANK_TOP]
         return cands
 
-    def rerank_dense(self, queries: list[str], candidates: list[np.ndarray]) -> list[np.ndarray]:
-        """Each query's candidates in cosine order (nothing where no dense part is built)."""
+    def rerank_dense(
+        self, queries: list[str], candidates: list[np.ndarray], vectors: np.ndarray | None = None
+    ) -> list[np.ndarray]:
+        """Each query's candidates in cosine order (nothing where no dense part is built);
+        `vectors`: the queries already encoded."""
         if not self.meta.get("dense") or self.dense is None:
             return [np.zeros(0, dtype=np.int64) for _ in queries]
-        return self.dense.rerank(queries, candidates)
+        return self.dense.rerank(queries, candidates, vectors)
 
     def search_batch(
         self,
@@ -291,10 +296,16 @@ class SearchIndex:
             prior_weight = 0.0
         use_aids = "aids" in parts or "parents" in parts
         n = len(queries)
+        # The encoder reads the queries while the lexical parts are scored (onnxruntime lets
+        # go of the GIL): a search with the dense part costs the longer of the two, not both.
+        encoding = None
+        if "dense" in parts and "bm25" in parts and self.has_dense:
+            encoding = _ENCODER_THREAD.submit(self.dense.encode_queries, queries)
         b = self.rank_bm25(queries, pool, use_aids) if "bm25" in parts else [None] * n
         d: list = [None] * n
         if "dense" in parts and "bm25" in parts:
-            d = self.rerank_dense(queries, self._candidates(queries, b))
+            vectors = encoding.result() if encoding is not None else None
+            d = self.rerank_dense(queries, self._candidates(queries, b), vectors)
         elif "dense" in parts:
             d = self.rank_dense(queries, pool)
         x = self.rank_desc(queries, pool) if "desc" in parts else [None] * n
