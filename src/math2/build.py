@@ -211,43 +211,50 @@ def _index_steps(
     settings: Settings, store: Store, libraries: list[str], say: Callable[[str], None]
 ) -> list[tuple[str, str]]:
     """A BM25 (+ PageRank prior) index for every library in the store, so that `math2
-    search` works after a build; dense embeddings only when `retrieval.dense_in_build`."""
+    search` works after a build, with dense embeddings for the libraries of
+    `retrieval.dense_libraries` (resumed where a killed build left them)."""
     import json
 
     from math2.retrieval.aids import mathlib_checkout
+    from math2.retrieval.encoder import unavailable
     from math2.retrieval.index import build_index
     from math2.retrieval.text import TEXT_VERSION
     from math2.util.progress import stage
 
     steps = []
-    dense = settings.retrieval.dense_in_build
+    encoder = settings.retrieval.encoder
+    why_not = unavailable(encoder) if settings.retrieval.dense_libraries else None
     for name in libraries:
+        dense = name in settings.retrieval.dense_libraries and why_not is None
         out = Path(settings.retrieval.index_dir) / name
         fp = _index_fingerprint(store, name)
         if fp[0] == 0:
             continue
         meta_path = out / "meta.json"
-        if meta_path.exists() and not dense:
+        if meta_path.exists():
             old = json.loads(meta_path.read_text())
             same = [old.get("count"), *(old.get("first_last") or [])] == fp
-            if same and old.get("text_version") == TEXT_VERSION:
+            # meta.json names a dense part only once it is whole (build_index writes it last)
+            dense_ok = not dense or (old.get("dense") or {}).get("encoder") == encoder
+            if same and old.get("text_version") == TEXT_VERSION and dense_ok:
                 steps.append((f"search index {name}", f"up to date ({fp[0]} declarations)"))
                 continue
         try:
             with stage(f"search index {name}", total=fp[0], unit="declarations") as st:
                 meta = build_index(
                     store, out, name, dense=dense, progress=say,
-                    encoder=settings.retrieval.encoder, mathlib_dir=mathlib_checkout(settings),
+                    encoder=encoder, mathlib_dir=mathlib_checkout(settings),
                 )  # fmt: skip
                 st.update(done=meta["count"])
         except LookupError as exc:
             steps.append((f"search index {name}", f"skipped: {exc}"))
             continue
-        extra = (
-            f"dense embeddings in {meta['dense_chunks']} chunks"
-            if meta["dense_chunks"]
-            else f"no dense embeddings (opt in: math2 index build --library {name} --dense)"
-        )
+        if meta["dense_chunks"]:
+            extra = f"dense embeddings in {meta['dense_chunks']} chunks"
+        elif name in settings.retrieval.dense_libraries and why_not:
+            extra = f"no dense embeddings: {why_not}"
+        else:
+            extra = f"no dense embeddings (opt in: math2 index build --library {name} --dense)"
         steps.append(
             (f"search index {name}", f"BM25 over {meta['count']} declarations at {out}; {extra}")
         )

@@ -95,10 +95,14 @@ class RetrievalSettings(BaseModel):
     """The search index."""
 
     index_dir: Path = Path(".math2/index")
-    # Embedding all of Mathlib takes about a quarter of an hour on two CPU cores (bge-small,
-    # docs/benchmarks.md), so `math2 build` leaves it to `math2 index build --dense` unless
-    # this is on.
-    dense_in_build: bool = False
+    # The libraries whose index gets the dense part by default (`math2 build`, `math2 index
+    # build`; `--no-dense` opts out). It reorders the lexical top 30 and lifts every query style
+    # of the dev sets over all of Mathlib (Lean-style ×1.29, LaTeX ×1.22; docs/benchmarks.md),
+    # at the cost of embedding every declaration once (resumable; about a quarter of an hour
+    # for all of Mathlib on two idle cores) and a query encoding per search, which runs while
+    # the lexical parts are scored. Other libraries (set.mm's labels and metamath formulas) are
+    # not measured with it: opt in per library with `math2 index build --dense`.
+    dense_libraries: list[str] = ["mathlib"]
     # The dense part's encoder: bge-small (retrieval-trained, onnxruntime int8) or minilm.
     encoder: str = "bge-small"
 

@@ -139,3 +139,28 @@ def test_aids_meet_only_the_english_words_of_a_query() -> None:
     assert prose_tokens(r"$\sin^2 x + \cos^2 x = 1$")[0] == []  # LaTeX commands are not prose
     words, share = prose_tokens("Nat.Prime p → 2 ≤ p, the primes")
     assert words == ["prime"] and 0 < share < 1
+
+
+def test_topics_of_mathlib_maps_are_aids(store, tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "mathlib"
+    shutil.copytree(FIX, root)
+    (root / "docs").mkdir(exist_ok=True)
+    (root / "docs" / "undergrad.yaml").write_text(
+        "Arithmetic:\n  Peano numerals:\n    doubling the unit: 'Demo.two_eq'\n    gone: ''\n"
+    )
+    (root / "docs" / "overview.yaml").write_text("broken: [yaml\n")  # unreadable: nothing
+    assert aids.topic_names(root) == {"Demo.two_eq": ["doubling the unit (Peano numerals)"]}
+    build_index(store, tmp_path / "ix", "mathlib", mathlib_dir=root)
+    hits = SearchIndex(tmp_path / "ix").search("doubling the unit", k=1)
+    assert hits and hits[0].name == "Demo.two_eq", hits
+    # a held-out declaration's topics stay out, and a topic is never node text
+    build_index(
+        store, tmp_path / "held", "mathlib", mathlib_dir=root, hold_out_aids={"Demo.two_eq"}
+    )
+    hits = SearchIndex(tmp_path / "held").search("doubling the unit", k=1)
+    assert not hits or hits[0].name != "Demo.two_eq"
+    with store.session() as s:
+        assert s.scalar(select(Node).where(Node.title.contains("doubling"))) is None
+        assert s.scalar(select(Mention).where(Mention.docstring.contains("doubling"))) is None

@@ -18,13 +18,15 @@ app.add_typer(index_app, name="index")
 def index_build(
     library: Annotated[str, typer.Option(help="Whose declarations.")] = "mathlib",
     dense: Annotated[
-        bool,
+        bool | None,
         typer.Option(
-            help="Also embed every declaration (opt-in: resumable, with progress; about 16 "
-            "minutes for all of Mathlib on two cores). Searches then reorder the lexical top 30 "
-            "by the encoder (measured to lift every query style on the dev sets)."
+            "--dense/--no-dense",
+            help="Embed every declaration, so searches reorder the lexical top 30 by the "
+            "encoder (measured to lift every query style on the dev sets). Default: on for the "
+            "libraries of retrieval.dense_libraries (Mathlib), off for the others. Resumable, "
+            "with progress; about a quarter of an hour for all of Mathlib on two idle cores.",
         ),
-    ] = False,
+    ] = None,
     encoder: Annotated[
         str | None,
         typer.Option(help="Dense encoder: bge-small or minilm (default: retrieval.encoder)."),
@@ -38,6 +40,8 @@ def index_build(
     from math2.retrieval.index import build_index
 
     encoder = encoder or state.settings.retrieval.encoder
+    if dense is None:
+        dense = library in state.settings.retrieval.dense_libraries
     if encoder not in ENCODERS:
         raise fail(f"unknown encoder {encoder!r}: one of {', '.join(ENCODERS)}")
     folder = Path(state.settings.retrieval.index_dir) / library

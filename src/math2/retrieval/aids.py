@@ -8,7 +8,9 @@ docstring, and never stored in the corpus (they live only in the index folder).
   "Main results" / "Main statements" / "Main theorems" / "Main definitions" section (the
   bullet that names it in backticks), and the titles of the theorem lists' nodes linked to it
   (Mathlib's 100 and 1000+ lists and the 1000+ theorems project: `Node.title` and every title
-  in `Node.extra["named_by"]`).
+  in `Node.extra["named_by"]`), and the topic names of Mathlib's two maps of its contents,
+  `docs/overview.yaml` and `docs/undergrad.yaml` (`vector space` → `Module`, `dual basis` →
+  `Module.Basis.dualBasis`), each with the heading it sits under.
 - `parents` (part `parents`): the docstring of the nearest enclosing declaration, the
   namespace or structure a declaration belongs to (`Nat.Prime`'s for `Nat.Prime.two_le`).
 
@@ -75,6 +77,36 @@ def main_results(
         for names, sentence in main_result_sentences(text):
             for n in names:
                 found[n].append(sentence)
+    return dict(found)
+
+
+TOPIC_MAPS = ("overview.yaml", "undergrad.yaml")
+
+
+def topic_names(root: Path) -> dict[str, list[str]]:
+    """Declaration name → the topics Mathlib's maps of its contents (`docs/overview.yaml`,
+    `docs/undergrad.yaml` of the checkout at `root`) give it: the topic with the heading it
+    sits under (`dual basis (Duality)`). A map that is absent or unreadable gives nothing."""
+    import yaml
+
+    found: dict[str, list[str]] = defaultdict(list)
+
+    def walk(tree: dict, heading: str) -> None:
+        for key, value in tree.items():
+            if isinstance(value, dict):
+                walk(value, str(key))
+            elif isinstance(value, str) and value.strip():
+                topic = " ".join(str(key).replace("$", " ").split())
+                for name in value.split():
+                    found[name].append(f"{topic} ({heading})" if heading else topic)
+
+    for file in TOPIC_MAPS:
+        try:
+            tree = yaml.safe_load((root / "docs" / file).read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError, UnicodeDecodeError):
+            continue
+        if isinstance(tree, dict):
+            walk(tree, "")
     return dict(found)
 
 
@@ -147,6 +179,9 @@ def collect(
         found = main_results(mathlib_dir, label=f"{tag}: main results in module docstrings")
         for i, sentences in resolve(found, names).items():
             titles[i] += sentences
+        for i, topics in resolve(topic_names(mathlib_dir), names).items():
+            if names[i] not in hold_out:
+                titles[i] += topics
     pos = {m: i for i, m in enumerate(ids)}
     for mid, ts in list_titles(session, ids).items():
         if names[pos[mid]] not in hold_out:

@@ -131,7 +131,9 @@ class DenseIndex:
         if info.get("ann") and (folder / ANN_FILE).exists():
             from usearch.index import Index
 
-            self.ann = Index.restore(str(folder / ANN_FILE))
+            # Memory-mapped, not read: a search that only reorders the lexical top opens a
+            # process in milliseconds and touches no page of the graph.
+            self.ann = Index.restore(str(folder / ANN_FILE), view=True)
             self.count = len(self.ann)
         else:
             self.vectors = _vectors(folder, info["chunks"]).astype(np.float32)
@@ -167,9 +169,16 @@ class DenseIndex:
         rows = [self._chunks[int(p) // CHUNK][int(p) % CHUNK] for p in positions]
         return np.asarray(rows, dtype=np.float32).reshape(len(positions), -1)
 
-    def rerank(self, queries: list[str], candidates: list[np.ndarray]) -> list[np.ndarray]:
-        """Each query's candidates (document positions) in cosine order, best first."""
-        q = self.encoder.encode_queries(queries)
+    def encode_queries(self, queries: list[str]) -> np.ndarray:
+        """The queries' unit vectors (what `rerank` compares the candidates with)."""
+        return self.encoder.encode_queries(queries)
+
+    def rerank(
+        self, queries: list[str], candidates: list[np.ndarray], vectors: np.ndarray | None = None
+    ) -> list[np.ndarray]:
+        """Each query's candidates (document positions) in cosine order, best first;
+        `vectors`: the queries already encoded (`encode_queries`)."""
+        q = self.encode_queries(queries) if vectors is None else vectors
         out = []
         for vec, cand in zip(q, candidates, strict=True):
             cand = np.asarray(cand, dtype=np.int64)

