@@ -58,7 +58,7 @@ from math2.retrieval.index import (
     SearchIndex,
     build_index,
 )
-from math2.retrieval.text import document_text
+from math2.retrieval.text import TEXT_VERSION, document_text
 from math2.store import Mention, Source, Store
 
 _IDENT = re.compile(r"[A-Za-z_][\w.'!?]*")
@@ -281,7 +281,8 @@ def main() -> None:
         )
     title_dev, held_out = split_lists(lists(args.crosswalk, all_names), args.seed)
     indexes: dict[int, SearchIndex] = {}
-    for version in (3, 4):
+    # Key 4 (the "v4" of the labels): the index of the current text version (stems and since).
+    for key, version in ((3, 3), (4, TEXT_VERSION)):
         folder = args.work / f"v{version}"
         t0 = time.perf_counter()
         if not (args.reuse and (folder / "meta.json").exists()):
@@ -291,18 +292,19 @@ def main() -> None:
                 hold_out_aids=held_out,
             )  # fmt: skip
         print(f"index text v{version}: built in {time.perf_counter() - t0:.0f} s", flush=True)
-        indexes[version] = SearchIndex(folder)
+        indexes[key] = SearchIndex(folder)
     if args.dense:
         t0 = time.perf_counter()
         build_index(
-            store, args.work / "v4", dense=True, hide_docstrings=hidden, encoder=args.dense,
+            store, args.work / f"v{TEXT_VERSION}", dense=True, hide_docstrings=hidden,
+            encoder=args.dense,
             progress=lambda m: print(f"  {m}", flush=True), mathlib_dir=args.mathlib,
             hold_out_aids=held_out,
         )  # fmt: skip
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"v4 index + dense part ({args.dense}): {time.perf_counter() - t0:.0f} s; "
               f"peak RSS of this process {rss:.0f} MiB")  # fmt: skip
-        indexes[4] = SearchIndex(args.work / "v4")
+        indexes[4] = SearchIndex(args.work / f"v{TEXT_VERSION}")
     names = set(indexes[4].names)
     sets = {"titles": [it for it in title_dev if it[2] & names]}
     sets |= written(args.devsets, names)

@@ -134,3 +134,50 @@ def test_latex_words_score_like_name_words(sqlite_store, tmp_path: Path, monkeyp
     assert SearchIndex(tmp_path / "ix").search(query, k=1)[0].name == "Nat.sum_range_choose"
     monkeypatch.setattr(index_module, "latex_tokens", lambda q: [])
     assert SearchIndex(tmp_path / "ix").search(query, k=1)[0].name != "Nat.sum_range_choose"
+
+
+def test_acronyms_and_name_variants_give_mathlib_words() -> None:
+    assert mathlib_words("IVT") == ["intermediate", "value"]
+    assert mathlib_words("ivt for continuous maps")[:2] == ["intermediate", "value"]
+    assert mathlib_words("FTC") == ["fundamental", "theorem", "calculus"]
+    assert mathlib_words("CRT") == ["chinese", "remainder"]
+    assert mathlib_words("AM-GM") == mathlib_words("AM–GM") == ["arith", "mean", "geom"]
+    assert mathlib_words("every PID is a UFD") == ["principal", "ideal", "unique", "factorization"]
+    # Accents folded before the table reads the query; Mathlib spells `lhopital`.
+    for q in ("L'Hôpital's rule", "l'hopital", "L'Hospital rule"):
+        assert mathlib_words(q) == ["lhopital"], q
+    assert mathlib_words("Pythagoras theorem") == ["pythagorean"]
+    for q in ("Cantor-Bernstein", "Cantor–Schröder–Bernstein", "Schroder-Bernstein"):
+        assert mathlib_words(q) == ["schroeder", "bernstein"], q
+    assert mathlib_words("Mobius inversion") == ["moebius"]
+    assert mathlib_words("chinese remainder thm") == ["theorem"]
+    # Whole words only: `pid` inside `stupid`, `ivt` inside a name, `flat`, `lemma` give nothing.
+    assert mathlib_words("a stupid flat lemma") == []
+
+
+def test_complement_and_subset_rows() -> None:
+    assert mathlib_words("the complement of the complement of A is A") == ["compl"]
+    assert mathlib_words("A is contained in B") == ["subset"]
+    assert mathlib_words("a subset of a finite set") == ["subset"]
+    assert english_tokens("A is contained in B") == ["contain"]
+
+
+ACRONYMS = """
+/-- **Intermediate Value Theorem** for continuous functions on connected spaces. -/
+theorem IsPreconnected.intermediate_value {a b : Nat} (h : a ≤ b) : a ≤ b := sorry
+
+/-- The value at the middle of an interval. -/
+theorem Filler.ivt_value (n : Nat) : n = n := sorry
+
+theorem Filler.other (n : Nat) : n + 0 = n := sorry
+"""
+
+
+def test_an_acronym_finds_the_theorem(sqlite_store, tmp_path: Path) -> None:
+    """ "IVT" is no token of the index's text; its row gives `intermediate value`, which puts
+    the theorem first. Without the Mathlib words the query finds nothing relevant."""
+    _index_with(sqlite_store, tmp_path, ACRONYMS)
+    hits = SearchIndex(tmp_path / "ix").search("IVT", k=1)
+    assert hits and hits[0].name == "IsPreconnected.intermediate_value"
+    without = SearchIndex(tmp_path / "ix", synonym_weight=0.0).search("IVT", k=1)
+    assert not without or without[0].name != "IsPreconnected.intermediate_value"

@@ -10,10 +10,15 @@ from sqlalchemy import select
 from math2.importers.mathlib import import_lean_library
 from math2.retrieval.index import SearchIndex, build_index
 from math2.retrieval.text import (
+    FOLD_VERSION,
+    TEXT_VERSION,
     document_phrases,
     document_text,
+    fold,
+    fold_accents,
     latex_to_unicode,
     phrases,
+    prose_tokens,
     query_phrases,
     query_tokens,
     split_identifier,
@@ -60,7 +65,7 @@ def test_document_text_fields() -> None:
 
 def test_v3_finds_notation_and_v1_still_builds(store, tmp_path: Path) -> None:
     v2 = SearchIndex(Path(build_index(store, tmp_path / "v2", dense=False) and tmp_path / "v2"))
-    assert v2.text_version == 5  # index text v5: constants read by math2.lean.syntax
+    assert v2.text_version == TEXT_VERSION  # index text v6: accents folded
     hits = v2.search(r"$a + b = b + a$ for $a, b \in \mathbb{N}$", k=3, parts=("bm25",))
     assert hits[0].name in ("Demo.add_comm'", "Demo.add_comm_old")
     build_index(store, tmp_path / "v1", dense=False, text_version=1)
@@ -210,3 +215,69 @@ def test_dense_text_puts_words_before_notation() -> None:
     assert t.startswith("complex exists root. **Fundamental theorem of algebra**")
     assert t.endswith("IsRoot f z")
     assert dense_text("Nat.succ_le", None, None) == "nat succ le."
+
+
+def test_accents_fold_for_latin_letters_only() -> None:
+    assert fold_accents("Bézout, Hölder, Łoś, Erdős, ﬁnite") == "Bezout, Holder, Los, Erdos, finite"
+    # Greek letters, blackboard and script letters, subscripts, superscripts, notation: kept.
+    notation = "∀ α β : ℝ, xᵢ ≤ ∑ i, ‖f i‖² → 𝕜 ℓ ℕ ⁻¹ ∈ ⊔ ἀ Γ"
+    assert fold_accents(notation) == notation
+    assert fold("Schröder") == "Schroder Schroeder"  # the German second form
+    assert fold("Bézout") == "Bezout"  # no umlaut: no second form
+    assert fold("plain ASCII") == "plain ASCII"
+
+
+def test_accented_words_become_tokens() -> None:
+    assert prose_tokens("Bézout", folded=True)[0] == ["bezout"]
+    assert prose_tokens("Bézout")[0] == []  # index text v5 and before: the old reading
+    toks = tokens("**Schröder–Bernstein** for α : ℝ", stemmed=True, folded=True)
+    assert {"schroder", "schroeder", "bernstein", "α", "ℝ", "real"} <= set(toks)
+    assert "schröder" not in toks
+    assert "schröder" in tokens("Schröder", stemmed=True)  # v5 keeps the accent
+    assert {"schroder_bernstein", "schroeder_bernstein"} <= set(
+        phrases("Schröder–Bernstein theorem", stemmed=True, folded=True)
+    )
+    for q in ("Bezout", "Bézout"):
+        assert query_tokens(q, True, True) == ["bezout"]
+
+
+ACCENTS = """
+/-- **Bézout's lemma**: the gcd is a linear combination. -/
+theorem Nat.gcd_eq_gcd_ab (x y : Int) : x = x := sorry
+
+/-- The **Schröder–Bernstein theorem**: injections both ways give a bijection. -/
+theorem Function.Embedding.antisymm_of_inj (n : Nat) : n = n := sorry
+
+/-- A lemma about gcd and linear maps. -/
+theorem Filler.gcd_linear (x : Int) : x = x := sorry
+
+/-- Injections and bijections of a theorem. -/
+theorem Filler.theorem_inj (n : Nat) : n = n := sorry
+"""
+
+
+def test_accented_docstrings_found_without_accents(sqlite_store, tmp_path: Path) -> None:
+    """A docstring says "Bézout" and "Schröder"; queries typed without accents, or with
+    Mathlib's `oe`, find them in an index of the current version (and not in v5)."""
+    tree = tmp_path / "lean"
+    shutil.copytree(FIX, tree)
+    (tree / "Mathlib" / "Fixture.lean").write_text(ACCENTS)
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    import_lean_library(sqlite_store, manifest.get("mathlib"), tree)
+    build_index(sqlite_store, tmp_path / "now", dense=False)
+    build_index(sqlite_store, tmp_path / "v5", dense=False, text_version=FOLD_VERSION - 1)
+    now, v5 = SearchIndex(tmp_path / "now"), SearchIndex(tmp_path / "v5")
+    schroeder = "Function.Embedding.antisymm_of_inj"
+    for query, want in (
+        ("Bezout's lemma", "Nat.gcd_eq_gcd_ab"),
+        ("Bézout's lemma", "Nat.gcd_eq_gcd_ab"),
+        ("Schroeder-Bernstein theorem", schroeder),
+        ("Schroder Bernstein", schroeder),
+        ("Schröder–Bernstein", schroeder),
+    ):
+        assert now.search(query, k=1)[0].name == want, query
+    assert now.folded and not v5.folded
+    assert [h.name for h in v5.search("Bezout", k=3)] == []
+    assert [h.name for h in v5.search("Schroeder", k=3)] == []

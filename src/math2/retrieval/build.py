@@ -15,6 +15,7 @@ import numpy as np
 from math2.lean.syntax import Scope, constants_of, split_identifier
 from math2.retrieval import lexical
 from math2.retrieval.text import (
+    FOLD_VERSION,
     TEXT_VERSION,
     dense_text,
     document_phrases,
@@ -167,6 +168,7 @@ def build_index(
     ):
         say("the store changed since the last index: rebuilding from scratch")
     stemmed = text_version >= 4
+    folded = text_version >= FOLD_VERSION
     t0 = time.perf_counter()
     pairs = list(zip(rows, doc, strict=True))
     if text_version == 1:
@@ -174,7 +176,7 @@ def build_index(
         _bm25(v1_tokens(texts), out / "bm25", f"{tag}: BM25 over words")
     else:
         words = [
-            tokens(document_text(r[1], r[2], d, r[4]), stemmed)
+            tokens(document_text(r[1], r[2], d, r[4]), stemmed, folded)
             for r, d in _each(pairs, f"{tag}: words")
         ]
         _bm25(words, out / "bm25", f"{tag}: BM25 over words")
@@ -183,7 +185,9 @@ def build_index(
     _clear(out / "phrase")
     if text_version >= 3:
         t0 = time.perf_counter()
-        phrases = [document_phrases(r[1], d, stemmed) for r, d in _each(pairs, f"{tag}: phrases")]
+        phrases = [
+            document_phrases(r[1], d, stemmed, folded) for r, d in _each(pairs, f"{tag}: phrases")
+        ]
         _bm25(phrases, out / "phrase", f"{tag}: BM25 over phrases")
         del phrases
         say(f"BM25 over their phrases in {time.perf_counter() - t0:.1f} s")
@@ -191,7 +195,7 @@ def build_index(
         _clear(out / part)
         if texts_by_pos:
             _bm25(
-                [tokens(texts_by_pos.get(i, ""), stemmed) for i in range(len(rows))],
+                [tokens(texts_by_pos.get(i, ""), stemmed, folded) for i in range(len(rows))],
                 out / part,
                 f"{tag}: BM25 over {part}",
             )
@@ -200,7 +204,7 @@ def build_index(
     _clear(out / "desc")
     if desc_pos:
         _bm25(
-            [tokens(descriptions[rows[i][0]], stemmed) for i in desc_pos],
+            [tokens(descriptions[rows[i][0]], stemmed, folded) for i in desc_pos],
             out / "desc",
             f"{tag}: BM25 over informal descriptions",
         )

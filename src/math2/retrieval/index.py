@@ -39,7 +39,13 @@ from pydantic import BaseModel
 
 from math2.retrieval import lexical
 from math2.retrieval.english import english_tokens, latex_tokens, mathlib_tokens
-from math2.retrieval.text import prose_tokens, query_phrases, query_tokens, v1_tokens
+from math2.retrieval.text import (
+    FOLD_VERSION,
+    prose_tokens,
+    query_phrases,
+    query_tokens,
+    v1_tokens,
+)
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +121,7 @@ class SearchIndex:
                 f"(math2 index build --library {self.meta.get('source', '…')})"
             )
         self.stemmed = self.text_version >= 4
+        self.folded = self.text_version >= FOLD_VERSION
         self.aids_weight = aids_weight
         self.parents_weight = parents_weight
         self.synonym_weight = synonym_weight
@@ -204,7 +211,7 @@ class SearchIndex:
     def _query_tokens(self, query: str) -> list[str]:
         if self.text_version == 1:
             return v1_tokens([query])[0]
-        return query_tokens(query, self.stemmed)
+        return query_tokens(query, self.stemmed, self.folded)
 
     def lexical_scores(self, query: str, use_aids: bool = True) -> np.ndarray:
         """The lexical score of every document (see the module docstring)."""
@@ -221,11 +228,11 @@ class SearchIndex:
             if eng and self.translated_weight != 1.0:
                 score = score - (1.0 - self.translated_weight) * self.bm25.scores(eng)
         if self.phrase is not None:
-            ptoks, weight = query_phrases(query, self.stemmed)
+            ptoks, weight = query_phrases(query, self.stemmed, self.folded)
             if weight > 0:
                 score = score + weight * self.phrase.scores(ptoks)
         if use_aids and (self.aids is not None or self.parents is not None):
-            words, share = prose_tokens(query, self.stemmed)
+            words, share = prose_tokens(query, self.stemmed, self.folded)
             for part, w in ((self.aids, self.aids_weight), (self.parents, self.parents_weight)):
                 if part is not None and w > 0 and words:
                     score = score + w * share * part.scores(words)
@@ -248,7 +255,8 @@ class SearchIndex:
         """Top `pool` document positions per query by BM25 over the informal descriptions."""
         if self.desc is None:
             return [np.zeros(0, dtype=np.int64) for _ in queries]
-        return [self.desc_pos[self.desc.top(query_tokens(q, self.stemmed), pool)] for q in queries]
+        toks = [query_tokens(q, self.stemmed, self.folded) for q in queries]
+        return [self.desc_pos[self.desc.top(t, pool)] for t in toks]
 
     def rank_dense(self, queries: list[str], pool: int) -> list[np.ndarray]:
         """Top `pool` document positions per query by cosine similarity (ANN at size)."""

@@ -30,6 +30,13 @@ Index text version 5 = version 4 with the constants of a statement read by the o
 (`math2.lean.syntax.constants_of`: nothing inside strings or comments, «names», every name
 character Lean allows) and identifiers split by `math2.lean.syntax.split_identifier`. Queries
 are read as in version 4; `math2 build` rebuilds an index of an older version.
+
+Index text version 6 = version 5 with accents folded in documents, phrases, search aids and
+queries alike (`fold_accents`: `Bézout` → `Bezout`, `Hölder` → `Holder`, `Łoś` → `Los`), Latin
+letters only — Greek letters, `ℝ`, `𝕜`, subscripts, superscripts and notation stay as written
+(Unicode NFKD would turn `ℝ` into `R` and `ᵢ` into `i`). A word with `ä`/`ö`/`ü` also gives its
+German transliteration as a second form (`Schröder` → `schroder` and `schroeder`, as Mathlib
+spells `schroeder_bernstein`).
 """
 
 from __future__ import annotations
@@ -37,10 +44,12 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import unicodedata
 
 from math2.lean.syntax import constants_of, split_identifier
 
-TEXT_VERSION = 5
+TEXT_VERSION = 6
+FOLD_VERSION = 6  # the first index text version with accents folded
 PHRASE_WEIGHT = 0.5
 PHRASE_QUERY_WORDS = 4
 
@@ -85,6 +94,54 @@ _STOP += " these they this to was will with we let which where when from its"
 STOPWORDS = frozenset(_STOP.split())
 
 
+# Latin letters that NFKD does not decompose, and their usual ASCII spelling.
+_LATIN_EXTRA = {
+    "ß": "ss", "ẞ": "SS", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "æ": "ae", "Æ": "AE",
+    "œ": "oe", "Œ": "OE", "đ": "d", "Đ": "D", "ı": "i", "þ": "th", "Þ": "Th", "ð": "d", "Ð": "D",
+}  # fmt: skip
+_UMLAUT = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"})
+_UMLAUT_WORD = re.compile(r"\w*[äöüÄÖÜ]\w*")
+
+
+class _FoldTable(dict):
+    """`str.translate` table, filled per character on first sight: a Latin letter (category
+    Lu/Ll, Unicode name `LATIN …`) whose NFKD form without combining marks is ASCII letters
+    maps to them; every other character (Greek, `ℝ`, `𝕜`, `ᵢ`, `²`, `≤`, …) to itself."""
+
+    def __missing__(self, code: int) -> str:
+        c = chr(code)
+        out = _LATIN_EXTRA.get(c, c)
+        latin = unicodedata.name(c, "").startswith("LATIN ")
+        if out == c and latin and unicodedata.category(c) in ("Lu", "Ll"):
+            nfkd = unicodedata.normalize("NFKD", c)
+            base = "".join(ch for ch in nfkd if not unicodedata.combining(ch))
+            out = base if base.isascii() and base.isalpha() else c
+        self[code] = out
+        return out
+
+
+_FOLD = _FoldTable()
+
+
+def fold_accents(text: str) -> str:
+    """`Bézout's lemma` → `Bezout's lemma`; only Latin letters change (see the docstring)."""
+    return text if text.isascii() else text.translate(_FOLD)
+
+
+def german_forms(text: str) -> list[str]:
+    """The German transliteration of each word with `ä`/`ö`/`ü`: `Schröder` → `Schroeder`."""
+    if text.isascii():
+        return []
+    return [fold_accents(w.translate(_UMLAUT)) for w in _UMLAUT_WORD.findall(text)]
+
+
+def fold(text: str) -> str:
+    """What version 6 reads of a text: accents folded, the German second forms appended."""
+    if text.isascii():
+        return text
+    return " ".join([fold_accents(text), *german_forms(text)])
+
+
 def latex_to_unicode(text: str) -> str:
     """`$\\sum_{i \\le n} x_i \\in \\mathbb{R}$` → `∑_{i ≤ n} x_i ∈ ℝ` (math delimiters gone)."""
     text = _MATHBB.sub(lambda m: _BLACKBOARD.get(m.group(1), m.group(1)), text)
@@ -104,9 +161,12 @@ def stem(word: str) -> str:
     return _stemmer().stemWord(word)
 
 
-def tokens(text: str, stemmed: bool = False) -> list[str]:
+def tokens(text: str, stemmed: bool = False, folded: bool = False) -> list[str]:
     """Index and query tokens: words, split identifiers (whole ones kept), notation symbols and
-    the words they stand for; with `stemmed`, words reduced to their stems (version 4)."""
+    the words they stand for; with `stemmed`, words reduced to their stems (version 4); with
+    `folded`, accents folded and German second forms added (version 6)."""
+    if folded:
+        text = fold(text)
     out: list[str] = []
     for m in _IDENT.finditer(text):
         ident = m.group(0)
@@ -129,24 +189,26 @@ def query_text(query: str) -> str:
     return norm if norm == query else f"{query} {norm}"
 
 
-def query_tokens(query: str, stemmed: bool = False) -> list[str]:
+def query_tokens(query: str, stemmed: bool = False, folded: bool = False) -> list[str]:
     """Tokens of a query, from both its LaTeX and its Unicode form (duplicates dropped)."""
-    return list(dict.fromkeys(tokens(query_text(query), stemmed)))
+    return list(dict.fromkeys(tokens(query_text(query), stemmed, folded)))
 
 
 _PROSE = re.compile(r"(?<![\\\w.])[A-Za-z][a-z]{2,}(?:[-'][a-z]+)*(?![\w.(])")
 
 
-def prose_tokens(query: str, stemmed: bool = True) -> tuple[list[str], float]:
+def prose_tokens(query: str, stemmed: bool = True, folded: bool = False) -> tuple[list[str], float]:
     """The English words of a query (three letters or more, not part of an identifier, a
     LaTeX command or a call) and their share of its tokens: what is matched against search
-    aids, which are prose. `Real.exp (x + y) = …` has almost none; a description is all."""
-    words = [w.lower() for w in _PROSE.findall(query)]
+    aids, which are prose. `Real.exp (x + y) = …` has almost none; a description is all.
+    With `folded` (version 6) accented words are read folded (`Bézout` → `bezout`); without
+    it they are not read at all."""
+    words = [w.lower() for w in _PROSE.findall(fold(query) if folded else query)]
     words = [w for w in words if w not in STOPWORDS]
     if stemmed:
         words = [stem(w) for w in words]
     words = list(dict.fromkeys(words))
-    share = len(words) / max(1, len(query_tokens(query, stemmed)))
+    share = len(words) / max(1, len(query_tokens(query, stemmed, folded)))
     return words, min(1.0, share)
 
 
@@ -182,24 +244,43 @@ def dense_text(name: str, statement: str | None, docstring: str | None) -> str:
 _WORD = re.compile(r"[a-z0-9']+")
 
 
-def phrases(text: str, stemmed: bool = False) -> list[str]:
+def phrases(text: str, stemmed: bool = False, folded: bool = False) -> list[str]:
     """Adjacent word pairs, stop words out: `Fundamental theorem of algebra` →
-    `[fundamental_theorem, theorem_algebra]` (stems with `stemmed`)."""
+    `[fundamental_theorem, theorem_algebra]` (stems with `stemmed`). With `folded`, accents
+    are folded and a text with `ä`/`ö`/`ü` also gives the pairs of its German spelling
+    (`Schröder–Bernstein` → `schroder_bernstein`, `schroeder_bernstein`)."""
+    if folded and not text.isascii():
+        pairs = _pairs(fold_accents(text), stemmed)
+        if german_forms(text):
+            seen = set(pairs)
+            pairs += [p for p in _pairs(fold_accents(text.translate(_UMLAUT)), stemmed)
+                      if p not in seen]  # fmt: skip
+        return pairs
+    return _pairs(text, stemmed)
+
+
+def _pairs(text: str, stemmed: bool) -> list[str]:
     words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
     if stemmed:
         words = [stem(w) for w in words]
     return [f"{a}_{b}" for a, b in itertools.pairwise(words)]
 
 
-def document_phrases(name: str, docstring: str | None, stemmed: bool = False) -> list[str]:
+def document_phrases(
+    name: str, docstring: str | None, stemmed: bool = False, folded: bool = False
+) -> list[str]:
     """The phrase tokens of one declaration: from its name's words and its docstring."""
-    return phrases(" ".join(split_identifier(name)), stemmed) + phrases(docstring or "", stemmed)
+    return phrases(" ".join(split_identifier(name)), stemmed, folded) + phrases(
+        docstring or "", stemmed, folded
+    )
 
 
-def query_phrases(query: str, stemmed: bool = False) -> tuple[list[str], float]:
+def query_phrases(
+    query: str, stemmed: bool = False, folded: bool = False
+) -> tuple[list[str], float]:
     """A query's phrase tokens and the weight of its phrase score (see the module's docstring)."""
     n = max(1, len(query_tokens(query)))
-    return list(dict.fromkeys(phrases(query_text(query), stemmed))), PHRASE_WEIGHT * min(
+    return list(dict.fromkeys(phrases(query_text(query), stemmed, folded))), PHRASE_WEIGHT * min(
         1.0, PHRASE_QUERY_WORDS / n
     )
 
