@@ -14,6 +14,7 @@ from math2.retrieval.index import (
     pagerank,
 )
 from math2.sources import load_manifest, sync_manifest
+from math2.store import Mention
 from tests.conftest import REPO
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "leanproj"
@@ -229,3 +230,44 @@ def test_the_dense_part_reorders_the_lexical_top(index: Path) -> None:
     hits = ix.search(q, k=len(cand))
     by_pos = {h.position: h for h in hits}
     assert all(by_pos[int(p)].dense_rank == r for r, p in enumerate(order) if int(p) in by_pos)
+
+
+def test_a_changed_corpus_embeds_only_the_texts_that_changed(
+    index: Path, sqlite_store, monkeypatch
+) -> None:
+    """Vectors of texts that did not change are reused (by text key), the others encoded; the
+    result equals a fresh embedding of the new documents."""
+    from math2.retrieval import encoder as enc_mod
+
+    encoded: list[str] = []
+    real = enc_mod.load_encoder
+
+    def counting(name, max_length):
+        e = real(name, max_length)
+        inner = e.encode
+
+        def encode(texts, *a, **kw):
+            encoded.extend(texts)
+            return inner(texts, *a, **kw)
+
+        e.encode = encode
+        return e
+
+    monkeypatch.setattr(enc_mod, "load_encoder", counting)
+    with sqlite_store.session() as s:
+        one = next(
+            m.id
+            for m in s.query(Mention).order_by(Mention.id)
+            if m.id in _all_ids(index) and m.docstring
+        )
+        docstring = s.get(Mention, one).docstring
+    build_index(sqlite_store, index, dense=True, hide_docstrings={one})  # one text changes
+    assert len(encoded) == 1 and docstring not in encoded[0], encoded
+    assert not (index / "dense" / "bge-small" / "previous").exists()
+    reused = np.load(_chunks(index)[0]).astype(np.float32)
+    # a fresh embedding of the same documents, from nothing
+    fresh = index.parent / "fresh"
+    build_index(sqlite_store, fresh, dense=True, hide_docstrings={one})
+    assert len(encoded) == 1 + len(_all_ids(index))
+    assert np.abs(np.load(_chunks(fresh)[0]).astype(np.float32) - reused).max() < 0.05
+    assert SearchIndex(index).has_dense

@@ -10,6 +10,8 @@ a 280k × 384 matrix product. Smaller indexes are searched exactly.
 
 from __future__ import annotations
 
+import hashlib
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +28,8 @@ CHUNK = 4096
 MAX_TOKENS = {"bge-small": 64, "minilm": 32}
 ANN_MIN = 20_000
 ANN_FILE = "ann.usearch"
+HASHES = "keys.npy"  # one key per embedded text (`text_keys`)
+PREVIOUS = "previous"  # an earlier embedding set aside while a changed corpus is embedded
 # HNSW settings: graph degree, and the candidate lists kept while building and searching (the
 # search list is raised to the pool asked for, so a pool of 100 is searched with 128 at least).
 CONNECTIVITY = 16
@@ -51,22 +55,30 @@ def build_dense(
 
     folder = dense_folder(index_folder, encoder)
     folder.mkdir(parents=True, exist_ok=True)
+    max_tokens = MAX_TOKENS.get(encoder, 64)
     digest = texts_digest(texts)
     digest_file = folder / "digest"
-    if digest_file.exists() and digest_file.read_text().strip() != digest:
-        say(f"dense ({encoder}): the documents changed since the last embedding: starting over")
-        for f in folder.iterdir():
-            f.unlink()
+    previous = folder / PREVIOUS
+    changed = digest_file.exists() and digest_file.read_text().strip() != digest
+    if changed:
+        _set_aside(folder, previous)
+    reuse = Reuse.load(previous, max_tokens)  # also after a kill while re-embedding
+    if changed:
+        say(f"dense ({encoder}): the documents changed since the last embedding: "
+            + (f"the {len(reuse.rows)} earlier embeddings are reused for the texts that did not "
+               "change, the others are embedded" if reuse else "starting over"))  # fmt: skip
     digest_file.write_text(digest)
-    max_tokens = MAX_TOKENS.get(encoder, 64)
+    np.save(folder / HASHES, text_keys(texts, max_tokens))
     summary = run_embedding(
         store, texts, folder, encoder=encoder, chunk=CHUNK, max_tokens=max_tokens, say=say,
-        params={"source": source, "index": str(index_folder)},
+        params={"source": source, "index": str(index_folder)}, reuse=reuse,
     )  # fmt: skip
     if summary.failed:
         raise RuntimeError(
             f"{summary.failed} dense chunks failed: see `math2 runs show {summary.run_id}`"
         )
+    if previous.exists():
+        shutil.rmtree(previous)
     chunks = (len(texts) + CHUNK - 1) // CHUNK
     ann = len(texts) >= ANN_MIN
     if ann:
@@ -79,6 +91,67 @@ def build_dense(
             say(f"dense ({encoder}): ANN graph over {len(texts)} rows in "
                 f"{time.perf_counter() - t0:.0f} s")  # fmt: skip
     return {"encoder": encoder, "max_tokens": max_tokens, "chunks": chunks, "ann": ann}
+
+
+def text_keys(texts: list[str], max_tokens: int) -> np.ndarray:
+    """One 16-byte key per text (SHA-256 of the token budget and the text): an embedding can be
+    reused for a text with the same key, and only for it."""
+    out = np.empty((len(texts), 16), dtype=np.uint8)
+    for i, t in enumerate(texts):
+        out[i] = np.frombuffer(
+            hashlib.sha256(f"{max_tokens}\0{t}".encode()).digest()[:16], np.uint8
+        )
+    return out
+
+
+class Reuse:
+    """The embeddings of an earlier build whose documents changed, by text key: a changed
+    corpus (a new Mathlib pin, a few edited docstrings) embeds only the texts that changed."""
+
+    def __init__(self, rows: dict[bytes, int], vectors: np.ndarray):
+        self.rows = rows
+        self.vectors = vectors
+
+    @classmethod
+    def load(cls, previous: Path, max_tokens: int) -> Reuse | None:
+        """What `_set_aside` kept, or None where nothing was (an embedding written before
+        keys were recorded is not reused). Chunk N holds rows N·CHUNK onwards; a chunk that is
+        missing or unreadable gives nothing."""
+        try:
+            keys = np.load(previous / HASHES)
+        except (OSError, ValueError):
+            return None
+        rows: dict[bytes, int] = {}
+        parts = []
+        for f in sorted(previous.glob("chunk_*[0-9].npy")):
+            try:
+                vec = np.load(f)
+                start = int(f.stem.removeprefix("chunk_")) * CHUNK
+            except (OSError, ValueError):
+                continue
+            offset = sum(len(p) for p in parts)
+            for i, k in enumerate(keys[start : start + len(vec)]):
+                rows[k.tobytes()] = offset + i
+            parts.append(vec)
+        return cls(rows, np.concatenate(parts)) if parts else None
+
+    def lookup(self, texts: list[str], max_tokens: int) -> list[int | None]:
+        """Each text's row among the earlier vectors, or None."""
+        return [self.rows.get(k.tobytes()) for k in text_keys(texts, max_tokens)]
+
+
+def _set_aside(folder: Path, previous: Path) -> None:
+    """Move an embedding of other documents out of the way (into `previous/`, until the new
+    one is whole), so that its vectors can be reused for texts that did not change."""
+    if previous.exists():  # an older generation still set aside: the newer one replaces it
+        shutil.rmtree(previous)
+    previous.mkdir()
+    for f in folder.iterdir():
+        whole_chunk = f.name.startswith("chunk_") and ".tmp" not in f.name
+        if f.suffix == ".npy" and (whole_chunk or f.name == HASHES):
+            f.rename(previous / f.name)
+        elif f.is_file():
+            f.unlink()
 
 
 def kept_dense(index_folder: Path, info: dict | None, texts: list[str]) -> dict | None:

@@ -83,18 +83,33 @@ def run_embedding(
     max_tokens: int,
     say: Callable[[str], None],
     params: dict | None = None,
+    reuse=None,
 ) -> RunSummary:
     """Embed every chunk not yet done with `encoder` (a name of `encoder.ENCODERS`); returns
-    how the run ended."""
+    how the run ended. `reuse` (`dense.Reuse`): earlier vectors by text key, copied instead of
+    encoded for the texts they embed."""
     from math2.retrieval.encoder import load_encoder
 
     folder.mkdir(parents=True, exist_ok=True)
     loaded: list = []
 
-    def encode(batch: list[str]) -> np.ndarray:
+    def model(batch: list[str]) -> np.ndarray:
         if not loaded:
             loaded.append(load_encoder(encoder, max_tokens))
         return loaded[0].encode(batch)
+
+    def encode(batch: list[str]) -> np.ndarray:
+        if reuse is None:
+            return model(batch)
+        rows = reuse.lookup(batch, max_tokens)
+        out = np.empty((len(batch), reuse.vectors.shape[1]), dtype=np.float32)
+        for i, r in enumerate(rows):
+            if r is not None:
+                out[i] = reuse.vectors[r]
+        missing = [i for i, r in enumerate(rows) if r is None]
+        if missing:
+            out[missing] = model([batch[i] for i in missing])
+        return out
 
     n = (len(texts) + chunk - 1) // chunk
     records = [
