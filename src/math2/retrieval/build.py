@@ -14,7 +14,9 @@ import numpy as np
 
 from math2.lean.syntax import Scope, constants_of, split_identifier
 from math2.retrieval import lexical
+from math2.retrieval.aliases import borrow as borrow_alias_texts
 from math2.retrieval.text import (
+    ALIAS_VERSION,
     FOLD_VERSION,
     TEXT_VERSION,
     dense_text,
@@ -152,6 +154,26 @@ def build_index(
             if text_version >= 4
             else ({}, {})
         )  # fmt: skip
+        targets = (
+            {
+                mid: (extra or {}).get("successor")
+                for mid, extra in s.execute(
+                    select(Mention.id, Mention.extra).where(
+                        Mention.source_id == src.id, Mention.kind == "alias"
+                    )
+                )
+            }
+            if text_version >= ALIAS_VERSION
+            else {}
+        )
+    if targets:
+        at = {r[0]: i for i, r in enumerate(rows)}
+        stmts, doc, borrowed = borrow_alias_texts(
+            [r[1] for r in rows], [r[2] for r in rows], doc,
+            {at[m]: t for m, t in targets.items() if m in at and t},
+        )  # fmt: skip
+        rows = [(r[0], r[1], st, r[3], r[4]) for r, st in zip(rows, stmts, strict=True)]
+        say(f"aliases: {borrowed} given their target's statement")
     if text_version >= 4:
         say(
             f"search aids: {len(aid_titles)} declarations with titles or main-result sentences, "

@@ -37,6 +37,10 @@ letters only — Greek letters, `ℝ`, `𝕜`, subscripts, superscripts and nota
 (Unicode NFKD would turn `ℝ` into `R` and `ᵢ` into `i`). A word with `ä`/`ö`/`ü` also gives its
 German transliteration as a second form (`Schröder` → `schroder` and `schroeder`, as Mathlib
 spells `schroeder_bernstein`).
+
+Index text version 7 = version 6 with each alias given its target's statement (and docstring
+where it has none): `alias mul_pos := Left.mul_pos` has no statement of its own in the source
+scan (`math2.retrieval.aliases`).
 """
 
 from __future__ import annotations
@@ -48,8 +52,9 @@ import unicodedata
 
 from math2.lean.syntax import constants_of, split_identifier
 
-TEXT_VERSION = 6
+TEXT_VERSION = 7
 FOLD_VERSION = 6  # the first index text version with accents folded
+ALIAS_VERSION = 7  # the first with aliases given their targets' statements
 PHRASE_WEIGHT = 0.5
 PHRASE_QUERY_WORDS = 4
 

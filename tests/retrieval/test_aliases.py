@@ -1,0 +1,62 @@
+"""An alias is indexed with its target's statement (and docstring), never given it in the
+corpus."""
+
+from pathlib import Path
+
+from sqlalchemy import select
+
+from math2.retrieval.aliases import borrow, resolve_target
+from math2.retrieval.index import SearchIndex, build_index
+from math2.store import Mention
+
+
+def test_resolve_target_as_lean_reads_it() -> None:
+    names = ["Left.mul_pos", "Nat.Prime.two_le", "Foo.bar", "Foo.Baz.bar", "Other.qux"]
+    pos = {n: i for i, n in enumerate(names)}
+    by_last: dict = {}
+    for i, n in enumerate(names):
+        by_last.setdefault(n.rsplit(".", 1)[-1], []).append((i, n))
+    assert resolve_target("mul_pos", "Left.mul_pos", pos, by_last) == 0
+    assert resolve_target("Nat.Prime.two_le'", "two_le", pos, by_last) == 1  # its namespace
+    assert resolve_target("Foo.Baz.alias", "bar", pos, by_last) == 3  # innermost first
+    assert resolve_target("x", "_root_.Foo.bar", pos, by_last) == 2
+    assert resolve_target("y", "qux", pos, by_last) == 4  # the one name ending in `.qux`
+    assert resolve_target("z", "bar", pos, by_last) is None  # two candidates: none chosen
+    assert resolve_target("w", "missing", pos, by_last) is None
+
+
+def test_borrow_keeps_own_text_and_hidden_docstrings() -> None:
+    names = ["t", "a", "b", "c"]
+    stmts = ["0 < x * y", None, None, "own"]
+    docs = ["target's doc", None, "own doc", None]
+    got, got_docs, n = borrow(names, stmts, docs, {1: "t", 2: "t", 3: "t"})
+    assert got == ["0 < x * y", "0 < x * y", "0 < x * y", "own"] and n == 3
+    assert got_docs == ["target's doc", "target's doc", "own doc", "target's doc"]
+    # a held-out (None) docstring is never borrowed
+    _, got_docs, _ = borrow(names, stmts, [None, None, None, None], {1: "t"})
+    assert got_docs == [None] * 4
+
+
+def test_an_alias_is_found_by_its_targets_statement(store, tmp_path: Path) -> None:
+    with store.session() as s:
+        target = s.scalar(select(Mention).where(Mention.name == "Demo.two_eq"))
+        alias = Mention(
+            source_id=target.source_id, pin_id=target.pin_id, name="Demo.two_eq_alias",
+            kind="alias", statement=None, docstring=None, licence=target.licence,
+            intake_class=target.intake_class, authored=target.authored, module=target.module,
+            extra={"successor": "two_eq"},
+        )  # fmt: skip
+        s.add(alias)
+        s.commit()
+    build_index(store, tmp_path / "v7", "mathlib")
+    build_index(store, tmp_path / "v6", "mathlib", text_version=6)
+    query = "(2 : ℕ) = 1 + 1"
+    found = [h.name for h in SearchIndex(tmp_path / "v7").search(query, k=5)]
+    assert "Demo.two_eq_alias" in found and "Demo.two_eq" in found, found
+    ix = SearchIndex(tmp_path / "v7")
+    assert "1 + 1" in ix.snippet(ix.names.index("Demo.two_eq_alias"))
+    assert "Demo.two_eq_alias" not in [h.name for h in SearchIndex(tmp_path / "v6").search(query)]
+    with store.session() as s:  # the corpus is unchanged: the alias still has no statement
+        assert (
+            s.scalar(select(Mention).where(Mention.name == "Demo.two_eq_alias")).statement is None
+        )
