@@ -48,11 +48,13 @@ import numpy as np
 import yaml
 from sqlalchemy import select
 
+from math2.retrieval.build import build_shape
 from math2.retrieval.encoder import ENCODERS, load_encoder
 from math2.retrieval.index import (
     RRF_K,
     W_AIDS,
     W_PARENTS,
+    W_SHAPE,
     W_SYNONYMS,
     W_TRANSLATED,
     SearchIndex,
@@ -259,6 +261,13 @@ def main() -> None:
         default=[],
         help="with --synonym-weights: weights of the English words they translate",
     )
+    ap.add_argument(
+        "--shape-weights",
+        type=float,
+        nargs="*",
+        default=[],
+        help="weights of the formula-shape part to measure on top of the default path",
+    )
     ap.add_argument("--dense", choices=ENCODERS, help="also embed the v4 index with this encoder")
     ap.add_argument("--dense-weights", type=float, nargs="*", default=[])
     ap.add_argument("--compare-encoders", action="store_true")
@@ -303,6 +312,14 @@ def main() -> None:
         print(f"v4 index + dense part ({args.dense}): {time.perf_counter() - t0:.0f} s; "
               f"peak RSS of this process {rss:.0f} MiB")  # fmt: skip
         indexes[4] = SearchIndex(args.work / "v4")
+    if args.shape_weights and not (args.work / "v4" / "shape" / "params.json").exists():
+        t0 = time.perf_counter()
+        with store.session() as s:
+            stmt = dict(s.execute(select(Mention.id, Mention.statement)).all())
+        build_shape([stmt.get(int(i)) for i in indexes[4].ids], args.work / "v4", "v4")
+        size = sum(f.stat().st_size for f in (args.work / "v4" / "shape").iterdir()) / 2**20
+        print(f"shape part of v4: built in {time.perf_counter() - t0:.0f} s, {size:.0f} MiB")
+        indexes[4] = SearchIndex(args.work / "v4")
     names = set(indexes[4].names)
     sets = {"titles": [it for it in title_dev if it[2] & names]}
     sets |= written(args.devsets, names)
@@ -320,7 +337,7 @@ def main() -> None:
     base = "plain BM25 (v3: words + phrases, before issue 24)"
     aw, sw, tw = W_AIDS, W_SYNONYMS, W_TRANSLATED
     # (label, index text version, parts, aids weight, parents weight, Mathlib words weight,
-    #  weight of the English words they translate)
+    #  weight of the English words they translate, [dense weight, [shape weight]])
     configs = [
         (base, 3, ("bm25",), 0.0, 0.0, 0.0, 1.0),
         ("+ stems (v4)", 4, ("bm25",), 0.0, 0.0, 0.0, 1.0),
@@ -336,6 +353,8 @@ def main() -> None:
         *((f"+ stems + aids {aw} + Mathlib words {w}, translated English {t}", 4,
            ("bm25", "aids"), aw, 0.0, w, t)
           for w in args.synonym_weights for t in args.translated_weights or [tw]),
+        *((f"default + shape {w}", 4, ("bm25", "aids"), aw, 0.0, sw, tw, 1.0, w)
+          for w in args.shape_weights),
     ]  # fmt: skip
     if args.dense:
         d = f"dense ({args.dense}, HNSW)"
@@ -358,6 +377,7 @@ def main() -> None:
         ix = indexes[version]
         ix.aids_weight, ix.parents_weight = aids_w, parents_w
         ix.synonym_weight, ix.translated_weight = syn_w, tr_w
+        ix.shape_weight = dw[1] if len(dw) > 1 else W_SHAPE
         kw = {"prior_weight": 0.0, **({"dense_weight": dw[0]} if dw else {})}
         for name, items in sets.items():
             m = metrics(ix, items, parts, **kw)
