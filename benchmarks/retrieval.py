@@ -53,6 +53,7 @@ from math2.retrieval.encoder import ENCODERS, load_encoder
 from math2.retrieval.index import (
     RRF_K,
     W_AIDS,
+    W_DENSE,
     W_PARENTS,
     W_SHAPE,
     W_SYNONYMS,
@@ -342,8 +343,10 @@ def main() -> None:
         (base, 3, ("bm25",), 0.0, 0.0, 0.0, 1.0),
         ("+ stems (v4)", 4, ("bm25",), 0.0, 0.0, 0.0, 1.0),
         (f"+ stems + aids {aw} (default before search2)", 4, ("bm25", "aids"), aw, 0.0, 0.0, 1.0),
-        (f"+ stems + aids {aw} + Mathlib words {sw}, translated English {tw} (default)", 4,
-         ("bm25", "aids"), aw, 0.0, sw, tw),
+        (f"+ stems + aids {aw} + Mathlib words {sw}, translated English {tw} (default before "
+         "shape)", 4, ("bm25", "aids"), aw, 0.0, sw, tw),
+        (f"+ stems + aids {aw} + Mathlib words {sw}, translated English {tw} + shape "
+         f"{W_SHAPE} (default)", 4, ("bm25", "aids"), aw, 0.0, sw, tw, 1.0, W_SHAPE),
         ("+ stems + parents 0.1", 4, ("bm25", "parents"), 0.0, 0.1, 0.0, 1.0),
         (f"+ stems + aids {aw} + parents 0.1", 4, ("bm25", "aids", "parents"), aw, 0.1, 0.0, 1.0),
         *((f"+ stems + aids {w}", 4, ("bm25", "aids"), w, 0.0, 0.0, 1.0)
@@ -353,7 +356,7 @@ def main() -> None:
         *((f"+ stems + aids {aw} + Mathlib words {w}, translated English {t}", 4,
            ("bm25", "aids"), aw, 0.0, w, t)
           for w in args.synonym_weights for t in args.translated_weights or [tw]),
-        *((f"default + shape {w}", 4, ("bm25", "aids"), aw, 0.0, sw, tw, 1.0, w)
+        *((f"default before shape + shape {w}", 4, ("bm25", "aids"), aw, 0.0, sw, tw, 1.0, w)
           for w in args.shape_weights),
     ]  # fmt: skip
     if args.dense:
@@ -361,8 +364,9 @@ def main() -> None:
         p = ("bm25", "aids", "parents")
         configs += [
             (f"v4 {d} alone", 4, ("dense",), 0.0, 0.0, 0.0, 1.0),
-            (f"v4 default + {d}", 4, (*p, "dense"), aw, W_PARENTS, sw, tw),
-            *((f"v4 default + {d} weight {w}", 4, (*p, "dense"), aw, W_PARENTS, sw, tw, w)
+            (f"v4 default + {d}", 4, (*p, "dense"), aw, W_PARENTS, sw, tw, W_DENSE, W_SHAPE),
+            *((f"v4 default + {d} weight {w}", 4, (*p, "dense"), aw, W_PARENTS, sw, tw, w,
+               W_SHAPE)
               for w in args.dense_weights),
         ]  # fmt: skip
     configs = [c for c in configs if not args.only or args.only in c[0] or c[0] == base]
@@ -377,7 +381,7 @@ def main() -> None:
         ix = indexes[version]
         ix.aids_weight, ix.parents_weight = aids_w, parents_w
         ix.synonym_weight, ix.translated_weight = syn_w, tr_w
-        ix.shape_weight = dw[1] if len(dw) > 1 else W_SHAPE
+        ix.shape_weight = dw[1] if len(dw) > 1 else 0.0
         kw = {"prior_weight": 0.0, **({"dense_weight": dw[0]} if dw else {})}
         for name, items in sets.items():
             m = metrics(ix, items, parts, **kw)

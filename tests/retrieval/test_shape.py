@@ -54,6 +54,20 @@ def test_prose_gives_no_shape() -> None:
     assert set(latex) == set(shape_tokens("‖x + y‖ ≤ ‖x‖ + ‖y‖"))
 
 
+def test_order_and_latex_read_as_mathlib_writes() -> None:
+    # `≥`/`>` read as `≤`/`<` with the sides swapped; binder predicates are left alone
+    assert shape_sequence("x ≥ 0") == ["0", "≤", "·vx"]
+    assert shape_sequence("a > b → b < a") == ["·vb", "<", "·va", "→", "·vb", "<", "·va"]
+    assert shape_sequence("∃ x > 0, x = 1")[:3] == ["∃", "·vx", ">"]
+    # LaTeX: fractions, brace groups, `e^`, products written side by side
+    assert formula_text(r"$\frac{1}{n^{2}}$") == "( 1 ) / ( ( n ^ 2 ) )"
+    assert formula_text(r"$e^{x+y} = e^x e^y$") == "exp ( x + y ) = exp x * exp y"
+    assert formula_text(r"$\log(xy) = \log x + \log y$") == "log ( x * y ) = log x + log y"
+    assert formula_text("x^2 + y^2 ≥ 2xy") == "x ^ 2 + y ^ 2 ≥ 2 * x * y"
+    lean = "(a b : α) : 2 * a * b ≤ a ^ 2 + b ^ 2"
+    assert shape_tokens(formula_text("x^2 + y^2 ≥ 2xy")) == shape_tokens(lean)
+
+
 DECLS = """
 theorem add_comm {G : Type} [Add G] : ∀ a b : G, a + b = b + a := sorry
 theorem mul_comm {G : Type} [Mul G] : ∀ a b : G, a * b = b * a := sorry

@@ -7,8 +7,8 @@ those tokens, read by the one Lean lexer (`math2.lean.lexer.tokenize`):
 
 - **What is read.** A declaration's statement is split at its first top-level `:` (outside
   brackets). Before it are the binders: their names are the statement's variables, and an
-  explicit binder whose names all start with `h` (Mathlib's convention for hypotheses,
-  `(hk : k ≤ n)`) is a hypothesis and enters as `T →`, as a query would write it
+  explicit binder whose names all start with `h` or `H` (Mathlib's convention for
+  hypotheses, `(hk : k ≤ n)`) is a hypothesis and enters as `T →`, as a query would write it
   (`Nat.Prime p → 2 ≤ p` meets `(hp : p.Prime) : 2 ≤ p`); the others (types, instances) do not
   enter. After it is the type, with a leading `∀ x y : T,` dropped (its names bound too).
   A query is read the same way, after its LaTeX is rewritten (`text.latex_to_unicode`) and its
@@ -18,6 +18,7 @@ those tokens, read by the one Lean lexer (`math2.lean.lexer.tokenize`):
   digits and subscripts aside (`a`, `x₁`, `hf`, `α`, `s'`), `π` and Lean keywords excepted —
   Mathlib's `variable`s are not in a statement's text, and a query binds nothing. Dot notation
   on a variable is an application: `s.card` reads as `card s`.
+- **Order**: `a ≥ b` reads `b ≤ a`, `a > b` reads `b < a` (`orient`), as Mathlib states them.
 - **Constants** stay, by their last name part (`Nat.choose` and `choose` after `open Nat` are
   the same token), and so do notation symbols, numbers and brackets.
 - **Tokens** are the n-grams (`SIZES`: 2 to 4) of that sequence, in two layers. In the
@@ -52,8 +53,7 @@ _NOISE = frozenset({"ₘ", "ₐ", "_"})
 _VAR = "·v"
 _NUM = "#"
 # A LaTeX `\cdot` is a product and `\|` a norm, whatever Mathlib's `•` means.
-_LATEX_SHAPE = {"\\cdot": "*", "\\times": "*", "\\|": "‖", "\\{": "{", "\\}": "}"}
-_LATEX_BRACES = re.compile(r"[{}]")
+_LATEX_SHAPE = {"\\cdot": "*", "\\times": "*", "\\|": "‖", "\\,": " ", "\\;": " "}
 
 
 def is_short_variable(name: str) -> bool:
@@ -125,7 +125,7 @@ def _read(toks: list[Token]) -> tuple[list[Token], set[str]]:
             continue
         names, typ = _binder_names(g)
         bound.update(names)
-        if g[0].text == "(" and names and all(n.startswith("h") for n in names):
+        if g[0].text == "(" and names and all(n[0] in "hH" for n in names):
             seq += [*typ, Token(Tok.SYMBOL, "→", 0, 0, 0)]
     while body and body[0].text == "∀":  # `∀ a b : G,` bound, dropped
         depth, end = 0, None
@@ -173,7 +173,43 @@ def shape_sequence(text: str | None) -> list[str]:
             out.append(t.text)
         elif t.kind is not Tok.DOC:
             out.append(t.kind.value)  # a string or character literal
+    return orient(out)
+
+
+def orient(seq: list[str]) -> list[str]:
+    """`a ≥ b` → `b ≤ a` and `a > b` → `b < a` (Mathlib states `≤`/`<`): in each part of the
+    sequence between top-level `→ ↔ ∧ ∨ ,` that has exactly one top-level relation, and that
+    one `≥` or `>`, the two sides swap (not in a binder's `∃ x > 0`, which Mathlib writes too)."""
+    out: list[str] = []
+    part: list[str] = []
+    depth = 0
+
+    def flush() -> None:
+        d, rel = 0, []
+        for i, x in enumerate(part):
+            d += (x in _OPEN) - (x in _CLOSE)
+            if d == 0 and x in _RELATIONS:
+                rel.append(i)
+        if len(rel) == 1 and part[rel[0]] in _FLIP and part[0] not in _BINDERS:
+            i = rel[0]
+            part[:] = [*part[i + 1 :], _FLIP[part[i]], *part[:i]]
+        out.extend(part)
+        part.clear()
+
+    for x in seq:
+        depth += (x in _OPEN) - (x in _CLOSE)
+        if depth == 0 and x in _CONNECTIVES:
+            flush()
+            out.append(x)
+        else:
+            part.append(x)
+    flush()
     return out
+
+
+_RELATIONS = frozenset({"=", "≠", "≤", "<", "≥", ">", "∣", "∈", "∉", "⊆", "⊂", "↔", "≃", "≡"})
+_FLIP = {"≥": "≤", ">": "<"}
+_CONNECTIVES = frozenset({"→", "↔", "∧", "∨", ","})
 
 
 def _gram(seq: list[str], abstract: bool) -> str:
@@ -213,17 +249,65 @@ def shape_tokens(text: str | None, sizes: tuple[int, ...] = SIZES) -> list[str]:
     return grams(shape_sequence(text), sizes)
 
 
+def latex_formula(query: str) -> str:
+    """LaTeX as a formula the lexer reads like Lean: `\\frac{a}{b}` → `(a) / (b)`, a brace
+    group of one token loses its braces (`x^{2}` → `x^2`) and a longer one becomes a bracket
+    (`e^{x+y}` → `exp (x+y)`), `\\cdot`/`\\times` → `*`, `\\|` → `‖`, then the Unicode of
+    `text.latex_to_unicode`."""
+    for cmd, sym in _LATEX_SHAPE.items():
+        query = query.replace(cmd, f" {sym} ")
+    query = query.replace("\\{", "\x01").replace("\\}", "\x02")  # set braces stay braces
+    while True:
+        new = _INNER_BRACES.sub(_brace, query)
+        if new == query:
+            break
+        query = new
+    query = _E_POWER.sub(" exp ", _frac(query))
+    query = latex_to_unicode(query).replace("{", " ").replace("}", " ")
+    return query.replace("\x01", "{").replace("\x02", "}")
+
+
+def _frac(text: str) -> str:
+    """`\\frac (a) (b)` (braces already made brackets) → `(a) / (b)`."""
+    while m := _FRAC.search(text):
+        args, i = [], m.end()
+        for _ in range(2):
+            while i < len(text) and text[i].isspace():
+                i += 1
+            j = i
+            if j < len(text) and text[j] == "(":
+                depth = 0
+                for j in range(i, len(text)):
+                    depth += {"(": 1, ")": -1}.get(text[j], 0)
+                    if depth == 0:
+                        break
+                j += 1
+            else:
+                while j < len(text) and not text[j].isspace():
+                    j += 1
+            args.append(text[i:j])
+            i = j
+        text = f"{text[: m.start()]} ({args[0]}) / ({args[1]}) {text[i:]}"
+    return text
+
+
+def _brace(m: re.Match) -> str:
+    inner = m.group(1).strip()
+    return f" {inner} " if _ONE_TOKEN.fullmatch(inner) else f" ({inner}) "
+
+
 def formula_text(query: str) -> str:
-    """A query's formula parts: LaTeX rewritten into Mathlib's Unicode (braces out), and runs of
-    prose words taken out (`if p is prime then 2 ≤ p` → `2 ≤ p`; a query that is all prose
-    leaves nothing). A run of plain words is prose when at least half of it is English words of
-    three letters or more (`text.prose_tokens`) or short function words."""
-    if "\\" in query or "$" in query:
-        for cmd, sym in _LATEX_SHAPE.items():
-            query = query.replace(cmd, f" {sym} ")
-        query = _LATEX_BRACES.sub(" ", latex_to_unicode(query))
-    toks = _lex(query)
-    prose = {w.lower() for w in _PROSE_WORDS.findall(query)} | _FUNCTION_WORDS
+    """A query's formula parts: LaTeX rewritten (`latex_formula`), a product written by
+    juxtaposition made explicit (`2xy` → `2 * x * y`; in LaTeX also `e^x e^y`, `(x+3)(x-3)`),
+    and runs of prose words taken out (`if p is prime then 2 ≤ p` → `2 ≤ p`; a query that is all
+    prose leaves nothing). A run of plain words is prose when at least half of it is English
+    words of three letters or more (`text.prose_tokens`) or short function words."""
+    latex = "\\" in query or "$" in query
+    if latex:
+        query = latex_formula(query)
+    query = _NUMBER_LETTERS.sub(lambda m: " * ".join([m.group(1), *m.group(2)]), query)
+    toks = _juxtapose(_lex(query), latex)
+    prose = {w.lower() for w in _PROSE_WORDS.findall(query)} - _FUNCTIONS | _FUNCTION_WORDS
     keep = [True] * len(toks)
     i = 0
     while i < len(toks):
@@ -238,6 +322,53 @@ def formula_text(query: str) -> str:
     return " ".join(t.text for t, k in zip(toks, keep, strict=True) if k)
 
 
+def _juxtapose(toks: list[Token], latex: bool) -> list[Token]:
+    """In LaTeX, `*` between operands written side by side: a variable, a number or `)` before a
+    variable (`xy` is `x * y`) or a function (`e^x e^y` → `exp x * exp y`), a number or `)`
+    before `(`."""
+    if not latex:
+        return toks
+    out: list[Token] = []
+    for t in toks:
+        if t.kind is Tok.IDENT and len(t.text) == 2 and is_short_variable(t.text):  # `xy`
+            parts = [Token(Tok.IDENT, c, t.line, t.col, t.offset) for c in t.text]
+        else:
+            parts = [t]
+        for p in parts:
+            if (
+                out
+                and _operand_end(out[-1])
+                and (
+                    _is_var(p)
+                    or p.text in _FUNCTIONS
+                    or (p.text == "(" and out[-1].kind is not Tok.IDENT)
+                )
+            ):
+                out.append(Token(Tok.SYMBOL, "*", p.line, p.col, p.offset))
+            out.append(p)
+    return out
+
+
+def _is_var(t: Token) -> bool:
+    return t.kind is Tok.IDENT and is_short_variable(t.text) and len(t.text) == 1
+
+
+def _operand_end(t: Token) -> bool:
+    return _is_var(t) or t.kind is Tok.NUMBER or t.text == ")"
+
+
+_FRAC = re.compile(r"\\[dt]?frac(?![A-Za-z])")
+_INNER_BRACES = re.compile(r"\{([^{}]*)\}")
+_ONE_TOKEN = re.compile(r"[\w.'\\]+|\S")
+_E_POWER = re.compile(r"(?<![\w\\])e\s*\^")
+_NUMBER_LETTERS = re.compile(r"(?<![\w.])(\d+)([a-z]{1,3})(?![\w(])")
+# Names of functions a formula applies (`log x`), never prose: LaTeX's operator names and a few
+# of Mathlib's.
+_FUNCTIONS = frozenset({
+    "log", "exp", "sin", "cos", "tan", "det", "dim", "ker", "gcd", "lcm", "deg", "degree", "max",
+    "min", "sup", "inf", "lim", "mod", "choose", "sqrt", "deriv", "card", "abs", "norm", "rank",
+    "sinh", "cosh", "arctan", "arcsin", "arccos", "floor", "ceil", "fib", "succ", "pred",
+})  # fmt: skip
 _PROSE_WORDS = re.compile(r"(?<![\\\w.])[A-Za-z][a-z]{2,}(?![\w.])")
 _FUNCTION_WORDS = frozenset({
     "if", "is", "of", "an", "the", "to", "for", "all", "be", "then", "any", "every", "there",
