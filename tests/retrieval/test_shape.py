@@ -3,6 +3,9 @@
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from math2.retrieval.index import SearchIndex, build_index
 from math2.retrieval.shape import (
     formula_text,
@@ -66,6 +69,20 @@ def test_order_and_latex_read_as_mathlib_writes() -> None:
     assert formula_text("x^2 + y^2 ≥ 2xy") == "x ^ 2 + y ^ 2 ≥ 2 * x * y"
     lean = "(a b : α) : 2 * a * b ≤ a ^ 2 + b ^ 2"
     assert shape_tokens(formula_text("x^2 + y^2 ≥ 2xy")) == shape_tokens(lean)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("ab xy12(){}[]$\\^_=+-*/≤≥<>→∀∃,:|‖'\"fracdegt")), max_size=60
+    )
+)
+def test_any_text_gives_tokens_without_error(text: str) -> None:
+    """Queries are untrusted: unbalanced LaTeX, brackets, strings never raise."""
+    toks, formula = query_shape(text)
+    assert all(isinstance(t, str) and t and "\n" not in t for t in toks)
+    assert 0.0 <= formula <= 1.0
+    assert isinstance(shape_tokens(text), list)
 
 
 DECLS = """
