@@ -11,8 +11,9 @@ those tokens, read by the one Lean lexer (`math2.lean.lexer.tokenize`):
   hypotheses, `(hk : k ≤ n)`) is a hypothesis and enters as `T →`, as a query would write it
   (`Nat.Prime p → 2 ≤ p` meets `(hp : p.Prime) : 2 ≤ p`); the others (types, instances) do not
   enter. After it is the type, with a leading `∀ x y : T,` dropped (its names bound too).
-  A query is read the same way, after its LaTeX is rewritten (`text.latex_to_unicode`) and its
-  prose is taken out (`formula_text`).
+  A query is read the same way, after its LaTeX is read as Lean would write it
+  (`latex_formula`), products by juxtaposition are made explicit and its prose is taken out
+  (`formula_text`).
 - **Variables.** An identifier is a variable if the statement binds it (a binder, or after
   `∀ ∃ fun λ ∑ ∏ ⋃ ⋂ ⨆ ⨅`), or if it is short: one or two ASCII or Greek letters, primes,
   digits and subscripts aside (`a`, `x₁`, `hf`, `α`, `s'`), `π` and Lean keywords excepted —
