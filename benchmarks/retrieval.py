@@ -313,7 +313,7 @@ def main() -> None:
         print(f"v4 index + dense part ({args.dense}): {time.perf_counter() - t0:.0f} s; "
               f"peak RSS of this process {rss:.0f} MiB")  # fmt: skip
         indexes[4] = SearchIndex(args.work / "v4")
-    # The default path uses the shape part (index text v6 = v5 + shape); the v4 index gets it.
+    # The default path uses the shape part (index text v7 = v6 + shape); the v4 index gets it.
     shape_used = W_SHAPE > 0 or args.shape_weights
     if shape_used and not (args.work / "v4" / "shape" / "params.json").exists():
         t0 = time.perf_counter()

@@ -1,4 +1,4 @@
-"""The formula-shape part (index text v6): shape tokens of statements and query formulas, the
+"""The formula-shape part (index text v7): shape tokens of statements and query formulas, the
 `shape/` part built beside `phrase/`, and its score lifting the general lemma of a special case."""
 
 from pathlib import Path
@@ -14,6 +14,7 @@ from math2.retrieval.shape import (
     shape_sequence,
     shape_tokens,
 )
+from math2.retrieval.text import SHAPE_VERSION
 from tests.retrieval.test_english import _index_with
 
 
@@ -97,26 +98,26 @@ theorem Nat.two_lt_three : 2 < 3 := sorry
 
 
 def test_shape_part_lifts_the_general_lemma(sqlite_store, tmp_path: Path) -> None:
-    _index_with(sqlite_store, tmp_path, DECLS)  # the current version (v6) at `ix`
-    build_index(sqlite_store, tmp_path / "v5", dense=False, text_version=5)
-    v6 = SearchIndex(tmp_path / "ix", shape_weight=1.0)
-    v5 = SearchIndex(tmp_path / "v5", shape_weight=1.0)
+    _index_with(sqlite_store, tmp_path, DECLS)  # the current version (v7) at `ix`
+    build_index(sqlite_store, tmp_path / "older", dense=False, text_version=SHAPE_VERSION - 1)
+    cur = SearchIndex(tmp_path / "ix", shape_weight=1.0)
+    older = SearchIndex(tmp_path / "older", shape_weight=1.0)
     assert (tmp_path / "ix" / "shape" / "params.json").exists()
-    assert v6.shape is not None and "shapes" in v6.parts_built()
+    assert cur.shape is not None and "shapes" in cur.parts_built()
     query = "2 + 3 = 3 + 2"
-    v6.shape_weight = 0.0
-    plain = [h.name for h in v6.search(query, k=5, parts=("bm25",))]
+    cur.shape_weight = 0.0
+    plain = [h.name for h in cur.search(query, k=5, parts=("bm25",))]
     assert plain.index("add_comm") > plain.index("Nat.add_three_two_le")  # the decoy first
-    v6.shape_weight = 1.0
-    shaped = [h.name for h in v6.search(query, k=5, parts=("bm25",))]
+    cur.shape_weight = 1.0
+    shaped = [h.name for h in cur.search(query, k=5, parts=("bm25",))]
     assert shaped[0] == "add_comm"
     # a sentence is untouched by the part (its formula share is 0)
     sentence = "addition of natural numbers commutes"
-    v6.shape_weight = 0.0
-    before = [h.name for h in v6.search(sentence, k=5, parts=("bm25",))]
-    v6.shape_weight = 1.0
-    assert [h.name for h in v6.search(sentence, k=5, parts=("bm25",))] == before
+    cur.shape_weight = 0.0
+    before = [h.name for h in cur.search(sentence, k=5, parts=("bm25",))]
+    cur.shape_weight = 1.0
+    assert [h.name for h in cur.search(sentence, k=5, parts=("bm25",))] == before
     # an index without the part (an older version) still searches, the shape weight ignored
-    assert not (tmp_path / "v5" / "shape" / "params.json").exists()
-    assert v5.shape is None and "shapes" not in v5.parts_built()
-    assert [h.name for h in v5.search(query, k=5, parts=("bm25",))] == plain
+    assert not (tmp_path / "older" / "shape" / "params.json").exists()
+    assert older.shape is None and "shapes" not in older.parts_built()
+    assert [h.name for h in older.search(query, k=5, parts=("bm25",))] == plain

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from math2.importers.mathlib import import_lean_library
 from math2.retrieval.index import SearchIndex, build_index
 from math2.retrieval.text import (
+    TEXT_VERSION,
     document_phrases,
     document_text,
     latex_to_unicode,
@@ -60,7 +61,7 @@ def test_document_text_fields() -> None:
 
 def test_v3_finds_notation_and_v1_still_builds(store, tmp_path: Path) -> None:
     v2 = SearchIndex(Path(build_index(store, tmp_path / "v2", dense=False) and tmp_path / "v2"))
-    assert v2.text_version == 6  # v6: v5 (constants by math2.lean.syntax) + shapes
+    assert v2.text_version == TEXT_VERSION == 7  # v7: + shapes
     hits = v2.search(r"$a + b = b + a$ for $a, b \in \mathbb{N}$", k=3, parts=("bm25",))
     assert hits[0].name in ("Demo.add_comm'", "Demo.add_comm_old")
     build_index(store, tmp_path / "v1", dense=False, text_version=1)

@@ -16,6 +16,7 @@ from math2.lean.syntax import Scope, constants_of, split_identifier
 from math2.retrieval import lexical
 from math2.retrieval.shape import shape_tokens
 from math2.retrieval.text import (
+    SHAPE_VERSION,
     TEXT_VERSION,
     dense_text,
     document_phrases,
@@ -97,11 +98,12 @@ def build_index(
     `hide_docstrings`: mention ids whose docstring is left out (a held-out benchmark split);
     `text_version` 1 is the document text and tokenizer of the first index (kept to measure
     against), 2 the words described in `math2.retrieval.text`, 3 those words and the phrase
-    part, 4 version 3 with Snowball stems, 5 (constants read by the Lean lexer) and 6 (the
-    default: version 5 + the formula-shape part, `shape.py`). `encoder`: the dense part's encoder
-    (`math2.retrieval.encoder.ENCODERS`). `mathlib_dir`: a Mathlib checkout whose module
-    docstrings give main-result aids (`aids.py`); `hold_out_aids`: declarations whose theorem
-    list titles are kept out of the aids (a benchmark's title queries).
+    part, 4 version 3 with Snowball stems, 5 (constants read by the Lean lexer), 6 (accents
+    folded, branch nick) and 7 (the default: + the formula-shape part, `shape.py`).
+    `encoder`: the dense part's encoder (`math2.retrieval.encoder.ENCODERS`). `mathlib_dir`: a
+    Mathlib checkout whose module docstrings give main-result aids (`aids.py`);
+    `hold_out_aids`: declarations whose theorem list titles are kept out of the aids (a
+    benchmark's title queries).
     """
     from sqlalchemy import select
 
@@ -190,7 +192,7 @@ def build_index(
         del phrases
         say(f"BM25 over their phrases in {time.perf_counter() - t0:.1f} s")
     _clear(out / "shape")
-    if text_version >= 6:
+    if text_version >= SHAPE_VERSION:
         t0 = time.perf_counter()
         build_shape([r[2] for r in rows], out, tag)
         say(f"BM25 over their formula shapes in {time.perf_counter() - t0:.1f} s")
@@ -269,7 +271,7 @@ def build_index(
 
 
 def build_shape(statements: list[str | None], out: Path, tag: str = "index") -> None:
-    """The formula-shape part (`shape/`, index text v6): BM25 over each statement's shape
+    """The formula-shape part (`shape/`, index text v7): BM25 over each statement's shape
     n-grams (`math2.retrieval.shape`), one document per statement, in index order."""
     _clear(out / "shape")
     each = track(statements, f"{tag}: shapes", unit="declarations", batch=BATCH)

@@ -12,7 +12,7 @@ The lexical score of a document d for a query q adds the BM25 scores of its part
 `english.py`, v4+). The
 aids, which are prose, are matched with the query's English words only, and weighted by their
 share s(q) of the query's tokens (`text.prose_tokens`): a Lean or LaTeX formula barely
-touches them. The formula-shape part (`shape.py`, v6) is the converse: n-grams of the query's
+touches them. The formula-shape part (`shape.py`, v7) is the converse: n-grams of the query's
 formula with variables numbered, weighted by the formula's share 1 − s(q). The final ranking
 fuses, for a document among the union of each part's top `pool` results,
 
@@ -75,12 +75,12 @@ BETA_PRIOR = 0.25
 # words part already has them (branch latex): LaTeX 0.183 -> 0.230, the other styles level.
 W_SYNONYMS = 1.5
 W_TRANSLATED = 0.4
-# The formula-shape part (`shape.py`, index text v6): its BM25 score is added at W_SHAPE times
+# The formula-shape part (`shape.py`, index text v7): its BM25 score is added at W_SHAPE times
 # the query's formula share (1 − its prose share, `text.prose_tokens`), so a sentence is
 # untouched. Measured on the dev sets over all of Mathlib (docs/benchmarks.md, issue 24, branch
-# shape), against the default path without it: Lean 0.419 -> 0.715 nDCG@10, LaTeX 0.230 ->
-# 0.344, special cases 0.189 -> 0.251, docstrings 0.213 -> 0.228; titles, descriptions,
-# nicknames and slogans unchanged; p95 6.9 -> 9.9 ms. At 0.25 and 1.0 a little lower.
+# shape), against the default path without it: Lean 0.419 -> 0.736 nDCG@10, LaTeX 0.230 ->
+# 0.478, special cases 0.189 -> 0.308, docstrings 0.213 -> 0.228; titles, descriptions,
+# nicknames and slogans unchanged. At 0.25 level with 0.5; at 1.0 LaTeX and Lean fall.
 W_SHAPE = 0.5
 
 

@@ -31,9 +31,10 @@ Index text version 5 = version 4 with the constants of a statement read by the o
 character Lean allows) and identifiers split by `math2.lean.syntax.split_identifier`. Queries
 are read as in version 4; `math2 build` rebuilds an index of an older version.
 
-Index text version 6 = version 5 + the formula-shape part (`shape/`, `math2.retrieval.shape`):
+Index text version 7 = version 6 + the formula-shape part (`shape/`, `math2.retrieval.shape`):
 BM25 over the n-grams of each statement's shape (variables numbered, constants and notation
-kept); the documents of the other parts are those of version 5.
+kept); the documents of the other parts are those of version 6. (Version 6 is branch nick's
+accent folding; on a tree without it, version 6 reads as version 5.)
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ import re
 
 from math2.lean.syntax import constants_of, split_identifier
 
-TEXT_VERSION = 6
+TEXT_VERSION = 7
+SHAPE_VERSION = 7  # the first version with the formula-shape part
 PHRASE_WEIGHT = 0.5
 PHRASE_QUERY_WORDS = 4
 
