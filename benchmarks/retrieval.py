@@ -52,7 +52,9 @@ from math2.retrieval.encoder import ENCODERS, load_encoder
 from math2.retrieval.index import (
     RRF_K,
     W_AIDS,
+    W_DENSE,
     W_PARENTS,
+    W_SHAPE,
     W_SYNONYMS,
     W_TRANSLATED,
     SearchIndex,
@@ -259,6 +261,13 @@ def main() -> None:
         default=[],
         help="with --synonym-weights: weights of the English words they translate",
     )
+    ap.add_argument(
+        "--shape-weights",
+        type=float,
+        nargs="*",
+        default=[],
+        help="weights of the formula-shape part to measure on top of the default path",
+    )
     ap.add_argument("--dense", choices=ENCODERS, help="also embed the v4 index with this encoder")
     ap.add_argument("--dense-weights", type=float, nargs="*", default=[])
     ap.add_argument("--compare-encoders", action="store_true")
@@ -322,13 +331,15 @@ def main() -> None:
     base = "plain BM25 (v3: words + phrases, before issue 24)"
     aw, sw, tw = W_AIDS, W_SYNONYMS, W_TRANSLATED
     # (label, index text version, parts, aids weight, parents weight, Mathlib words weight,
-    #  weight of the English words they translate)
+    #  weight of the English words they translate, [dense weight, [shape weight]])
     configs = [
         (base, 3, ("bm25",), 0.0, 0.0, 0.0, 1.0),
         ("+ stems (v4)", 4, ("bm25",), 0.0, 0.0, 0.0, 1.0),
         (f"+ stems + aids {aw} (default before search2)", 4, ("bm25", "aids"), aw, 0.0, 0.0, 1.0),
-        (f"+ stems + aids {aw} + Mathlib words {sw}, translated English {tw} (default)", 4,
-         ("bm25", "aids"), aw, 0.0, sw, tw),
+        (f"+ stems + aids {aw} + Mathlib words {sw}, translated English {tw} (default before "
+         "shape)", 4, ("bm25", "aids"), aw, 0.0, sw, tw),
+        (f"+ stems + aids {aw} + Mathlib words {sw}, translated English {tw} + shape "
+         f"{W_SHAPE} (default)", 4, ("bm25", "aids"), aw, 0.0, sw, tw, 1.0, W_SHAPE),
         ("+ stems + parents 0.1", 4, ("bm25", "parents"), 0.0, 0.1, 0.0, 1.0),
         (f"+ stems + aids {aw} + parents 0.1", 4, ("bm25", "aids", "parents"), aw, 0.1, 0.0, 1.0),
         *((f"+ stems + aids {w}", 4, ("bm25", "aids"), w, 0.0, 0.0, 1.0)
@@ -338,14 +349,17 @@ def main() -> None:
         *((f"+ stems + aids {aw} + Mathlib words {w}, translated English {t}", 4,
            ("bm25", "aids"), aw, 0.0, w, t)
           for w in args.synonym_weights for t in args.translated_weights or [tw]),
+        *((f"default before shape + shape {w}", 4, ("bm25", "aids"), aw, 0.0, sw, tw, 1.0, w)
+          for w in args.shape_weights),
     ]  # fmt: skip
     if args.dense:
         d = f"dense ({args.dense}, HNSW)"
         p = ("bm25", "aids", "parents")
         configs += [
             (f"v4 {d} alone", 4, ("dense",), 0.0, 0.0, 0.0, 1.0),
-            (f"v4 default + {d}", 4, (*p, "dense"), aw, W_PARENTS, sw, tw),
-            *((f"v4 default + {d} weight {w}", 4, (*p, "dense"), aw, W_PARENTS, sw, tw, w)
+            (f"v4 default + {d}", 4, (*p, "dense"), aw, W_PARENTS, sw, tw, W_DENSE, W_SHAPE),
+            *((f"v4 default + {d} weight {w}", 4, (*p, "dense"), aw, W_PARENTS, sw, tw, w,
+               W_SHAPE)
               for w in args.dense_weights),
         ]  # fmt: skip
     configs = [c for c in configs if not args.only or args.only in c[0] or c[0] == base]
@@ -360,6 +374,7 @@ def main() -> None:
         ix = indexes[version]
         ix.aids_weight, ix.parents_weight = aids_w, parents_w
         ix.synonym_weight, ix.translated_weight = syn_w, tr_w
+        ix.shape_weight = dw[1] if len(dw) > 1 else 0.0
         kw = {"prior_weight": 0.0, **({"dense_weight": dw[0]} if dw else {})}
         for name, items in sets.items():
             m = metrics(ix, items, parts, **kw)

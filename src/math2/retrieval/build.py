@@ -15,9 +15,11 @@ import numpy as np
 from math2.lean.syntax import Scope, constants_of, split_identifier
 from math2.retrieval import lexical
 from math2.retrieval.aliases import borrow as borrow_alias_texts
+from math2.retrieval.shape import shape_tokens
 from math2.retrieval.text import (
     ALIAS_VERSION,
     FOLD_VERSION,
+    SHAPE_VERSION,
     TEXT_VERSION,
     dense_text,
     document_phrases,
@@ -99,10 +101,12 @@ def build_index(
     `hide_docstrings`: mention ids whose docstring is left out (a held-out benchmark split);
     `text_version` 1 is the document text and tokenizer of the first index (kept to measure
     against), 2 the words described in `math2.retrieval.text`, 3 those words and the phrase
-    part, 4 (the default) version 3 with Snowball stems. `encoder`: the dense part's encoder
-    (`math2.retrieval.encoder.ENCODERS`). `mathlib_dir`: a Mathlib checkout whose module
-    docstrings give main-result aids (`aids.py`); `hold_out_aids`: declarations whose theorem
-    list titles are kept out of the aids (a benchmark's title queries).
+    part, 4 version 3 with Snowball stems, 5 (constants read by the Lean lexer), 6 (accents
+    folded, branch nick) and 7 (the default: + the formula-shape part, `shape.py`).
+    `encoder`: the dense part's encoder (`math2.retrieval.encoder.ENCODERS`). `mathlib_dir`: a
+    Mathlib checkout whose module docstrings give main-result aids (`aids.py`);
+    `hold_out_aids`: declarations whose theorem list titles are kept out of the aids (a
+    benchmark's title queries).
     """
     from sqlalchemy import select
 
@@ -213,6 +217,11 @@ def build_index(
         _bm25(phrases, out / "phrase", f"{tag}: BM25 over phrases")
         del phrases
         say(f"BM25 over their phrases in {time.perf_counter() - t0:.1f} s")
+    _clear(out / "shape")
+    if text_version >= SHAPE_VERSION:
+        t0 = time.perf_counter()
+        build_shape([r[2] for r in rows], out, tag)
+        say(f"BM25 over their formula shapes in {time.perf_counter() - t0:.1f} s")
     for part, texts_by_pos in (("aids", aid_titles), ("parents", aid_parents)):
         _clear(out / part)
         if texts_by_pos:
@@ -285,6 +294,15 @@ def build_index(
         meta["dense_chunks"] = meta["dense"]["chunks"]
         meta_path.write_text(json.dumps(meta))
     return meta
+
+
+def build_shape(statements: list[str | None], out: Path, tag: str = "index") -> None:
+    """The formula-shape part (`shape/`, index text v7): BM25 over each statement's shape
+    n-grams (`math2.retrieval.shape`), one document per statement, in index order."""
+    _clear(out / "shape")
+    each = track(statements, f"{tag}: shapes", unit="declarations", batch=BATCH)
+    grams = [shape_tokens(st) for st in each]
+    _bm25(grams, out / "shape", f"{tag}: BM25 over formula shapes")
 
 
 def _each(items: list, name: str):

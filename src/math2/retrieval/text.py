@@ -38,7 +38,11 @@ letters only — Greek letters, `ℝ`, `𝕜`, subscripts, superscripts and nota
 German transliteration as a second form (`Schröder` → `schroder` and `schroeder`, as Mathlib
 spells `schroeder_bernstein`).
 
-Index text version 7 = version 6 with each alias given its target's statement (and docstring
+Index text version 7 = version 6 + the formula-shape part (`shape/`, `math2.retrieval.shape`):
+BM25 over the n-grams of each statement's shape (variables numbered, constants and notation
+kept); the documents of the other parts are those of version 6.
+
+Index text version 8 = version 7 with each alias given its target's statement (and docstring
 where it has none): `alias mul_pos := Left.mul_pos` has no statement of its own in the source
 scan (`math2.retrieval.aliases`).
 """
@@ -52,9 +56,10 @@ import unicodedata
 
 from math2.lean.syntax import constants_of, split_identifier
 
-TEXT_VERSION = 7
+TEXT_VERSION = 8
 FOLD_VERSION = 6  # the first index text version with accents folded
-ALIAS_VERSION = 7  # the first with aliases given their targets' statements
+SHAPE_VERSION = 7  # the first version with the formula-shape part
+ALIAS_VERSION = 8  # the first with aliases given their targets' statements
 PHRASE_WEIGHT = 0.5
 PHRASE_QUERY_WORDS = 4
 
