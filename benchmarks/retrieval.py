@@ -272,7 +272,9 @@ def main() -> None:
     ap.add_argument("--dense-weights", type=float, nargs="*", default=[])
     ap.add_argument("--compare-encoders", action="store_true")
     ap.add_argument("--rerank-top", type=int, default=30)
-    ap.add_argument("--only", help="only configurations whose label contains this")
+    ap.add_argument(
+        "--only", nargs="*", default=[], help="only configurations whose label has one of these"
+    )
     ap.add_argument("--reuse", action="store_true", help="reuse indexes already under --work")
     args = ap.parse_args()
     store = Store(args.db)
@@ -311,7 +313,8 @@ def main() -> None:
             hold_out_aids=held_out,
         )  # fmt: skip
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"v4 index + dense part ({args.dense}): {time.perf_counter() - t0:.0f} s; "
+        print(f"v{TEXT_VERSION} index + dense part ({args.dense}): "
+              f"{time.perf_counter() - t0:.0f} s; "
               f"peak RSS of this process {rss:.0f} MiB")  # fmt: skip
         indexes[4] = SearchIndex(args.work / f"v{TEXT_VERSION}")
     names = set(indexes[4].names)
@@ -339,7 +342,8 @@ def main() -> None:
         (f"+ stems + aids {aw} + Mathlib words {sw}, translated English {tw} (default before "
          "shape)", 4, ("bm25", "aids"), aw, 0.0, sw, tw),
         (f"+ stems + aids {aw} + Mathlib words {sw}, translated English {tw} + shape "
-         f"{W_SHAPE} (default)", 4, ("bm25", "aids"), aw, 0.0, sw, tw, 1.0, W_SHAPE),
+         f"{W_SHAPE} (default without the dense part)", 4, ("bm25", "aids"), aw, 0.0, sw, tw,
+         1.0, W_SHAPE),
         ("+ stems + parents 0.1", 4, ("bm25", "parents"), 0.0, 0.1, 0.0, 1.0),
         (f"+ stems + aids {aw} + parents 0.1", 4, ("bm25", "aids", "parents"), aw, 0.1, 0.0, 1.0),
         *((f"+ stems + aids {w}", 4, ("bm25", "aids"), w, 0.0, 0.0, 1.0)
@@ -356,13 +360,16 @@ def main() -> None:
         d = f"dense ({args.dense}, HNSW)"
         p = ("bm25", "aids", "parents")
         configs += [
-            (f"v4 {d} alone", 4, ("dense",), 0.0, 0.0, 0.0, 1.0),
-            (f"v4 default + {d}", 4, (*p, "dense"), aw, W_PARENTS, sw, tw, W_DENSE, W_SHAPE),
-            *((f"v4 default + {d} weight {w}", 4, (*p, "dense"), aw, W_PARENTS, sw, tw, w,
-               W_SHAPE)
+            (f"v{TEXT_VERSION} {d} alone", 4, ("dense",), 0.0, 0.0, 0.0, 1.0),
+            (f"v{TEXT_VERSION} default + {d} (default)", 4, (*p, "dense"), aw, W_PARENTS, sw,
+             tw, W_DENSE, W_SHAPE),
+            *((f"v{TEXT_VERSION} default + {d} weight {w}", 4, (*p, "dense"), aw, W_PARENTS,
+               sw, tw, w, W_SHAPE)
               for w in args.dense_weights),
         ]  # fmt: skip
-    configs = [c for c in configs if not args.only or args.only in c[0] or c[0] == base]
+    configs = [
+        c for c in configs if not args.only or any(o in c[0] for o in args.only) or c[0] == base
+    ]
     qs = [q for v in sets.values() for _, q, _ in v][
         :: max(1, sum(map(len, sets.values())) // args.latency_queries)
     ]

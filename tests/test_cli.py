@@ -115,9 +115,9 @@ def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
     # used and named by search
     res = CliRunner().invoke(app, ["index", "build", "--encoder", "nope"])
     assert res.exit_code == 2 and "unknown encoder 'nope'" in res.stderr
-    res = CliRunner().invoke(app, ["index", "build", "--no-dense"])
+    res = CliRunner().invoke(app, ["index", "build"])  # the dense part is opt-in
     assert res.exit_code == 0 and "no dense part" in res.output, res.output
-    res = CliRunner().invoke(app, ["index", "build"])  # Mathlib: the dense part by default
+    res = CliRunner().invoke(app, ["index", "build", "--dense", "--encoder", "bge-small"])
     assert res.exit_code == 0 and "dense part: bge-small" in res.output, res.output
     res = CliRunner().invoke(app, ["search", "identity function", "--library", "mathlib"])
     assert res.exit_code == 0 and " + dense" in res.stderr, res.stderr

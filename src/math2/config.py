@@ -96,13 +96,13 @@ class RetrievalSettings(BaseModel):
 
     index_dir: Path = Path(".math2/index")
     # The libraries whose index gets the dense part by default (`math2 build`, `math2 index
-    # build`; `--no-dense` opts out). It reorders the lexical top 30 and lifts every query style
-    # of the dev sets over all of Mathlib (Lean-style ×1.29, LaTeX ×1.22; docs/benchmarks.md),
-    # at the cost of embedding every declaration once (resumable; about a quarter of an hour
-    # for all of Mathlib on two idle cores) and a query encoding per search, which runs while
-    # the lexical parts are scored. Other libraries (set.mm's labels and metamath formulas) are
-    # not measured with it: opt in per library with `math2 index build --dense`.
-    dense_libraries: list[str] = ["mathlib"]
+    # build`; `--dense`/`--no-dense` decide for one build). None by default: over all of
+    # Mathlib, on top of the lexical parts with formula shapes, reordering the lexical top 30
+    # by bge-small moved the eight dev sets' mean nDCG@10 from 0.477 to 0.490 (Lean-style and
+    # special cases up, LaTeX, nicknames and slogans down) for 28 minutes of two idle
+    # cores to embed Mathlib and a default-path p95 of 24 ms against 10 ms (docs/benchmarks.md,
+    # issue 24 final). `["mathlib"]` turns it on for Mathlib.
+    dense_libraries: list[str] = []
     # The dense part's encoder: bge-small (retrieval-trained, onnxruntime int8) or minilm.
     encoder: str = "bge-small"
 

@@ -115,25 +115,26 @@ def test_build_fetches_imports_and_indexes_mathlib(upstream, tmp_path: Path) -> 
     assert "git fetch: counting objects: " in res.stderr and " objects (100%) in " in res.stderr
     assert "import mathlib: done in " in res.stderr and "import setmm: done in " in res.stderr
     assert "search index mathlib: " in res.stderr and " declarations (100%) in " in res.stderr
-    # Mathlib's index gets the dense part by default (retrieval.dense_libraries), set.mm's not
+    # no dense part by default (retrieval.dense_libraries is empty)
     line = next(ln for ln in res.stdout.splitlines() if "search index mathlib" in ln)
-    assert "dense embeddings in 1 chunks" in line, res.stdout
-    line = next(ln for ln in res.stdout.splitlines() if "search index setmm" in ln)
     assert "no dense embeddings (opt in" in line, res.stdout
     res = math2(["search", "idf apply", "--library", "mathlib", "-k", "3"], env, tmp_path)
     assert res.returncode == 0 and "Demo.idf_apply" in res.stdout, res.stderr
-    assert "+ dense" in res.stderr, res.stderr
-    # a second build finds both indexes whole, the dense part included
+    assert "+ dense" not in res.stderr, res.stderr
+    # a library in retrieval.dense_libraries gets it, the others not
+    env["MATH2_RETRIEVAL__DENSE_LIBRARIES"] = '["mathlib"]'
     res = math2(["build"], env, tmp_path)
     assert res.returncode == 0, res.stderr
     line = next(ln for ln in res.stdout.splitlines() if "search index mathlib" in ln)
+    assert "dense embeddings in 1 chunks" in line, res.stdout
+    line = next(ln for ln in res.stdout.splitlines() if "search index setmm" in ln)
     assert "up to date" in line, res.stdout
-    # with no library in retrieval.dense_libraries the index is rebuilt without it
-    env["MATH2_RETRIEVAL__DENSE_LIBRARIES"] = "[]"
-    (Path(env["MATH2_RETRIEVAL__INDEX_DIR"]) / "mathlib" / "meta.json").unlink()
+    res = math2(["search", "idf apply", "--library", "mathlib", "-k", "3"], env, tmp_path)
+    assert "+ dense" in res.stderr, res.stderr
+    # a second build finds the index whole, the dense part included
     res = math2(["build"], env, tmp_path)
     line = next(ln for ln in res.stdout.splitlines() if "search index mathlib" in ln)
-    assert "no dense embeddings (opt in" in line, res.stdout
+    assert "up to date" in line, res.stdout
 
 
 def test_offline_and_unreachable_say_what_was_skipped(upstream, tmp_path: Path) -> None:

@@ -22,9 +22,10 @@ def index_build(
         typer.Option(
             "--dense/--no-dense",
             help="Embed every declaration, so searches reorder the lexical top 30 by the "
-            "encoder (measured to lift every query style on the dev sets). Default: on for the "
-            "libraries of retrieval.dense_libraries (Mathlib), off for the others. Resumable, "
-            "with progress; about a quarter of an hour for all of Mathlib on two idle cores.",
+            "encoder (over all of Mathlib: Lean-style and special-case queries up, LaTeX and "
+            "nicknames down; docs/retrieval.md). Default: on for the libraries of "
+            "retrieval.dense_libraries (none unless configured). Resumable, with progress; "
+            "about 28 minutes for all of Mathlib on two idle cores.",
         ),
     ] = None,
     encoder: Annotated[
