@@ -225,7 +225,9 @@ def _index_steps(
     encoder = settings.retrieval.encoder
     why_not = unavailable(encoder) if settings.retrieval.dense_libraries else None
     for name in libraries:
-        dense = name in settings.retrieval.dense_libraries and why_not is None
+        # on for the configured libraries; otherwise an earlier embedding of these very
+        # documents is kept (None), as `math2 index build` keeps it
+        dense = True if name in settings.retrieval.dense_libraries and why_not is None else None
         out = Path(settings.retrieval.index_dir) / name
         fp = _index_fingerprint(store, name)
         if fp[0] == 0:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -104,7 +105,19 @@ class RetrievalSettings(BaseModel):
     # issue 24 final). `["mathlib"]` turns it on for Mathlib.
     dense_libraries: list[str] = []
     # The dense part's encoder: bge-small (retrieval-trained, onnxruntime int8) or minilm.
-    encoder: str = "bge-small"
+    encoder: Literal["bge-small", "minilm"] = "bge-small"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data):
+        """`dense_in_build` (before issue 24's end) is read as `dense_libraries`: true means
+        Mathlib, as it did, rather than being dropped without a word."""
+        if isinstance(data, dict) and "dense_in_build" in data:
+            data = dict(data)
+            old = data.pop("dense_in_build")
+            if old in (True, "true", "True", "1", 1) and "dense_libraries" not in data:
+                data["dense_libraries"] = ["mathlib"]
+        return data
 
 
 class InputSettings(BaseModel):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from math2.retrieval.aliases import borrow, resolve_target
+from math2.retrieval.aliases import borrow, one_direction, resolve_target
 from math2.retrieval.index import SearchIndex, build_index
 from math2.store import Mention
 
@@ -29,12 +29,42 @@ def test_borrow_keeps_own_text_and_hidden_docstrings() -> None:
     names = ["t", "a", "b", "c"]
     stmts = ["0 < x * y", None, None, "own"]
     docs = ["target's doc", None, "own doc", None]
-    got, got_docs, n = borrow(names, stmts, docs, {1: "t", 2: "t", 3: "t"})
+    got, got_docs, n = borrow(names, stmts, docs, {1: ("t", None), 2: ("t", None), 3: ("t", None)})
     assert got == ["0 < x * y", "0 < x * y", "0 < x * y", "own"] and n == 3
     assert got_docs == ["target's doc", "target's doc", "own doc", "target's doc"]
-    # a held-out (None) docstring is never borrowed
-    _, got_docs, _ = borrow(names, stmts, [None, None, None, None], {1: "t"})
+    # a held-out (None) docstring is never borrowed, nor by an alias whose own is held out
+    _, got_docs, _ = borrow(names, stmts, [None, None, None, None], {1: ("t", None)})
     assert got_docs == [None] * 4
+    _, got_docs, _ = borrow(names, stmts, docs, {1: ("t", None)}, hidden={1})
+    assert got_docs[1] is None
+
+
+def test_the_directions_of_an_iff() -> None:
+    names = ["dvd_iff", "Dvd.of_mod", "Dvd.to_mod", "not_iff"]
+    stmts = ["{a b : ℕ} (h : 0 < a) : a ∣ b ↔ b % a = 0", None, None, "Injective f"]
+    targets = {1: ("dvd_iff", "mpr"), 2: ("dvd_iff", "mp"), 3: ("not_iff", None)}
+    got, _, n = borrow(names, stmts, [None] * 4, targets)
+    assert got[1] == "{a b : ℕ} (h : 0 < a) : b % a = 0 → a ∣ b"
+    assert got[2] == "{a b : ℕ} (h : 0 < a) : a ∣ b → b % a = 0"
+    # a direction of a statement with no top-level iff gets nothing
+    got, _, n = borrow(names, stmts, [None] * 4, {1: ("not_iff", "mp")})
+    assert got[1] is None and n == 0
+    assert one_direction("p ↔ (q ↔ r)", "mpr") == "(q ↔ r) → p"
+
+
+def test_the_importer_records_each_direction(tmp_path: Path) -> None:
+    from math2.importers.lean_source import scan_file
+
+    (tmp_path / "M.lean").write_text(
+        "theorem foo_iff : a ↔ b := sorry\nalias ⟨foo, bar⟩ := foo_iff\nalias ⟨_, baz⟩ := foo_iff\n"
+    )
+    decls = scan_file(tmp_path, tmp_path / "M.lean").declarations
+    got = {d.name: (d.successor, d.alias_direction) for d in decls if d.kind == "alias"}
+    assert got == {
+        "foo": ("foo_iff", "mp"),
+        "bar": ("foo_iff", "mpr"),
+        "baz": ("foo_iff", "mpr"),
+    }
 
 
 def test_an_alias_is_found_by_its_targets_statement(store, tmp_path: Path) -> None:
@@ -48,12 +78,12 @@ def test_an_alias_is_found_by_its_targets_statement(store, tmp_path: Path) -> No
         )  # fmt: skip
         s.add(alias)
         s.commit()
-    build_index(store, tmp_path / "v7", "mathlib")
+    build_index(store, tmp_path / "v8", "mathlib")
     build_index(store, tmp_path / "v6", "mathlib", text_version=6)
     query = "(2 : ℕ) = 1 + 1"
-    found = [h.name for h in SearchIndex(tmp_path / "v7").search(query, k=5)]
+    found = [h.name for h in SearchIndex(tmp_path / "v8").search(query, k=5)]
     assert "Demo.two_eq_alias" in found and "Demo.two_eq" in found, found
-    ix = SearchIndex(tmp_path / "v7")
+    ix = SearchIndex(tmp_path / "v8")
     assert "1 + 1" in ix.snippet(ix.names.index("Demo.two_eq_alias"))
     assert "Demo.two_eq_alias" not in [h.name for h in SearchIndex(tmp_path / "v6").search(query)]
     with store.session() as s:  # the corpus is unchanged: the alias still has no statement

@@ -196,9 +196,13 @@ def test_changed_documents_are_embedded_again(index: Path, sqlite_store) -> None
 
 
 def test_a_build_without_dense_keeps_a_matching_embedding(index: Path, sqlite_store) -> None:
-    build_index(sqlite_store, index, dense=False)  # same documents: the embedding still holds
+    build_index(sqlite_store, index)  # same documents: the embedding still holds
     assert SearchIndex(index).has_dense
-    build_index(sqlite_store, index, dense=False, hide_docstrings=_all_ids(index))  # others
+    build_index(sqlite_store, index, dense=False)  # asked to leave it out
+    assert not SearchIndex(index).has_dense
+    build_index(sqlite_store, index)  # its files stayed: kept again
+    assert SearchIndex(index).has_dense
+    build_index(sqlite_store, index, hide_docstrings=_all_ids(index))  # other documents
     assert not SearchIndex(index).has_dense
 
 
@@ -271,3 +275,60 @@ def test_a_changed_corpus_embeds_only_the_texts_that_changed(
     assert len(encoded) == 1 + len(_all_ids(index))
     assert np.abs(np.load(_chunks(fresh)[0]).astype(np.float32) - reused).max() < 0.05
     assert SearchIndex(index).has_dense
+
+
+def _counting_encoder(monkeypatch) -> list[str]:
+    from math2.retrieval import encoder as enc_mod
+
+    encoded: list[str] = []
+    real = enc_mod.load_encoder
+
+    def counting(name, max_length):
+        e = real(name, max_length)
+        inner = e.encode
+
+        def encode(texts, *a, **kw):
+            encoded.extend(texts)
+            return inner(texts, *a, **kw)
+
+        e.encode = encode
+        return e
+
+    monkeypatch.setattr(enc_mod, "load_encoder", counting)
+    return encoded
+
+
+def test_chunks_without_a_digest_are_not_taken_for_these_documents(
+    index: Path, sqlite_store, monkeypatch
+) -> None:
+    """Chunk files with no digest (an embedding of other documents, left by a kill or an
+    older math2) are set aside; these documents get their own vectors."""
+    want = np.load(_chunks(index)[0]).astype(np.float32)
+    build_index(sqlite_store, index, dense=True, hide_docstrings=_all_ids(index))  # others
+    (index / "dense" / "bge-small" / "digest").unlink()
+    encoded = _counting_encoder(monkeypatch)
+    build_index(sqlite_store, index, dense=True)
+    got = np.load(_chunks(index)[0]).astype(np.float32)
+    assert np.abs(got - want).max() < 0.05 and encoded  # re-encoded, not the others' rows
+
+
+def test_a_killed_re_embedding_keeps_the_last_whole_one(
+    index: Path, sqlite_store, monkeypatch
+) -> None:
+    """Killed while re-embedding a changed corpus, then built for the first corpus again: the
+    set-aside embedding is still there and answers every text (nothing is encoded)."""
+    from math2.retrieval import embed_job
+
+    def killed(*a, **kw):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(embed_job, "run_embedding", killed)
+        with pytest.raises(KeyboardInterrupt):
+            build_index(sqlite_store, index, dense=True, hide_docstrings=_all_ids(index))
+    folder = index / "dense" / "bge-small"
+    assert (folder / "previous" / "keys.npy").exists() and not _chunks(index)
+    encoded = _counting_encoder(monkeypatch)
+    build_index(sqlite_store, index, dense=True)
+    assert encoded == [] and SearchIndex(index).has_dense
+    assert not (folder / "previous").exists()

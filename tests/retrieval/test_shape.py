@@ -123,3 +123,8 @@ def test_shape_part_lifts_the_general_lemma(sqlite_store, tmp_path: Path) -> Non
     shaped_older = [h.name for h in older.search(query, k=10, parts=("bm25",))]
     older.shape_weight = 0.0
     assert shaped_older == [h.name for h in older.search(query, k=10, parts=("bm25",))]
+
+
+def test_accented_prose_is_prose() -> None:
+    assert query_shape("théorème de Bézout")[0] == []
+    assert query_shape("théorème de Bézout", folded=False)[0] != []  # before v6 indexes

@@ -281,3 +281,12 @@ def test_accented_docstrings_found_without_accents(sqlite_store, tmp_path: Path)
     assert now.folded and not v5.folded
     assert [h.name for h in v5.search("Bezout", k=3)] == []
     assert [h.name for h in v5.search("Schroeder", k=3)] == []
+
+
+def test_the_fold_table_keeps_only_latin_letters() -> None:
+    from math2.retrieval.text import _FOLD, fold_accents
+
+    before = len(_FOLD)
+    text = "".join(chr(c) for c in range(0x4E00, 0x4E00 + 2000))  # untrusted query text
+    assert fold_accents(text) == text and len(_FOLD) <= before + 1
+    assert fold_accents("Bézout ℝ") == "Bezout ℝ"

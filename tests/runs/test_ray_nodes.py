@@ -252,7 +252,9 @@ def test_worker_node_lost_mid_run(two_nodes, pg, tmp_path):  # noqa: F811
     # The driver's last JSON line (Ray also forwards its retry notices to the driver's stdout).
     summary = json.loads([x for x in stdout.splitlines() if x.startswith("{")][-1])
     assert (summary["done"], summary["failed"]) == (n, 0)
-    assert "will be retried" in stdout  # Ray retried the lost node's batch elsewhere
+    # Whether Ray's "will be retried" notice reaches the driver's stdout depends on timing (the
+    # node may be between batches when it is killed, and log forwarding is best effort), so the
+    # test holds the run to its results: every item done once, none lost, none repeated.
     assert _count_done(store) == n
     with store.session() as s:
         stats = s.scalars(select(Run)).one().stats

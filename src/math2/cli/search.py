@@ -21,10 +21,11 @@ def index_build(
         bool | None,
         typer.Option(
             "--dense/--no-dense",
-            help="Embed every declaration, so searches reorder the lexical top 30 by the "
+            help="--dense embeds every declaration, so searches reorder the lexical top 30 by the "
             "encoder (over all of Mathlib: Lean-style and special-case queries up, LaTeX and "
             "nicknames down; docs/retrieval.md). Default: on for the libraries of "
-            "retrieval.dense_libraries (none unless configured). Resumable, with progress; "
+            "retrieval.dense_libraries (none unless configured), and an earlier embedding of "
+            "the same declarations is kept; --no-dense leaves it out. Resumable, with progress; "
             "about 28 minutes for all of Mathlib on two idle cores.",
         ),
     ] = None,
@@ -37,12 +38,15 @@ def index_build(
     """Build (or resume) the BM25 (+ search aids, + dense when asked) index of a library's
     declarations."""
     from math2.retrieval.aids import mathlib_checkout
-    from math2.retrieval.encoder import ENCODERS, EncoderUnavailable
+    from math2.retrieval.encoder import ENCODERS, EncoderUnavailable, unavailable
     from math2.retrieval.index import build_index
 
     encoder = encoder or state.settings.retrieval.encoder
-    if dense is None:
-        dense = library in state.settings.retrieval.dense_libraries
+    if dense is None and library in state.settings.retrieval.dense_libraries:
+        why_not = unavailable(encoder)
+        if why_not:
+            err.print(f"no dense part: {why_not}")
+        dense = True if not why_not else None
     if encoder not in ENCODERS:
         raise fail(f"unknown encoder {encoder!r}: one of {', '.join(ENCODERS)}")
     folder = Path(state.settings.retrieval.index_dir) / library

@@ -82,6 +82,7 @@ class Declaration:
     generated: bool = False  # a name the scanner derived the way Lean does (anonymous instance)
     additive: ToAdditive | None = None  # what its `@[to_additive]` attribute says
     twin_of: str | None = None  # for a generated additive twin: the declaration it comes from
+    alias_direction: str | None = None  # `alias ⟨a, b⟩ := foo_iff`: `mp` for a, `mpr` for b
 
     @property
     def statement_hash(self) -> str:
@@ -321,7 +322,7 @@ def scan_file(root: Path, path: Path) -> SourceFile:
             d.successor = d.successor or target.group(1)
         if kw == "alias" and name is None and (pair := _ALIAS_PAIR.match(code, start)):
             # `alias ⟨mp, mpr⟩ := foo_iff`: one alias per named direction
-            for local in (x.strip() for x in pair.group(1).split(",")):
+            for at, local in enumerate(x.strip() for x in pair.group(1).split(",")):
                 if local and local != "_":
                     full = ".".join([*parts, local]) if parts else local
                     decls.append(
@@ -336,6 +337,7 @@ def scan_file(root: Path, path: Path) -> SourceFile:
                             modifiers=mods,
                             deprecated_since=d.deprecated_since,
                             successor=d.successor or pair.group(2),
+                            alias_direction=("mp", "mpr")[at] if at < 2 else None,
                         )
                     )
             continue

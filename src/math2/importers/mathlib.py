@@ -128,6 +128,7 @@ def read_checkout(root: Path) -> LibraryData:
                 **({"deprecated_since": d.deprecated_since} if d.deprecated_since else {}),
                 # a generated twin's statement is a textual translation (importers/to_additive)
                 **({"to_additive_of": d.twin_of} if d.twin_of else {}),
+                **({"alias_direction": d.alias_direction} if d.alias_direction else {}),
             },
             successor=d.successor,
             deprecated=d.deprecated_since is not None,

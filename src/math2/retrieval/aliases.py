@@ -5,6 +5,10 @@ scan records no statement for it (the command has none), so 5,974 of Mathlib's 2
 declarations — `mul_pos`, `pow_two_nonneg`, many a name users know — were documents of two or
 three name words. For the index only (never the corpus: the mention keeps what its source says),
 an alias is given its target's statement, and its docstring where it has none of its own.
+`alias ⟨foo, bar⟩ := foo_iff` names the two directions of an iff: `foo` gets `lhs → rhs` and
+`bar` `rhs → lhs` of the target's statement (the importer records which, `alias_direction`);
+a direction whose target states no top-level `↔` gets nothing. In a store imported before the
+direction was recorded, such an alias gets the whole iff.
 """
 
 from __future__ import annotations
@@ -26,26 +30,55 @@ def resolve_target(alias: str, target: str, names: dict[str, int], by_last: dict
     return cands[0][0] if len(cands) == 1 else None
 
 
+def one_direction(statement: str, direction: str) -> str | None:
+    """An iff statement's `mp` (`lhs → rhs`) or `mpr` (`rhs → lhs`) form, binders kept; None
+    where its type has no `↔` outside brackets."""
+    from math2.retrieval.shape import _CLOSE, _OPEN, _lex, _split_colon
+
+    toks = _lex(statement)
+    binders, typ = _split_colon(toks)
+    depth = 0
+    for t in typ:
+        if t.text in _OPEN:
+            depth += 1
+        elif t.text in _CLOSE:
+            depth = max(0, depth - 1)
+        elif t.text == "↔" and depth == 0:
+            start = typ[0].offset
+            lhs = statement[start : t.offset].strip()
+            rhs = statement[t.offset + len(t.text) :].strip()
+            head = statement[:start].rstrip()
+            body = f"{lhs} → {rhs}" if direction == "mp" else f"{rhs} → {lhs}"
+            return f"{head} {body}" if binders else body
+    return None
+
+
 def borrow(
     names: list[str],
     statements: list[str | None],
     docstrings: list[str | None],
-    targets: dict[int, str],
+    targets: dict[int, tuple[str, str | None]],
+    hidden: set[int] | frozenset[int] = frozenset(),
 ) -> tuple[list[str | None], list[str | None], int]:
     """(statements, docstrings, how many aliases borrowed) with each alias at position `i`
-    (its target written as `targets[i]`) given its target's statement, and its target's
-    docstring where it has none. `docstrings` are those the index may use (held-out ones
-    already None), so a hidden docstring is never borrowed either."""
+    (its target written as `targets[i][0]`, its direction of an iff `targets[i][1]`) given its
+    target's statement, and its target's docstring where it has none. `docstrings` are those
+    the index may use (held-out ones already None), so a hidden docstring is never borrowed,
+    and an alias at a position in `hidden` (its own docstring held out) borrows none."""
     pos = {n: i for i, n in enumerate(names)}
     by_last: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for i, n in enumerate(names):
         by_last[n.rsplit(".", 1)[-1]].append((i, n))
     stmts, docs, n = list(statements), list(docstrings), 0
-    for i, target in targets.items():
+    for i, (target, direction) in targets.items():
         j = resolve_target(names[i], target, pos, by_last)
         if j is None or j == i or not statements[j]:
             continue
-        stmts[i] = statements[j] if not stmts[i] else stmts[i]
-        docs[i] = docs[i] or docstrings[j]
+        text = one_direction(statements[j], direction) if direction else statements[j]
+        if text is None:
+            continue
+        stmts[i] = stmts[i] or text
+        if i not in hidden:
+            docs[i] = docs[i] or docstrings[j]
         n += 1
     return stmts, docs, n

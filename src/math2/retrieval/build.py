@@ -85,7 +85,7 @@ def build_index(
     store,
     out: Path,
     source: str = "mathlib",
-    dense: bool = False,
+    dense: bool | None = None,
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
     only: set[int] | None = None,
@@ -98,11 +98,15 @@ def build_index(
 ) -> dict:
     """Build (or resume) the index of a source's active, completable mentions under `out`.
 
+    `dense`: True embeds every document (resuming, reusing vectors of unchanged texts), False
+    leaves the dense part out of this index (its files stay for a later reuse), None keeps an
+    earlier build's embedding when it embeds exactly these documents.
     `hide_docstrings`: mention ids whose docstring is left out (a held-out benchmark split);
     `text_version` 1 is the document text and tokenizer of the first index (kept to measure
     against), 2 the words described in `math2.retrieval.text`, 3 those words and the phrase
     part, 4 version 3 with Snowball stems, 5 (constants read by the Lean lexer), 6 (accents
-    folded, branch nick) and 7 (the default: + the formula-shape part, `shape.py`).
+    folded), 7 (+ the formula-shape part, `shape.py`) and 8 (the default: aliases indexed with
+    their targets' statements, `aliases.py`).
     `encoder`: the dense part's encoder (`math2.retrieval.encoder.ENCODERS`). `mathlib_dir`: a
     Mathlib checkout whose module docstrings give main-result aids (`aids.py`);
     `hold_out_aids`: declarations whose theorem list titles are kept out of the aids (a
@@ -160,7 +164,7 @@ def build_index(
         )  # fmt: skip
         targets = (
             {
-                mid: (extra or {}).get("successor")
+                mid: ((extra or {}).get("successor"), (extra or {}).get("alias_direction"))
                 for mid, extra in s.execute(
                     select(Mention.id, Mention.extra).where(
                         Mention.source_id == src.id, Mention.kind == "alias"
@@ -174,7 +178,8 @@ def build_index(
         at = {r[0]: i for i, r in enumerate(rows)}
         stmts, doc, borrowed = borrow_alias_texts(
             [r[1] for r in rows], [r[2] for r in rows], doc,
-            {at[m]: t for m, t in targets.items() if m in at and t},
+            {at[m]: t for m, t in targets.items() if m in at and t[0]},
+            {at[m] for m in hidden if m in at},
         )  # fmt: skip
         rows = [(r[0], r[1], st, r[3], r[4]) for r, st in zip(rows, stmts, strict=True)]
         say(f"aliases: {borrowed} given their target's statement")
@@ -285,8 +290,8 @@ def build_index(
     def dense_texts() -> list[str]:
         return [dense_text(r[1], r[2], d) for r, d in _each(pairs, f"{tag}: dense texts")]
 
-    if not dense:  # an embedding kept from an earlier build, if it embeds these very documents
-        meta["dense"] = kept_dense(out, old_meta.get("dense"), dense_texts())
+    if dense is None:  # an embedding kept from an earlier build, if it embeds these documents
+        meta["dense"] = kept_dense(out, old_meta.get("dense"), dense_texts(), encoder)
         meta["dense_chunks"] = meta["dense"]["chunks"] if meta["dense"] else 0
     meta_path.write_text(json.dumps(meta))
     if dense:

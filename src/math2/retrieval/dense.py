@@ -1,8 +1,11 @@
 """The dense part of the index: an embedding of every document and, at size, an ANN graph.
 
 Layout under the index folder: `dense/<encoder>/chunk_NNNNN.npy` (float16 rows, written by the
-resumable job of `embed_job.py`), `dense/<encoder>/digest` (which documents they embed: a
-changed corpus or index text wipes the chunks instead of mixing old rows with new ones) and,
+resumable job of `embed_job.py`), `dense/<encoder>/digest` (which documents, model and token
+budget they embed), `keys.npy` (a key per text) and `layout.json` (the chunk size). A changed
+corpus or index text never mixes old rows with new ones: the old chunks are set aside in
+`previous/` and a text whose key is among them takes its vector from there (`Reuse`); the rest
+are encoded. And,
 for `ANN_MIN` documents or more, `dense/<encoder>/ann.usearch`: an HNSW graph (usearch, cosine,
 float16) over all rows, so a query costs well under a millisecond at Mathlib's size instead of
 a 280k × 384 matrix product. Smaller indexes are searched exactly.
@@ -11,6 +14,7 @@ a 280k × 384 matrix product. Smaller indexes are searched exactly.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import time
 from collections.abc import Callable
@@ -19,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from math2.retrieval.encoder import DEFAULT_ENCODER, load_encoder
+from math2.retrieval.encoder import model_name as _model_name
 from math2.store import Store
 
 CHUNK = 4096
@@ -30,6 +35,8 @@ ANN_MIN = 20_000
 ANN_FILE = "ann.usearch"
 HASHES = "keys.npy"  # one key per embedded text (`text_keys`)
 PREVIOUS = "previous"  # an earlier embedding set aside while a changed corpus is embedded
+ASIDE = "aside.tmp"  # where chunks are moved before they become `previous/` whole
+LAYOUT = "layout.json"  # the chunk size the chunks were written with
 # HNSW settings: graph degree, and the candidate lists kept while building and searching (the
 # search list is raised to the pool asked for, so a pool of 100 is searched with 128 at least).
 CONNECTIVITY = 16
@@ -51,24 +58,32 @@ def build_dense(
 ) -> dict:
     """Embed every document (resumable, a job on `math2.runs`) and build the ANN graph; returns
     what `meta.json` records of the dense part."""
-    from math2.retrieval.embed_job import run_embedding, texts_digest
+    from math2.retrieval.embed_job import run_embedding
 
     folder = dense_folder(index_folder, encoder)
     folder.mkdir(parents=True, exist_ok=True)
     max_tokens = MAX_TOKENS.get(encoder, 64)
-    digest = texts_digest(texts)
+    model = _model_name(encoder)
+    digest = embedding_digest(texts, model, max_tokens)
     digest_file = folder / "digest"
     previous = folder / PREVIOUS
-    changed = digest_file.exists() and digest_file.read_text().strip() != digest
-    if changed:
+    # Chunks of other documents (another digest), or chunks without a digest (a kill while an
+    # embedding was being set aside): set aside, never taken for these documents' rows.
+    stale = (
+        digest_file.read_text().strip() != digest
+        if digest_file.exists()
+        else any(folder.glob("chunk_*[0-9].npy")) or (folder / ASIDE).exists()
+    )
+    if stale:
         _set_aside(folder, previous)
-    reuse = Reuse.load(previous, max_tokens)  # also after a kill while re-embedding
-    if changed:
+    reuse = Reuse.load(previous, model, max_tokens)  # also after a kill while re-embedding
+    if stale:
         say(f"dense ({encoder}): the documents changed since the last embedding: "
             + (f"the {len(reuse.rows)} earlier embeddings are reused for the texts that did not "
                "change, the others are embedded" if reuse else "starting over"))  # fmt: skip
-    digest_file.write_text(digest)
-    np.save(folder / HASHES, text_keys(texts, max_tokens))
+    (folder / LAYOUT).write_text(json.dumps({"chunk": CHUNK}))
+    np.save(folder / HASHES, text_keys(texts, model, max_tokens))
+    digest_file.write_text(digest)  # last: the chunks written from now on are of `digest`
     summary = run_embedding(
         store, texts, folder, encoder=encoder, chunk=CHUNK, max_tokens=max_tokens, say=say,
         params={"source": source, "index": str(index_folder)}, reuse=reuse,
@@ -93,14 +108,20 @@ def build_dense(
     return {"encoder": encoder, "max_tokens": max_tokens, "chunks": chunks, "ann": ann}
 
 
-def text_keys(texts: list[str], max_tokens: int) -> np.ndarray:
-    """One 16-byte key per text (SHA-256 of the token budget and the text): an embedding can be
-    reused for a text with the same key, and only for it."""
+def embedding_digest(texts: list[str], model: str, max_tokens: int) -> str:
+    """What an embedding's chunks are of: the documents, the model and its token budget."""
+    from math2.retrieval.embed_job import texts_digest
+
+    return hashlib.sha256(f"{model}\0{max_tokens}\0{texts_digest(texts)}".encode()).hexdigest()
+
+
+def text_keys(texts: list[str], model: str, max_tokens: int) -> np.ndarray:
+    """One 16-byte key per text (SHA-256 of the model, its token budget and the text): an
+    embedding is reused for a text with the same key, and only for it."""
     out = np.empty((len(texts), 16), dtype=np.uint8)
     for i, t in enumerate(texts):
-        out[i] = np.frombuffer(
-            hashlib.sha256(f"{max_tokens}\0{t}".encode()).digest()[:16], np.uint8
-        )
+        h = hashlib.sha256(f"{model}\0{max_tokens}\0{t}".encode()).digest()[:16]
+        out[i] = np.frombuffer(h, np.uint8)
     return out
 
 
@@ -108,62 +129,91 @@ class Reuse:
     """The embeddings of an earlier build whose documents changed, by text key: a changed
     corpus (a new Mathlib pin, a few edited docstrings) embeds only the texts that changed."""
 
-    def __init__(self, rows: dict[bytes, int], vectors: np.ndarray):
+    def __init__(self, rows: dict[bytes, int], vectors: np.ndarray, model: str, max_tokens: int):
         self.rows = rows
         self.vectors = vectors
+        self.key = (model, max_tokens)  # whose keys `rows` holds
 
     @classmethod
-    def load(cls, previous: Path, max_tokens: int) -> Reuse | None:
-        """What `_set_aside` kept, or None where nothing was (an embedding written before
-        keys were recorded is not reused). Chunk N holds rows N·CHUNK onwards; a chunk that is
-        missing or unreadable gives nothing."""
-        try:
-            keys = np.load(previous / HASHES)
-        except (OSError, ValueError):
-            return None
+    def load(cls, previous: Path, model: str, max_tokens: int) -> Reuse | None:
+        """What `_set_aside` kept — the last whole embedding in `previous/` and the chunks of an
+        interrupted re-embedding in `previous/partial/` — or None where nothing was (chunks
+        written before keys were recorded are not reused). A chunk that is missing or
+        unreadable gives nothing; its rows are found by the chunk size recorded with it."""
         rows: dict[bytes, int] = {}
-        parts = []
-        for f in sorted(previous.glob("chunk_*[0-9].npy")):
+        parts: list[np.ndarray] = []
+        offset = 0
+        for folder in (previous, previous / "partial"):
             try:
-                vec = np.load(f)
-                start = int(f.stem.removeprefix("chunk_")) * CHUNK
-            except (OSError, ValueError):
+                keys = np.load(folder / HASHES)
+                layout = json.loads((folder / LAYOUT).read_text())
+                chunk = int(layout["chunk"])
+            except (OSError, ValueError, KeyError, TypeError):
                 continue
-            offset = sum(len(p) for p in parts)
-            for i, k in enumerate(keys[start : start + len(vec)]):
-                rows[k.tobytes()] = offset + i
-            parts.append(vec)
-        return cls(rows, np.concatenate(parts)) if parts else None
+            for f in sorted(folder.glob("chunk_*[0-9].npy")):
+                try:
+                    vec = np.load(f)
+                    start = int(f.stem.removeprefix("chunk_")) * chunk
+                except (OSError, ValueError):
+                    continue
+                for i, k in enumerate(keys[start : start + len(vec)]):
+                    rows.setdefault(k.tobytes(), offset + i)
+                parts.append(vec)
+                offset += len(vec)
+        return cls(rows, np.concatenate(parts), model, max_tokens) if parts else None
 
-    def lookup(self, texts: list[str], max_tokens: int) -> list[int | None]:
+    def lookup(self, texts: list[str]) -> list[int | None]:
         """Each text's row among the earlier vectors, or None."""
-        return [self.rows.get(k.tobytes()) for k in text_keys(texts, max_tokens)]
+        return [self.rows.get(k.tobytes()) for k in text_keys(texts, *self.key)]
 
 
 def _set_aside(folder: Path, previous: Path) -> None:
-    """Move an embedding of other documents out of the way (into `previous/`, until the new
-    one is whole), so that its vectors can be reused for texts that did not change."""
-    if previous.exists():  # an older generation still set aside: the newer one replaces it
-        shutil.rmtree(previous)
-    previous.mkdir()
+    """Move an embedding of other documents out of the way, so that its vectors can be reused
+    for the texts that did not change; kill-safe at every step. The chunks and their keys go
+    to `aside.tmp/`, which becomes `previous/` whole; the digest goes last. Where `previous/`
+    is already there (the last whole embedding, kept while a re-embedding ran and was killed),
+    it stays, and the killed run's chunks go to `previous/partial/`."""
+    aside = folder / ASIDE
+    aside.mkdir(exist_ok=True)
     for f in folder.iterdir():
         whole_chunk = f.name.startswith("chunk_") and ".tmp" not in f.name
-        if f.suffix == ".npy" and (whole_chunk or f.name == HASHES):
-            f.rename(previous / f.name)
-        elif f.is_file():
+        if (f.suffix == ".npy" and (whole_chunk or f.name == HASHES)) or f.name == LAYOUT:
+            f.rename(aside / f.name)
+    if not previous.exists():
+        aside.rename(previous)
+    else:
+        partial = previous / "partial"
+        if partial.exists():
+            shutil.rmtree(partial)
+        aside.rename(partial)
+    for f in folder.iterdir():
+        if f.is_file() and f.name != "digest":
             f.unlink()
+    (folder / "digest").unlink(missing_ok=True)
 
 
-def kept_dense(index_folder: Path, info: dict | None, texts: list[str]) -> dict | None:
-    """An earlier build's dense part, kept by a build without `--dense` when it embeds exactly
-    these documents (same digest) and is whole; otherwise None (the index has no dense part)."""
-    from math2.retrieval.embed_job import texts_digest
-
-    if not info:
+def kept_dense(
+    index_folder: Path, info: dict | None, texts: list[str], encoder: str = DEFAULT_ENCODER
+) -> dict | None:
+    """An earlier embedding, kept by a build that does not ask for one when it embeds exactly
+    these documents (same digest: texts, model, token budget) and is whole: the one the index's
+    meta named (`info`), else the one on disk for `encoder`; otherwise None."""
+    info = info or {"encoder": encoder, "max_tokens": MAX_TOKENS.get(encoder, 64)}
+    folder = dense_folder(index_folder, info["encoder"])
+    digest_file = folder / "digest"
+    if not digest_file.exists() or digest_file.read_text().strip() != embedding_digest(
+        texts, _model_name(info["encoder"]), info.get("max_tokens", 64)
+    ):
         return None
-    digest_file = dense_folder(index_folder, info["encoder"]) / "digest"
-    if not digest_file.exists() or digest_file.read_text().strip() != texts_digest(texts):
-        return None
+    chunks = (len(texts) + CHUNK - 1) // CHUNK
+    ann = folder / ANN_FILE
+    info = {
+        **info,
+        "chunks": chunks,
+        "ann": len(texts) >= ANN_MIN
+        and ann.exists()
+        and ann.stat().st_mtime >= _newest_chunk(folder),
+    }
     return info if DenseIndex.load(index_folder, {"dense": info}, len(texts)) else None
 
 

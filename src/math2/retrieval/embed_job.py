@@ -88,7 +88,7 @@ def run_embedding(
     """Embed every chunk not yet done with `encoder` (a name of `encoder.ENCODERS`); returns
     how the run ended. `reuse` (`dense.Reuse`): earlier vectors by text key, copied instead of
     encoded for the texts they embed."""
-    from math2.retrieval.encoder import load_encoder
+    from math2.retrieval.encoder import load_encoder, model_name
 
     folder.mkdir(parents=True, exist_ok=True)
     loaded: list = []
@@ -101,7 +101,7 @@ def run_embedding(
     def encode(batch: list[str]) -> np.ndarray:
         if reuse is None:
             return model(batch)
-        rows = reuse.lookup(batch, max_tokens)
+        rows = reuse.lookup(batch)
         out = np.empty((len(batch), reuse.vectors.shape[1]), dtype=np.float32)
         for i, r in enumerate(rows):
             if r is not None:
@@ -116,7 +116,7 @@ def run_embedding(
         Chunk(id=f"chunk_{c:05d}", start=c * chunk, end=min(len(texts), (c + 1) * chunk))
         for c in range(n)
     ]
-    job = Job(JOB, texts_digest(texts), [embed_chunk(_model_name(encoder), max_tokens, chunk)])
+    job = Job(JOB, texts_digest(texts), [embed_chunk(model_name(encoder), max_tokens, chunk)])
     _forget_missing(store, job, folder)
     started = time.perf_counter()
 
@@ -144,13 +144,6 @@ def run_embedding(
             progress_every_s=5.0,
         )
     )
-
-
-def _model_name(encoder: str) -> str:
-    """The model an encoder name stands for (recorded in the run's spec and each attempt)."""
-    from math2.retrieval.encoder import BgeOnnxEncoder, MiniLMEncoder
-
-    return {"bge-small": BgeOnnxEncoder.name, "minilm": MiniLMEncoder.name}.get(encoder, encoder)
 
 
 def _forget_missing(store: Store, job: Job, folder: Path) -> None:

@@ -41,8 +41,15 @@ def load_encoder(name: str, max_length: int):
     raise ValueError(f"unknown encoder {name!r}: one of {', '.join(ENCODERS)}")
 
 
+def model_name(encoder: str) -> str:
+    """The model an encoder name stands for (recorded in runs, attempts and embedding keys)."""
+    return {"bge-small": BgeOnnxEncoder.name, "minilm": MiniLMEncoder.name}.get(encoder, encoder)
+
+
 def unavailable(name: str) -> str | None:
     """Why encoder `name` cannot run here (its weights' package is missing), or None."""
+    if name not in ENCODERS:
+        return f"unknown encoder {name!r}: one of {', '.join(ENCODERS)}"
     try:
         bge_dir() if name == "bge-small" else model_dir()
     except EncoderUnavailable as exc:

@@ -248,7 +248,7 @@ class SearchIndex:
             if weight > 0:
                 score = score + weight * self.phrase.scores(ptoks)
         if self.shape_weight > 0 and self.shape is not None:
-            grams, formula = query_shape(query)
+            grams, formula = query_shape(query, folded=self.folded)
             if grams and formula > 0:
                 score = score + self.shape_weight * formula * self.shape.scores(grams)
         if use_aids and (self.aids is not None or self.parents is not None):

@@ -38,7 +38,7 @@ import itertools
 import re
 
 from math2.lean.lexer import LexError, Tok, Token, tokenize
-from math2.retrieval.text import latex_to_unicode, prose_tokens
+from math2.retrieval.text import fold_accents, latex_to_unicode, prose_tokens
 
 SIZES = (2, 3, 4)
 LITERALS = frozenset({"0", "1", "2"})
@@ -378,9 +378,14 @@ _FUNCTION_WORDS = frozenset({
 })  # fmt: skip
 
 
-def query_shape(query: str, sizes: tuple[int, ...] = SIZES) -> tuple[list[str], float]:
+def query_shape(
+    query: str, sizes: tuple[int, ...] = SIZES, folded: bool = True
+) -> tuple[list[str], float]:
     """A query's shape tokens and the share of it that is formula (1 − its prose share): the
-    shape score's weight is `W_SHAPE` times that share, so a sentence is untouched."""
+    shape score's weight is `W_SHAPE` times that share, so a sentence is untouched. With
+    `folded` (index text v6+) accented prose reads as prose (`théorème de Bézout`)."""
+    if folded:
+        query = fold_accents(query)
     _, share = prose_tokens(query)
     toks = list(dict.fromkeys(shape_tokens(formula_text(query), sizes)))
     return toks, 1.0 - share

@@ -126,7 +126,8 @@ class _FoldTable(dict):
             nfkd = unicodedata.normalize("NFKD", c)
             base = "".join(ch for ch in nfkd if not unicodedata.combining(ch))
             out = base if base.isascii() and base.isalpha() else c
-        self[code] = out
+        if code < 0x2000:  # Latin blocks only: an untrusted query cannot grow the table
+            self[code] = out
         return out
 
 
