@@ -5,24 +5,22 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from math2.retrieval.aliases import borrow, one_direction, resolve_target
+from math2.retrieval.aids import NameIndex
+from math2.retrieval.aliases import borrow, one_direction
 from math2.retrieval.index import SearchIndex, build_index
 from math2.store import Mention
 
 
 def test_resolve_target_as_lean_reads_it() -> None:
     names = ["Left.mul_pos", "Nat.Prime.two_le", "Foo.bar", "Foo.Baz.bar", "Other.qux"]
-    pos = {n: i for i, n in enumerate(names)}
-    by_last: dict = {}
-    for i, n in enumerate(names):
-        by_last.setdefault(n.rsplit(".", 1)[-1], []).append((i, n))
-    assert resolve_target("mul_pos", "Left.mul_pos", pos, by_last) == 0
-    assert resolve_target("Nat.Prime.two_le'", "two_le", pos, by_last) == 1  # its namespace
-    assert resolve_target("Foo.Baz.alias", "bar", pos, by_last) == 3  # innermost first
-    assert resolve_target("x", "_root_.Foo.bar", pos, by_last) == 2
-    assert resolve_target("y", "qux", pos, by_last) == 4  # the one name ending in `.qux`
-    assert resolve_target("z", "bar", pos, by_last) is None  # two candidates: none chosen
-    assert resolve_target("w", "missing", pos, by_last) is None
+    index = NameIndex(names)
+    assert index.resolve("Left.mul_pos", scope="") == 0
+    assert index.resolve("two_le", scope="Nat.Prime") == 1  # its namespace
+    assert index.resolve("bar", scope="Foo.Baz") == 3  # innermost first
+    assert index.resolve("_root_.Foo.bar", scope="") == 2
+    assert index.resolve("qux", scope="") == 4  # the one name ending in `.qux`
+    assert index.resolve("bar", scope="") is None  # two candidates: none chosen
+    assert index.resolve("missing", scope="") is None
 
 
 def test_borrow_keeps_own_text_and_hidden_docstrings() -> None:

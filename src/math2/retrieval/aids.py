@@ -110,19 +110,38 @@ def topic_names(root: Path) -> dict[str, list[str]]:
     return dict(found)
 
 
+class NameIndex:
+    """The index's names, to read a name as written somewhere (a backtick, an alias's target)."""
+
+    def __init__(self, names: list[str]):
+        self.names = names
+        self.pos = {n: i for i, n in enumerate(names)}
+        self.by_last: dict[str, list[int]] = defaultdict(list)
+        for i, n in enumerate(names):
+            self.by_last[n.rsplit(".", 1)[-1]].append(i)
+
+    def resolve(self, written: str, scope: str = "") -> int | None:
+        """The position of `written` read inside namespace `scope`: the name as written, else
+        under `scope`'s namespaces (innermost first, as Lean resolves it), else the unique
+        name ending in `.written`; None where none or several."""
+        written = written.removeprefix("_root_.")
+        parts = scope.split(".") if scope else []
+        for k in range(len(parts), -1, -1):
+            at = self.pos.get(".".join([*parts[:k], written]))
+            if at is not None:
+                return at
+        last = written.rsplit(".", 1)[-1]
+        cands = [j for j in self.by_last.get(last, []) if self.names[j].endswith("." + written)]
+        return cands[0] if len(cands) == 1 else None
+
+
 def resolve(written: dict[str, list[str]], names: list[str]) -> dict[int, list[str]]:
     """Positions of `names` → sentences, a written name matched as a full name or else as the
     unique name ending in `.written`."""
-    pos = {n: i for i, n in enumerate(names)}
-    by_last: dict[str, list[int]] = defaultdict(list)
-    for i, n in enumerate(names):
-        by_last[n.rsplit(".", 1)[-1]].append(i)
+    index = NameIndex(names)
     out: dict[int, list[str]] = defaultdict(list)
     for w, sentences in written.items():
-        i = pos.get(w)
-        if i is None:
-            cands = [j for j in by_last.get(w.rsplit(".", 1)[-1], []) if names[j].endswith("." + w)]
-            i = cands[0] if len(cands) == 1 else None
+        i = index.resolve(w)
         if i is not None:
             out[i] += sentences
     return out

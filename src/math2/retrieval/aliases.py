@@ -13,40 +13,20 @@ direction was recorded, such an alias gets the whole iff.
 
 from __future__ import annotations
 
-from collections import defaultdict
-
-
-def resolve_target(alias: str, target: str, names: dict[str, int], by_last: dict) -> int | None:
-    """The position of an alias's target: the name as written, else under the alias's
-    namespaces (innermost first, as Lean resolves it), else the unique indexed name ending
-    in `.target`."""
-    target = target.removeprefix("_root_.")
-    parts = alias.split(".")[:-1]
-    for k in range(len(parts), -1, -1):
-        pos = names.get(".".join([*parts[:k], target]))
-        if pos is not None:
-            return pos
-    cands = [p for p in by_last.get(target.rsplit(".", 1)[-1], []) if p[1].endswith("." + target)]
-    return cands[0][0] if len(cands) == 1 else None
+from math2.retrieval.aids import NameIndex
 
 
 def one_direction(statement: str, direction: str) -> str | None:
     """An iff statement's `mp` (`lhs → rhs`) or `mpr` (`rhs → lhs`) form, binders kept; None
     where its type has no `↔` outside brackets."""
-    from math2.retrieval.shape import _CLOSE, _OPEN, _lex, _split_colon
+    from math2.retrieval.shape import _groups, _lex, _split_colon
 
-    toks = _lex(statement)
-    binders, typ = _split_colon(toks)
-    depth = 0
-    for t in typ:
-        if t.text in _OPEN:
-            depth += 1
-        elif t.text in _CLOSE:
-            depth = max(0, depth - 1)
-        elif t.text == "↔" and depth == 0:
-            start = typ[0].offset
-            lhs = statement[start : t.offset].strip()
-            rhs = statement[t.offset + len(t.text) :].strip()
+    binders, typ = _split_colon(_lex(statement))
+    for group in _groups(typ):
+        if len(group) == 1 and group[0].text == "↔":
+            start, at = typ[0].offset, group[0].offset
+            lhs = statement[start:at].strip()
+            rhs = statement[at + len("↔") :].strip()
             head = statement[:start].rstrip()
             body = f"{lhs} → {rhs}" if direction == "mp" else f"{rhs} → {lhs}"
             return f"{head} {body}" if binders else body
@@ -65,13 +45,10 @@ def borrow(
     target's statement, and its target's docstring where it has none. `docstrings` are those
     the index may use (held-out ones already None), so a hidden docstring is never borrowed,
     and an alias at a position in `hidden` (its own docstring held out) borrows none."""
-    pos = {n: i for i, n in enumerate(names)}
-    by_last: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for i, n in enumerate(names):
-        by_last[n.rsplit(".", 1)[-1]].append((i, n))
+    index = NameIndex(names)
     stmts, docs, n = list(statements), list(docstrings), 0
     for i, (target, direction) in targets.items():
-        j = resolve_target(names[i], target, pos, by_last)
+        j = index.resolve(target, scope=names[i].rpartition(".")[0])
         if j is None or j == i or not statements[j]:
             continue
         text = one_direction(statements[j], direction) if direction else statements[j]
