@@ -241,28 +241,11 @@ def test_a_changed_corpus_embeds_only_the_texts_that_changed(
 ) -> None:
     """Vectors of texts that did not change are reused (by text key), the others encoded; the
     result equals a fresh embedding of the new documents."""
-    from math2.retrieval import encoder as enc_mod
-
-    encoded: list[str] = []
-    real = enc_mod.load_encoder
-
-    def counting(name, max_length):
-        e = real(name, max_length)
-        inner = e.encode
-
-        def encode(texts, *a, **kw):
-            encoded.extend(texts)
-            return inner(texts, *a, **kw)
-
-        e.encode = encode
-        return e
-
-    monkeypatch.setattr(enc_mod, "load_encoder", counting)
+    encoded = _counting_encoder(monkeypatch)
+    indexed = _all_ids(index)
     with sqlite_store.session() as s:
         one = next(
-            m.id
-            for m in s.query(Mention).order_by(Mention.id)
-            if m.id in _all_ids(index) and m.docstring
+            m.id for m in s.query(Mention).order_by(Mention.id) if m.id in indexed and m.docstring
         )
         docstring = s.get(Mention, one).docstring
     build_index(sqlite_store, index, dense=True, hide_docstrings={one})  # one text changes

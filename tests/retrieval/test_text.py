@@ -28,6 +28,7 @@ from math2.sources import load_manifest, sync_manifest
 from math2.store import AgentText, Mention
 from math2.store.models import ModelEntry
 from tests.conftest import REPO
+from tests.retrieval.test_english import _index_with
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "leanproj"
 
@@ -259,16 +260,9 @@ theorem Filler.theorem_inj (n : Nat) : n = n := sorry
 def test_accented_docstrings_found_without_accents(sqlite_store, tmp_path: Path) -> None:
     """A docstring says "Bézout" and "Schröder"; queries typed without accents, or with
     Mathlib's `oe`, find them in an index of the current version (and not in v5)."""
-    tree = tmp_path / "lean"
-    shutil.copytree(FIX, tree)
-    (tree / "Mathlib" / "Fixture.lean").write_text(ACCENTS)
-    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
-    with sqlite_store.session() as s:
-        sync_manifest(s, manifest)
-    import_lean_library(sqlite_store, manifest.get("mathlib"), tree)
-    build_index(sqlite_store, tmp_path / "now", dense=False)
+    _index_with(sqlite_store, tmp_path, ACCENTS)  # the current version at `ix`
     build_index(sqlite_store, tmp_path / "v5", dense=False, text_version=FOLD_VERSION - 1)
-    now, v5 = SearchIndex(tmp_path / "now"), SearchIndex(tmp_path / "v5")
+    now, v5 = SearchIndex(tmp_path / "ix"), SearchIndex(tmp_path / "v5")
     schroeder = "Function.Embedding.antisymm_of_inj"
     for query, want in (
         ("Bezout's lemma", "Nat.gcd_eq_gcd_ab"),
