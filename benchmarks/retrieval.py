@@ -295,28 +295,22 @@ def main() -> None:
     # Key 4 (the "v4" of the labels): the index of the current text version (stems and since).
     for key, version in ((3, 3), (4, TEXT_VERSION)):
         folder = args.work / f"v{version}"
+        dense = bool(args.dense) and version == TEXT_VERSION  # embedded in the same build
         t0 = time.perf_counter()
-        if not (args.reuse and (folder / "meta.json").exists()):
+        meta = folder / "meta.json"
+        whole = meta.exists() and (not dense or json.loads(meta.read_text()).get("dense"))
+        if not (args.reuse and whole):
             build_index(
-                store, folder, dense=False, hide_docstrings=hidden, text_version=version,
+                store, folder, dense=dense, hide_docstrings=hidden, text_version=version,
                 progress=lambda m: print(f"  {m}", flush=True), mathlib_dir=args.mathlib,
-                hold_out_aids=held_out,
+                hold_out_aids=held_out, encoder=args.dense if dense else None,
             )  # fmt: skip
-        print(f"index text v{version}: built in {time.perf_counter() - t0:.0f} s", flush=True)
+        took = f"index text v{version}: built in {time.perf_counter() - t0:.0f} s"
+        if dense:
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            took += f" with its dense part ({args.dense}); peak RSS of this process {rss:.0f} MiB"
+        print(took, flush=True)
         indexes[key] = SearchIndex(folder)
-    if args.dense:
-        t0 = time.perf_counter()
-        build_index(
-            store, args.work / f"v{TEXT_VERSION}", dense=True, hide_docstrings=hidden,
-            encoder=args.dense,
-            progress=lambda m: print(f"  {m}", flush=True), mathlib_dir=args.mathlib,
-            hold_out_aids=held_out,
-        )  # fmt: skip
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"v{TEXT_VERSION} index + dense part ({args.dense}): "
-              f"{time.perf_counter() - t0:.0f} s; "
-              f"peak RSS of this process {rss:.0f} MiB")  # fmt: skip
-        indexes[4] = SearchIndex(args.work / f"v{TEXT_VERSION}")
     names = set(indexes[4].names)
     sets = {"titles": [it for it in title_dev if it[2] & names]}
     sets |= written(args.devsets, names)
