@@ -14,6 +14,7 @@ export MATH2_REQUIRE_RAY=1  # the Ray executor's tests (tests/runs/test_ray.py) 
 
 ruff check .
 ruff format --check .
+bash scripts/typecheck.sh
 
 source scripts/pg.sh
 if pg_start; then
