@@ -23,6 +23,7 @@ from math2.llm.templates import Template, load_template, load_template_file
 from math2.llm.types import (
     ChatResponse,
     Endpoint,
+    EndpointDown,
     LLMError,
     LLMNotConfigured,
     Structured,
@@ -81,6 +82,7 @@ __all__ = [
     "PARAMS",
     "ChatResponse",
     "Endpoint",
+    "EndpointDown",
     "LLMClient",
     "LLMError",
     "LLMNotConfigured",

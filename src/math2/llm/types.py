@@ -39,6 +39,20 @@ class LLMError(Math2Error):
         self.tries = tries or []  # every try, each with its error
 
 
+class EndpointDown(LLMError):
+    """An endpoint failed to connect on a run of consecutive calls: the client stops calling it.
+
+    Raised (instead of trying again) for every later call to that endpoint in the process. A run
+    that meets it stops early, leaving the items it had not finished pending for a resume; the
+    message names the endpoint and how many calls in a row failed.
+    """
+
+    def __init__(self, message: str, *, base_url: str, consecutive: int):
+        super().__init__(message, retryable=False)
+        self.base_url = base_url
+        self.consecutive = consecutive
+
+
 class LLMNotConfigured(Math2Error):
     """No endpoint is configured for the model a role asked for."""
 
