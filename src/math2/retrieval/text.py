@@ -45,6 +45,13 @@ kept); the documents of the other parts are those of version 6.
 Index text version 8 = version 7 with each alias given its target's statement (and docstring
 where it has none): `alias mul_pos := Left.mul_pos` has no statement of its own in the source
 scan (`math2.retrieval.aliases`).
+
+Index text version 9 = version 8 with what a definition says (a def's value, a structure's
+fields, an inductive's constructors, recorded by the source scan: `importers.lean_bodies`) as
+words and formula shapes, a name's `«»` quotes dropped beside it as written, notation read
+from the library (`notation.py`), and the name-key, vocabulary and rename parts (`names.py`,
+`vocabulary.py`). Each of these document-side levers can be left out of a build (`LEVERS`),
+so each can be measured alone.
 """
 
 from __future__ import annotations
@@ -53,13 +60,17 @@ import functools
 import itertools
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from math2.lean.syntax import constants_of, split_identifier
 
-TEXT_VERSION = 8
+TEXT_VERSION = 9
 FOLD_VERSION = 6  # the first index text version with accents folded
 SHAPE_VERSION = 7  # the first version with the formula-shape part
 ALIAS_VERSION = 8  # the first with aliases given their targets' statements
+LEVER_VERSION = 9  # the first with issue 33's levers (definition bodies, notation, names, …)
+# The document-side levers of version 9, each of which a build can leave out.
+LEVERS = frozenset({"body", "notation", "names", "vocabulary"})
 PHRASE_WEIGHT = 0.5
 PHRASE_QUERY_WORDS = 4
 
@@ -95,6 +106,7 @@ _SYMBOL_WORDS = {
     "^": "pow", "/": "div", "-": "sub", "!": "factorial", "%": "mod", "|": "abs",
 }  # fmt: skip
 _SYMBOLS = set(_SYMBOL_WORDS) | {"ℝ≥0", "∀", "∃", "↦", "∇", "△", "∠", "⟂", "≈", "⁻¹"}
+SYMBOLS = frozenset(_SYMBOLS)  # the notation this table reads (`notation.py` leaves it alone)
 _LATEX_CMD = re.compile(r"\\([A-Za-z]+)\s*")
 _MATHBB = re.compile(r"\\(?:mathbb|Bbb|mathbf)\s*\{?\s*([A-Z])\s*\}?")
 _IDENT = re.compile(r"[^\W\d][\w'!?₀-₉]*(?:\.[^\W\d][\w'!?₀-₉]*)*")
@@ -196,6 +208,8 @@ def tokens(text: str, stemmed: bool = False, folded: bool = False) -> list[str]:
 
 def query_text(query: str) -> str:
     """The query as indexed text sees it: LaTeX rewritten, the original kept beside it."""
+    if "«" in query:  # `Quiver.Path.«end»` as indexed without its quotes too
+        query = f"{query} {query.replace('«', '').replace('»', '')}"
     norm = latex_to_unicode(query)
     return norm if norm == query else f"{query} {norm}"
 
@@ -235,11 +249,19 @@ def document_text(
     statement: str | None,
     docstring: str | None,
     module: str | None = None,
+    body: Sequence[str] = (),
 ) -> str:
-    """Index text version 2 of one declaration."""
+    """Index text version 2 of one declaration; from version 9 also its `body` (what a
+    definition says) and its name without `«»` quotes (`Quiver.Path.end`)."""
+    said = " ; ".join(body)
     consts = " ".join(" ".join(split_identifier(c)) for c in constants_of(statement))
+    if said:
+        consts += " " + " ".join(" ".join(split_identifier(c)) for c in constants_of(said))
+    plain = name.replace("«", "").replace("»", "") if "«" in name else ""
     return " ".join(
-        x for x in (name, statement or "", docstring or "", module_words(module), consts) if x
+        x
+        for x in (name, plain, statement or "", said, docstring or "", module_words(module), consts)
+        if x
     )
 
 
