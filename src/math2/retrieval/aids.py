@@ -25,8 +25,14 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from math2.config import Settings
 
 _MODULE_DOC = re.compile(r"/-!(.*?)-/", re.S)
 _MAIN = re.compile(
@@ -91,7 +97,7 @@ def topic_names(root: Path) -> dict[str, list[str]]:
 
     found: dict[str, list[str]] = defaultdict(list)
 
-    def walk(tree: dict, heading: str) -> None:
+    def walk(tree: dict[Any, Any], heading: str) -> None:
         for key, value in tree.items():
             if isinstance(value, dict):
                 walk(value, str(key))
@@ -147,7 +153,7 @@ def resolve(written: dict[str, list[str]], names: list[str]) -> dict[int, list[s
     return out
 
 
-def list_titles(session, mention_ids: Iterable[int]) -> dict[int, list[str]]:
+def list_titles(session: Session, mention_ids: Iterable[int]) -> dict[int, list[str]]:
     """Mention id → the titles of the theorem-list nodes linked to it by a crosswalk."""
     from math2.store import Crosswalk, Node
 
@@ -183,7 +189,7 @@ def parent_docstrings(names: list[str], docstrings: list[str | None]) -> dict[in
 
 
 def collect(
-    session,
+    session: Session,
     ids: list[int],
     names: list[str],
     docstrings: list[str | None],
@@ -209,7 +215,7 @@ def collect(
     return {i: " ".join(dict.fromkeys(ts)) for i, ts in titles.items()}, parents
 
 
-def mathlib_checkout(settings) -> Path | None:
+def mathlib_checkout(settings: Settings) -> Path | None:
     """Where the module docstrings are read from: `data.mathlib_dir`, else the checkout `math2
     build` fetched at the manifest's pin (None when neither is here: no main-result aids)."""
     if settings.data.mathlib_dir:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -34,6 +34,12 @@ from math2.retrieval.text import (
 )
 from math2.util.progress import heartbeat, stage, track
 
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from math2.store import Store
+
+T = TypeVar("T")
 SNIPPET = 160
 BATCH = 1000  # declarations between two counts of a stage (a count per item costs more)
 
@@ -87,7 +93,7 @@ def _percentile(x: np.ndarray) -> np.ndarray:
 
 
 def build_index(
-    store,
+    store: Store,
     out: Path,
     source: str = "mathlib",
     dense: bool | None = None,
@@ -101,7 +107,7 @@ def build_index(
     mathlib_dir: Path | None = None,
     hold_out_aids: set[str] | None = None,
     levers: frozenset[str] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Build (or resume) the index of a source's active, completable mentions under `out`.
 
     `dense`: True embeds every document (resuming, reusing vectors of unchanged texts), False
@@ -154,9 +160,9 @@ def build_index(
             .order_by(Mention.id)
         )
         tag = f"index {source}"
-        rows = list(
+        rows: list[tuple[Any, ...]] = list(
             track(
-                s.execute(q.limit(limit) if limit else q),
+                s.execute(q.limit(limit) if limit else q).tuples(),
                 f"{tag}: read declarations",
                 unit="declarations",
                 batch=BATCH,
@@ -195,7 +201,7 @@ def build_index(
         at = {r[0]: i for i, r in enumerate(rows)}
         stmts, doc, borrowed = borrow_alias_texts(
             [r[1] for r in rows], [r[2] for r in rows], doc,
-            {at[m]: t for m, t in targets.items() if m in at and t[0]},
+            {at[m]: (str(t[0]), t[1]) for m, t in targets.items() if m in at and t[0]},
             {at[m] for m in hidden if m in at},
         )  # fmt: skip
         rows = [(r[0], r[1], st, *r[3:]) for r, st in zip(rows, stmts, strict=True)]
@@ -360,7 +366,7 @@ def build_shape(
     _bm25(grams, out / "shape", f"{tag}: BM25 over formula shapes")
 
 
-def _each(items: list, name: str):
+def _each(items: list[T], name: str) -> Iterator[T]:
     """`items` counted as a stage of declarations."""
     return track(items, name, unit="declarations", batch=BATCH)
 
@@ -377,7 +383,7 @@ def _clear(folder: Path) -> None:
         f.unlink()
 
 
-def _descriptions(s) -> dict[int, str]:
+def _descriptions(s: Session) -> dict[int, str]:
     """The newest description or informal statement the informalize role wrote for each mention
     (agent text, a search aid only: never node text), whatever its review status, except
     rejected ones."""
@@ -395,4 +401,4 @@ def _descriptions(s) -> dict[int, str]:
         )
         .order_by(AgentText.id)
     ).all()
-    return {mid: body for mid, body in rows}
+    return {mid: body for mid, body in rows if mid is not None}

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -21,6 +22,12 @@ from pydantic import BaseModel
 from math2.runs import ItemContext, Job, Progress, RunSummary, execute, register_job, step
 from math2.store import Store
 from math2.util.limits import Resource
+
+if TYPE_CHECKING:
+    from math2.config import Settings
+    from math2.retrieval.dense import Reuse
+    from math2.retrieval.encoder import Encoder
+    from math2.store import Run
 
 JOB = "embed"
 
@@ -45,7 +52,9 @@ def texts_digest(texts: list[str]) -> str:
 
 
 @step("embed.chunk")
-def embed_chunk(encoder: str, max_tokens: int, chunk: int):
+def embed_chunk(
+    encoder: str, max_tokens: int, chunk: int
+) -> Callable[[Chunk, ItemContext], Awaitable[Chunk]]:
     """Embed one chunk (in a worker thread, on the `cpu` resource) and write its file."""
 
     async def run(rec: Chunk, ctx: ItemContext) -> Chunk:
@@ -82,8 +91,8 @@ def run_embedding(
     chunk: int,
     max_tokens: int,
     say: Callable[[str], None],
-    params: dict | None = None,
-    reuse=None,
+    params: dict[str, Any] | None = None,
+    reuse: Reuse | None = None,
 ) -> RunSummary:
     """Embed every chunk not yet done with `encoder` (a name of `encoder.ENCODERS`); returns
     how the run ended. `reuse` (`dense.Reuse`): earlier vectors by text key, copied instead of
@@ -91,7 +100,7 @@ def run_embedding(
     from math2.retrieval.encoder import load_encoder, model_name
 
     folder.mkdir(parents=True, exist_ok=True)
-    loaded: list = []
+    loaded: list[Encoder] = []
 
     def model(batch: list[str]) -> np.ndarray:
         if not loaded:
@@ -167,7 +176,9 @@ def _forget_missing(store: Store, job: Job, folder: Path) -> None:
             s.execute(delete(RunItem).where(RunItem.run_id == run_id, RunItem.item.in_(gone)))
 
 
-async def _resume(run, settings, store: Store, on_progress) -> RunSummary:
+async def _resume(
+    run: Run, settings: Settings, store: Store, on_progress: Callable[[Progress], None] | None
+) -> RunSummary:
     from math2.retrieval.index import build_index
     from math2.runs import CannotResume
 

@@ -12,11 +12,15 @@ fused order as it was and says so in `RerankResult.error`: reranking never loses
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from math2.llm import LLMClient, LLMError, load_template, structured
+
+if TYPE_CHECKING:
+    from math2.config import Settings
+    from math2.store import Store
 
 TEMPLATE = "retrieval/rerank"
 STATEMENT_CHARS = 300
@@ -90,7 +94,9 @@ def _statement(hit: Any, statements: dict[int, str] | None) -> str:
     return getattr(hit, "statement", "") or ""
 
 
-def rerank_with_model(settings, store, model: str, query: str, hits: list[Any]) -> RerankResult:
+def rerank_with_model(
+    settings: Settings, store: Store, model: str, query: str, hits: list[Any]
+) -> RerankResult:
     """Rerank resolved search hits (`math2.retrieval.search`) with a registered model, its
     replies cached in the store (a repeated search makes no second call). Refuses an
     unregistered model (`UnregisteredModel`)."""

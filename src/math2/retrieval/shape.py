@@ -325,7 +325,7 @@ def _frac(text: str) -> str:
     return text
 
 
-def _brace(m: re.Match) -> str:
+def _brace(m: re.Match[str]) -> str:
     inner = m.group(1).strip()
     return f" {inner} " if _ONE_TOKEN.fullmatch(inner) else f" ({inner}) "
 

@@ -61,6 +61,7 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
 from math2.lean.syntax import constants_of, split_identifier
 
@@ -125,7 +126,7 @@ _UMLAUT = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "
 _UMLAUT_WORD = re.compile(r"\w*[äöüÄÖÜ]\w*")
 
 
-class _FoldTable(dict):
+class _FoldTable(dict[int, str]):
     """`str.translate` table, filled per character on first sight: a Latin letter (category
     Lu/Ll, Unicode name `LATIN …`) whose NFKD form without combining marks is ASCII letters
     maps to them; every other character (Greek, `ℝ`, `𝕜`, `ᵢ`, `²`, `≤`, …) to itself."""
@@ -173,7 +174,7 @@ def latex_to_unicode(text: str) -> str:
 
 
 @functools.cache
-def _stemmer():
+def _stemmer() -> Any:
     import Stemmer  # PyStemmer: the Snowball stemmers
 
     return Stemmer.Stemmer("english")
@@ -181,7 +182,7 @@ def _stemmer():
 
 def stem(word: str) -> str:
     """The Snowball English stem of a lower-case word (`primes` → `prime`)."""
-    return _stemmer().stemWord(word)
+    return str(_stemmer().stemWord(word))
 
 
 def tokens(text: str, stemmed: bool = False, folded: bool = False) -> list[str]:
@@ -323,4 +324,7 @@ def v1_tokens(texts: list[str]) -> list[list[str]]:
     stop words."""
     import bm25s
 
-    return bm25s.tokenize(texts, stopwords="en", show_progress=False, return_ids=False)
+    out: list[list[str]] = bm25s.tokenize(
+        texts, stopwords="en", show_progress=False, return_ids=False
+    )
+    return out
