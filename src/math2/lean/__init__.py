@@ -1,24 +1,66 @@
-"""Lean verification: REPL transport and pool, diagnostics, statement hygiene, backends."""
+"""Lean verification: REPL transport and pool, diagnostics, statement hygiene, backends.
+
+The names below are imported on first use (`__getattr__`), so a module of the package that
+needs none of them (the lexer that search reads queries with, the limits the settings hold)
+does not pull in the backends, the pool and their HTTP and process libraries.
+"""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from math2.errors import Math2Error
-from math2.lean.backends import KiminaBackend, LakeBackend, LeanBackend, RawOutcome, ReplBackend
-from math2.lean.checker import CheckItem, CheckResult, LeanChecker, Mode, Status
-from math2.lean.diagnostics import Diagnostic, Kind, classify_text, diagnostics
-from math2.lean.hygiene import HygieneReport, check_statement, split_header
-from math2.lean.identity import LeanIdentity
-from math2.lean.limits import Limits
-from math2.lean.pool import PoolConfig, ReplPool
-from math2.lean.statement import NotAStatement, benchmark_code, split_item, statement_item
-from math2.lean.trust import ContextTrust
 
 if TYPE_CHECKING:
     from math2.config import Settings
+    from math2.lean.backends import (
+        KiminaBackend,
+        LakeBackend,
+        LeanBackend,
+        RawOutcome,
+        ReplBackend,
+    )
+    from math2.lean.checker import CheckItem, CheckResult, LeanChecker, Mode, Status
+    from math2.lean.diagnostics import Diagnostic, Kind, classify_text, diagnostics
+    from math2.lean.hygiene import HygieneReport, check_statement, split_header
+    from math2.lean.identity import LeanIdentity
+    from math2.lean.limits import Limits
+    from math2.lean.pool import PoolConfig, ReplPool
+    from math2.lean.statement import NotAStatement, benchmark_code, split_item, statement_item
+    from math2.lean.trust import ContextTrust
     from math2.store import Store
+
+# name → the module of the package that defines it
+_LAZY = {
+    **dict.fromkeys(
+        ("KiminaBackend", "LakeBackend", "LeanBackend", "RawOutcome", "ReplBackend"), "backends"
+    ),
+    **dict.fromkeys(("CheckItem", "CheckResult", "LeanChecker", "Mode", "Status"), "checker"),
+    **dict.fromkeys(("Diagnostic", "Kind", "classify_text", "diagnostics"), "diagnostics"),
+    **dict.fromkeys(("HygieneReport", "check_statement", "split_header"), "hygiene"),
+    "LeanIdentity": "identity",
+    "Limits": "limits",
+    **dict.fromkeys(("PoolConfig", "ReplPool"), "pool"),
+    **dict.fromkeys(
+        ("NotAStatement", "benchmark_code", "split_item", "statement_item"), "statement"
+    ),
+    "ContextTrust": "trust",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 class LeanNotConfigured(Math2Error):
@@ -27,6 +69,8 @@ class LeanNotConfigured(Math2Error):
 
 def make_backend(settings: Settings, backend: str | None = None) -> LeanBackend:
     """The backend the settings ask for; LeanNotConfigured says what is missing."""
+    from math2.lean.backends import KiminaBackend, LakeBackend, ReplBackend
+
     lean = settings.lean
     kind = backend or lean.backend
     if kind == "kimina":
@@ -47,6 +91,8 @@ def make_backend(settings: Settings, backend: str | None = None) -> LeanBackend:
 
 def pool_config(settings: Settings) -> PoolConfig:
     """The REPL pool the settings describe (the local backend's, and each Ray node's)."""
+    from math2.lean.pool import PoolConfig
+
     lean = settings.lean
     return PoolConfig(
         argv=lean.repl_command,
@@ -70,6 +116,7 @@ def make_checker(
     """A checker with the configured backend and, given a store, the result cache;
     `allow_compiled` (proofs trusting compiled code) only ever from the caller."""
     from math2.lean.cache import ResultCache
+    from math2.lean.checker import LeanChecker
 
     cache = ResultCache(store) if store is not None else None
     return LeanChecker(

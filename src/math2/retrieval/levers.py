@@ -107,16 +107,16 @@ class QueryLevers:
 
     @cached_property
     def kinds(self) -> np.ndarray:
-        return np.asarray(np.load(self.folder / "kinds.npy", mmap_mode="r"))
+        return lexical.mapped(self.folder / "kinds.npy")
 
     @cached_property
     def depth(self) -> np.ndarray:
-        return np.asarray(np.load(self.folder / "depth.npy", mmap_mode="r"))
+        return lexical.mapped(self.folder / "depth.npy")
 
     @cached_property
     def renames(self) -> np.ndarray | None:
         path = self.folder / "renames.npy"
-        return np.asarray(np.load(path, mmap_mode="r")) if path.exists() else None
+        return lexical.mapped(path) if path.exists() else None
 
     def notation_tokens(self, query_text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
         """Tokens of the query's notation (its LaTeX mapped onto the table first)."""

@@ -95,15 +95,19 @@ def _statement(hit: Any, statements: dict[int, str] | None) -> str:
 
 
 def rerank_with_model(
-    settings: Settings, store: Store, model: str, query: str, hits: list[Any]
+    settings: Settings, store: Store | None, model: str, query: str, hits: list[Any]
 ) -> RerankResult:
     """Rerank resolved search hits (`math2.retrieval.search`) with a registered model, its
     replies cached in the store (a repeated search makes no second call). Refuses an
-    unregistered model (`UnregisteredModel`)."""
+    unregistered model (`UnregisteredModel`), and a search opened without a store
+    (`LLMNotConfigured`: the model register and the reply cache are in it)."""
     import asyncio
 
-    from math2.llm import make_client, require_model
+    from math2.llm import LLMNotConfigured, make_client, require_model
     from math2.store.aio import AsyncStore
+
+    if store is None:
+        raise LLMNotConfigured("reranking reads the model register in the store: open one")
 
     with store.session() as s:
         require_model(s, model)
