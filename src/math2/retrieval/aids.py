@@ -27,8 +27,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
-
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
@@ -155,6 +153,8 @@ def resolve(written: dict[str, list[str]], names: list[str]) -> dict[int, list[s
 
 def list_titles(session: Session, mention_ids: Iterable[int]) -> dict[int, list[str]]:
     """Mention id → the titles of the theorem-list nodes linked to it by a crosswalk."""
+    from sqlalchemy import select
+
     from math2.store import Crosswalk, Node
 
     wanted = set(mention_ids)

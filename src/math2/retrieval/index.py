@@ -390,7 +390,7 @@ class SearchIndex:
         if "desc" in parts:
             x = list(self.rank_desc(queries, pool))
         named: list[list[tuple[int, float]]] = [
-            self.levers.namesakes(q, self.prior)
+            self.levers.namesakes(q, self.prior, self.notation)
             if self.namesake_weight > 0 and "bm25" in parts and self.text_version >= 9
             else []
             for q in queries

@@ -32,13 +32,13 @@ from math2.retrieval.names import (
     renames,
 )
 from math2.retrieval.notation import NotationTable, latex_notation, read_table
-from math2.retrieval.text import STOPWORDS, stem
+from math2.retrieval.text import STOPWORDS
 from math2.retrieval.vocabulary import Vocabulary, mine, module_docstrings
 
 MAX_NAMESAKES = 5  # the namesakes fused into a ranking, best first
 MAX_POSTINGS = 400  # a key more common than this names nothing in particular (`comm`)
 MIN_COVER = 0.5  # "fundamental theorem of algebra" does not name `FundamentalGroup.fundamental`
-_WEAK_KEYS = frozenset(stem(w) for w in STOPWORDS) | {"of", "is", "has", "to"}
+_WEAK_KEYS = STOPWORDS | {"of", "is", "has", "to"}
 
 
 def build_levers(
@@ -134,19 +134,22 @@ class QueryLevers:
     def vocabulary_words(self, query: str) -> list[str]:
         return self.vocabulary.words(query) if self.vocabulary is not None else []
 
-    def namesakes(self, query: str, prior: np.ndarray) -> list[tuple[int, float]]:
+    def namesakes(
+        self, query: str, prior: np.ndarray, symbols: bool = True
+    ) -> list[tuple[int, float]]:
         """The declarations the query names, best first, with their cover (the share of the
-        query's words the matched key spans; see `names.py`)."""
+        query's words the matched key spans; see `names.py`); with `symbols`, the constants
+        its notation stands for too."""
         if self.keys is None:
             return []
         n_words = max(1, len([w for w in query_words(query) if w not in STOPWORDS]))
-        wanted = dict(query_keys(query))
-        for const in self.notation_constants(query):  # a symbol names its constant
+        wanted = {k: (n, False) for k, n in query_keys(query).items()}
+        for const in self.notation_constants(query) if symbols else []:  # a symbol names it
             for k in name_keys(const)[-1:]:
-                wanted[k] = max(wanted.get(k, 0), 1)
+                wanted[k] = (max(wanted.get(k, (0, False))[0], 1), True)
         cover: dict[int, float] = {}
-        for key, n in wanted.items():
-            if n == 1 and (len(key) <= 2 or key in _WEAK_KEYS):
+        for key, (n, symbol) in wanted.items():
+            if n == 1 and not symbol and (len(key) <= 2 or key in _WEAK_KEYS):
                 continue
             post = self.keys.postings(key)
             if len(post) == 0 or len(post) > MAX_POSTINGS:
@@ -155,16 +158,20 @@ class QueryLevers:
             if c < MIN_COVER:
                 continue
             for p in post.tolist():
-                # a name that is part of the query must be a concept (`Function.Periodic` for
-                # "periodic function"); one that is the whole query may be anything (`add_comm`)
-                if c > cover.get(p, 0.0) and (c >= 1.0 or self.kinds[p] == CONCEPT):
+                # a name that is the whole query may be anything (`add_comm`), and so may the
+                # constant a symbol of the query stands for; a name that is part of the query
+                # must be a concept at the root ("compact set" names `IsCompact`, while
+                # "multiplicative order" does not name `PowerSeries.order`)
+                named = c >= 1.0 or symbol
+                if c > cover.get(p, 0.0) and (
+                    named or (self.kinds[p] == CONCEPT and self.depth[p] == 0)
+                ):
                     cover[p] = c
-        if not cover:
-            return []
-        best = max(cover.values())
-        tier = [p for p, c in cover.items() if c >= best - 1e-9]
-        tier.sort(key=lambda p: (self.kinds[p] != CONCEPT, int(self.depth[p]), -prior[p], p))
-        return [(p, cover[p]) for p in tier[:MAX_NAMESAKES]]
+        ranked = sorted(
+            cover,
+            key=lambda p: (-cover[p], self.kinds[p] != CONCEPT, int(self.depth[p]), -prior[p], p),
+        )
+        return [(p, cover[p]) for p in ranked[:MAX_NAMESAKES]]
 
     def successor(self, position: int) -> int | None:
         """The position of a renamed declaration's successor, or None."""
