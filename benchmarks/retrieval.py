@@ -209,6 +209,8 @@ def main() -> None:
         help="issue 33's levers, each alone and together (retrieval_levers.py)",
     )
     ap.add_argument("--namesake-weights", type=float, nargs="*", default=[])
+    ap.add_argument("--body-weights", type=float, nargs="*", default=[])
+    ap.add_argument("--vocabulary-weights", type=float, nargs="*", default=[])
     args = ap.parse_args()
     clock = RunClock()
     store = Store(args.db)
@@ -306,7 +308,10 @@ def main() -> None:
         ]  # fmt: skip
     settings: dict[str, dict] = {}
     if args.levers:
-        for label, key, lever_kw in retrieval_levers.configs(args.namesake_weights):
+        lever_configs = retrieval_levers.configs(
+            args.namesake_weights, args.body_weights, args.vocabulary_weights
+        )
+        for label, key, lever_kw in lever_configs:
             configs.append((label, int(key) if key.isdigit() else key, ("bm25", "aids"), aw,
                             0.0, sw, tw, 1.0, W_SHAPE))  # fmt: skip
             settings[label] = lever_kw

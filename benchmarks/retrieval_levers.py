@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from math2.retrieval.index import W_NAMESAKE, W_VOCABULARY, SearchIndex, build_index
+from math2.retrieval.index import W_BODY, W_NAMESAKE, W_VOCABULARY, SearchIndex, build_index
 
 # index key → (text version, document-side levers)
 INDEXES: dict[str, tuple[int, frozenset[str]]] = {
@@ -28,12 +28,19 @@ INDEXES: dict[str, tuple[int, frozenset[str]]] = {
     "notation": (9, frozenset({"notation"})),
     "names": (9, frozenset({"names", "vocabulary"})),
 }
-OFF = {"namesake_weight": 0.0, "vocabulary_weight": 0.0, "renames": False, "notation": False}
+OFF = {
+    "namesake_weight": 0.0,
+    "vocabulary_weight": 0.0,
+    "renames": False,
+    "notation": False,
+    "body_weight": 0.0,
+}
 ON = {
     "namesake_weight": W_NAMESAKE,
     "vocabulary_weight": W_VOCABULARY,
     "renames": True,
     "notation": True,
+    "body_weight": W_BODY,
 }
 
 
@@ -52,12 +59,18 @@ def build(
     return out
 
 
-def configs(namesake_weights: list[float]) -> list[tuple[str, str, dict[str, Any]]]:
+def configs(
+    namesake_weights: list[float], body_weights: list[float], vocabulary_weights: list[float]
+) -> list[tuple[str, str, dict[str, Any]]]:
     """(label, index key, SearchIndex settings) of each lever configuration; key 4 is the
-    default path's index of `retrieval.py` (v9, every lever)."""
+    default path's index of `retrieval.py` (v9, every lever), measured with the defaults and
+    with the weights given."""
     return [
         ("v8 default path (before issue 33)", "v8", OFF),
-        ("lever 1 alone: what a definition says (v9 body)", "body", OFF),
+        ("lever 1 alone: what a definition says (v9 body)", "body",
+         {**OFF, "body_weight": W_BODY}),
+        *((f"lever 1 alone, body words weight {w}", "body", {**OFF, "body_weight": w})
+          for w in body_weights),
         ("lever 2 alone: namesake prior", "names",
          {**OFF, "namesake_weight": W_NAMESAKE}),
         ("lever 3 alone: notation read from Mathlib", "notation", {**OFF, "notation": True}),
@@ -65,6 +78,12 @@ def configs(namesake_weights: list[float]) -> list[tuple[str, str, dict[str, Any
          {**OFF, "vocabulary_weight": W_VOCABULARY}),
         ("lever 5 alone: names without «», renames", "names", {**OFF, "renames": True}),
         ("all levers (v9 default path)", "4", ON),
+        *((f"lever 4 alone, vocabulary weight {w}", "names", {**OFF, "vocabulary_weight": w})
+          for w in vocabulary_weights),
         *((f"all levers, namesake weight {w}", "4", {**ON, "namesake_weight": w})
           for w in namesake_weights),
+        *((f"all levers, body words weight {w}", "4", {**ON, "body_weight": w})
+          for w in body_weights),
+        *((f"all levers, vocabulary weight {w}", "4", {**ON, "vocabulary_weight": w})
+          for w in vocabulary_weights),
     ]  # fmt: skip

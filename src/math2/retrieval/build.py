@@ -26,6 +26,7 @@ from math2.retrieval.text import (
     LEVERS,
     SHAPE_VERSION,
     TEXT_VERSION,
+    constant_words,
     dense_text,
     document_phrases,
     document_text,
@@ -238,10 +239,16 @@ def build_index(
             out, names, [r[5] for r in rows], successors, doc, mathlib_dir, levers, say, tag
         )
 
-    def words_of(r: tuple[Any, ...], d: str | None, body: list[str]) -> list[str]:
-        toks = tokens(document_text(r[1], r[2], d, r[4], body), stemmed, folded)
+    def words_of(r: tuple[Any, ...], d: str | None) -> list[str]:
+        toks = tokens(document_text(r[1], r[2], d, r[4]), stemmed, folded)
+        if notation is not None and r[2]:
+            toks += notation.tokens(r[2], lambda t: tokens(t, stemmed, folded))
+        return toks
+
+    def body_words(body: list[str]) -> list[str]:
+        said = " ; ".join(body)
+        toks = tokens(f"{said} {constant_words(said)}", stemmed, folded)
         if notation is not None:
-            said = " ".join([r[2] or "", *body])
             toks += notation.tokens(said, lambda t: tokens(t, stemmed, folded))
         return toks
 
@@ -251,12 +258,12 @@ def build_index(
         texts = [doc_text(r[1], r[2], d) for r, d in _each(pairs, f"{tag}: words")]
         _bm25(v1_tokens(texts), out / "bm25", f"{tag}: BM25 over words")
     else:
-        words = [
-            words_of(r, d, b)
-            for (r, d), b in zip(_each(pairs, f"{tag}: words"), bodies, strict=True)
-        ]
+        words = [words_of(r, d) for r, d in _each(pairs, f"{tag}: words")]
         _bm25(words, out / "bm25", f"{tag}: BM25 over words")
         del words
+    _clear(out / "body")
+    if any(bodies):  # what definitions say: a words part of its own (`W_BODY`)
+        _bm25([body_words(b) for b in bodies], out / "body", f"{tag}: BM25 over bodies")
     say(f"BM25 over {len(rows)} declarations in {time.perf_counter() - t0:.1f} s")
     _clear(out / "phrase")
     if text_version >= 3:

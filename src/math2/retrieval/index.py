@@ -104,6 +104,9 @@ W_SHAPE = 0.5
 # stand for in the library's prose (`vocabulary.py`) are scored like the English rows.
 W_NAMESAKE = 1.0
 W_VOCABULARY = W_SYNONYMS
+# What definitions say (`importers.lean_bodies`), as words: a part of its own, added to the
+# lexical score at this weight (its shapes are in the shape part).
+W_BODY = 1.0
 
 
 class Hit(BaseModel):
@@ -137,6 +140,7 @@ class SearchIndex:
         translated_weight: float = W_TRANSLATED,
         shape_weight: float = W_SHAPE,
         namesake_weight: float = W_NAMESAKE,
+        body_weight: float = W_BODY,
         vocabulary_weight: float = W_VOCABULARY,
         notation: bool = True,
         renames: bool = True,
@@ -157,6 +161,7 @@ class SearchIndex:
         self.translated_weight = translated_weight
         self.shape_weight = shape_weight
         self.namesake_weight = namesake_weight
+        self.body_weight = body_weight
         self.vocabulary_weight = vocabulary_weight
         self.notation = notation
         self.renames = renames
@@ -198,6 +203,10 @@ class SearchIndex:
     @cached_property
     def shape(self) -> lexical.Lexical | None:
         return self._part("shape")
+
+    @cached_property
+    def body(self) -> lexical.Lexical | None:
+        return self._part("body")
 
     @cached_property
     def parents(self) -> lexical.Lexical | None:
@@ -290,6 +299,8 @@ class SearchIndex:
             vocab = [w for w in self.levers.vocabulary_words(query) if w not in said]
             if vocab:
                 score = score + self.vocabulary_weight * self.bm25.scores(vocab)
+        if self.body_weight > 0 and self.body is not None:
+            score = score + self.body_weight * self.body.scores(toks)
         if self.phrase is not None:
             ptoks, weight = query_phrases(query, self.stemmed, self.folded)
             if weight > 0:

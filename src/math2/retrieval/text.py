@@ -60,7 +60,6 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Sequence
 from typing import Any
 
 from math2.lean.syntax import constants_of, split_identifier
@@ -245,25 +244,23 @@ def module_words(module: str | None) -> str:
     return " ".join(module.split(".")[1:])
 
 
+def constant_words(text: str | None) -> str:
+    """The words of the constants a Lean text names (`Nat.Prime p` → `nat prime`)."""
+    return " ".join(" ".join(split_identifier(c)) for c in constants_of(text))
+
+
 def document_text(
     name: str,
     statement: str | None,
     docstring: str | None,
     module: str | None = None,
-    body: Sequence[str] = (),
 ) -> str:
-    """Index text version 2 of one declaration; from version 9 also its `body` (what a
-    definition says) and its name without `«»` quotes (`Quiver.Path.end`)."""
-    said = " ; ".join(body)
-    consts = " ".join(" ".join(split_identifier(c)) for c in constants_of(statement))
-    if said:
-        consts += " " + " ".join(" ".join(split_identifier(c)) for c in constants_of(said))
+    """Index text version 2 of one declaration; from version 9 also its name without `«»`
+    quotes (`Quiver.Path.end`)."""
+    consts = constant_words(statement)
     plain = name.replace("«", "").replace("»", "") if "«" in name else ""
-    return " ".join(
-        x
-        for x in (name, plain, statement or "", said, docstring or "", module_words(module), consts)
-        if x
-    )
+    parts = (name, plain, statement or "", docstring or "", module_words(module), consts)
+    return " ".join(x for x in parts if x)
 
 
 def dense_text(name: str, statement: str | None, docstring: str | None) -> str:
