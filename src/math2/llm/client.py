@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from math2.llm.cache import MemoryCache, ResponseCache
-from math2.llm.stream import TIMEOUT, SpeedModel, StreamState
+from math2.llm.stream import TIMEOUT, SpeedModel, StreamState, sse_lines
 from math2.llm.types import ChatResponse, Endpoint, FailedTry, LLMError, Usage, cache_key
 from math2.util.limits import Resource
 
@@ -214,7 +214,7 @@ class LLMClient:
                     if "text/event-stream" not in r.headers.get("content-type", ""):
                         await r.aread()  # a server that does not stream answers whole
                         return self._parsed(key, body, r, time.monotonic() - st.started)
-                    async for line in r.aiter_lines():
+                    async for line in sse_lines(r.aiter_text()):
                         if st.feed(line):
                             deadline.reschedule(loop.time() + self._deadline(body))
                         if st.done:
