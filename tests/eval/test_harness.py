@@ -278,3 +278,15 @@ def test_a_models_meaning_changer_fails_the_sample_and_never_reaches_lean(tmp_pa
     assert b.per_item["beta"]["compiled"] == 1
     sent = log.read_text() if log.exists() else ""
     assert "instance : LT" not in sent and "theorem other" in sent
+
+
+def test_a_dead_generator_stops_the_samples_instead_of_scoring_them(tmp_path, registered):
+    # Once the endpoint is down, the sample step lets EndpointDown out: no sample is `done`
+    # (so none is scored as an ordinary miss) and the run can be resumed (issue 34 §5).
+    from tests.llm.dead import dead_settings, met_endpoint_down, run_until_down
+
+    toy = _synthetic(tmp_path)
+    opts = EvalOptions(model="gen", judges=["j1"], k=4)
+    st = dead_settings(settings_for(tmp_path, "http://unused/v1"))
+    run_until_down(lambda: run_eval(st, registered, [toy], opts))
+    met_endpoint_down(registered, done_before=0)
