@@ -27,6 +27,8 @@ def env(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.setenv("MATH2_CONFIG", str(tmp_path / "none.toml"))
     monkeypatch.setenv("MATH2_LLM__BASE_URL", UNREACHABLE)
     monkeypatch.setenv("MATH2_LLM__MAX_RETRIES", "0")
+    # every item meets the dead endpoint itself (no early stop: that is tests/llm/dead.py's)
+    monkeypatch.setenv("MATH2_LLM__DOWN_AFTER", "0")
     monkeypatch.setenv("MATH2_LEAN__PROJECT_DIR", str(tmp_path))
     fake = [sys.executable, "-m", "math2.lean.testing.fake_repl"]
     monkeypatch.setenv("MATH2_LEAN__REPL_COMMAND", json.dumps(fake))

@@ -77,6 +77,8 @@ class Compile(_ModelCheck):
             stage=self.stage(),
         )
         evidence = {"status": result.status.value, "reason": result.reason}
+        if result.compiled_by:  # the Lean that produced the verdict (a double says so)
+            evidence["compiled_by"] = result.compiled_by
         if result.diagnostics:
             evidence["diagnostics"] = [d.model_dump(mode="json") for d in result.diagnostics[:5]]
         if result.passed:

@@ -82,13 +82,12 @@ class Lint(Check):
             reason = f"a definition of a {texts(st.goal)[0]}-valued {st.kind}, not a statement"
             return self.outcome(Verdict.SKIP, evidence={"reason": reason})
         findings = self.judge(st, pair.informal)
+        # under the precision bar a finding is reported but does not fail the pair; a pass says
+        # so too, so the stored verdicts tell which checks only warn (`math2 check --labels`)
+        warn = {"warn": True} if warns(self.label, self.declared_status) else {}
         if findings:
-            evidence: dict = {"findings": findings}
-            if warns(self.label, self.declared_status):
-                # under the precision bar: reported, but it does not fail the pair
-                evidence["warn"] = True
-            return self.outcome(Verdict.FAIL, evidence=evidence)
-        return self.outcome(Verdict.PASS)
+            return self.outcome(Verdict.FAIL, evidence={"findings": findings, **warn})
+        return self.outcome(Verdict.PASS, evidence=warn)
 
     def judge(self, st: Statement, informal: str) -> list[str]:  # pragma: no cover
         raise NotImplementedError
