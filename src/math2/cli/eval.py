@@ -105,6 +105,7 @@ def run_cmd(
     from math2.eval import EvalOptions, UnknownBenchmark, render_table, run_eval, score
     from math2.eval import write_report as write
     from math2.eval.harness import benchmark_sources
+    from math2.eval.report import compiled_by_text
 
     check_range("-k", k, 1)
     check_range("--limit", limit, 1)
@@ -165,7 +166,17 @@ def run_cmd(
     ks = sorted({1, k} | {2**i for i in range(1, 8) if 2**i < k})
     scores = score(samples, ks, model=model, judges=judge)
     out.print(escape(render_table(scores)), highlight=False, soft_wrap=True)
-    out.print(f"run {summary.run_id}: {summary.done} samples this time, {summary.failed} failed")
+    failed = sum(b.failed for b in scores.benchmarks)
+    total = sum(b.samples for b in scores.benchmarks)
+    out.print(
+        escape(
+            f"run {summary.run_id}: {summary.done} samples this time, {summary.failed} of them "
+            f"stopped by an exception; {failed} of the run's {total} samples failed (each "
+            f"scored 0); compiled by: {compiled_by_text(scores.compiled_by)}"
+        ),
+        highlight=False,
+        soft_wrap=True,
+    )
     _print_failures(scores)
     if report:
         files = write(scores, report)
@@ -193,6 +204,7 @@ def report_cmd(
 ) -> None:
     """Score a finished (or partial) eval run and write the report files."""
     from math2.eval import collect_results, render_table, score, write_report
+    from math2.eval.report import compiled_by_text
     from math2.runs import run_detail
 
     store = _store()
@@ -215,6 +227,7 @@ def report_cmd(
     files = write_report(scores, folder)
     out.print(escape(render_table(scores)), highlight=False, soft_wrap=True)
     _print_failures(scores)
+    out.print(escape(f"compiled by: {compiled_by_text(scores.compiled_by)}"), highlight=False)
     out.print(escape(f"report: {files['html']}"))
 
 

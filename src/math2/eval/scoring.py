@@ -26,9 +26,12 @@ class SampleFailure(StrEnum):
     """Why a sample has no answer of its own: it still counts, as a failure, at its index."""
 
     NO_LEAN = "no_lean"  # the reply held no readable Lean block
+    REFUSED = "refused"  # hygiene refused its Lean before any compile
     LEAN_TIMEOUT = "lean_timeout"  # Lean ran out of time on it
     LEAN_UNAVAILABLE = "lean_unavailable"  # Lean crashed, or its backend or header failed
-    TIMEOUT = "timeout"  # the sample's model call (or the whole step) timed out
+    # the model's reply was cut off at its deadline (finish_reason "timeout"), or the sample's
+    # model call (or the whole step) timed out
+    TIMEOUT = "timeout"
     ERROR = "error"  # the sample's step raised (a model error, a bad reply, …)
     UNREADABLE = "unreadable"  # its stored result could not be read back
     NOT_RUN = "not_run"  # the run stopped before the sample was tried
@@ -50,6 +53,13 @@ class SampleResult(BaseModel):
     failure: SampleFailure | None = None
     error: str = ""  # the error text of a failed sample
     compiled_by: str = ""  # the Lean that compiled it, as it reported itself ("": none ran)
+
+    @property
+    def outcome(self) -> str:
+        """How the sample ended, for the run's progress: its failure, else whether it compiled."""
+        if self.failure is not None:
+            return self.failure.value
+        return "compiled" if self.compiled else "did_not_compile"
 
 
 class BenchmarkScore(BaseModel):
