@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from math2.cli import app
 from math2.store import Store
 from math2.store.work import CheckResultRow
+from tests.settings import cli_env
 
 SECRET = (
     "Determine all positive integers n for which there exist real numbers x and y such that "
@@ -68,20 +69,6 @@ def test_check_and_copy_index(tmp_path, monkeypatch):
     assert res.exit_code == 2 and "--nli needs --translator" in res.output
 
 
-def _cli_env(tmp_path, monkeypatch, base_url: str = "http://127.0.0.1:9/v1") -> CliRunner:
-    import sys
-
-    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
-    monkeypatch.setenv("MATH2_CONFIG", str(tmp_path / "none.toml"))
-    monkeypatch.setenv("MATH2_LLM__BASE_URL", base_url)
-    monkeypatch.setenv("MATH2_LEAN__PROJECT_DIR", str(tmp_path))
-    fake = [sys.executable, "-m", "math2.lean.testing.fake_repl"]
-    monkeypatch.setenv("MATH2_LEAN__REPL_COMMAND", json.dumps(fake))
-    runner = CliRunner()
-    assert runner.invoke(app, ["init"]).exit_code == 0
-    return runner
-
-
 LINT_PAIRS = [
     {  # missing_positivity flags it (a lint that only warns): the pair still passes
         "id": "w",
@@ -97,7 +84,7 @@ LINT_PAIRS = [
 
 
 def test_check_says_which_lints_only_warn_and_that_no_lean_ran(tmp_path, monkeypatch):
-    runner = _cli_env(tmp_path, monkeypatch)
+    runner = cli_env(tmp_path, monkeypatch)
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in LINT_PAIRS))
     res = runner.invoke(app, ["check", str(pairs)])
@@ -113,7 +100,7 @@ def test_check_says_which_lints_only_warn_and_that_no_lean_ran(tmp_path, monkeyp
 
 
 def test_check_compile_names_the_lean_and_a_double_says_so(tmp_path, monkeypatch):
-    runner = _cli_env(tmp_path, monkeypatch)
+    runner = cli_env(tmp_path, monkeypatch)
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in LINT_PAIRS))
     res = runner.invoke(app, ["check", str(pairs), "--compile"])
@@ -128,9 +115,7 @@ def test_check_progress_and_summary_count_undecided_pairs_as_errors(tmp_path, mo
     from math2.llm.testing import FakeServer, Rule, Script
 
     with FakeServer(Script(rules=[Rule(reply="I will not answer in JSON.")])) as srv:
-        runner = _cli_env(tmp_path, monkeypatch, srv.base_url)
-        r = runner.invoke(app, ["models", "add", "judge", "--provider", "p", "--terms", "MIT"])
-        assert r.exit_code == 0, r.output
+        runner = cli_env(tmp_path, monkeypatch, srv.base_url, models=("judge",))
         pairs = tmp_path / "pairs.jsonl"
         pairs.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in LINT_PAIRS))
         res = runner.invoke(app, ["check", str(pairs), "--judge", "judge"])
