@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -134,7 +134,7 @@ class Calibration(BaseModel):
     pairs: int
     unfaithful: int
     checks: list[CheckFigures]
-    agreement: dict[str, dict] = {}  # check -> {"judges", "pairs", "fleiss_kappa"}
+    agreement: dict[str, dict[str, Any]] = {}  # check -> {"judges", "pairs", "fleiss_kappa"}
     # checks whose findings only warn (a lint under the precision bar): the battery ignores them
     warn_only: list[str] = []
     # the battery as if every warning failed its pair (None when no check only warns)
@@ -232,7 +232,7 @@ def calibrate(rows: Iterable[LabelledVerdict], *, battery: bool = True) -> Calib
         figures.append(_figures(BATTERY, "", _battery_rows(rows)))
         if warn_only:
             if_failing = _figures(BATTERY, "", _battery_rows(rows, warnings_fail=True))
-    agreement: dict[str, dict] = {}
+    agreement: dict[str, dict[str, Any]] = {}
     for check in sorted({c for c, _ in groups}):
         judges = sorted(k for c, k in groups if c == check)
         if len(judges) < 2:

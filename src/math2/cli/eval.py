@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -13,6 +13,9 @@ from rich.markup import escape
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
 from math2.cli._executor import Address, Executor, ray_options
 from math2.cli._outcome import finish_run
+
+if TYPE_CHECKING:
+    from math2.eval import Scores
 
 eval_app = typer.Typer(help="Evaluation: benchmarks, pass@k SC/CC, reports.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
@@ -184,7 +187,7 @@ def run_cmd(
     finish_run(store, summary.run_id, "samples")
 
 
-def _print_failures(scores) -> None:
+def _print_failures(scores: Scores) -> None:
     """How many samples failed and why (each is scored as a failure, k unchanged)."""
     for b in scores.benchmarks:
         why = ", ".join(f"{r}: {n}" for r, n in b.failures.items()) or "none"

@@ -153,7 +153,9 @@ def formalize_cmd(
     except (InputError, Math2Error) as exc:
         raise fail(escape(str(exc))) from exc
     out.print(
-        escape(summary_line(summary, outcomes, rounds, compiled_by)), highlight=False, soft_wrap=True
+        escape(summary_line(summary, outcomes, rounds, compiled_by)),
+        highlight=False,
+        soft_wrap=True,
     )
     out.print(
         escape(f"see `math2 runs show {summary.run_id}`; accepted statements wait for review")

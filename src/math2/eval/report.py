@@ -21,8 +21,9 @@ import json
 import re
 from pathlib import Path
 
+from math2.eval.metrics import Interval
 from math2.eval.published import published_for
-from math2.eval.scoring import Scores
+from math2.eval.scoring import BenchmarkScore, Scores
 
 __all__ = [
     "PNG_KEY",
@@ -41,7 +42,7 @@ def _pct(x: float) -> str:
     return f"{100 * x:.2f}"
 
 
-def _iv(iv) -> str:
+def _iv(iv: Interval) -> str:
     return f"{_pct(iv.value)} [{_pct(iv.low)}, {_pct(iv.high)}]"
 
 
@@ -50,7 +51,7 @@ def _pub(bench: str, metric: str, k: int) -> str:
     return "; ".join(f"{p.model} {p.percent:.2f}" for p in rows) or "–"
 
 
-def _failed(b) -> str:
+def _failed(b: BenchmarkScore) -> str:
     """`failed/samples (reason n, …)`: every failed sample is in the score as a 0."""
     why = ", ".join(f"{r} {n}" for r, n in b.failures.items())
     return f"{b.failed}/{b.samples}" + (f" ({why})" if why else "")

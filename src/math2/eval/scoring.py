@@ -14,6 +14,7 @@ import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -73,7 +74,7 @@ class BenchmarkScore(BaseModel):
     cc: dict[str, dict[int, Interval]]  # judge -> k -> interval
     compiled_by: list[str] = []  # every Lean that compiled a sample of it
     kappa: dict[str, float]  # "judgeA|judgeB" -> κ on compiled samples
-    per_item: dict[str, dict]  # item -> {"n", "compiled", "consistent": {judge: c}}
+    per_item: dict[str, dict[str, Any]]  # item -> {"n", "compiled", "consistent": {judge: c}}
     samples: int = 0  # every sample scored, failures included
     failed: int = 0  # samples with a failure (each scored 0)
     failures: dict[str, int] = {}  # SampleFailure value -> count
@@ -120,7 +121,7 @@ def score(
     sc_vals: dict[int, dict[str, list[float]]] = defaultdict(dict)
     cc_vals: dict[str, dict[int, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(dict))
     for (bench, vh), items in sorted(by_bench.items()):
-        per_item: dict[str, dict] = {}
+        per_item: dict[str, dict[str, Any]] = {}
         counts = []
         for name, ss in sorted(items.items()):
             idx = [s.sample for s in ss]

@@ -6,6 +6,7 @@ import json
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from math2.checks.base import Check, CheckEnv, Outcome, Pair
 from math2.checks.statement import (
@@ -28,12 +29,15 @@ PRECISION_FILE = Path(__file__).with_name("precision.json")
 
 
 @cache
-def measured_precision() -> dict[str, dict]:
+def measured_precision() -> dict[str, dict[str, Any]]:
     """The committed precision of each lint on the dev set (`precision.json`, written by
     `benchmarks/lint_precision.py` from `math2 check data/checks-dev/pairs.jsonl --labels`)."""
     if not PRECISION_FILE.exists():
         return {}
-    return json.loads(PRECISION_FILE.read_text(encoding="utf-8")).get("lints", {})
+    lints: dict[str, dict[str, Any]] = json.loads(PRECISION_FILE.read_text(encoding="utf-8")).get(
+        "lints", {}
+    )
+    return lints
 
 
 def warns(name: str, declared: str) -> bool:
@@ -42,7 +46,7 @@ def warns(name: str, declared: str) -> bool:
     m = measured_precision().get(name)
     if m is None or not m.get("flagged") or m.get("precision") is None:
         return declared == "warn"
-    return m["precision"] < PRECISION_BAR
+    return bool(m["precision"] < PRECISION_BAR)
 
 
 def key(toks: list[Token]) -> str:
