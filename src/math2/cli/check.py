@@ -68,6 +68,7 @@ def check_cmd(
     from math2.checks import default_config, load_config, run_checks
     from math2.cli._progress import ProgressDisplay
     from math2.errors import InputError, Math2Error
+    from math2.llm import EndpointDown
 
     if battery and (judge or translator or nli or compile_ or reference):
         raise fail("--battery gives the whole battery; drop the other check options")
@@ -124,6 +125,8 @@ def check_cmd(
                     ray=ray,
                 )
             )
+    except EndpointDown as exc:  # the run stopped early; its unfinished items wait for a resume
+        raise fail(escape(str(exc)), code=1) from exc
     except (InputError, Math2Error, ValueError) as exc:
         raise fail(str(exc)) from exc
     table = Table("check", "checker", "pass", "fail", "error", "skip", "a fail fails the pair")

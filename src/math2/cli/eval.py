@@ -109,6 +109,7 @@ def run_cmd(
     from math2.eval import write_report as write
     from math2.eval.harness import benchmark_sources
     from math2.eval.report import compiled_by_text
+    from math2.llm import EndpointDown
 
     check_range("-k", k, 1)
     check_range("--limit", limit, 1)
@@ -162,6 +163,8 @@ def run_cmd(
                     sources=benchmark_sources(benchmarks_dir(data), harness),
                 )
             )
+    except EndpointDown as exc:  # the run stopped early; its unfinished items wait for a resume
+        raise fail(escape(str(exc)), code=1) from exc
     except Math2Error as exc:
         raise fail(str(exc)) from exc
     if not samples:

@@ -99,6 +99,7 @@ def formalize_cmd(
 
     from math2.cli._progress import ProgressDisplay
     from math2.errors import InputError, Math2Error
+    from math2.llm import EndpointDown
     from math2.roles.formalize import FormalizeOptions, run_formalize
 
     check_range("--top-k", top_k, 0)
@@ -150,6 +151,8 @@ def formalize_cmd(
                     settings, store, input_path, options, on_progress=show, on_result=tally, ray=ray
                 )
             )
+    except EndpointDown as exc:  # the run stopped early; its unfinished items wait for a resume
+        raise fail(escape(str(exc)), code=1) from exc
     except (InputError, Math2Error) as exc:
         raise fail(escape(str(exc))) from exc
     out.print(

@@ -57,6 +57,7 @@ def informalize_cmd(
 
     from math2.cli._progress import ProgressDisplay
     from math2.errors import InputError, Math2Error
+    from math2.llm import EndpointDown
     from math2.roles.informalize import AUGMENTATIONS, InformalizeOptions, run_informalize
 
     bad = [a for a in augment or [] if a not in AUGMENTATIONS]
@@ -94,6 +95,8 @@ def informalize_cmd(
                     state.settings, store, options, on_progress=show, on_result=tally, ray=ray
                 )
             )
+    except EndpointDown as exc:  # the run stopped early; its unfinished items wait for a resume
+        raise fail(escape(str(exc)), code=1) from exc
     except (InputError, Math2Error) as exc:
         raise fail(str(exc)) from exc
     out.print(
