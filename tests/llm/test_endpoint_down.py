@@ -82,11 +82,22 @@ async def test_a_reply_resets_the_count():
 
 
 async def test_an_answer_that_is_an_error_is_not_a_connection_failure():
-    # 5xx after every retry, then 4xx: the server answered, so it is not down
-    script = Script(rules=[Rule(user="busy", reply="x", status=503), Rule(reply="x", status=400)])
+    # 5xx after every retry, a connection dropped with no answer, then 4xx: the server was
+    # reached each time, so it is not down
+    script = Script(
+        rules=[
+            Rule(user="busy", reply="x", status=503),
+            Rule(user="drop", reply="x", drop=True),
+            Rule(reply="x", status=400),
+        ]
+    )
     with FakeServer(script) as srv:
         c = client(srv.base_url, max_retries=1, down_after=1)
-        for text in ("busy", "bad", "busy"):
+        with pytest.raises(LLMError) as info:
+            await c.chat([{"role": "user", "content": "drop"}])
+        assert {t.kind for t in info.value.tries} == {"connect"}  # a lost connection…
+        assert not isinstance(info.value, EndpointDown)  # …that had reached the server
+        for text in ("busy", "bad", "busy", "drop"):
             with pytest.raises(LLMError) as info:
                 await c.chat([{"role": "user", "content": text}])
             assert not isinstance(info.value, EndpointDown)

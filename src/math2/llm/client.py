@@ -180,6 +180,7 @@ class LLMClient:
         error) on the reply or on the `LLMError` that ends the call."""
         ep = self.endpoint
         tries: list[FailedTry] = []
+        reached = False  # whether any try connected to the server
         for attempt in range(ep.max_retries + 1):
             if attempt:
                 self._refuse_if_down(tries)  # it went down while this call was retrying
@@ -189,6 +190,7 @@ class LLMClient:
                 resp = await (self._stream(key, body) if ep.stream else self._once(key, body))
             except _TryFailed as exc:
                 tries.append(exc.failed(time.monotonic() - started))
+                reached = reached or exc.reached
                 if exc.kind in ("connect", "timeout"):
                     self.usage.timeouts += 1
                 if exc.kind == "refused":
@@ -210,7 +212,7 @@ class LLMClient:
                 self.usage.timeouts += 1
             self.unreachable_calls = 0
             return resp.model_copy(update={"failed_tries": tries})
-        if tries and all(t.kind == "connect" for t in tries):
+        if tries and not reached:
             self._unreachable(tries)
             self._refuse_if_down(tries)
         else:
@@ -233,11 +235,13 @@ class LLMClient:
             async with asyncio.timeout(self.endpoint.timeout_s + self._deadline(body)):
                 r = await self._http.post("chat/completions", json=body)
         except httpx.ConnectTimeout as exc:
-            raise _TryFailed("connect", f"{type(exc).__name__}: {exc}") from None
+            raise _TryFailed("connect", f"{type(exc).__name__}: {exc}", reached=False) from None
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise _TryFailed("timeout", f"no reply: {type(exc).__name__} {exc}") from None
         except httpx.TransportError as exc:
-            raise _TryFailed("connect", f"{type(exc).__name__}: {exc}") from None
+            raise _TryFailed(
+                "connect", f"{type(exc).__name__}: {exc}", reached=_reached(exc)
+            ) from None
         _check_status(r, self.endpoint.base_url)
         return self._parsed(key, body, r, time.monotonic() - started)
 
@@ -278,7 +282,7 @@ class LLMClient:
                 finally:
                     await r.aclose()
         except httpx.ConnectTimeout as exc:
-            raise _TryFailed("connect", f"{type(exc).__name__}: {exc}") from None
+            raise _TryFailed("connect", f"{type(exc).__name__}: {exc}", reached=False) from None
         except (TimeoutError, httpx.TimeoutException) as exc:
             if st.first_at is None:
                 raise _TryFailed(
@@ -287,7 +291,9 @@ class LLMClient:
             st.finish_reason = TIMEOUT  # keep what was generated
         except httpx.TransportError as exc:
             got = f" after {st.chunks} tokens" if st.chunks else ""
-            raise _TryFailed("connect", f"{type(exc).__name__}{got}: {exc}") from None
+            raise _TryFailed(
+                "connect", f"{type(exc).__name__}{got}: {exc}", reached=_reached(exc)
+            ) from None
         except ValueError as exc:
             raise _TryFailed("malformed", f"malformed stream from {ep.base_url}: {exc}") from None
         if st.finish_reason is None:
@@ -307,13 +313,26 @@ class _TryFailed(Exception):
     """One try brought no reply; `kind` says why, `delay` is the server's Retry-After."""
 
     def __init__(
-        self, kind: str, message: str, *, status: int | None = None, delay: float | None = None
+        self,
+        kind: str,
+        message: str,
+        *,
+        status: int | None = None,
+        delay: float | None = None,
+        reached: bool = True,
     ):
         super().__init__(message)
         self.kind, self.status, self.delay = kind, status, delay
+        self.reached = reached  # False: no connection to the server was made at all
 
     def failed(self, duration_s: float) -> FailedTry:
         return FailedTry(kind=self.kind, error=str(self), duration_s=duration_s, status=self.status)
+
+
+def _reached(exc: httpx.TransportError) -> bool:
+    """Whether a connection was made before the error (a refused or unroutable connection makes
+    none; a connection dropped mid-reply did reach the server)."""
+    return not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout))
 
 
 def _check_status(r: httpx.Response, base_url: str) -> None:
