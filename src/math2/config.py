@@ -68,6 +68,12 @@ class LLMSettings(BaseModel):
     timeout_floor_s: float = 30.0  # the least a deadline derived from budget and speed allows
     stream: bool = Field(True, description="stream replies (a timeout keeps what was generated)")
     max_retries: int = 5
+    down_after: int = Field(
+        3,
+        ge=0,
+        description="calls in a row that could not connect before an endpoint counts as down "
+        "(every later call fails at once with EndpointDown, and a run stops early); 0: never",
+    )
     json_schema: bool = Field(True, description="the default endpoint honours JSON-schema output")
     endpoints: dict[str, EndpointSettings] = Field(
         default_factory=dict, description="per-model endpoints, keyed by the registered name"

@@ -47,7 +47,16 @@ def _closed_port() -> str:
 
 
 def _client(url: str, concurrency: int = 4) -> LLMClient:
-    ep = Endpoint(base_url=url, model="m", backoff_s=0.001, max_retries=2, concurrency=concurrency)
+    # every call meets the dead endpoint itself (down_after=0: the client's early stop is
+    # tests/llm/test_endpoint_down.py's)
+    ep = Endpoint(
+        base_url=url,
+        model="m",
+        backoff_s=0.001,
+        max_retries=2,
+        concurrency=concurrency,
+        down_after=0,
+    )
     return LLMClient(ep, MemoryCache())
 
 

@@ -37,6 +37,12 @@ class CheckedPair(BaseModel):
     verdict: Verdict
     outcomes: list[Outcome] = Field(default_factory=list)
 
+    @property
+    def outcome(self) -> str:
+        """How the pair ended, for the run's progress: its overall verdict (pass, fail, error,
+        skip), so a pair no check could decide counts as an error."""
+        return self.verdict.value
+
 
 @step("checks.battery")
 def battery_step(config: dict[str, Any]):

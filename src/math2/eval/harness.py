@@ -5,7 +5,9 @@ asked once (single-shot, as MathForm's pass@k evaluation does; the sample index 
 LLM cache key, so the k samples are k different calls), the Lean block is extracted and checked
 by `math2.lean` (hygiene first, statement mode), and a compiled sample is judged by every judge
 with the formalize role's judge template (six defect kinds). An unreadable verdict is `None`:
-never a pass. Results are `SampleResult`s; `score` turns them into SC/CC pass@k.
+never a pass. A reply cut off at its deadline is a `timeout` failure, a block hygiene refused a
+`refused` one (`SampleFailure`). Results are `SampleResult`s; `score` turns them into SC/CC
+pass@k.
 
 The run is identified by the benchmark version hashes, k and the spec (model, judges, sampling
 parameters), so it resumes after a kill without repeating a finished model call or Lean check,
@@ -30,6 +32,7 @@ from math2.lean import CheckItem, Status
 from math2.lean import Mode as LeanMode
 from math2.lean.trust import ContextTrust
 from math2.llm import load_template
+from math2.llm.stream import TIMEOUT
 from math2.roles.formalize import extract_lean
 from math2.runs import ItemContext, Job, Progress, RunSummary, register_job, step
 from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
@@ -101,6 +104,13 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
             judges={j: None for j in judges},
             statement=lean or "",
         )
+        if reply.finish_reason == TIMEOUT:  # cut off at its deadline: a failed sample
+            return res.model_copy(
+                update={
+                    "failure": SampleFailure.TIMEOUT,
+                    "error": "the model's reply was cut off at its deadline",
+                }
+            )
         if lean is None:
             return res.model_copy(update={"failure": SampleFailure.NO_LEAN})
         header = _header(services.header, task.header)
@@ -117,7 +127,9 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
         )
         res = res.model_copy(update={"compiled_by": check.compiled_by})
         if not check.passed:
-            return res.model_copy(update={"failure": _lean_failure(check.status)})
+            failure = _lean_failure(check.status)
+            error = (check.reason or "")[:2000] if failure is not None else ""
+            return res.model_copy(update={"failure": failure, "error": error})
         verdicts = await _judge_all(ctx, judges, task.informal, lean, task.sample)
         return res.model_copy(update={"compiled": True, "judges": verdicts})
 
@@ -192,7 +204,7 @@ def eval_loop(
             compiled_by=next((r.compiled_by for r in reversed(result.rounds) if r.compiled_by), ""),
         )
         if final is None:
-            return res
+            return res.model_copy(update={"failure": _loop_failure(result.rounds)})
         verdicts = await _judge_all(ctx, judges, task.informal, final.lean, task.sample)
         return res.model_copy(update={"judges": verdicts})
 
@@ -200,13 +212,27 @@ def eval_loop(
 
 
 def _lean_failure(status: Status) -> SampleFailure | None:
-    """A compile that Lean could not decide is a failure with its reason; one it rejected is
-    an ordinary miss (None)."""
+    """A statement hygiene refused, or a compile that Lean could not decide, is a failure with
+    its reason; one Lean rejected is an ordinary miss (None)."""
+    if status is Status.REJECTED:
+        return SampleFailure.REFUSED
     if status is Status.TIMEOUT:
         return SampleFailure.LEAN_TIMEOUT
     if status in (Status.CRASH, Status.BACKEND_ERROR, Status.HEADER_ERROR):
         return SampleFailure.LEAN_UNAVAILABLE
     return None
+
+
+def _loop_failure(rounds: Sequence[Any]) -> SampleFailure | None:
+    """Why a loop sample with no compiled statement failed, from its last round: a reply cut
+    off at its deadline, no Lean, a refusal or a Lean that could not decide (None: Lean
+    rejected it, an ordinary miss)."""
+    if not rounds:
+        return SampleFailure.NO_LEAN
+    last = rounds[-1]
+    if last.lean is None:
+        return SampleFailure.TIMEOUT if last.finish_reason == TIMEOUT else SampleFailure.NO_LEAN
+    return _lean_failure(Status(last.compile_status)) if last.compile_status else None
 
 
 def _header(base: str, item_header: str) -> str:

@@ -180,6 +180,7 @@ def formalize_loop(
                     max_tokens=budget(max_tokens, "generate", gen_t.max_tokens) or 1024,
                 )
                 log.attempt_ids.append(gen_aid)
+                log.finish_reason = reply.finish_reason
                 ex = extract(reply.content)
                 lean, dropped = ex.code, ex.dropped
                 log.extraction, log.extraction_note = ex.source, ex.note

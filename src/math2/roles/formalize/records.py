@@ -49,6 +49,7 @@ class RoundLog(BaseModel):
     hits: list[Hit] = Field(default_factory=list)
     search_note: str | None = None  # why the queries found nothing (no index)
     lean: str | None = None
+    finish_reason: str | None = None  # the generator's ("timeout": cut off at its deadline)
     # Where the Lean was taken from: "fence", "tag", or "no Lean block" (with the reason).
     extraction: str | None = None
     extraction_note: str = ""
