@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from math2.lean.commands import Command, split_code, split_commands
 from math2.lean.lexer import LexError, Tok, Token, tokenize
 from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
+from math2.lean.names import same
 from math2.lean.rules import (
     ALLOWED_ATTRIBUTES,
     ALLOWED_MODIFIERS,
@@ -60,6 +61,7 @@ class HygieneReport(BaseModel):
     clamps: list[tuple[int, int, str]] = []  # (offset, length, value): options set to the ceiling
     targets: list[str] = []  # full names of the target theorems (several for a multi-part item)
     declared: list[str] = []  # full names of every named declaration of the item
+    anonymous_target: bool = False  # a target is an anonymous instance (no name to ask about)
 
     @property
     def reason(self) -> str:
@@ -273,9 +275,14 @@ def check_statement(
             v.extend(tv)
             if sorry_at is not None:
                 allow_sorry.add(sorry_at)
+        if targets and theorem_name is None and name is not None and not parts:
+            at = commands[targets[-1]].tokens[0]
+            detail = f"the target instance is anonymous, expected the name {name!r}"
+            v.append(_v("name", at, detail, line_offset))
         if targets and theorem_name is not None:
             full = full_names.get(targets[-1])
-            if name is not None and not parts and name not in (theorem_name, full):
+            named_as = same(name, theorem_name) or same(name, full)
+            if name is not None and not parts and not named_as:
                 decl = commands[targets[-1]].body[0]
                 detail = f"theorem is named {theorem_name!r}, expected {name!r}"
                 v.append(_v("name", decl, detail, line_offset))
@@ -333,6 +340,7 @@ def check_statement(
         flags=flags,
         clamps=clamps,
         targets=[full_names[i] for i in targets if i in full_names],
+        anonymous_target=any(i not in full_names for i in targets),
         declared=list(dict.fromkeys(full_names.values())),
     )
 
