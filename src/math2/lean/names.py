@@ -19,6 +19,7 @@ guillemets.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 
 def _letter_like(o: int) -> bool:
@@ -151,3 +152,27 @@ def first_quoted(text: str) -> str | None:
     """The first name quoted in a message, in printed form."""
     m = _QUOTED.search(text)
     return quoted_name(m) if m else None
+
+
+# Letters of other scripts that look like Latin letters (Greek, Cyrillic, dotless i): a name
+# spelled with them reads as the Latin name a person expects.
+_LOOK_ALIKE = str.maketrans(
+    "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιαρτυχκνАВЕКМНОРСТХУаеорсхуіјѕԁԛԝıЅІЈ",
+    "ABEZHIKMNOPTYXoiaptuxkvABEKMHOPCTXYaeopcxyijsdqwiSIJ",
+)
+
+
+def latin_skeleton(name: str) -> str:
+    """The name with look-alike letters of other scripts replaced by the Latin letters they
+    look like (`Νat` with a Greek Nu → `Nat`)."""
+    return name.translate(_LOOK_ALIKE)
+
+
+def look_alike_of(name: str, known: AbstractSet[str]) -> str | None:
+    """The Latin name in `known` that `name` only looks like (None: it is not a look-alike).
+    Single letters are not looked at (α and a are different variables by custom)."""
+    plain = name.replace("«", "").replace("»", "")
+    if len(plain.split(".")[-1]) < 2:
+        return None
+    skeleton = latin_skeleton(plain)
+    return skeleton if skeleton != plain and skeleton in known else None
