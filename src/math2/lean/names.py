@@ -100,7 +100,7 @@ def same(a: str | None, b: str | None) -> bool:
 
 # Words Lean's parser reads as keywords: a component spelled like one is written in
 # guillemets in the code math2 sends (`#print axioms «at»`), although Lean prints it bare.
-_KEYWORDS = frozenset(
+KEYWORDS = frozenset(
     {"at", "by", "calc", "do", "else", "end", "fun", "from", "have", "if", "in", "let", "match",
      "show", "then", "theorem", "def", "lemma", "where", "with", "instance", "structure",
      "class", "open", "namespace", "section", "variable", "universe", "example", "import",
@@ -114,7 +114,7 @@ def source(name: str) -> str:
     """A name as math2 writes it in code it sends Lean (`#print axioms NAME`): printed form, with
     keyword-like components in guillemets too."""
     return ".".join(
-        c if bare(c) and c not in _KEYWORDS else f"«{c}»" for c in parts(canonical(name))
+        c if bare(c) and c not in KEYWORDS else f"«{c}»" for c in parts(canonical(name))
     )
 
 
