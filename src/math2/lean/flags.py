@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from math2.lean.binders import Binder
 from math2.lean.brackets import depths, proof_start
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
@@ -100,10 +101,27 @@ def _signatures(commands: list[Command], full_names: dict[int, str]) -> dict[str
     out: dict[str, list[str]] = {}
     for i, c in enumerate(commands):
         if i in full_names:
-            stop = proof_start(c.body)
-            idents = [normalise_name(t.text) for t in c.body[1:stop] if t.kind is Tok.IDENT]
-            out[full_names[i]] = out[full_names[i].split(".")[-1]] = idents
+            out[full_names[i]] = out[full_names[i].split(".")[-1]] = _subjects(c.body[1:])
     return out
+
+
+def _subjects(decl: list[Token]) -> list[str]:
+    """What an instance declared with this signature is on: the head of each argument of its
+    class (`LinearOrder (Polynomial ℚ)` → Polynomial; `LT N` → N)."""
+    stop = proof_start(decl)
+    sig = decl[:stop]
+    level = depths(sig)
+    colon = next((k for k, t in enumerate(sig) if t.text == ":" and not level[k]), -1)
+    kind = sig[colon + 1 :]
+    binder = Binder("[", [], kind, kind[0]) if kind else None
+    if binder is None:
+        return []
+    heads = []
+    for arg in binder.arguments():
+        head = next((t for t in arg if t.kind is Tok.IDENT), None)
+        if head is not None:
+            heads.append(normalise_name(head.text))
+    return heads
 
 
 def _instance_flags(
@@ -129,15 +147,11 @@ def _instance_flags(
     if how is None:
         return []
     at = c.tokens[c.keyword_index]
-    names = [normalise_name(t.text) for t in c.body if t.kind is Tok.IDENT]
     if c.keyword == "attribute":
+        names = [normalise_name(t.text) for t in c.body if t.kind is Tok.IDENT]
         names = [x for n in names for x in signatures.get(n, [n])]
     else:  # a declaration: what its type is about, not its body
-        stop = proof_start(c.body)
-        sig = c.body[:stop]
-        colon = next((k for k, t in enumerate(sig) if t.text == ":" and not depths(sig)[k]), -1)
-        idents = [normalise_name(t.text) for t in sig[colon + 1 :] if t.kind is Tok.IDENT]
-        names = idents[1:]  # the class itself is not what the instance is on
+        names = _subjects(c.body)
     core = sorted({n for n in names if n in CORE_TYPES})
     via = sorted(
         {f"{n} (an alias of {', '.join(sorted(aliases[n]))})" for n in names if n in aliases}
@@ -165,7 +179,7 @@ def _instance_flags(
     if mine:
         why = f"{how} on {', '.join(mine)}, which the item declares"
         return [_v("instance", at, why, offset)]
-    return [_v("instance", at, f"{how}: it changes instance resolution for the target", offset)]
+    return [_v("instance", at, f"{how} for the target", offset)]
 
 
 def _instance_attribute(inner: list[Token]) -> bool:
