@@ -21,25 +21,27 @@ BINDING_WORDS = frozenset({"let", "letI", "have", "haveI", "set"})
 
 
 def opens(t: Token) -> bool:
-    """Whether a token opens a bracket."""
-    return t.kind is Tok.SYMBOL and t.text in OPEN
+    """Whether a token opens a bracket (only a symbol's text can be one)."""
+    return t.text in OPEN
 
 
 def closes(t: Token) -> bool:
     """Whether a token closes a bracket."""
-    return t.kind is Tok.SYMBOL and t.text in CLOSE
+    return t.text in CLOSE
 
 
 def depths(toks: Sequence[Token]) -> list[int]:
-    """The bracket depth before each token (a close without its open never goes below 0)."""
+    """The bracket depth before each token (a close without its open never goes below 0).
+    (Only a symbol's text can be a bracket: strings and characters keep their quotes.)"""
     out = []
     depth = 0
     for t in toks:
         out.append(depth)
-        if opens(t):
+        text = t.text
+        if text in OPEN:
             depth += 1
-        elif closes(t):
-            depth = max(0, depth - 1)
+        elif text in CLOSE and depth:
+            depth -= 1
     return out
 
 

@@ -14,7 +14,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from math2.lean.brackets import closes, matching, opens
+from math2.lean.brackets import CLOSE, OPEN, matching
 from math2.lean.lexer import Tok, Token
 from math2.lean.rules import OTHER_FORBIDDEN_COMMANDS
 
@@ -149,10 +149,10 @@ def split_commands(toks: list[Token]) -> list[Command]:
         t = toks[i]
         if depth == 0 and not in_head and _starts_command(toks, i):
             starts.append(i)
-        if opens(t):
+        if t.text in OPEN:
             depth += 1
-        elif closes(t):
-            depth = max(0, depth - 1)
+        elif t.text in CLOSE and depth:
+            depth -= 1
         if depth == 0:
             in_head = _continues_head(t, in_head)
         elif t.kind is Tok.SYMBOL and t.text == "@[":

@@ -50,7 +50,12 @@ def benchmark_flags(
     aliases = _aliases(commands, full_names)
     signatures = _signatures(commands, full_names)
     used_later = _identifiers_after(commands)
-    every = {normalise_name(t.text) for c in commands for t in c.tokens if t.kind is Tok.IDENT}
+    every = {
+        normalise_name(t.text) if "«" in t.text or "_root_" in t.text else t.text
+        for c in commands
+        for t in c.tokens
+        if t.kind is Tok.IDENT
+    }
     out: list[Violation] = []
     for i, c in enumerate(commands):
         for p in c.prefixes:

@@ -56,6 +56,8 @@ def bare(component: str) -> bool:
 def parts(name: str) -> tuple[str, ...]:
     """The components of a name as written or printed (`Foo.«a b».c'` → Foo, a b, c'); a
     leading `_root_` is kept (callers resolve it)."""
+    if "«" not in name:
+        return tuple(name.split("."))
     out: list[str] = []
     cur: list[str] = []
     i, n = 0, len(name)
@@ -84,9 +86,14 @@ def printed(components: tuple[str, ...] | list[str]) -> str:
     return ".".join(c if bare(c) else f"«{c}»" for c in components)
 
 
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_'!?]*(?:\.[A-Za-z_][A-Za-z0-9_'!?]*)*")
+
+
 def canonical(name: str) -> str:
     """A name however spelled (escaped where it need not be, `_root_.` in front) in Lean's
     printed form: two spellings of one name give one string."""
+    if _PLAIN.fullmatch(name) and not name.startswith("_root_."):
+        return name  # ASCII components, printed as they are
     p = parts(name)
     while len(p) > 1 and p[0] == "_root_":
         p = p[1:]
