@@ -26,18 +26,16 @@ from math2.lean.compiled import (
     prepare,
 )
 from math2.lean.diagnostics import Diagnostic, Kind, diagnostics
-from math2.lean.hygiene import (
-    ContextTrust,
-    Strictness,
-    Violation,
-    check_statement,
-)
+from math2.lean.hygiene import check_statement
 from math2.lean.identity import LeanIdentity
 from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
 from math2.lean.names import NAME, axioms_subject, same, source
 from math2.lean.names import parts as name_parts
 from math2.lean.protocol import CommandResponse, Pos, ReplError
 from math2.lean.rules import COMPILER_AXIOMS, FORBIDDEN_ROOTS
+from math2.lean.targets import Strictness
+from math2.lean.terms import Violation
+from math2.lean.trust import ContextTrust
 
 
 class Mode(StrEnum):
@@ -295,7 +293,7 @@ class LeanChecker:
                 raise got
             return got
 
-        tasks: list[asyncio.Task] = []
+        tasks: list[asyncio.Task[None]] = []
         pending = 0
         try:
             for it in items:
@@ -381,8 +379,8 @@ class LeanChecker:
                 passed, reason = False, "the proof uses sorry"
             elif axioms is not None and (bad := self._environment_axioms(answers, targets, True)):
                 passed, reason = False, "; ".join(b.detail for b in bad)
-            elif axioms is not None and (bad := sorted(axioms - self._standard)):
-                passed, reason = False, f"depends on {', '.join(bad)}"
+            elif axioms is not None and (beyond := sorted(axioms - self._standard)):
+                passed, reason = False, f"depends on {', '.join(beyond)}"
             elif axioms is not None and name and not same(subject, name):
                 extra.append(_not_declared(name, subject))
                 passed = False

@@ -40,6 +40,9 @@ import re
 import resource
 import sys
 import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 from math2.lean.names import NAME, canonical
 from math2.lean.testing.fake_env import STANDARD, declarations, settle
@@ -84,26 +87,39 @@ WORDING = {
 }
 
 
+JSON = dict[str, Any]
+
+
+@dataclass
+class Env:
+    """An environment: each declaration's axioms, and the axioms every declaration gains."""
+
+    decls: dict[str, set[str]] = field(default_factory=dict)
+    axioms: set[str] = field(default_factory=set)
+
+
 class Fake:
     def __init__(self, args: argparse.Namespace):
         self.args = args
-        self.envs: dict[int, dict] = {}
+        self.envs: dict[int, Env] = {}
         self.proof_states: set[int] = set()
         self.next_ps = 0
         self.hoard: list[bytearray] = []
         library = getattr(args, "library", None)
-        self.library: dict[str, dict] = {}
+        self.library: dict[str, JSON] = {}
         if library:
             with open(library, encoding="utf-8") as fh:
                 self.library = json.load(fh)
 
-    def new_env(self, base: dict | None, **changes) -> int:
-        env = {
-            "decls": dict(base["decls"]) if base else {},
-            "axioms": set(base["axioms"]) if base else set(),
-        }
-        env["decls"].update(changes.get("decls", {}))
-        env["axioms"] |= changes.get("axioms", set())
+    def new_env(
+        self,
+        base: Env | None,
+        decls: dict[str, set[str]] | None = None,
+        axioms: set[str] | None = None,
+    ) -> int:
+        env = Env(dict(base.decls) if base else {}, set(base.axioms) if base else set())
+        env.decls.update(decls or {})
+        env.axioms |= axioms or set()
         eid = len(self.envs)
         self.envs[eid] = env
         return eid
@@ -121,7 +137,7 @@ class Fake:
         }
         return fake_version(kind, behaviour)
 
-    def command(self, req: dict) -> dict:
+    def command(self, req: JSON) -> JSON:
         cmd = req["cmd"]
         if cmd.strip() == "#eval Lean.versionString":
             return {"messages": [_msg("info", 1, 0, json.dumps(self.version()))], "env": 0}
@@ -133,8 +149,8 @@ class Fake:
         delay = self.args.check_delay
         if re.search(r"^\s*import\s", cmd, re.M):
             delay = self.args.header_delay
-        messages: list[dict] = []
-        sorries: list[dict] = []
+        messages: list[JSON] = []
+        sorries: list[JSON] = []
         axioms: set[str] = set()
         per_decl: dict[str, set[str]] = {}
         # --rule 'REGEX=>DIRECTIVE': a directive for commands that match (math2 strips comments
@@ -173,8 +189,8 @@ class Fake:
                 messages.append(_msg("error", 1, 0, text))
         time.sleep(delay)
         known = {n: set(lib.get("axioms", [])) for n, lib in self.library.items()}
-        known.update({n: set(a) for n, a in (base["decls"] if base else {}).items()})
-        env_axioms = axioms | (set(base["axioms"]) if base else set())
+        known.update({n: set(a) for n, a in (base.decls if base else {}).items()})
+        env_axioms = axioms | (set(base.axioms) if base else set())
         decls = declarations(cmd)
         signatures: dict[str, str] = {}
         for d in decls:
@@ -203,12 +219,12 @@ class Fake:
         for m in _CHECK.finditer(cmd):
             name = canonical(m.group(1))
             line = cmd.count("\n", 0, m.start()) + 1
-            sig = signatures.get(name, self.library.get(name, {}).get("type"))
-            if sig is None:
+            typed = signatures.get(name, self.library.get(name, {}).get("type"))
+            if typed is None:
                 text = WORDING[self.args.wording]["unknown_constant"].format(n=name)
                 messages.append(_msg("error", line, 0, text))
             else:
-                messages.append(_msg("info", line, 0, f"@{name} : {sig}"))
+                messages.append(_msg("info", line, 0, f"@{name} : {typed}"))
         for m in _PRINT_AXIOMS.finditer(cmd):
             name = canonical(m.group(1))
             line = cmd.count("\n", 0, m.start()) + 1
@@ -224,7 +240,7 @@ class Fake:
                 else f"'{name}' does not depend on any axioms"
             )
             messages.append(_msg("info", line, 0, text))
-        out: dict = {}
+        out: JSON = {}
         if sorries:
             out["sorries"] = sorries
         if messages:
@@ -245,7 +261,7 @@ class Fake:
         sys.stderr.flush()
         os._exit(1)
 
-    def tactic(self, req: dict) -> dict:
+    def tactic(self, req: JSON) -> JSON:
         ps = req["proofState"]
         if ps not in self.proof_states:
             return {"message": "Unknown proof state."}
@@ -261,7 +277,7 @@ class Fake:
         self.proof_states.add(new)
         return {"proofStatus": status, "proofState": new, "goals": goals}
 
-    def handle(self, req: dict) -> dict:
+    def handle(self, req: JSON) -> JSON:
         if "cmd" in req:
             return self.command(req)
         if "tactic" in req:
@@ -277,7 +293,7 @@ class Fake:
         return {"message": f"Could not parse as a valid JSON command: {json.dumps(req)}"}
 
 
-def _msg(severity: str, line: int, col: int, data: str) -> dict:
+def _msg(severity: str, line: int, col: int, data: str) -> JSON:
     return {
         "severity": severity,
         "pos": {"line": line, "column": col},
@@ -286,7 +302,7 @@ def _msg(severity: str, line: int, col: int, data: str) -> dict:
     }
 
 
-def _frames(stream):
+def _frames(stream: Iterable[str]) -> Iterator[str]:
     buf: list[str] = []
     for line in stream:
         if line.strip():
@@ -298,7 +314,7 @@ def _frames(stream):
         yield "".join(buf)
 
 
-def _write(obj_or_text) -> None:
+def _write(obj_or_text: JSON | str) -> None:
     text = (
         obj_or_text
         if isinstance(obj_or_text, str)
