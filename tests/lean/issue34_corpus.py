@@ -40,6 +40,8 @@ GENERATED_REFUSED: dict[str, str] = {
     + "variable (Real : Type) [Field Real]\ntheorem foo (x : Real) : x * x = 2 := by sorry",
     "look-alike variable": H
     + "variable (Νat : Type) [Field Νat]\ntheorem foo (x : Νat) : x * x = 2 := by sorry",
+    "look-alike binder": H
+    + "theorem foo (Νat : Type) [Field Νat] (x : Νat) : x * x = 2 := by sorry",
     "deep prefix nesting": H + "theorem foo : " + "¬" * 80_000 + "True := by sorry",
     "deep negation": H + "theorem foo (x : ℤ) : " + "- " * 40_000 + "x = x := by sorry",
     "instance keyword": H
@@ -114,6 +116,10 @@ BENCHMARK_FLAGGED: dict[str, tuple[str, str]] = {
     ),
     "look-alike name": (
         H + "def Νat := ℤ\ntheorem foo (n : Νat) : n = n := by sorry",
+        "look-alike",
+    ),
+    "look-alike binder of the target": (
+        H + "theorem foo (Νat : Type) [Field Νat] (x : Νat) : x * x = 2 := by sorry",
         "look-alike",
     ),
     "look-alike in Cyrillic": (

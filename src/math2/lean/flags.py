@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from math2.lean.binders import Binder
+from math2.lean.binders import Binder, binder_groups
 from math2.lean.brackets import depths, proof_start
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
-from math2.lean.names import latin_skeleton, look_alike_of
+from math2.lean.names import has_look_alike, latin_skeleton, look_alike_of
 from math2.lean.rules import CORE_TYPES, DEFINITION_KEYWORDS, LIBRARY_NAMESPACES, normalise_name
 from math2.lean.targets import declaration_name
 from math2.lean.terms import Violation, _v
@@ -48,7 +48,8 @@ def benchmark_flags(
     """The flags of a person's context (see the module docstring)."""
     own = {n for n in full_names.values()} | {n.split(".")[-1] for n in full_names.values()}
     aliases = _aliases(commands, full_names)
-    signatures = _signatures(commands, full_names)
+    attributes = any(c.keyword == "attribute" for c in commands)
+    signatures = _signatures(commands, full_names) if attributes else {}
     used_later = _identifiers_after(commands)
     every = {
         normalise_name(t.text) if "«" in t.text or "_root_" in t.text else t.text
@@ -72,6 +73,8 @@ def benchmark_flags(
                         out.append(_v("hypothesis", t, "a variable that is a hypothesis", offset))
                         break
             out.extend(_name_flags(c, i, full_names, every, known_name, offset))
+        elif any(t.kind is Tok.IDENT and has_look_alike(t.text) for t in c.tokens):
+            out.extend(_look_alike_binders(c, every, offset))
     return out
 
 
@@ -265,6 +268,20 @@ def _name_flags(
         if like or lib:
             why = f"`{name}` is spelled with letters of another script and reads as `{like or lib}`"
             out.append(_v("look-alike", t, why, offset))
+    return out
+
+
+def _look_alike_binders(c: Command, every: set[str], offset: int) -> list[Violation]:
+    """A binder of a target named with look-alike letters of a core or another name."""
+    out = []
+    stop = proof_start(c.body)
+    for b in binder_groups(c.body[1:stop]):
+        for n in b.names:
+            name = normalise_name(n.text)
+            like = look_alike_of(name, CORE_TYPES | (every - {name}))
+            if like is not None:
+                why = f"`{name}` is spelled with letters of another script and reads as `{like}`"
+                out.append(_v("look-alike", n, why, offset))
     return out
 
 

@@ -50,7 +50,12 @@ def id_rest(ch: str) -> bool:
 
 def bare(component: str) -> bool:
     """Whether Lean prints a component without guillemets."""
+    if _PLAIN_PART.fullmatch(component):
+        return True
     return bool(component) and id_first(component[0]) and all(id_rest(c) for c in component[1:])
+
+
+_PLAIN_PART = re.compile(r"[A-Za-z_][A-Za-z0-9_'!?]*")
 
 
 def parts(name: str) -> tuple[str, ...]:
@@ -167,6 +172,11 @@ _LOOK_ALIKE = str.maketrans(
     "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιαρτυχκνАВЕКМНОРСТХУаеорсхуіјѕԁԛԝıЅІЈ",
     "ABEZHIKMNOPTYXoiaptuxkvABEKMHOPCTXYaeopcxyijsdqwiSIJ",
 )
+
+
+def has_look_alike(text: str) -> bool:
+    """Whether a text holds a letter that looks like a Latin one (a cheap test first)."""
+    return not text.isascii() and latin_skeleton(text) != text
 
 
 def latin_skeleton(name: str) -> str:

@@ -25,7 +25,7 @@ from math2.lean.binders import Binder, binder_groups
 from math2.lean.brackets import depths, proof_start
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
-from math2.lean.names import canonical, look_alike_of
+from math2.lean.names import canonical, has_look_alike, look_alike_of
 from math2.lean.rules import CORE_TYPES, OBJECT_TYPES, normalise_name
 from math2.lean.terms import Violation, _v
 
@@ -85,6 +85,8 @@ def generated_rules(
                 out.append(_instance(c.tokens[0], "`@[instance]`", offset))
         if i in targets:
             out.extend(_let_rules(c, offset))
+            if any(t.kind is Tok.IDENT and has_look_alike(t.text) for t in c.tokens):
+                out.extend(_look_alike_binders(c, mentioned, offset))
             continue
         if c.keyword in _GENERATED_COMMANDS:
             if c.keyword == "open":
@@ -225,6 +227,19 @@ def _variable_rules(
             if why := _shadows(n.text, mentioned, opened, known_name):
                 out.append(_v("generated", n, why, offset))
             bound.add(normalise_name(n.text))
+    return out
+
+
+def _look_alike_binders(c: Command, mentioned: set[str], offset: int) -> list[Violation]:
+    """A binder of the target named with look-alike letters of a core name (`(Νat : Type)`)."""
+    out = []
+    for b in binder_groups(_statement_tokens(c)[c.keyword_index + 2 :]):
+        for n in b.names:
+            name = normalise_name(n.text)
+            like = look_alike_of(name, CORE_TYPES | (mentioned - {name}))
+            if like is not None:
+                why = f"the binder `{name}` looks like `{like}` (letters of another script)"
+                out.append(_v("generated", n, why, offset))
     return out
 
 
