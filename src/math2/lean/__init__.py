@@ -67,9 +67,11 @@ def make_checker(
     *,
     allow_compiled: bool = False,
 ) -> LeanChecker:
-    """A checker with the configured backend and, given a store, the result cache;
-    `allow_compiled` (proofs trusting compiled code) only ever from the caller."""
+    """A checker with the configured backend and, given a store, the result cache and the
+    library's name table (shadowing); `allow_compiled` (proofs trusting compiled code) only
+    ever from the caller."""
     from math2.lean.cache import ResultCache
+    from math2.lean.library import LibraryNames
 
     cache = ResultCache(store) if store is not None else None
     return LeanChecker(
@@ -79,6 +81,7 @@ def make_checker(
         timeout_s=settings.lean.timeout_s,
         limits=settings.lean.limits,
         allow_compiled=allow_compiled,
+        known_name=LibraryNames(store) if store is not None else None,
     )
 
 

@@ -18,6 +18,7 @@ from math2.checks.statement import (
     texts,
     top_level,
 )
+from math2.lean.brackets import matching
 from math2.lean.lexer import Token
 from math2.store.work import Verdict
 
@@ -108,15 +109,9 @@ def split_top(toks: list[Token], sym: str) -> list[list[Token]]:
 
 
 def close_bracket(toks: list[Token], i: int) -> int:
-    d = 0
-    for j in range(i, len(toks)):
-        if toks[j].text in {"(", "[", "{"}:
-            d += 1
-        elif toks[j].text in {")", "]", "}"}:
-            d -= 1
-            if d == 0:
-                return j
-    return len(toks)
+    """The bracket closing the one at i (`math2.lean.brackets`); len(toks) when none does."""
+    j = matching(toks, i)
+    return len(toks) if j is None else j
 
 
 def relation(toks: list[Token]) -> tuple[str, str, str] | None:
