@@ -4,6 +4,7 @@ same `ItemContext` paths every role uses (the fake model server and the fake REP
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -11,7 +12,7 @@ from pydantic import BaseModel
 from math2.lean import CheckItem, LeanChecker, PoolConfig
 from math2.llm import Endpoint, LLMClient, StoreCache, load_template_file
 from math2.llm.testing import Rule, Script
-from math2.runs import ItemContext, Job, step
+from math2.runs import ItemContext, Job, Provenance, RunServices, step
 from math2.runs.ray_actors import WorkerEnv
 
 
@@ -28,11 +29,11 @@ def prove(template_path: str, header: str = "import Mathlib"):
         t = load_template_file(Path(template_path))
         async with ctx.slot("model"):
             resp, _ = await ctx.chat(
-                ctx.services["client"], t, {"statement": rec.text}, stage="generate"
+                ctx.services.client, t, {"statement": rec.text}, stage="generate"
             )
         code = f"{header}\n\ntheorem {rec.id} : {resp.content} := by sorry"
         result, _ = await ctx.lean(
-            ctx.services["checker"], CheckItem(id=rec.id, code=code), stage="compile"
+            ctx.services.checker, CheckItem(id=rec.id, code=code), stage="compile"
         )
         return rec.model_copy(update={"answer": resp.content, "verdict": result.status.value})
 
@@ -66,10 +67,24 @@ def pool_config(repl_log: Path, size: int = 2, check_delay: float = 0.0) -> Pool
     return PoolConfig(argv=argv, size=size, timeout_s=30, memory_limit_mb=None)
 
 
-def services(base_url: str, env: WorkerEnv) -> dict:
+@dataclass
+class JobServices(RunServices):
+    """The test job's services: the model's client and the checker; the run's identity names
+    the checker's Lean and the model (as a role's services do)."""
+
+    client: LLMClient
+    checker: LeanChecker
+
+    async def provenance(self) -> Provenance:
+        return Provenance(lean=await self.checker.ensure_identity(), models={"fake-model": ""})
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
+def services(base_url: str, env: WorkerEnv) -> JobServices:
     """The steps' services, built where they run (a Ray worker or the local driver)."""
     client = LLMClient(
         Endpoint(base_url=base_url, model="fake-model", concurrency=4), StoreCache(env.astore)
     )
-    checker = LeanChecker(env.lean_backend, cache=env.result_cache())
-    return {"client": client, "checker": checker}
+    return JobServices(client, LeanChecker(env.lean_backend, cache=env.result_cache()))

@@ -202,7 +202,7 @@ async def _local(store: Store, base_url: str, template: str, repl_log: Path):
             services=services,
         )
     finally:
-        await services["client"].aclose()
+        await services.aclose()
         await backend.close()
         await astore.aclose()
 
