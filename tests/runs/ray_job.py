@@ -1,19 +1,36 @@
 """A small job for the executor tests: one model call and one Lean check per item, through the
-same `ItemContext` paths every role uses (the fake model server and the fake REPL behind them)."""
+same `ItemContext` paths every role uses (the fake model server and the fake REPL behind them),
+and its resumer (`math2 runs resume` of a run of it, on the executor it names)."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
 from math2.lean import CheckItem, LeanChecker, PoolConfig
 from math2.llm import Endpoint, LLMClient, StoreCache, load_template_file
 from math2.llm.testing import Rule, Script
-from math2.runs import ItemContext, Job, Provenance, RunServices, step
+from math2.runs import (
+    CannotResume,
+    ItemContext,
+    Job,
+    Provenance,
+    Resource,
+    Resume,
+    RunServices,
+    RunSummary,
+    execute,
+    register_job,
+    step,
+)
 from math2.runs.ray_actors import WorkerEnv
+from math2.store import Run, Store
 
 
 class Item(BaseModel):
@@ -88,3 +105,34 @@ def services(base_url: str, env: WorkerEnv) -> JobServices:
         Endpoint(base_url=base_url, model="fake-model", concurrency=4), StoreCache(env.astore)
     )
     return JobServices(client, LeanChecker(env.lean_backend, cache=env.result_cache()))
+
+
+def resources() -> dict[str, Resource]:
+    return {"model": Resource("model", 4), "lean": Resource("lean", 2)}
+
+
+def params(base_url: str, repl_log: str, template: str, n: int) -> dict[str, Any]:
+    """What a run of the job records for its resumer."""
+    return {"base_url": base_url, "repl_log": repl_log, "template": template, "n": n}
+
+
+async def _resume(run: Run, settings: Any, store: Store, resume: Resume) -> RunSummary:
+    p = run.params
+    if resume.ray is None:
+        raise CannotResume("the test job resumes on Ray only")
+    options = dataclasses.replace(resume.ray, batch_size=2, lean=pool_config(Path(p["repl_log"])))
+    return await execute(
+        store,
+        job(p["template"]),
+        items(p["n"]),
+        executor="ray",
+        ray=options,
+        services_factory=functools.partial(services, p["base_url"]),
+        resources=resources(),
+        params=p,
+        on_progress=resume.on_progress,
+        resume=resume,
+    )
+
+
+register_job("test.ray", _resume)

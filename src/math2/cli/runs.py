@@ -140,9 +140,9 @@ def _executor_line(d: RunDetail) -> str:
     last = d.segments[-1] if d.segments else None
     executor = last.executor if last is not None else (d.params or {}).get("executor", "local")
     nodes = (last.stats if last is not None else d.params or {}).get("nodes") or []
-    where = f" at {last.address}" if last is not None and last.address else ""
     on = f" on {len(nodes)} node(s): {', '.join(nodes)}" if nodes else ""
-    return f"executor: {executor}{where}{on}"
+    where = f" · cluster {last.address}" if last is not None and last.address else ""
+    return f"executor: {executor}{on}{where}"
 
 
 def _segment_lines(n: int, seg: SegmentRow, lean: LeanIdentity | None) -> list[str]:
@@ -225,8 +225,9 @@ def runs_resume(
         s.expunge(run)
     if held is not None:
         raise fail(escape(f"run {run_id} is being driven by {held}: wait for it to end"))
-    if executor is None:
-        executor, address = recorded, address or recorded_address
+    if executor is None:  # the run's own executor (`--address` alone means Ray there)
+        executor = "ray" if address else recorded
+        address = address or (recorded_address if recorded == "ray" else None)
     ray = ray_options(executor, address if executor == "ray" else None, store)
     try:
         resume_fn = resumer(run.job)

@@ -5,7 +5,7 @@ ended. Each is one short transaction of its own (`math2.runs.lifecycle` drives t
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -29,6 +29,7 @@ __all__ = [
     "Executor",
     "Opened",
     "Resume",
+    "RunRequest",
     "SpecChanged",
     "close_segment",
     "ending",
@@ -71,6 +72,20 @@ class Resume:
             raise CannotResume(
                 f"run {self.run_id}: job {job} runs on the local executor only (--executor local)"
             )
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What the caller asks of a run, whichever executor drives it: `params` recorded for its
+    resume, `resume` (reopen that run), `max_attempts` turns of a failing item, the expected
+    `total`, and who sees the progress and each finished item."""
+
+    params: dict[str, Any] = field(default_factory=dict)
+    resume: Resume | None = None
+    max_attempts: int = 3
+    total: int | None = None
+    on_progress: Callable[[Progress], None] | None = None
+    on_result: Callable[[Any, Any], None] | None = None
 
 
 @dataclass

@@ -29,6 +29,7 @@ from math2.runs.lifecycle import (
     Executor,
     ItemEnd,
     Resume,
+    RunRequest,
     drive,
     record_end,
     record_pending,
@@ -152,6 +153,7 @@ async def execute(
     Raises `RunHeld` (another live driver holds the run), `SpecChanged` or `CannotResume` before
     any item runs.
     """
+    request = RunRequest(params or {}, resume, max_attempts, total, on_progress, on_result)
     if executor == "ray":
         from math2.runs.ray_exec import RayOptions, execute_ray
 
@@ -162,12 +164,7 @@ async def execute(
             options=ray or RayOptions(),
             services_factory=services_factory,
             resources=resources,
-            max_attempts=max_attempts,
-            params=params,
-            total=total,
-            on_progress=on_progress,
-            on_result=on_result,
-            resume=resume,
+            request=request,
         )
     if executor != "local":
         raise ValueError(f"unknown executor {executor!r}: local or ray")
@@ -175,17 +172,7 @@ async def execute(
     try:
         svc: RunServices = services if services is not None else RunServices()
         identity = run_identity(job, await svc.provenance())
-        async with drive(
-            astore.store,
-            identity,
-            executor=Executor("local"),
-            params=params,
-            resume=resume,
-            max_attempts=max_attempts,
-            total=total,
-            on_progress=on_progress,
-            on_result=on_result,
-        ) as run:
+        async with drive(astore.store, identity, executor=Executor(), request=request) as run:
             return await _run_here(
                 run, astore, job, records, svc, resources or {}, max_in_flight, progress_every_s
             )

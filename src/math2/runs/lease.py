@@ -3,10 +3,10 @@ heartbeat, so one driver at a time executes a run — processes on one SQLite fi
 one PostgreSQL.
 
 A claim inserts the row, or takes over a free one by a conditional update (the holder that was
-read must still be there: of two drivers taking over at once, one wins). A lease is free when
-its expiry passed, or when its holder ran on this machine (same host name and process
-namespace) and its process is gone — a driver killed with SIGKILL is taken over at once on its
-own machine, after `LEASE_S` from any other. A held lease refuses the claim with `RunHeld`,
+read must still be there: of two drivers taking over at once, one wins). A lease held on this
+machine (same host name and process namespace) is free once its holder's process is gone — a
+driver killed with SIGKILL is taken over at once —; one held on another machine once its expiry
+passed (`LEASE_S` after the last heartbeat). A held lease refuses the claim with `RunHeld`,
 naming the holder. The expiry is written by the holder's clock: machines sharing a store keep
 their clocks in step (NTP), far closer than `LEASE_S`.
 """
@@ -103,15 +103,17 @@ def _alive(pid: int) -> bool:
 
 
 def is_free(row: RunLease, at: dt.datetime | None = None) -> bool:
-    """Whether a lease may be taken over: expired, or its process on this machine is gone."""
-    if row.machine == _machine() and not _alive(row.pid):
-        return True
+    """Whether a lease may be taken over: its holder's process is gone (on this machine, where
+    that is known: a live one holds even when a long transaction delayed its heartbeat), or its
+    expiry passed (from another machine)."""
+    if row.machine == _machine():
+        return not _alive(row.pid)
     return _aware(row.expires_at) <= (at or now())
 
 
 def _why_free(row: RunLease) -> str:
     who = f"{row.host} pid {row.pid}"
-    if row.machine == _machine() and not _alive(row.pid):
+    if row.machine == _machine():
         return f"its driver ({who}) died: its process is gone"
     return (
         f"its driver ({who}) stopped renewing its lease (expired "

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
@@ -44,6 +44,7 @@ from math2.runs.claim import (
     Executor,
     Opened,
     Resume,
+    RunRequest,
     SpecChanged,
     close_segment,
     ending,
@@ -74,6 +75,7 @@ __all__ = [
     "LeaseLost",
     "Resume",
     "RunHeld",
+    "RunRequest",
     "SpecChanged",
     "drive",
     "find_run",
@@ -99,11 +101,7 @@ class ClaimedRun:
         identity: RunIdentity,
         opened: Opened,
         lease: Lease,
-        *,
-        max_attempts: int,
-        total: int | None,
-        on_progress: Callable[[Progress], None] | None,
-        on_result: Callable[[Any, Any], None] | None,
+        request: RunRequest,
     ):
         self.store = store
         self.identity = identity
@@ -111,10 +109,10 @@ class ClaimedRun:
         self.segment_id = opened.segment_id
         self.changes = opened.changes
         self.lease = lease
-        self.max_attempts = max_attempts
-        self.progress = Progress(run_id=opened.run_id, job=identity.job, total=total)
-        self.on_progress = on_progress
-        self.on_result = on_result
+        self.max_attempts = request.max_attempts
+        self.progress = Progress(run_id=opened.run_id, job=identity.job, total=request.total)
+        self.on_progress = request.on_progress
+        self.on_result = request.on_result
         self.stopped_because: str | None = None
         self.finished = False
         self._opened = opened
@@ -243,34 +241,21 @@ async def drive(
     identity: RunIdentity,
     *,
     executor: Executor,
-    params: dict[str, Any] | None = None,
-    resume: Resume | None = None,
-    max_attempts: int = 3,
-    total: int | None = None,
-    on_progress: Callable[[Progress], None] | None = None,
-    on_result: Callable[[Any, Any], None] | None = None,
+    request: RunRequest | None = None,
     lease_s: float = LEASE_S,
     heartbeat_s: float = HEARTBEAT_S,
 ) -> AsyncIterator[ClaimedRun]:
     """Claim the run for the block (RunHeld, SpecChanged or CannotResume before anything
     runs); the block ends it with `finish()`. A block that raises ends the segment `failed`
     with the error (`stopped` when interrupted); the lease is given up either way."""
+    req = request or RunRequest()
     me = Holder.me()
     opened = await asyncio.to_thread(
-        open_segment, store, identity, params or {}, resume, executor, me, lease_s
+        open_segment, store, identity, req.params, req.resume, executor, me, lease_s
     )
     lease = Lease(store, opened.run_id, me, lease_s=lease_s, heartbeat_s=heartbeat_s)
     lease.start()
-    run = ClaimedRun(
-        store,
-        identity,
-        opened,
-        lease,
-        max_attempts=max_attempts,
-        total=total,
-        on_progress=on_progress,
-        on_result=on_result,
-    )
+    run = ClaimedRun(store, identity, opened, lease, req)
     try:
         yield run
         if not run.finished:

@@ -4,49 +4,40 @@ Ray cluster.
 The driver reads the input, skips what the store says is finished (exactly as the local executor
 does, so a driver killed with SIGKILL and started again resumes the same way), and sends the
 other items to Ray tasks in batches of `batch_size`, at most `max_batches` at once (the next
-record is read only when a batch comes back: back-pressure, flat memory). A task runs its items
-through `engine.run_item` — the one code path — with a store whose writes go to the run's single
-writer (`StoreWriter`) and a Lean backend that reaches its node's `LeanActor`. Model endpoints
-stay outside the cluster. PostgreSQL only: a SQLite file cannot be read by other machines.
+record is read only when a batch comes back: back-pressure, flat memory). A task
+(`ray_tasks.run_batch`) runs its items through `engine.run_item` — the one code path — with a
+store whose writes go to the run's single writer (`StoreWriter`) and a Lean backend that reaches
+its node's `LeanActor`. The run's lifecycle — identity, lease, skipping, segments, how it ends —
+is `math2.runs.lifecycle`'s, as on the local executor. Model endpoints stay outside the cluster.
+PostgreSQL only: a SQLite file cannot be read by other machines.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import AsyncIterable, Callable, Iterable
+from collections.abc import AsyncIterable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from typing import Any
 
 from math2.lean.pool import PoolConfig
 from math2.runs.context import RunServices
-from math2.runs.engine import run_item
 from math2.runs.identity import Provenance, run_identity
-from math2.runs.lifecycle import ClaimedRun, End, Executor, ItemEnd, Resume, drive
-from math2.runs.progress import Progress, RunSummary
+from math2.runs.lifecycle import ClaimedRun, End, Executor, RunRequest, drive
+from math2.runs.progress import RunSummary
 from math2.runs.ray_actors import (
     NAMESPACE,
     ActorBackend,
     LeanActor,
-    RemoteStore,
     StoreWriter,
     WorkerEnv,
     lean_actor_name,
     writer_name,
 )
+from math2.runs.ray_tasks import BatchTask, ServicesFactory, run_batch
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
 from math2.store.db import Store
-from math2.store.work import ItemStatus, RunItem
 from math2.util.limits import Resource
-
-S = TypeVar("S", bound=RunServices)
-#: Builds a run's services where its steps run (a Ray worker; the driver, to ask what the run's
-#: results come from): a module-level function or a functools.partial of one (it travels).
-ServicesFactory = Callable[[WorkerEnv], S]
 
 
 class RayUnavailable(RuntimeError):
@@ -132,103 +123,6 @@ def _lean_actor(ray: Any, options: RayOptions, nid: str, index: int) -> Any:
     )
 
 
-def _run_batch(
-    job: Job,
-    run_id: int,
-    segment_id: int,
-    batch: list[tuple[Any, int]],
-    url: str,
-    writer: Any,
-    services_factory: ServicesFactory[Any] | None,
-    capacities: dict[str, int],
-    lean_actors: int,
-) -> tuple[str, list[tuple[str, ItemEnd, Any]]]:
-    """A Ray task: run a batch of items; (the node it ran on, [(item, how it ended, value)]).
-
-    The batch runs on the worker process's one long-lived event loop (its connections to the
-    store stay open from one batch to the next).
-    """
-    import ray
-
-    coro = _batch(
-        job, run_id, segment_id, batch, url, writer, services_factory, capacities, lean_actors
-    )
-    results = asyncio.run_coroutine_threadsafe(coro, _worker_loop()).result()
-    return ray.get_runtime_context().get_node_id(), results
-
-
-_LOOP: asyncio.AbstractEventLoop | None = None
-_LOOP_LOCK = threading.Lock()
-
-
-def _worker_loop() -> asyncio.AbstractEventLoop:
-    global _LOOP
-    with _LOOP_LOCK:
-        if _LOOP is None:
-            _LOOP = asyncio.new_event_loop()
-            threading.Thread(target=_LOOP.run_forever, name="math2-ray-loop", daemon=True).start()
-        return _LOOP
-
-
-def _node_backend(lean_actors: int) -> ActorBackend | None:
-    """The Lean backend of this node's actor(s), or None for a run that checks nothing."""
-    import ray
-
-    if not lean_actors:
-        return None
-    node = ray.get_runtime_context().get_node_id()
-    return ActorBackend(
-        [ray.get_actor(lean_actor_name(node, i), namespace=NAMESPACE) for i in range(lean_actors)]
-    )
-
-
-async def _batch(
-    job: Job,
-    run_id: int,
-    segment_id: int,
-    batch: list[tuple[Any, int]],
-    url: str,
-    writer: Any,
-    services_factory: ServicesFactory[Any] | None,
-    capacities: dict[str, int],
-    lean_actors: int,
-) -> list[tuple[str, ItemEnd, Any]]:
-    astore = RemoteStore(writer, url)
-    env = WorkerEnv(
-        astore=astore, lean_backend=_node_backend(lean_actors), store=astore.store, executor="ray"
-    )
-    services: RunServices = services_factory(env) if services_factory else RunServices()
-    resources = {n: Resource(n, c) for n, c in capacities.items()}
-    ids = [str(rec.id) for rec, _ in batch]
-
-    def states(s: Session) -> dict[str, tuple[str, int]]:
-        rows = s.execute(
-            select(RunItem.item, RunItem.status, RunItem.attempt_count).where(
-                RunItem.run_id == run_id, RunItem.item.in_(ids)
-            )
-        )
-        return {i: (st, c) for i, st, c in rows}
-
-    try:
-        # A task Ray retried (its worker died) skips what its first try finished.
-        now = await astore.read(states)
-
-        async def one(rec: Any, count: int) -> tuple[str, ItemEnd, Any]:
-            item = str(rec.id)
-            st, c = now.get(item, (None, count))
-            if st == ItemStatus.DONE:  # its value is in run_items; not rebuilt here
-                return item, ItemEnd(End.DONE), None
-            end, cur = await run_item(
-                astore, job, run_id, rec, max(c, count), resources, services, segment_id
-            )
-            return item, end, cur
-
-        return list(await asyncio.gather(*(one(r, c) for r, c in batch)))
-    finally:
-        await services.aclose()
-        await astore.aclose()
-
-
 async def _provenance(
     ray: Any,
     store: Store,
@@ -268,36 +162,23 @@ async def execute_ray(
     options: RayOptions,
     services_factory: ServicesFactory[Any] | None = None,
     resources: dict[str, Resource] | None = None,
-    max_attempts: int = 3,
-    params: dict[str, Any] | None = None,
-    total: int | None = None,
-    on_progress: Callable[[Progress], None] | None = None,
-    on_result: Callable[[Any, Any], None] | None = None,
-    resume: Resume | None = None,
+    request: RunRequest | None = None,
 ) -> RunSummary:
     """Run (or resume) `job` over `records` on a Ray cluster; return how it ended.
 
     `services_factory(env)` builds the steps' services where they run (clients, a checker on
     `env.lean_backend` with `env.result_cache(...)`); `resources` give each task's limits by
-    capacity. The run's lifecycle (identity, lease, skipping, segments, how it ends) is
-    `math2.runs.lifecycle`'s, as on the local executor. Everything else is as `execute`.
+    capacity; `request` is what the caller asks of the run (params, resume, progress…). The
+    run's lifecycle (identity, lease, skipping, segments, how it ends) is
+    `math2.runs.lifecycle`'s, as on the local executor.
     """
     check_store(store)
     ray = connect(options)
     nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
     actors = ensure_lean_actors(ray, options) if options.lean is not None else {}
     identity = run_identity(job, await _provenance(ray, store, actors, services_factory))
-    async with drive(
-        store,
-        identity,
-        executor=Executor("ray", options.address),
-        params=params,
-        resume=resume,
-        max_attempts=max_attempts,
-        total=total,
-        on_progress=on_progress,
-        on_result=on_result,
-    ) as run:
+    executor = Executor("ray", options.address)
+    async with drive(store, identity, executor=executor, request=request) as run:
         return await _run_on_cluster(
             run, ray, store, job, records, options, nodes, actors, services_factory, resources
         )
@@ -316,10 +197,18 @@ async def _run_on_cluster(
     resources: dict[str, Resource] | None,
 ) -> RunSummary:
     """The Ray executor's part of a claimed run: batches of its items on the cluster."""
-    capacities = {n: r.capacity for n, r in (resources or {}).items()}
     width = options.max_batches or 4 * len(nodes)
-    writer = ensure_writer(ray, store)
-    task = ray.remote(_run_batch).options(
+    spec = BatchTask(
+        job=job,
+        run_id=run.run_id,
+        segment_id=run.segment_id,
+        url=store.url,
+        writer=ensure_writer(ray, store),
+        services_factory=services_factory,
+        capacities={n: r.capacity for n, r in (resources or {}).items()},
+        lean_actors=options.lean_actors_per_node if actors else 0,
+    )
+    task = ray.remote(run_batch).options(
         max_retries=options.task_max_retries, num_cpus=options.task_cpus
     )
     inflight: dict[asyncio.Future[Any], list[tuple[Any, int]]] = {}
@@ -340,17 +229,7 @@ async def _run_on_cluster(
                     run.on_progress(run.snapshot())
 
     def submit(batch: list[tuple[Any, int]]) -> None:
-        ref = task.remote(
-            job,
-            run.run_id,
-            run.segment_id,
-            batch,
-            store.url,
-            writer,
-            services_factory,
-            capacities,
-            options.lean_actors_per_node if actors else 0,
-        )
+        ref = task.remote(spec, batch)
         inflight[asyncio.wrap_future(ref.future())] = batch
         run.begin(len(batch))
 
@@ -369,7 +248,7 @@ async def _run_on_cluster(
             if not run.halted:
                 submit(batch)
         await drain(0)
-        counts = await writer.counts.remote()
+        counts = await spec.writer.counts.remote()
     finally:
         for fut in inflight:
             fut.cancel()
