@@ -153,7 +153,14 @@ async def execute(
     Raises `RunHeld` (another live driver holds the run), `SpecChanged` or `CannotResume` before
     any item runs.
     """
-    request = RunRequest(params or {}, resume, max_attempts, total, on_progress, on_result)
+    request = RunRequest(
+        params=params or {},
+        resume=resume,
+        max_attempts=max_attempts,
+        total=total,
+        on_progress=on_progress,
+        on_result=on_result,
+    )
     if executor == "ray":
         from math2.runs.ray_exec import RayOptions, execute_ray
 
