@@ -14,8 +14,7 @@ from math2.errors import InputError
 from math2.importers.registry import ImporterSpec, ImportResult, load_builtin_importers
 from math2.importers.runs import JOB as IMPORT_JOB
 from math2.importers.runs import STEPS as IMPORT_STEPS
-from math2.runs.engine import RunSummary
-from math2.runs.registry import CannotResume, register_job
+from math2.runs import CannotResume, Resume, RunSummary, register_job
 from math2.sources import IntakeClass, Manifest, SourceEntry, load_manifest, sync_manifest
 from math2.sources.intake import Kind
 from math2.store import Run, Store
@@ -338,10 +337,11 @@ def _build(
     return BuildSummary(outcomes=outcomes, steps=steps)
 
 
-async def _resume_import(run: Run, settings: Settings, store: Store, on_progress) -> RunSummary:
+async def _resume_import(run: Run, settings: Settings, store: Store, resume: Resume) -> RunSummary:
     """`math2 runs resume` of an import run (job `import`, `math2.importers.runs`): import the
     source again at the run's pin, from the path the run recorded (or wherever its importer
     looks): a finished import is not repeated."""
+    resume.local_only(IMPORT_JOB)
 
     name, _, pin = run.key.partition("@")
     try:

@@ -80,9 +80,10 @@ def lean_check(
     """Check Lean code; print a verdict per item; exit 1 when any item fails."""
     import asyncio
 
-    from math2.lean import LeanNotConfigured, Mode, make_checker
+    from math2.lean import LeanNotConfigured, Mode
     from math2.lean.items import read_items
     from math2.lean.trust import ContextTrust
+    from math2.services import make_checker
 
     if mode not in ("statement", "proof"):
         raise fail(f"--mode must be statement or proof, not {mode!r} (see --relaxed-unsafe)")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -34,9 +34,18 @@ from math2.lean.trust import ContextTrust
 from math2.llm import load_template
 from math2.llm.stream import TIMEOUT
 from math2.roles.formalize import extract_lean
-from math2.runs import ItemContext, Job, Progress, RunSummary, register_job, step
+from math2.runs import (
+    CannotResume,
+    ItemContext,
+    Job,
+    Progress,
+    Resume,
+    RunSummary,
+    register_job,
+    step,
+)
 from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
-from math2.store import Store
+from math2.store import Run, Store
 from math2.util.limits import Resource
 
 __all__ = [
@@ -47,6 +56,9 @@ __all__ = [
     "expected_samples",
     "run_eval",
 ]
+
+if TYPE_CHECKING:
+    from math2.runs.ray_exec import RayOptions
 
 JOB = "eval"
 
@@ -81,7 +93,7 @@ class EvalOptions(BaseModel):
 def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tokens: int = 2048):
     """Generate once, extract, compile, judge under every judge."""
 
-    async def run(task: SampleTask, ctx: ItemContext) -> SampleResult:
+    async def run(task: SampleTask, ctx: ItemContext[RoleServices]) -> SampleResult:
         services: RoleServices = ctx.services
         gen_t = load_template("formalize/generate")
         reply, _ = await ctx.chat(
@@ -137,7 +149,7 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
 
 
 async def _judge_all(
-    ctx: ItemContext, judges: list[str], informal: str, lean: str, sample: int
+    ctx: ItemContext[RoleServices], judges: list[str], informal: str, lean: str, sample: int
 ) -> dict[str, bool | None]:
     """Every judge's verdict on a sample (None: unreadable, never a pass)."""
     verdicts: dict[str, bool | None] = {}
@@ -176,7 +188,7 @@ def eval_loop(
         max_tokens=max_tokens,
     ).fn
 
-    async def run(task: SampleTask, ctx: ItemContext) -> SampleResult:
+    async def run(task: SampleTask, ctx: ItemContext[RoleServices]) -> SampleResult:
         # the loop refines on `ctx.services.judge`: the first of the judges (the spec's order)
         result = await loop(
             FormalizeInput(
@@ -296,8 +308,9 @@ async def run_eval(
     options: EvalOptions,
     *,
     on_progress: Callable[[Progress], None] | None = None,
-    ray: Any = None,
+    ray: RayOptions | None = None,
     sources: dict[str, Any] | None = None,
+    resume: Resume | None = None,
 ) -> tuple[RunSummary, list[SampleResult]]:
     """Run (or resume) an evaluation; the summary and every finished sample. On a Ray cluster
     when `ray` (a `RayOptions`) is given.
@@ -338,6 +351,7 @@ async def run_eval(
         params=params,
         total=len(tasks),
         on_progress=on_progress,
+        resume=resume,
     )
     return summary, collect_results(store, summary.run_id)
 
@@ -350,11 +364,10 @@ def benchmark_sources(data: str | Path | None, harness: Iterable[str | Path] | N
     }
 
 
-async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+async def _resume(run: Run, settings: Settings, store: Store, resume: Resume) -> RunSummary:
     """The same benchmarks (same hashes, read again from where the run read them), the same
     options: done samples are skipped, finished calls and checks come from the caches."""
     from math2.eval.benchmarks import UnknownBenchmark, load_registry
-    from math2.runs import CannotResume
 
     params = run.params or {}
     sources = params.get("sources")
@@ -378,10 +391,17 @@ async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSumm
         versions.append(v)
     options = EvalOptions.model_validate(params.get("options") or {})
     job = build_eval_job(versions, options)
-    if (job.input_key, job.spec_hash) != (run.key, run.spec_hash):
+    if job.input_key != run.key:
         raise CannotResume(f"run {run.id}: its benchmarks and options no longer make this run")
-    summary, _ = await run_eval(
-        settings, store, versions, options, on_progress=on_progress, sources=sources
+    summary, _ = await run_eval(  # a changed spec (another Lean, …) is the lifecycle's to refuse
+        settings,
+        store,
+        versions,
+        options,
+        on_progress=resume.on_progress,
+        ray=resume.ray,
+        sources=sources,
+        resume=resume,
     )
     return summary
 

@@ -76,4 +76,5 @@ class FormalizeResult(BaseModel):
     generate_attempt_id: int | None = None
     agent_text_id: int | None = None
     node: str | None = None  # the node key of the input, if any
+    source: str | None = None  # where the statement came from (the input's file:line, …)
     binding_id: int | None = None  # the proposed binding of an accepted statement for a node
