@@ -10,7 +10,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 from sqlalchemy import func, select
 
 from math2.crosswalk.cluster import cluster
@@ -20,7 +19,8 @@ from math2.importers.registry import load_builtin_importers
 from math2.importers.systems import licence_of_statement
 from math2.sources import load_manifest, sync_manifest
 from math2.store import Crosswalk, Mention, Run, TextRecord
-from tests.conftest import FIXTURES, REPO
+from tests.build_helpers import pinned_manifest
+from tests.conftest import FIXTURES
 
 SYS = FIXTURES / "systems"
 # source name -> fixture folder
@@ -35,14 +35,7 @@ FOLDERS = {
 
 
 def _manifest(tmp_path: Path, pins: dict[str, str]):
-    data = yaml.safe_load((REPO / "manifests" / "sources.yaml").read_text())
-    for s in data["sources"]:
-        if s["name"] in pins:
-            s.pop("unpinned_reason", None)
-            s["pins"] = [{"commit": pins[s["name"]]}]
-    path = tmp_path / "sources.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return load_manifest(path)
+    return load_manifest(pinned_manifest(tmp_path, pins))
 
 
 @pytest.fixture
@@ -350,3 +343,14 @@ def test_maskers() -> None:
 )
 def test_licence_statements(words: str, spdx: str | None) -> None:
     assert licence_of_statement(words) == spdx
+
+
+def test_agda_unimath_checkout_at_another_commit_is_refused(sqlite_store, tmp_path) -> None:
+    root = tmp_path / "agda"
+    head = _git_checkout(FIXTURES / "agda-unimath", root)
+    manifest = _manifest(tmp_path, {"agda-unimath": "0" * 40})
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    with pytest.raises(InputError, match=f"at commit {head[:12]}"):
+        _import(sqlite_store, manifest, "agda-unimath", root)
+    assert _mentions(sqlite_store, "agda-unimath") == {}

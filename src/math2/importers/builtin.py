@@ -4,6 +4,7 @@ from math2.importers import (  # noqa: F401
     acl2,
     afp,
     agda_unimath,
+    ai_informal,
     hol4,
     hol_light,
     matching,
@@ -13,5 +14,7 @@ from math2.importers import (  # noqa: F401
     nasalib,
     rocq,
     setmm,
+    stacks,
     theorem_lists,
+    wiedijk,
 )

@@ -14,6 +14,7 @@ from math2.store.models import (
     Node,
     Pin,
     Review,
+    SearchAid,
     Source,
     TextRecord,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "Run",
     "RunItem",
     "RunStatus",
+    "SearchAid",
     "Source",
     "Store",
     "StoreError",
