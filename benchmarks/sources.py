@@ -6,7 +6,8 @@ list is imported and the clustering pass has run.
 
     python benchmarks/sources.py --checkout rocq-stdlib=/path/stdlib \\
         --checkout hol-light=/path/hol-light --checkout hol4=/path/HOL \\
-        --checkout naproche=/path/naproche --checkout nasalib=/path/pvslib [--json out.json]
+        --checkout naproche=/path/naproche --checkout nasalib=/path/pvslib \\
+        [--checkout agda-unimath=/path/agda-unimath] [--stacks /path/mathlib4] [--json out.json]
 
 Each system is imported into a fresh SQLite store (a temporary folder). The checkouts are read
 where they are and never copied; each must be at its manifest pin (the importer refuses
@@ -148,9 +149,33 @@ def measure(name: str, root: Path, manifest_path: Path) -> dict:
     }
 
 
+def measure_stacks(root: Path, manifest_path: Path) -> dict:
+    """Mathlib's @[stacks] attributes as candidate pairs: scan, write, time."""
+    manifest = load_manifest(manifest_path)
+    spec = load_builtin_importers()["stacks-mathlib"]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(f"sqlite:///{tmp}/m.db", migrate=True, create=True)
+        with store.session() as s:
+            sync_manifest(s, manifest)
+        load0 = os.getloadavg()
+        w0, c0 = time.perf_counter(), cpu()
+        result = spec.run(store, manifest.get("stacks-mathlib"), root)
+        wall, cpu_s = time.perf_counter() - w0, cpu() - c0
+        store.close()
+    return {
+        "source": "stacks-mathlib",
+        "counts": result.counts,
+        "import_wall_s": round(wall, 2),
+        "import_cpu_s": round(cpu_s, 2),
+        "load_before": [round(x, 2) for x in load0],
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--checkout", action="append", default=[], help="SOURCE=PATH", required=True)
+    ap.add_argument("--checkout", action="append", default=[], help="SOURCE=PATH")
+    ap.add_argument("--stacks", type=Path, help="a Mathlib checkout at the pin: @[stacks] pairs")
     ap.add_argument("--manifest", type=Path, default=Path("manifests/sources.yaml"))
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
@@ -168,13 +193,17 @@ def main() -> None:
         " load 1-min before/after | crosswalk edges | own convention |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
+    for r in (r for r in rows if r["source"] != "stacks-mathlib"):
         print(
             f"| {r['source']} | {r['files']} | {r['declarations']} | {r['import_wall_s']} | "
             f"{r['import_cpu_s']} | {r['baseline_cpu_s']} | {r['ratio_cpu']}x | "
             f"{r['load_before'][0]} / {r['load_after'][0]} | {r['crosswalk_edges']} | "
             f"{r['convention']} |"
         )
+    if a.stacks:
+        st = measure_stacks(a.stacks, a.manifest)
+        rows.append(st)
+        print(json.dumps(st, indent=1))
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
 

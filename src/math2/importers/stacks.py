@@ -54,11 +54,12 @@ def import_stacks(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     """The `@[stacks]` pairs of a Mathlib checkout at the pin (or a folder of pairs)."""
     if not _is_checkout(path):
         return import_pairs(store, entry, path)
-    from math2.importers.mathlib import _tree_digest
     from math2.importers.systems import checkout_commit
+    from math2.util.files import file_digest
 
     commit = checkout_commit(path, entry)  # refused when not at the pin
-    digest = f"git:{commit}" if commit else _tree_digest(path)
+    base = path / "Mathlib" if (path / "Mathlib").is_dir() else path
+    digest = f"git:{commit}" if commit else file_digest(base)
     if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
     pairs, scanned, anonymous = stacks_pairs(path)
