@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
@@ -35,6 +35,9 @@ from math2.sources.manifest import SourceEntry
 from math2.store import Store
 from math2.store.models import Mention, Pin, SearchAid, Source
 from math2.util.files import file_digest
+
+if TYPE_CHECKING:
+    from math2.config import Settings
 
 UNKNOWN_MODEL = "unknown"
 LIBRARY = "mathlib"
@@ -234,8 +237,8 @@ def _completable(s: Session) -> int:
     )
 
 
-def _locator(field: str, what: str) -> Callable[..., tuple[Path | None, str]]:
-    def locate(settings) -> tuple[Path | None, str]:  # type: ignore[no-untyped-def]
+def _locator(field: str, what: str) -> Callable[[Settings], tuple[Path | None, str]]:
+    def locate(settings: Settings) -> tuple[Path | None, str]:
         p = getattr(settings.data, field)
         if p and Path(p).exists():
             return Path(p), ""

@@ -13,12 +13,16 @@ decl) is read as a dataset, as before this route.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from math2.importers.common import skip_if_done
 from math2.importers.matching import Pair, import_pairs, write_pairs
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
+
+if TYPE_CHECKING:
+    from math2.config import Settings
 
 SOURCE = "stacks-mathlib"
 
@@ -73,7 +77,7 @@ def import_stacks(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     return result
 
 
-def locate(settings) -> tuple[Path | None, str]:  # type: ignore[no-untyped-def]
+def locate(settings: Settings) -> tuple[Path | None, str]:
     """`data.stacks_dir`, `data.mathlib_dir`, else the Mathlib checkout fetched at the pin."""
     for d in (settings.data.stacks_dir, settings.data.mathlib_dir):
         if d and Path(d).is_dir():

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -36,6 +37,9 @@ from math2.store import Store
 from math2.store.models import Crosswalk, Node
 from math2.store.work import Run
 from math2.util.files import file_digest
+
+if TYPE_CHECKING:
+    from math2.config import Settings
 
 SOURCE = "wiedijk-100"
 # The page's system names -> math2's (the manifest's systems, and the others the page lists).
@@ -233,7 +237,7 @@ def share_facts(session: Session) -> int:
     return shared
 
 
-def _locate(settings) -> tuple[Path | None, str]:  # type: ignore[no-untyped-def]
+def _locate(settings: Settings) -> tuple[Path | None, str]:
     p = settings.data.wiedijk_100
     if p and Path(p).is_file():
         return Path(p), ""
