@@ -151,3 +151,20 @@ def test_declared_name() -> None:
     assert declared_name("theorem _root_.bar : True := trivial") == "bar"
     assert declared_name("example : True := trivial") is None
     assert declared_name('theorem x : "unterminated') is None
+
+
+def test_a_parquet_copy(corpus, manifest, tmp_path: Path) -> None:
+    """A local copy as parquet (what the build saves from Hugging Face), read a batch at a time."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [json.loads(ln) for ln in (AI / "herald_statements.jsonl").read_text().splitlines()]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "train.parquet")
+    import_lean_library(corpus, manifest.get("mathlib"), LEANPROJ)
+    res = import_dataset(corpus, manifest.get("herald"), tmp_path / "train.parquet")
+    assert res.counts["rows"] == 6 and res.counts["aids written"] == 4
+    (tmp_path / "bad.parquet").write_bytes(b"not parquet")
+    with pytest.raises(InputError, match="not a readable parquet file"):
+        import_dataset(corpus, manifest.get("herald"), tmp_path / "bad.parquet")

@@ -73,12 +73,15 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict]]:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
-            try:
-                table = pq.read_table(f)
+            try:  # a batch at a time: a dataset of 580,000 rows is not held as dicts at once
+                batches = pq.ParquetFile(f).iter_batches(batch_size=10_000)
+                i = 0
+                for batch in batches:
+                    for row in batch.to_pylist():
+                        i += 1
+                        yield i, {**row, "__file": str(f)}
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputError(f, None, f"not a readable parquet file: {exc}") from exc
-            for i, row in enumerate(table.to_pylist(), 1):
-                yield i, {**row, "__file": str(f)}
             continue
         if f.suffix == ".jsonl":  # objects only, the text limit applied, file:line errors
             for i, obj in read_jsonl(f):

@@ -149,14 +149,14 @@ def _read(root: Path, reader: SystemReader, files: list[Path]) -> _Read:
     seen: dict[str, Decl] = {}
     for path in files:
         text, utf8 = read_source(path)
-        out.files += 1
-        if not utf8:
-            out.not_utf8.append(str(path.relative_to(root)))
         try:
             decls = reader.parse(root, path, text)
         except InputError as exc:  # one file the lexer cannot read does not stop the others
             out.unreadable.append(str(exc).replace(f"{root}/", ""))
             continue
+        out.files += 1
+        if not utf8:
+            out.not_utf8.append(str(path.relative_to(root)))
         lic = reader.licence(root, path, text) if reader.licence else None
         if lic is not None and lic.spdx is None and lic.source != "default":
             why = f"licence {lic.source}"
