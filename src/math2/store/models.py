@@ -233,7 +233,7 @@ class Binding(Created, Base):
             "origin IS NULL OR origin IN ('formalize', 'align', 'crosswalk', 'person')",
             name="origin",
         ),
-        Index("ix_bindings_status", "status"),
+        Index("ix_bindings_status_id", "status", "id"),  # the review queue (migration 0010)
     )
 
 

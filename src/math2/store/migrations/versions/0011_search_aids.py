@@ -2,7 +2,7 @@
 aid and clustering input only, with the model that wrote it (or `unknown`, X08)
 
 Revision ID: 0011
-Revises: 0008
+Revises: 0009
 """
 
 from collections.abc import Sequence
