@@ -19,7 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from math2.retrieval.index import W_BODY, W_NAMESAKE, W_VOCABULARY, SearchIndex, build_index
+from math2.retrieval.index import (
+    W_BODY,
+    W_NAMESAKE,
+    W_VOCABULARY,
+    W_VOCABULARY_MEASURED,
+    SearchIndex,
+    build_index,
+)
 
 # index key → (text version, document-side levers)
 INDEXES: dict[str, tuple[int, frozenset[str]]] = {
@@ -75,9 +82,10 @@ def configs(
          {**OFF, "namesake_weight": W_NAMESAKE}),
         ("lever 3 alone: notation read from Mathlib", "notation", {**OFF, "notation": True}),
         ("lever 4 alone: vocabulary from Mathlib's prose", "names",
-         {**OFF, "vocabulary_weight": W_VOCABULARY}),
+         {**OFF, "vocabulary_weight": W_VOCABULARY_MEASURED}),
         ("lever 5 alone: names without «», renames", "names", {**OFF, "renames": True}),
-        ("all levers (v9 default path)", "4", ON),
+        ("v9 default path: levers 1, 2, 3, 5 (vocabulary off)", "4", ON),
+        ("all levers, vocabulary on", "4", {**ON, "vocabulary_weight": W_VOCABULARY_MEASURED}),
         *((f"lever 4 alone, vocabulary weight {w}", "names", {**OFF, "vocabulary_weight": w})
           for w in vocabulary_weights),
         *((f"all levers, namesake weight {w}", "4", {**ON, "namesake_weight": w})

@@ -77,6 +77,22 @@ def test_a_def_is_found_by_its_body_in_the_index_only(store, tmp_path: Path) -> 
     assert with_body.snippet(with_body.names.index("Demo.Recurs")).startswith("(f : ℕ → ℕ)")
 
 
+def test_a_store_imported_before_bodies_were_recorded_says_so(store, tmp_path: Path) -> None:
+    said: list[str] = []
+    build_index(store, tmp_path / "v9", dense=False, mathlib_dir=FIX, progress=said.append)
+    assert not any("recorded body" in m for m in said)  # this import recorded them
+    with store.session() as s:
+        for m in s.scalars(select(Mention).where(Mention.extra.is_not(None))):
+            m.extra = {k: v for k, v in m.extra.items() if k != "body"}
+        s.commit()
+    said.clear()
+    build_index(store, tmp_path / "v9", dense=False, mathlib_dir=FIX, progress=said.append)
+    assert any("no definition has a recorded body" in m for m in said)
+    said.clear()
+    build_index(store, tmp_path / "v8", dense=False, text_version=8, progress=said.append)
+    assert not any("recorded body" in m for m in said)  # v8 indexes no body: nothing to say
+
+
 def test_a_structure_by_a_field_a_class_by_its_law_an_inductive_by_a_constructor(
     store, tmp_path: Path
 ) -> None:

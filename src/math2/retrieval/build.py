@@ -228,6 +228,11 @@ def build_index(
     bodies: list[list[str]] = [
         list(e.get("body") or []) if levers and "body" in levers else [] for e in extras
     ]
+    if levers and "body" in levers and not any(bodies) and any(r[5] in _SAY for r in rows):
+        say(
+            f"{tag}: no definition has a recorded body (the store was imported before issue 33):"
+            " what definitions say is not indexed; import the library into a new store for it"
+        )
     notation: NotationTable | None = None
     lever_meta: dict[str, Any] = {}
     if levers is not None:
@@ -376,6 +381,10 @@ def build_shape(
 def _each(items: list[T], name: str) -> Iterator[T]:
     """`items` counted as a stage of declarations."""
     return track(items, name, unit="declarations", batch=BATCH)
+
+
+# Kinds whose source text says something after their signature (`importers.lean_bodies`).
+_SAY = frozenset({"def", "abbrev", "irreducible_def", "structure", "class", "inductive"})
 
 
 def _bm25(docs: list[list[str]], folder: Path, name: str) -> None:
