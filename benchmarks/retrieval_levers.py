@@ -8,7 +8,8 @@ same run over the same store (`build_index(levers=…)`, index text v9):
 - `notation`: v9 with the library's notation table (lever 3);
 - `names`: v9 with the name keys, kinds, renames (levers 2 and 5) and the vocabulary (lever 4),
   which are read at query time: each is measured alone by turning the other two off;
-- the key-4 index of `retrieval.py` (`v9`): every lever (the default path).
+- the key-4 index of `retrieval.py` (`v9`): every lever, measured with the default path's
+  weights (the vocabulary off: `W_VOCABULARY` = 0) and with the vocabulary on.
 
 Every v9 index also reads a name with its `«»` quotes dropped (lever 5, documents).
 """
