@@ -211,3 +211,8 @@ def test_the_levers_are_recorded_and_can_be_left_out(store, tmp_path: Path) -> N
     assert bare.meta["levers"] == [] and bare.levers.notation is None
     assert bare.levers.keys is None and bare.levers.successor(0) is None
     assert stem("neighborhoods") == stem("neighborhood")
+    # what `math2 search` says it searched: the vocabulary is built but off by default
+    assert {"bodies", "namesakes", "notation"} <= set(ix.parts_built())
+    assert "vocabulary" not in ix.parts_built()
+    assert "vocabulary" in SearchIndex(tmp_path / "v9", vocabulary_weight=1.5).parts_built()
+    assert not {"bodies", "namesakes", "notation"} & set(bare.parts_built())

@@ -249,9 +249,15 @@ class SearchIndex:
             ("aids", "aids", self.aids_weight),
             ("parents", "parents", self.parents_weight),
             ("shapes", "shape", self.shape_weight),
+            ("bodies", "body", self.body_weight),
+            ("namesakes", "names", self.namesake_weight),
         ):
             if w > 0 and lexical.exists(self.folder / folder):
                 found.append(label)
+        if self.notation and self.meta.get("notation"):
+            found.append("notation")
+        if self.vocabulary_weight > 0 and self.meta.get("vocabulary"):
+            found.append("vocabulary")
         if self.meta.get("dense"):
             found.append("dense")
         if self.meta.get("descriptions"):
