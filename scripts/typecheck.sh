@@ -15,4 +15,11 @@ if [ "${1:-}" = "--sync" ]; then
   "$bin/mypy-baseline" sync --baseline-path mypy-baseline.txt --sort-baseline <"$out"
   exit 0
 fi
+# a strict package's error is never forgiven by the list (math2.retrieval joins once its last
+# entries are gone)
+strict='^src/math2/(runs|services|lean)/'
+if grep -E "$strict" mypy-baseline.txt >&2; then
+  echo "typecheck: mypy-baseline.txt lists errors of a strict package (above): fix them" >&2
+  exit 1
+fi
 "$bin/mypy-baseline" filter --baseline-path mypy-baseline.txt --sort-baseline --no-colors <"$out"

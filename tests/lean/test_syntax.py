@@ -95,6 +95,12 @@ LEAN_BITS = st.sampled_from(
 )  # fmt: skip
 
 
+@pytest.mark.parametrize("text", ['0x1Ff!"{z}"', '0x1F f!"{z}"', '2f!"{z}"', '0b1s!"{x}"'])
+def test_a_hex_digit_is_not_a_string_prefix(text: str) -> None:
+    # `0x1Ff!"…"`: the lexer reads the number 0x1Ff, then `!`; mask once read an f!-string
+    assert_one_lexing(text)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(LEAN_BITS, st.sampled_from([" ", "\n", "(", ")", ""])), max_size=30))
 def test_generated_text_reads_the_same(bits: list[tuple[str, str]]) -> None:

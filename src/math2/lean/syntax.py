@@ -72,7 +72,7 @@ def _line(text: str, at: int) -> int:
 def _after_name(text: str, j: int, lo: int) -> bool:
     """Whether a name ends right before j (so a `'` at j continues it): the run of name
     characters before j (not before lo, where the code began), read as the lexer reads it
-    (numbers first), ends inside a name."""
+    (numbers first), ends inside a name, or j is inside a number."""
     k = j
     while k > lo and is_id_rest(text[k - 1]):
         k -= 1
@@ -85,7 +85,7 @@ def _after_name(text: str, j: int, lo: int) -> bool:
         if is_id_start(c):
             return True
         k = NUMBER.match(text, k).end() if "0" <= c <= "9" else k + 1  # type: ignore[union-attr]
-    return False
+    return k > j  # j is inside a number (`0x1Ff`: the `f` is a hex digit, not a token)
 
 
 def _token_start(text: str, p: int, lo: int) -> bool:
