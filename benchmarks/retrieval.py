@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import retrieval_levers
 from check_devsets import declarations
 from retrieval_report import RunClock, Scores, cli_latency, mean, print_breakdowns, score
 from retrieval_sets import (
@@ -202,6 +203,14 @@ def main() -> None:
         "--only", nargs="*", default=[], help="only configurations whose label has one of these"
     )
     ap.add_argument("--reuse", action="store_true", help="reuse indexes already under --work")
+    ap.add_argument(
+        "--levers",
+        action="store_true",
+        help="issue 33's levers, each alone and together (retrieval_levers.py)",
+    )
+    ap.add_argument("--namesake-weights", type=float, nargs="*", default=[])
+    ap.add_argument("--body-weights", type=float, nargs="*", default=[])
+    ap.add_argument("--vocabulary-weights", type=float, nargs="*", default=[])
     args = ap.parse_args()
     clock = RunClock()
     store = Store(args.db)
@@ -218,7 +227,7 @@ def main() -> None:
             )
         )
     title_dev, held_out = split_lists(lists(args.crosswalk, all_names), args.seed)
-    indexes: dict[int, SearchIndex] = {}
+    indexes: dict[int | str, SearchIndex] = {}
     # Key 4 (the "v4" of the labels): the index of the current text version (stems and since).
     for key, version in ((3, 3), (4, TEXT_VERSION)):
         folder = args.work / f"v{version}"
@@ -238,6 +247,13 @@ def main() -> None:
             took += f" with its dense part ({args.dense}); peak RSS of this process {rss:.0f} MiB"
         print(took, flush=True)
         indexes[key] = SearchIndex(folder)
+    if args.levers:
+        t0 = time.perf_counter()
+        indexes |= retrieval_levers.build(
+            store, args.work, args.reuse, lambda m: print(m, flush=True),
+            hide_docstrings=hidden, mathlib_dir=args.mathlib, hold_out_aids=held_out,
+        )  # fmt: skip
+        print(f"lever indexes: built in {time.perf_counter() - t0:.0f} s", flush=True)
     names = set(indexes[4].names)
     sets = {"titles": [it for it in title_dev if it[2] & names]}
     sets |= written(args.devsets, names)
@@ -290,6 +306,15 @@ def main() -> None:
                sw, tw, w, W_SHAPE)
               for w in args.dense_weights),
         ]  # fmt: skip
+    settings: dict[str, dict] = {}
+    if args.levers:
+        lever_configs = retrieval_levers.configs(
+            args.namesake_weights, args.body_weights, args.vocabulary_weights
+        )
+        for label, key, lever_kw in lever_configs:
+            configs.append((label, int(key) if key.isdigit() else key, ("bm25", "aids"), aw,
+                            0.0, sw, tw, 1.0, W_SHAPE))  # fmt: skip
+            settings[label] = lever_kw
     configs = [
         c for c in configs if not args.only or any(o in c[0] for o in args.only) or c[0] == base
     ]
@@ -306,6 +331,8 @@ def main() -> None:
         ix.aids_weight, ix.parents_weight = aids_w, parents_w
         ix.synonym_weight, ix.translated_weight = syn_w, tr_w
         ix.shape_weight = dw[1] if len(dw) > 1 else 0.0
+        for attr, value in {**retrieval_levers.OFF, **settings.get(label, {})}.items():
+            setattr(ix, attr, value)  # issue 33's query-side levers: off unless measured
         kw = {"prior_weight": 0.0, **({"dense_weight": dw[0]} if dw else {})}
         per_item[label] = {}
         for name, items in sets.items():

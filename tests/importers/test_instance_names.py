@@ -122,3 +122,34 @@ def test_the_library_pass_adds_the_module_suffix_and_numbers_repeats(tmp_path: P
         "instZero", "instInhabitedWithZeroNat",
     }  # fmt: skip
     assert library_classes(files) == {"Foo": (False, False), "Good": (True, False)}
+
+
+def test_notation_is_spelled_as_its_constant(tmp_path: Path) -> None:
+    """Lean names an instance from the elaborated type, where notation is gone: the library's
+    prefix, closed and postfix notation (global, scoped where its namespace is open, the file's
+    local notation) is spelled as the constant it stands for before naming (issue 33 §5)."""
+    lib = tmp_path / "Mathlib"
+    lib.mkdir()
+    (lib / "Defs.lean").write_text(
+        "structure Witt (p : Nat) (R : Type) where\n  x : R\n"
+        "structure Opp (α : Type) where\n  y : α\n"
+        '@[inherit_doc] notation:max α "ᵒᵖ" => Opp α\n'
+        "structure Box (n : Nat) (S : Type) where\n  z : S\n"
+        'namespace Geo\nscoped[Geo] notation "𝔹(" n "; " S ")" => Box n S\nend Geo\n'
+    )
+    (lib / "Witt.lean").write_text(
+        'local notation "𝕎" => Witt p\n'
+        "namespace Witt\ninstance : CommRing (𝕎 R) := sorry\nend Witt\n"
+        "instance : Category Cᵒᵖ := sorry\n"
+        "open Geo in\ninstance : Inhabited 𝔹(n; S) := sorry\n"
+    )
+    (lib / "Other.lean").write_text("instance : Nonempty (𝕎 R) := sorry\n")
+    files = [scan_file(tmp_path, p) for p in lean_files(tmp_path)]
+    name_instances(files)
+    names = {d.name for f in files for d in f.declarations if d.generated}
+    # `𝕎` is local to Witt.lean: Other.lean's instance keeps the letter as written (and, no
+    # constant of its name being the library's, the module suffix)
+    assert names == {
+        "Witt.instCommRing", "instCategoryOpp", "instInhabitedBox",
+        "instNonempty𝕎_mathlib_other",
+    }  # fmt: skip

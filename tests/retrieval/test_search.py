@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from math2.cli import app as cli
 from math2.retrieval import ALL, NoIndex, Searcher, search
+from math2.retrieval.index import build_index
 from math2.store import Mention
 from math2.web import create_app
 from tests.retrieval.conftest import link_node
@@ -83,3 +84,16 @@ def test_what_to_build_when_there_is_no_index(two_libraries, tmp_path) -> None:
         search("x", "afp", index_dir=root)
     assert Searcher(root).scope(ALL) == ["mathlib", "setmm"]
     assert Searcher(root).scope(None) == ["mathlib"]
+
+
+def test_an_index_of_an_older_text_version_is_not_silently_read(two_libraries, tmp_path) -> None:
+    """An index built before issue 33 (text v8) has no body, notation or name parts: the search
+    says to rebuild it instead of answering without them."""
+    store, _ = two_libraries
+    old = tmp_path / "old"
+    build_index(store, old / "setmm", "setmm", text_version=8)
+    with pytest.raises(NoIndex, match=r"older math2 \(index text v8, this one reads v9\).*"
+                       r"math2 index build --library setmm"):  # fmt: skip
+        search("x", "setmm", index_dir=old)
+    build_index(store, old / "setmm", "setmm")  # rebuilt at the current version: read
+    assert search("addition commutes", "setmm", 1, index_dir=old)

@@ -66,7 +66,8 @@ def test_document_text_fields() -> None:
 
 def test_v3_finds_notation_and_v1_still_builds(store, tmp_path: Path) -> None:
     v2 = SearchIndex(Path(build_index(store, tmp_path / "v2", dense=False) and tmp_path / "v2"))
-    assert v2.text_version == TEXT_VERSION == 8  # v6 accents folded, v7 shapes, v8 aliases
+    # v6 accents folded, v7 shapes, v8 aliases, v9 issue 33's levers
+    assert v2.text_version == TEXT_VERSION == 9
     hits = v2.search(r"$a + b = b + a$ for $a, b \in \mathbb{N}$", k=3, parts=("bm25",))
     assert hits[0].name in ("Demo.add_comm'", "Demo.add_comm_old")
     build_index(store, tmp_path / "v1", dense=False, text_version=1)

@@ -31,6 +31,7 @@ from math2.importers.lean_names import (
     instance_name,
     module_suffix,
 )
+from math2.importers.lean_notation import is_symbol, variable_letter
 from math2.importers.lean_source import SourceFile
 
 
@@ -53,12 +54,57 @@ def _resolve(const: str, namespace: list[str], names: set[str]) -> str | None:
     return None
 
 
+def prefix_notation(files: Iterable[SourceFile], names: set[str]) -> dict[str, dict[str, str]]:
+    """The library's prefix and closed notation (`𝕎 R`, `𝔸(n; S)`, `𝓢(E, F)`), by the namespace
+    it is active in ("" for global notation, `NS` for `scoped[NS]`; postfix notation, `Cᵒᵖ`,
+    under `postfix:<scope>`): its first atom → the
+    constant it unfolds to, resolved inside the namespace it was declared in; `local` notation
+    under `local:<the file's path>` (`𝕎` is `WittVector p` in each Witt vector file). Left
+    out: Greek one-letter atoms (`ι`, `η`: variables far more often), atoms starting with an
+    ASCII character (`Var[`: replaced in text, they would split identifiers), and atoms that
+    several constants share in one scope."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for f in files:
+        for n in f.notations:
+            atom = n.atoms[0] if n.atoms else ""
+            postfix = n.postfix
+            if not (n.leading_atom or postfix) or not n.constants or not is_symbol(atom):
+                continue
+            if atom[:1].isascii() or variable_letter(atom):
+                continue
+            ns = n.namespace.split(".") if n.namespace else []
+            const = _resolve(n.constants[0], ns, names) or n.constants[0]
+            scope = f"local:{f.path}" if n.local else n.scope
+            scope = f"postfix:{scope}" if postfix else scope
+            found.setdefault(scope, {}).setdefault(atom, set()).add(const)
+    return {
+        scope: {a: next(iter(cs)) for a, cs in atoms.items() if len(cs) == 1}
+        for scope, atoms in found.items()
+    }
+
+
+def active_notation(
+    table: dict[str, dict[str, str]], namespace: list[str], file: SourceFile
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The notation active for an instance inside `namespace` of `file`: the global one, that
+    of each enclosing scope and of each namespace the file opens (wherever in the file), and
+    the file's local notation: (prefix and closed notation, postfix notation)."""
+    scopes = [".".join(namespace[:k]) for k in range(1, len(namespace) + 1)] + file.opens
+    prefix: dict[str, str] = {}
+    postfix: dict[str, str] = {}
+    for scope in ["", *scopes, f"local:{file.path}"]:
+        prefix.update(table.get(scope, {}))
+        postfix.update(table.get(f"postfix:{scope}", {}))
+    return prefix, postfix
+
+
 def name_instances(files: list[SourceFile], more_names: Iterable[str] = ()) -> int:
     """Rename every generated instance name in `files` by the full rule; how many changed.
     `more_names`: the library's declarations no file writes out (`@[to_additive]` twins)."""
     classes = library_classes(files)
     every = {d.name for f in files for d in f.declarations if d.name and not d.generated}
     every |= set(more_names)
+    notation = prefix_notation(files, every)
     last_parts = {n.rsplit(".", 1)[-1] for n in every}
     changed = 0
     for f in files:
@@ -67,7 +113,8 @@ def name_instances(files: list[SourceFile], more_names: Iterable[str] = ()) -> i
             if not (d.generated and d.name and d.kind == "instance"):
                 continue
             namespace = d.name.split(".")[:-1]
-            base, used, unknown = instance_name(d.statement, namespace, classes)
+            prefix, postfix = active_notation(notation, namespace, f)
+            base, used, unknown = instance_name(d.statement, namespace, classes, prefix, postfix)
             ours = any(
                 _resolve(u, namespace, every) or u.rsplit(".", 1)[-1] in last_parts for u in used
             ) or any(".".join(namespace[:k]) in every for k in range(1, len(namespace) + 1))

@@ -188,9 +188,17 @@ def _lex(text: str) -> list[tuple[str, str]]:
 class _Names:
     """What the name generator has met so far (Lean's `seen`): each constant once."""
 
-    def __init__(self, bound: set[str], seen: set[str]):
+    def __init__(
+        self,
+        bound: set[str],
+        seen: set[str],
+        head: str | None = None,
+        postfix: dict[str, str] | None = None,
+    ):
         self.bound = bound
         self.seen = seen
+        self.postfix = {**_POSTFIX, **(postfix or {})}  # postfix notation → its constant
+        self.head = head  # the class: a constant even when it is one capital letter (`A Nat`)
         self.used: list[str] = []  # constants that gave a part of the name
         self.unknown = False  # met an identifier that may be a lower-case constant
 
@@ -204,7 +212,7 @@ class _Names:
             return name
         name = lean_name(name).strip(".")
         last = name.rsplit(".", 1)[-1]
-        if name in self.bound or _VARIABLE.fullmatch(name) or not last:
+        if name in self.bound or not last or (_VARIABLE.fullmatch(name) and name != self.head):
             return ""
         if "." not in name and not last[0].isupper():
             # a variable or a lower-case constant (`sphere`, `unitary`) we cannot tell apart
@@ -214,7 +222,8 @@ class _Names:
             return "Forall" if name == "Forall" else ""
         self.seen.add(name)
         self.used.append(name)
-        return last[0].upper() + last[1:]
+        # Lean's `String.capitalize` changes ASCII letters only (`image.ι` gives `ι`, not `Ι`)
+        return (last[0].upper() if last[0].isascii() else last[0]) + last[1:]
 
 
 def _render(toks: list[tuple[str, str]], names: _Names) -> str:
@@ -261,8 +270,8 @@ def _render(toks: list[tuple[str, str]], names: _Names) -> str:
             continue
         if kind == "ident":
             heads = []
-            while fix := next((p for p in _POSTFIX if text.endswith(p) and text != p), None):
-                heads.insert(0, _POSTFIX[fix])
+            while fix := next((p for p in names.postfix if text.endswith(p) and text != p), None):
+                heads.insert(0, names.postfix[fix])
                 text = text[: -len(fix)]
             out += [names.const(h) for h in heads] + [names.const(text)]
         elif kind == "neg":
@@ -297,22 +306,41 @@ def _mentions(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w.']){re.escape(name)}(?![\w'])", text) is not None
 
 
+def spell_notation(statement: str, notation: dict[str, str]) -> str:
+    """The statement with each prefix or closed notation written as the constant it stands for
+    (`IsAffine 𝔸(n; S)` → `IsAffine AlgebraicGeometry.AffineSpace (n; S)`, `CommRing (𝕎 R)` →
+    `CommRing (WittVector R)`): Lean names an instance from the elaborated type, where notation
+    is gone. `notation`: atom → constant (the library's table, `importers.lean_notation`)."""
+    for atom in sorted((a for a in notation if a in statement), key=len, reverse=True):
+        keep = atom[-1] if atom[-1] in "([{⟨" and len(atom) > 1 else ""
+        statement = statement.replace(atom, f" {notation[atom]} {keep}")
+    return statement
+
+
 def instance_name(
     statement: str,
     namespace: list[str],
     classes: dict[str, tuple[bool, bool]] | None = None,
+    notation: dict[str, str] | None = None,
+    postfix: dict[str, str] | None = None,
 ) -> tuple[str, list[str], bool]:
     """The name Lean generates for an anonymous instance (without the module suffix), the
     constants that gave its parts, and whether it met an identifier that may be a lower-case
-    constant; see `instance_base_name`."""
+    constant; see `instance_base_name`. `notation`: the library's prefix notation, atom →
+    constant (`spell_notation`); `postfix`: its postfix notation written onto an identifier
+    (`Cᵒᵖ` is `Opposite C`), beside the hand-written `_POSTFIX`."""
     classes = classes or {}
+    if notation:
+        statement = spell_notation(statement, notation)
     colon = _top_level_colon(statement)
     binders, target = (statement[:colon], statement[colon + 1 :]) if colon >= 0 else ("", statement)
     groups = binder_groups(binders)
     bound = {v for _, ns, _ in groups for v in ns}
     # the namespace's prefixes count as met (Lean: those that are constants)
     seen = {".".join(namespace[: i + 1]) for i in range(len(namespace))} | set(namespace[-1:])
-    names = _Names(bound, seen)
+    first = _lex(target)[:1]
+    head = first[0][1] if first and first[0][0] == "ident" else None
+    names = _Names(bound, seen, head, postfix)
     body = _render(_lex(target), names)
     ofs: list[str] = []
     for k in range(len(groups) - 1, -1, -1):  # Lean meets the innermost binder first

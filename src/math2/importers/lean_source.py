@@ -19,7 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from math2.errors import InputError
+from math2.importers.lean_bodies import (
+    constructor_clauses,
+    field_clause,
+    stops,
+    value_clauses,
+)
 from math2.importers.lean_names import instance_base_name, lean_name
+from math2.importers.lean_notation import START as NOTATION_START
+from math2.importers.lean_notation import Notation, read_notation
 from math2.importers.to_additive import (
     ToAdditive,
     attribute_additive,
@@ -83,6 +91,9 @@ class Declaration:
     additive: ToAdditive | None = None  # what its `@[to_additive]` attribute says
     twin_of: str | None = None  # for a generated additive twin: the declaration it comes from
     alias_direction: str | None = None  # `alias ⟨a, b⟩ := foo_iff`: `mp` for a, `mpr` for b
+    # What a definition says (`lean_bodies`): a def's value, a structure's fields, an
+    # inductive's constructors; read by the search index only, never node text.
+    body: list[str] = field(default_factory=list)
 
     @property
     def statement_hash(self) -> str:
@@ -100,6 +111,8 @@ class SourceFile:
     main_results: list[str]
     # `attribute [to_additive …] A B`: (candidate full names of each target, what it says)
     additive_attributes: list[tuple[list[str], ToAdditive]] = field(default_factory=list)
+    notations: list[Notation] = field(default_factory=list)  # what its notation commands say
+    opens: list[str] = field(default_factory=list)  # namespaces its `open` commands name
 
 
 def blank(text: str, path: str | Path) -> tuple[str, list[tuple[int, int, str]]]:
@@ -137,16 +150,7 @@ _ALIAS_TARGET = re.compile(r"\s*:=\s*(\S+)")
 
 def _statement_end(code: str, start: int) -> int:
     """Offset of the top-level `:=`, `|`, `where`, or a line that starts a new command."""
-    depth = 0
-    for sm in _STMT_STOP.finditer(code, start):
-        tok = sm.group(0)
-        if tok in "([{⟨⦃":
-            depth += 1
-        elif tok in ")]}⟩⦄":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            return sm.start()
-    return len(code)
+    return next((m.start() for m, depth in stops(_STMT_STOP, code, start) if not depth), len(code))
 
 
 def _doc_before(code: str, at: int, doc_ends: dict[int, str], positions: list[int]) -> str | None:
@@ -240,6 +244,8 @@ def scan_file(root: Path, path: Path) -> SourceFile:
     doc_starts = sorted(st for st, _, _ in docs)
     taken: dict[str, int] = {}  # generated instance names in this file
     additive_attrs: list[tuple[list[str], ToAdditive]] = []
+    ns_at: list[tuple[int, str]] = [(0, "")]  # (offset, the namespace from there on)
+    opens: list[str] = []  # the namespaces some `open` of the file names
 
     for m in _EVENT.finditer(code):
         cmd = m.group("cmd")
@@ -253,6 +259,8 @@ def scan_file(root: Path, path: Path) -> SourceFile:
                 parts += new
             elif cmd == "attribute":
                 attribute_additive(text, m, parts, additive_attrs)
+            elif cmd == "open":
+                opens += [w for w in arg.split() if w[:1].isupper() and "(" not in w]
             elif cmd == "mutual":
                 ns.append(("mutual", 0))
             elif cmd.endswith("section"):
@@ -261,6 +269,8 @@ def scan_file(root: Path, path: Path) -> SourceFile:
                 for _ in range(len(arg.split()[0].split(".")) if arg else 1):
                     if ns and ns.pop()[1]:
                         parts.pop()
+            if cmd in ("namespace", "end"):
+                ns_at.append((m.start(), ".".join(parts)))
             continue
         kw = _WS.sub(" ", m.group("kw"))
         start = m.end()
@@ -349,14 +359,27 @@ def scan_file(root: Path, path: Path) -> SourceFile:
             d.name = ".".join([*parts, base])
             d.generated = True
         decls.append(d)
+        if kw in ("def", "abbrev", "irreducible_def"):
+            d.body = value_clauses(code, end, doc_starts)
+        elif kw in ("inductive", "class inductive", "coinductive"):
+            d.body = constructor_clauses(code, end, doc_starts)
         if kw in ("structure", "class") and name and code.startswith("where", end):
-            decls += _fields(code, text, end + 5, d)
+            fields = _fields(code, text, end + 5, d)
+            d.body = [field_clause((f.name or "").rsplit(".", 1)[-1], f.statement) for f in fields]
+            decls += fields
+    offsets = [at for at, _ in ns_at]
+    notations = []
+    for nm in NOTATION_START.finditer(code):
+        namespace = ns_at[bisect.bisect_right(offsets, nm.start()) - 1][1]
+        notations += read_notation(code, text, nm, namespace)
     return SourceFile(
         module=module,
         path=str(path),
         declarations=decls,
         main_results=_main_results(docs),
         additive_attributes=additive_attrs,
+        notations=notations,
+        opens=list(dict.fromkeys(opens)),
     )
 
 

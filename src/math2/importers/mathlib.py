@@ -129,6 +129,8 @@ def read_checkout(root: Path) -> LibraryData:
                 # a generated twin's statement is a textual translation (importers/to_additive)
                 **({"to_additive_of": d.twin_of} if d.twin_of else {}),
                 **({"alias_direction": d.alias_direction} if d.alias_direction else {}),
+                # what a definition says, for the search index only (never node text)
+                **({"body": d.body} if d.body else {}),
             },
             successor=d.successor,
             deprecated=d.deprecated_since is not None,

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name == "ALL":
         from math2.retrieval.scope import ALL
 

@@ -28,12 +28,12 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from sqlalchemy import select
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
+
+    from math2.config import Settings
 
 _MODULE_DOC = re.compile(r"/-!(.*?)-/", re.S)
 _MAIN = re.compile(
@@ -98,7 +98,7 @@ def topic_names(root: Path) -> dict[str, list[str]]:
 
     found: dict[str, list[str]] = defaultdict(list)
 
-    def walk(tree: dict, heading: str) -> None:
+    def walk(tree: dict[Any, Any], heading: str) -> None:
         for key, value in tree.items():
             if isinstance(value, dict):
                 walk(value, str(key))
@@ -154,8 +154,10 @@ def resolve(written: dict[str, list[str]], names: list[str]) -> dict[int, list[s
     return out
 
 
-def list_titles(session, mention_ids: Iterable[int]) -> dict[int, list[str]]:
+def list_titles(session: Session, mention_ids: Iterable[int]) -> dict[int, list[str]]:
     """Mention id → the titles of the theorem-list nodes linked to it by a crosswalk."""
+    from sqlalchemy import select
+
     from math2.store import Crosswalk, Node
 
     wanted = set(mention_ids)
@@ -177,6 +179,8 @@ def list_titles(session, mention_ids: Iterable[int]) -> dict[int, list[str]]:
 
 def dataset_aids(session: Session, mention_ids: Iterable[int]) -> dict[int, list[str]]:
     """Mention id → the texts the AI-written informal datasets give it (`SearchAid` rows)."""
+    from sqlalchemy import select
+
     from math2.store import SearchAid
 
     wanted = set(mention_ids)
@@ -204,7 +208,7 @@ def parent_docstrings(names: list[str], docstrings: list[str | None]) -> dict[in
 
 
 def collect(
-    session,
+    session: Session,
     ids: list[int],
     names: list[str],
     docstrings: list[str | None],
@@ -233,7 +237,7 @@ def collect(
     return {i: " ".join(dict.fromkeys(ts)) for i, ts in titles.items()}, parents
 
 
-def mathlib_checkout(settings) -> Path | None:
+def mathlib_checkout(settings: Settings) -> Path | None:
     """Where the module docstrings are read from: `data.mathlib_dir`, else the checkout `math2
     build` fetched at the manifest's pin (None when neither is here: no main-result aids)."""
     if settings.data.mathlib_dir:

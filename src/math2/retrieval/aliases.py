@@ -49,9 +49,10 @@ def borrow(
     stmts, docs, n = list(statements), list(docstrings), 0
     for i, (target, direction) in targets.items():
         j = index.resolve(target, scope=names[i].rpartition(".")[0])
-        if j is None or j == i or not statements[j]:
+        target_statement = statements[j] if j is not None and j != i else None
+        if j is None or not target_statement:
             continue
-        text = one_direction(statements[j], direction) if direction else statements[j]
+        text = one_direction(target_statement, direction) if direction else target_statement
         if text is None:
             continue
         stmts[i] = stmts[i] or text

@@ -7,20 +7,26 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from math2.lean.syntax import Scope, constants_of, split_identifier
 from math2.retrieval import lexical
 from math2.retrieval.aliases import borrow as borrow_alias_texts
-from math2.retrieval.shape import shape_tokens
+from math2.retrieval.levers import build_levers
+from math2.retrieval.notation import NotationTable
+from math2.retrieval.shape import definition_shape_tokens, shape_tokens
 from math2.retrieval.text import (
     ALIAS_VERSION,
     FOLD_VERSION,
+    LEVER_VERSION,
+    LEVERS,
     SHAPE_VERSION,
     TEXT_VERSION,
+    constant_words,
     dense_text,
     document_phrases,
     document_text,
@@ -29,6 +35,12 @@ from math2.retrieval.text import (
 )
 from math2.util.progress import heartbeat, stage, track
 
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from math2.store import Store
+
+T = TypeVar("T")
 SNIPPET = 160
 BATCH = 1000  # declarations between two counts of a stage (a count per item costs more)
 
@@ -82,7 +94,7 @@ def _percentile(x: np.ndarray) -> np.ndarray:
 
 
 def build_index(
-    store,
+    store: Store,
     out: Path,
     source: str = "mathlib",
     dense: bool | None = None,
@@ -95,7 +107,8 @@ def build_index(
     encoder: str | None = None,
     mathlib_dir: Path | None = None,
     hold_out_aids: set[str] | None = None,
-) -> dict:
+    levers: frozenset[str] | None = None,
+) -> dict[str, Any]:
     """Build (or resume) the index of a source's active, completable mentions under `out`.
 
     `dense`: True embeds every document (resuming, reusing vectors of unchanged texts), False
@@ -105,8 +118,10 @@ def build_index(
     `text_version` 1 is the document text and tokenizer of the first index (kept to measure
     against), 2 the words described in `math2.retrieval.text`, 3 those words and the phrase
     part, 4 version 3 with Snowball stems, 5 (constants read by the Lean lexer), 6 (accents
-    folded), 7 (+ the formula-shape part, `shape.py`) and 8 (the default: aliases indexed with
-    their targets' statements, `aliases.py`).
+    folded), 7 (+ the formula-shape part, `shape.py`), 8 (aliases indexed with their targets'
+    statements, `aliases.py`) and 9 (the default: issue 33's levers, `levers.py`).
+    `levers`: which of version 9's document-side levers to build (`text.LEVERS`, all by
+    default; a benchmark builds them one at a time).
     `encoder`: the dense part's encoder (`math2.retrieval.encoder.ENCODERS`). `mathlib_dir`: a
     Mathlib checkout whose module docstrings give main-result aids (`aids.py`);
     `hold_out_aids`: declarations whose theorem list titles are kept out of the aids (a
@@ -120,6 +135,7 @@ def build_index(
     from math2.store import ConstDep, Mention, Source
 
     encoder = encoder or DEFAULT_ENCODER
+    levers = (LEVERS if levers is None else levers) if text_version >= LEVER_VERSION else None
     say = progress or (lambda _m: None)
     out.mkdir(parents=True, exist_ok=True)
     hidden = hide_docstrings or set()
@@ -128,7 +144,15 @@ def build_index(
         if src is None:
             raise LookupError(f"source {source!r} is not in the store")
         q = (
-            select(Mention.id, Mention.name, Mention.statement, Mention.docstring, Mention.module)
+            select(
+                Mention.id,
+                Mention.name,
+                Mention.statement,
+                Mention.docstring,
+                Mention.module,
+                Mention.kind,
+                Mention.extra if levers else Mention.kind,
+            )
             .where(
                 Mention.source_id == src.id,
                 Mention.status == "active",
@@ -137,9 +161,9 @@ def build_index(
             .order_by(Mention.id)
         )
         tag = f"index {source}"
-        rows = list(
+        rows: list[tuple[Any, ...]] = list(
             track(
-                s.execute(q.limit(limit) if limit else q),
+                s.execute(q.limit(limit) if limit else q).tuples(),
                 f"{tag}: read declarations",
                 unit="declarations",
                 batch=BATCH,
@@ -178,10 +202,10 @@ def build_index(
         at = {r[0]: i for i, r in enumerate(rows)}
         stmts, doc, borrowed = borrow_alias_texts(
             [r[1] for r in rows], [r[2] for r in rows], doc,
-            {at[m]: t for m, t in targets.items() if m in at and t[0]},
+            {at[m]: (str(t[0]), t[1]) for m, t in targets.items() if m in at and t[0]},
             {at[m] for m in hidden if m in at},
         )  # fmt: skip
-        rows = [(r[0], r[1], st, r[3], r[4]) for r, st in zip(rows, stmts, strict=True)]
+        rows = [(r[0], r[1], st, *r[3:]) for r, st in zip(rows, stmts, strict=True)]
         say(f"aliases: {borrowed} given their target's statement")
     if text_version >= 4:
         say(
@@ -200,18 +224,51 @@ def build_index(
         say("the store changed since the last index: rebuilding from scratch")
     stemmed = text_version >= 4
     folded = text_version >= FOLD_VERSION
+    extras = [r[6] if levers and isinstance(r[6], dict) else {} for r in rows]
+    bodies: list[list[str]] = [
+        list(e.get("body") or []) if levers and "body" in levers else [] for e in extras
+    ]
+    if levers and "body" in levers and not any(bodies) and any(r[5] in _SAY for r in rows):
+        say(
+            f"{tag}: no definition has a recorded body (the store was imported before issue 33):"
+            " what definitions say is not indexed; import the library into a new store for it"
+        )
+    notation: NotationTable | None = None
+    lever_meta: dict[str, Any] = {}
+    if levers is not None:
+        successors = {
+            i: e["successor"] for i, e in enumerate(extras)
+            if e.get("deprecated_since") and e.get("successor")
+        }  # fmt: skip
+        notation, lever_meta = build_levers(
+            out, names, [r[5] for r in rows], successors, doc, mathlib_dir, levers, say, tag
+        )
+
+    def words_of(r: tuple[Any, ...], d: str | None) -> list[str]:
+        toks = tokens(document_text(r[1], r[2], d, r[4]), stemmed, folded)
+        if notation is not None and r[2]:
+            toks += notation.tokens(r[2], lambda t: tokens(t, stemmed, folded))
+        return toks
+
+    def body_words(body: list[str]) -> list[str]:
+        said = " ; ".join(body)
+        toks = tokens(f"{said} {constant_words(said)}", stemmed, folded)
+        if notation is not None:
+            toks += notation.tokens(said, lambda t: tokens(t, stemmed, folded))
+        return toks
+
     t0 = time.perf_counter()
     pairs = list(zip(rows, doc, strict=True))
     if text_version == 1:
         texts = [doc_text(r[1], r[2], d) for r, d in _each(pairs, f"{tag}: words")]
         _bm25(v1_tokens(texts), out / "bm25", f"{tag}: BM25 over words")
     else:
-        words = [
-            tokens(document_text(r[1], r[2], d, r[4]), stemmed, folded)
-            for r, d in _each(pairs, f"{tag}: words")
-        ]
+        words = [words_of(r, d) for r, d in _each(pairs, f"{tag}: words")]
         _bm25(words, out / "bm25", f"{tag}: BM25 over words")
         del words
+    _clear(out / "body")
+    if any(bodies):  # what definitions say: a words part of its own (`W_BODY`)
+        _bm25([body_words(b) for b in bodies], out / "body", f"{tag}: BM25 over bodies")
     say(f"BM25 over {len(rows)} declarations in {time.perf_counter() - t0:.1f} s")
     _clear(out / "phrase")
     if text_version >= 3:
@@ -225,7 +282,7 @@ def build_index(
     _clear(out / "shape")
     if text_version >= SHAPE_VERSION:
         t0 = time.perf_counter()
-        build_shape([r[2] for r in rows], out, tag)
+        build_shape([r[2] for r in rows], out, tag, bodies, [r[5] for r in rows])
         say(f"BM25 over their formula shapes in {time.perf_counter() - t0:.1f} s")
     for part, texts_by_pos in (("aids", aid_titles), ("parents", aid_parents)):
         _clear(out / part)
@@ -285,6 +342,7 @@ def build_index(
         "aids": len(aid_titles),
         "parents": len(aid_parents),
         "built_at": time.time(),
+        **lever_meta,
     }
 
     def dense_texts() -> list[str]:
@@ -301,18 +359,32 @@ def build_index(
     return meta
 
 
-def build_shape(statements: list[str | None], out: Path, tag: str = "index") -> None:
+def build_shape(
+    statements: list[str | None],
+    out: Path,
+    tag: str = "index",
+    bodies: list[list[str]] | None = None,
+    kinds: list[str | None] | None = None,
+) -> None:
     """The formula-shape part (`shape/`, index text v7): BM25 over each statement's shape
-    n-grams (`math2.retrieval.shape`), one document per statement, in index order."""
+    n-grams (`math2.retrieval.shape`), one document per statement, in index order; with
+    `bodies` (v9) also the shapes of what each definition says."""
     _clear(out / "shape")
     each = track(statements, f"{tag}: shapes", unit="declarations", batch=BATCH)
     grams = [shape_tokens(st) for st in each]
+    for i, body in enumerate(bodies or []):
+        if body:
+            grams[i] += definition_shape_tokens(statements[i], body, kinds[i] if kinds else None)
     _bm25(grams, out / "shape", f"{tag}: BM25 over formula shapes")
 
 
-def _each(items: list, name: str):
+def _each(items: list[T], name: str) -> Iterator[T]:
     """`items` counted as a stage of declarations."""
     return track(items, name, unit="declarations", batch=BATCH)
+
+
+# Kinds whose source text says something after their signature (`importers.lean_bodies`).
+_SAY = frozenset({"def", "abbrev", "irreducible_def", "structure", "class", "inductive"})
 
 
 def _bm25(docs: list[list[str]], folder: Path, name: str) -> None:
@@ -327,7 +399,7 @@ def _clear(folder: Path) -> None:
         f.unlink()
 
 
-def _descriptions(s) -> dict[int, str]:
+def _descriptions(s: Session) -> dict[int, str]:
     """The newest description or informal statement the informalize role wrote for each mention
     (agent text, a search aid only: never node text), whatever its review status, except
     rejected ones."""
@@ -345,4 +417,4 @@ def _descriptions(s) -> dict[int, str]:
         )
         .order_by(AgentText.id)
     ).all()
-    return {mid: body for mid, body in rows}
+    return {mid: body for mid, body in rows if mid is not None}

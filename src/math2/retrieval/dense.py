@@ -19,12 +19,16 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from math2.retrieval.encoder import DEFAULT_ENCODER, load_encoder
+from math2.retrieval.encoder import DEFAULT_ENCODER, Encoder, load_encoder
 from math2.retrieval.encoder import model_name as _model_name
 from math2.store import Store
+
+if TYPE_CHECKING:
+    from usearch.index import Index
 
 CHUNK = 4096
 # Tokens per document for the encoder. bge-small at 64 tokens keeps the name, the statement and
@@ -55,7 +59,7 @@ def build_dense(
     store: Store,
     source: str,
     encoder: str = DEFAULT_ENCODER,
-) -> dict:
+) -> dict[str, Any]:
     """Embed every document (resumable, a job on `math2.runs`) and build the ANN graph; returns
     what `meta.json` records of the dense part."""
     from math2.retrieval.embed_job import run_embedding
@@ -193,8 +197,11 @@ def _set_aside(folder: Path, previous: Path) -> None:
 
 
 def kept_dense(
-    index_folder: Path, info: dict | None, texts: list[str], encoder: str = DEFAULT_ENCODER
-) -> dict | None:
+    index_folder: Path,
+    info: dict[str, Any] | None,
+    texts: list[str],
+    encoder: str = DEFAULT_ENCODER,
+) -> dict[str, Any] | None:
     """An earlier embedding, kept by a build that does not ask for one when it embeds exactly
     these documents (same digest: texts, model, token budget) and is whole: the one the index's
     meta named (`info`), else the one on disk for `encoder`; otherwise None."""
@@ -244,29 +251,32 @@ def _build_ann(vectors: np.ndarray, path: Path) -> None:
 class DenseIndex:
     """The loaded dense part: `rank(queries, pool)` -> top positions per query."""
 
-    def __init__(self, index_folder: Path, info: dict, count: int):
+    def __init__(self, index_folder: Path, info: dict[str, Any], count: int):
         self.encoder_name = info["encoder"]
         self.max_tokens = info["max_tokens"]
         folder = dense_folder(index_folder, self.encoder_name)
         self.folder = folder
-        self.ann = None
-        self.vectors = None
+        self.ann: Index | None = None
+        self.vectors: np.ndarray | None = None
         if info.get("ann") and (folder / ANN_FILE).exists():
             from usearch.index import Index
 
             # Memory-mapped, not read: a search that only reorders the lexical top opens a
             # process in milliseconds and touches no page of the graph.
-            self.ann = Index.restore(str(folder / ANN_FILE), view=True)
-            self.count = len(self.ann)
+            ann = Index.restore(str(folder / ANN_FILE), view=True)
+            if ann is None:
+                raise FileNotFoundError(f"{folder / ANN_FILE}: not a usearch graph")
+            self.ann = ann
+            self.count = len(ann)
         else:
             self.vectors = _vectors(folder, info["chunks"]).astype(np.float32)
             self.count = len(self.vectors)
         if self.count != count:
             raise FileNotFoundError(f"{folder}: {self.count} rows for {count} documents")
-        self._encoder = None
+        self._encoder: Encoder | None = None
 
     @classmethod
-    def load(cls, index_folder: Path, meta: dict, count: int) -> DenseIndex | None:
+    def load(cls, index_folder: Path, meta: dict[str, Any], count: int) -> DenseIndex | None:
         """The dense part the index's meta names, or None where it is absent or incomplete."""
         info = meta.get("dense")
         if not info:
@@ -277,20 +287,23 @@ class DenseIndex:
             return None
 
     @property
-    def encoder(self):
+    def encoder(self) -> Encoder:
         if self._encoder is None:
             self._encoder = load_encoder(self.encoder_name, self.max_tokens)
         return self._encoder
 
     def _rows(self, positions: np.ndarray) -> np.ndarray:
         """Some documents' vectors (memory-mapped chunks where the graph is used)."""
+        out: np.ndarray
         if self.vectors is not None:
-            return self.vectors[positions]
+            out = self.vectors[positions]
+            return out
         if "_chunks" not in self.__dict__:
             files = sorted(self.folder.glob("chunk_*[0-9].npy"))
             self._chunks = [np.load(f, mmap_mode="r") for f in files]
         rows = [self._chunks[int(p) // CHUNK][int(p) % CHUNK] for p in positions]
-        return np.asarray(rows, dtype=np.float32).reshape(len(positions), -1)
+        out = np.asarray(rows, dtype=np.float32).reshape(len(positions), -1)
+        return out
 
     def encode_queries(self, queries: list[str]) -> np.ndarray:
         """The queries' unit vectors (what `rerank` compares the candidates with)."""
@@ -313,15 +326,19 @@ class DenseIndex:
         q = self.encoder.encode_queries(queries)
         k = min(pool, self.count)
         if self.ann is not None:
-            self.ann.expansion_search = max(EXPANSION_SEARCH, k)
+            from usearch.index import BatchMatches
+
+            # usearch's stubs declare the property without its setter
+            self.ann.expansion_search = max(EXPANSION_SEARCH, k)  # type: ignore[misc]
             found = self.ann.search(q.astype(np.float16), k, threads=1)
-            if len(queries) == 1:  # usearch answers one query with a flat `Matches`
+            if not isinstance(found, BatchMatches):  # one query: a flat `Matches`
                 return [np.asarray(found.keys, dtype=np.int64)]
+            keys: np.ndarray = found.keys
             return [
-                np.asarray(found.keys[i, : found.counts[i]], dtype=np.int64)
-                for i in range(len(queries))
+                np.asarray(keys[i][: found.counts[i]], dtype=np.int64) for i in range(len(queries))
             ]
-        sims = q @ self.vectors.T  # type: ignore[union-attr]
+        assert self.vectors is not None
+        sims = q @ self.vectors.T
         out = []
         for row in sims:
             top = np.argpartition(-row, k - 1)[:k]

@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -33,10 +33,12 @@ from math2.runs import (
     step,
 )
 from math2.store import Run, Store
+from math2.util.limits import Resource
 
 if TYPE_CHECKING:
     from math2.config import Settings
-from math2.util.limits import Resource
+    from math2.retrieval.dense import Reuse
+    from math2.retrieval.encoder import Encoder
 
 JOB = "embed"
 
@@ -71,7 +73,9 @@ class EmbedServices(RunServices):
 
 
 @step("embed.chunk")
-def embed_chunk(encoder: str, max_tokens: int, chunk: int):
+def embed_chunk(
+    encoder: str, max_tokens: int, chunk: int
+) -> Callable[[Chunk, ItemContext[EmbedServices]], Awaitable[Chunk]]:
     """Embed one chunk (in a worker thread, on the `cpu` resource) and write its file."""
 
     async def run(rec: Chunk, ctx: ItemContext[EmbedServices]) -> Chunk:
@@ -107,8 +111,8 @@ def run_embedding(
     chunk: int,
     max_tokens: int,
     say: Callable[[str], None],
-    params: dict | None = None,
-    reuse=None,
+    params: dict[str, Any] | None = None,
+    reuse: Reuse | None = None,
 ) -> RunSummary:
     """Embed every chunk not yet done with `encoder` (a name of `encoder.ENCODERS`); returns
     how the run ended. `reuse` (`dense.Reuse`): earlier vectors by text key, copied instead of
@@ -116,7 +120,7 @@ def run_embedding(
     from math2.retrieval.encoder import load_encoder, model_name
 
     folder.mkdir(parents=True, exist_ok=True)
-    loaded: list = []
+    loaded: list[Encoder] = []
 
     def model(batch: list[str]) -> np.ndarray:
         if not loaded:

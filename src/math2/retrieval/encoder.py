@@ -32,7 +32,7 @@ ENCODERS = ("bge-small", "minilm")
 DEFAULT_ENCODER = "bge-small"
 
 
-def load_encoder(name: str, max_length: int):
+def load_encoder(name: str, max_length: int) -> Encoder:
     """An encoder by its short name (`ENCODERS`)."""
     if name == "bge-small":
         return BgeOnnxEncoder(max_length=max_length)
@@ -72,7 +72,8 @@ def model_dir() -> Path:
 def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
     mu = x.mean(-1, keepdims=True)
     var = ((x - mu) ** 2).mean(-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + eps) * w + b
+    out: np.ndarray = (x - mu) / np.sqrt(var + eps) * w + b
+    return out
 
 
 class MiniLMEncoder:
@@ -119,8 +120,9 @@ class MiniLMEncoder:
         for i in range(self.layers):
             p = f"encoder.layer.{i}."
 
-            def lin(v, name, p=p):
-                return v @ w[p + name + ".weight"] + w[p + name + ".bias"]
+            def lin(v: np.ndarray, name: str, p: str = p) -> np.ndarray:
+                out: np.ndarray = v @ w[p + name + ".weight"] + w[p + name + ".bias"]
+                return out
 
             q = lin(x, "attention.self.query").reshape(n, t, h, d).transpose(0, 2, 1, 3)
             k = lin(x, "attention.self.key").reshape(n, t, h, d).transpose(0, 2, 3, 1)
@@ -145,7 +147,8 @@ class MiniLMEncoder:
             )
         m = mask[:, :, None]
         pooled = (x * m).sum(1) / np.maximum(m.sum(1), 1e-9)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        unit: np.ndarray = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return unit
 
     def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
         """Unit-length embeddings, batched by similar length to waste little on padding."""
@@ -232,3 +235,7 @@ class BgeOnnxEncoder:
     def encode_queries(self, texts: list[str]) -> np.ndarray:
         """Queries carry bge's search instruction (how the model was trained to retrieve)."""
         return self.encode([BGE_QUERY_INSTRUCTION + t for t in texts])
+
+
+# What `load_encoder` gives: both encode documents and queries to unit vectors.
+Encoder = MiniLMEncoder | BgeOnnxEncoder

@@ -42,12 +42,15 @@ from pydantic import BaseModel
 
 from math2.retrieval import lexical
 from math2.retrieval.english import english_tokens, latex_tokens, mathlib_tokens
+from math2.retrieval.levers import QueryLevers
 from math2.retrieval.shape import query_shape
 from math2.retrieval.text import (
     FOLD_VERSION,
     prose_tokens,
     query_phrases,
+    query_text,
     query_tokens,
+    tokens,
     v1_tokens,
 )
 
@@ -96,6 +99,22 @@ W_TRANSLATED = 0.4
 # 0.478, special cases 0.189 -> 0.308, docstrings 0.213 -> 0.228; titles, descriptions,
 # nicknames and slogans unchanged. At 0.25 level with 0.5; at 1.0 LaTeX and Lean fall.
 W_SHAPE = 0.5
+# Issue 33's query-side levers (index text v9, `levers.py`): the namesakes a query names are
+# fused as a part of their own at W_NAMESAKE × their cover; the name words the query's phrases
+# stand for in the library's prose (`vocabulary.py`) are scored like the English rows
+# (W_VOCABULARY_MEASURED) when turned on. Off by default: measured alone over all of Mathlib it
+# lowered titles 0.568 -> 0.438 nDCG@10, descriptions and the users-* natural and special sets
+# (docs/benchmarks.md, issue 33); still built, so it can be measured again.
+W_NAMESAKE = 1.0
+W_VOCABULARY_MEASURED = W_SYNONYMS
+W_VOCABULARY = 0.0
+# What definitions say (`importers.lean_bodies`), as words: a part of its own, added to the
+# lexical score at this weight (its shapes are in the shape part). Measured with every other
+# lever on over all of Mathlib (docs/benchmarks.md, issue 33, branch search-levers): the
+# users-* sets' held-out-mix mean 0.437 at 0, 0.441 at 0.25, 0.442 at 0.5; the old sets' 0.501,
+# 0.495, 0.481 (titles 0.566, 0.557, 0.540); at 1.0 titles fell to 0.485, at 2.0 to 0.268.
+# Chosen on those figures (every dev set's, no set's misses read): no set is left unread.
+W_BODY = 0.25
 
 
 class Hit(BaseModel):
@@ -108,6 +127,7 @@ class Hit(BaseModel):
     bm25_rank: int | None = None
     dense_rank: int | None = None
     prior: float = 0.0
+    renamed_from: str | None = None  # a deprecated name the query found, shown as its successor
 
 
 PARTS = ("bm25", "dense", "desc", "prior", "aids", "parents")
@@ -127,6 +147,11 @@ class SearchIndex:
         synonym_weight: float = W_SYNONYMS,
         translated_weight: float = W_TRANSLATED,
         shape_weight: float = W_SHAPE,
+        namesake_weight: float = W_NAMESAKE,
+        body_weight: float = W_BODY,
+        vocabulary_weight: float = W_VOCABULARY,
+        notation: bool = True,
+        renames: bool = True,
     ):
         self.folder = folder
         self.meta = json.loads((folder / "meta.json").read_text())
@@ -143,6 +168,12 @@ class SearchIndex:
         self.synonym_weight = synonym_weight
         self.translated_weight = translated_weight
         self.shape_weight = shape_weight
+        self.namesake_weight = namesake_weight
+        self.body_weight = body_weight
+        self.vocabulary_weight = vocabulary_weight
+        self.notation = notation
+        self.renames = renames
+        self.levers = QueryLevers(folder)
 
     def __len__(self) -> int:
         return int(self.meta["count"])
@@ -182,6 +213,10 @@ class SearchIndex:
         return self._part("shape")
 
     @cached_property
+    def body(self) -> lexical.Lexical | None:
+        return self._part("body")
+
+    @cached_property
     def parents(self) -> lexical.Lexical | None:
         return self._part("parents")
 
@@ -214,9 +249,15 @@ class SearchIndex:
             ("aids", "aids", self.aids_weight),
             ("parents", "parents", self.parents_weight),
             ("shapes", "shape", self.shape_weight),
+            ("bodies", "body", self.body_weight),
+            ("namesakes", "names", self.namesake_weight),
         ):
             if w > 0 and lexical.exists(self.folder / folder):
                 found.append(label)
+        if self.notation and self.meta.get("notation"):
+            found.append("notation")
+        if self.vocabulary_weight > 0 and self.meta.get("vocabulary"):
+            found.append("vocabulary")
         if self.meta.get("dense"):
             found.append("dense")
         if self.meta.get("descriptions"):
@@ -245,7 +286,13 @@ class SearchIndex:
     def _query_tokens(self, query: str) -> list[str]:
         if self.text_version == 1:
             return v1_tokens([query])[0]
-        return query_tokens(query, self.stemmed, self.folded)
+        toks = query_tokens(query, self.stemmed, self.folded)
+        if self.notation:
+            more = self.levers.notation_tokens(
+                query_text(query), lambda t: tokens(t, self.stemmed, self.folded)
+            )
+            toks += [t for t in dict.fromkeys(more) if t not in toks]
+        return toks
 
     def lexical_scores(self, query: str, use_aids: bool = True) -> np.ndarray:
         """The lexical score of every document (see the module docstring)."""
@@ -261,6 +308,13 @@ class SearchIndex:
             eng = [t for t in english_tokens(query) if t in toks and t not in mathlib]
             if eng and self.translated_weight != 1.0:
                 score = score - (1.0 - self.translated_weight) * self.bm25.scores(eng)
+        if self.stemmed and self.vocabulary_weight > 0:
+            said = set(toks) | set(mathlib_tokens(query) if self.synonym_weight > 0 else ())
+            vocab = [w for w in self.levers.vocabulary_words(query) if w not in said]
+            if vocab:
+                score = score + self.vocabulary_weight * self.bm25.scores(vocab)
+        if self.body_weight > 0 and self.body is not None:
+            score = score + self.body_weight * self.body.scores(toks)
         if self.phrase is not None:
             ptoks, weight = query_phrases(query, self.stemmed, self.folded)
             if weight > 0:
@@ -360,8 +414,14 @@ class SearchIndex:
         x: list[np.ndarray | None] = none
         if "desc" in parts:
             x = list(self.rank_desc(queries, pool))
+        named: list[list[tuple[int, float]]] = [
+            self.levers.namesakes(q, self.prior, self.notation)
+            if self.namesake_weight > 0 and "bm25" in parts and self.text_version >= 9
+            else []
+            for q in queries
+        ]
         results = []
-        for rb, rd, rx in zip(b, d, x, strict=True):
+        for rb, rd, rx, ns in zip(b, d, x, named, strict=True):
             scores: dict[int, float] = {}
             rb_pos = {int(p): r for r, p in enumerate(rb)} if rb is not None else {}
             rd_pos = {int(p): r for r, p in enumerate(rd)} if rd is not None else {}
@@ -371,9 +431,13 @@ class SearchIndex:
                 scores[p] = scores.get(p, 0.0) + dense_weight / (RRF_K + r + 1)
             for r, p in enumerate(rx if rx is not None else []):
                 scores[int(p)] = scores.get(int(p), 0.0) + W_DESC / (RRF_K + r + 1)
+            for r, (p, cover) in enumerate(ns):
+                w = self.namesake_weight * cover
+                scores[p] = scores.get(p, 0.0) + w / (RRF_K + r + 1)
             if "prior" in parts and prior_weight:
                 for p in scores:
                     scores[p] *= 1.0 + prior_weight * float(self.prior[p])
+            renamed = self._follow_renames(scores) if self.renames else {}
             top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
             # built without validation: every value is already of its field's type, and
             # validating a hundred hits costs a query as much as a tenth of its scoring
@@ -387,11 +451,25 @@ class SearchIndex:
                         bm25_rank=rb_pos.get(p),
                         dense_rank=rd_pos.get(p),
                         prior=float(self.prior[p]),
+                        renamed_from=renamed.get(p),
                     )
                     for p, s in top
                 ]
             )
         return results
+
+    def _follow_renames(self, scores: dict[int, float]) -> dict[int, str]:
+        """Each deprecated declaration among `scores` replaced by its successor (which keeps
+        the better of the two scores); successor position → the old name shown beside it."""
+        renamed: dict[int, str] = {}
+        for p in [p for p in scores if self.levers.successor(p) is not None]:
+            q = self.levers.successor(p)
+            assert q is not None
+            s = scores.pop(p)
+            if s > scores.get(q, 0.0):
+                scores[q] = s
+                renamed[q] = self.name(p)
+        return renamed
 
     def search(self, query: str, k: int = 10, **kw: Any) -> list[Hit]:
         """Fused results for one query."""

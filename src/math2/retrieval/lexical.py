@@ -120,6 +120,13 @@ class Lexical:
         weights = np.concatenate([self.data[a:b] for a, b in spans])
         return np.bincount(docs, weights=weights, minlength=self.num_docs).astype(np.float32)
 
+    def postings(self, token: str) -> np.ndarray:
+        """The positions of the documents that contain `token` (none when no document does)."""
+        i = self.token_id(token)
+        if i is None:
+            return np.zeros(0, dtype=np.int32)
+        return np.asarray(self.indices[int(self.indptr[i]) : int(self.indptr[i + 1])])
+
     def matched(self, tokens: list[str], positions: np.ndarray) -> np.ndarray:
         """For each document position, how many of the (distinct) tokens it contains."""
         out = np.zeros(len(positions), dtype=np.int64)

@@ -12,11 +12,15 @@ fused order as it was and says so in `RerankResult.error`: reranking never loses
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from math2.llm import LLMClient, LLMError, load_template, structured
+
+if TYPE_CHECKING:
+    from math2.config import Settings
+    from math2.store import Store
 
 TEMPLATE = "retrieval/rerank"
 STATEMENT_CHARS = 300
@@ -90,14 +94,20 @@ def _statement(hit: Any, statements: dict[int, str] | None) -> str:
     return getattr(hit, "statement", "") or ""
 
 
-def rerank_with_model(settings, store, model: str, query: str, hits: list[Any]) -> RerankResult:
+def rerank_with_model(
+    settings: Settings, store: Store | None, model: str, query: str, hits: list[Any]
+) -> RerankResult:
     """Rerank resolved search hits (`math2.retrieval.search`) with a registered model, its
     replies cached in the store (a repeated search makes no second call). Refuses an
-    unregistered model (`UnregisteredModel`)."""
+    unregistered model (`UnregisteredModel`), and a search opened without a store
+    (`LLMNotConfigured`: the model register and the reply cache are in it)."""
     import asyncio
 
-    from math2.llm import make_client, require_model
+    from math2.llm import LLMNotConfigured, make_client, require_model
     from math2.store.aio import AsyncStore
+
+    if store is None:
+        raise LLMNotConfigured("reranking reads the model register in the store: open one")
 
     with store.session() as s:
         require_model(s, model)

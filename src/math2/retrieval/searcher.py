@@ -31,6 +31,7 @@ from math2.retrieval.scope import (
     default_library,
     search_libraries,
 )
+from math2.retrieval.text import TEXT_VERSION
 
 if TYPE_CHECKING:
     from math2.store import Store
@@ -141,6 +142,12 @@ class Searcher:
                 except (OSError, ValueError, KeyError) as exc:
                     raise NoIndex(f"the search index at {folder} cannot be read ({exc}): "
                                   "rebuild it") from exc  # fmt: skip
+                if cached[1].text_version < TEXT_VERSION:  # its text lacks what search reads
+                    raise NoIndex(
+                        f"the search index at {folder} was built by an older math2 (index text "
+                        f"v{cached[1].text_version}, this one reads v{TEXT_VERSION}): run "
+                        f"`math2 index build --library {library}`"
+                    )
                 self._open[library] = cached
         return cached[1]
 

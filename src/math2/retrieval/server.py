@@ -19,12 +19,12 @@ def make_app(searcher: Searcher, library: str | None = None) -> FastAPI:
     [name] = searcher.scope(library)
 
     @app.get("/health")
-    def health() -> dict:
+    def health() -> dict[str, object]:
         index = searcher.index(name)
         return {"status": "ok", "library": name, "documents": len(index), "dense": index.has_dense}
 
     @app.get("/search")
-    def search(q: str = Query("", max_length=500), k: int = 10) -> dict:
+    def search(q: str = Query("", max_length=500), k: int = 10) -> dict[str, object]:
         if not q.strip() or not 1 <= k <= MAX_K:
             raise HTTPException(400, f"give q (non-empty) and k in 1..{MAX_K}")
         try:

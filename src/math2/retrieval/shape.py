@@ -231,6 +231,39 @@ def shape_tokens(text: str | None, sizes: tuple[int, ...] = SIZES) -> list[str]:
     return grams(shape_sequence(text), sizes)
 
 
+def definition_shape_tokens(
+    statement: str | None, body: list[str] | tuple[str, ...], kind: str | None = None
+) -> list[str]:
+    """The shape tokens of what a definition says (index text v9): each clause of its `body`
+    read as a statement with the declaration's binders. A def's value `v` reads as
+    `binders : v` (`∀ x, f (x + c) = f x` under `(f : α → β) (c : α)`); a field or
+    constructor `name rest` reads as `binders rest` (`le_refl : ∀ a : α, a ≤ a`)."""
+    if not body:
+        return []
+    toks = _lex(statement or "")
+    end = 0
+    for g in _groups(toks):  # the leading binder groups
+        if g[0].text not in "({⦃[" or len(g) < 3:
+            break
+        end = g[-1].offset + len(g[-1].text)
+    binders = (statement or "")[:end]
+    out: list[str] = []
+    named = kind not in ("def", "abbrev", "irreducible_def")
+    for clause in body:
+        if named:
+            head = _lex(clause)
+            if not head or head[0].kind is not Tok.IDENT:
+                continue
+            rest = clause[head[0].offset + len(head[0].text) :]
+            if ":" not in rest:
+                continue
+            text = f"{binders} {rest}"
+        else:
+            text = f"{binders} : {clause}"
+        out += shape_tokens(text)
+    return out
+
+
 def latex_formula(query: str) -> str:
     """LaTeX as a formula the lexer reads like Lean: `\\frac{a}{b}` → `(a) / (b)`, a brace
     group of one token loses its braces (`x^{2}` → `x^2`) and a longer one becomes a bracket
@@ -273,7 +306,7 @@ def _frac(text: str) -> str:
     return text
 
 
-def _brace(m: re.Match) -> str:
+def _brace(m: re.Match[str]) -> str:
     inner = m.group(1).strip()
     return f" {inner} " if _ONE_TOKEN.fullmatch(inner) else f" ({inner}) "
 
@@ -373,6 +406,7 @@ def query_shape(
 
 
 __all__ = [
-    "LITERALS", "SIZES", "formula_text", "grams", "is_short_variable", "query_shape",
+    "LITERALS", "SIZES", "definition_shape_tokens", "formula_text", "grams",
+    "is_short_variable", "query_shape",
     "shape_sequence", "shape_tokens",
 ]  # fmt: skip

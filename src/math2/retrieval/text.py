@@ -45,6 +45,13 @@ kept); the documents of the other parts are those of version 6.
 Index text version 8 = version 7 with each alias given its target's statement (and docstring
 where it has none): `alias mul_pos := Left.mul_pos` has no statement of its own in the source
 scan (`math2.retrieval.aliases`).
+
+Index text version 9 = version 8 with what a definition says (a def's value, a structure's
+fields, an inductive's constructors, recorded by the source scan: `importers.lean_bodies`) as
+words and formula shapes, a name's `«»` quotes dropped beside it as written, notation read
+from the library (`notation.py`), and the name-key, vocabulary and rename parts (`names.py`,
+`vocabulary.py`). Each of these document-side levers can be left out of a build (`LEVERS`),
+so each can be measured alone.
 """
 
 from __future__ import annotations
@@ -53,13 +60,17 @@ import functools
 import itertools
 import re
 import unicodedata
+from typing import Any
 
 from math2.lean.syntax import constants_of, split_identifier
 
-TEXT_VERSION = 8
+TEXT_VERSION = 9
 FOLD_VERSION = 6  # the first index text version with accents folded
 SHAPE_VERSION = 7  # the first version with the formula-shape part
 ALIAS_VERSION = 8  # the first with aliases given their targets' statements
+LEVER_VERSION = 9  # the first with issue 33's levers (definition bodies, notation, names, …)
+# The document-side levers of version 9, each of which a build can leave out.
+LEVERS = frozenset({"body", "notation", "names", "vocabulary"})
 PHRASE_WEIGHT = 0.5
 PHRASE_QUERY_WORDS = 4
 
@@ -95,6 +106,7 @@ _SYMBOL_WORDS = {
     "^": "pow", "/": "div", "-": "sub", "!": "factorial", "%": "mod", "|": "abs",
 }  # fmt: skip
 _SYMBOLS = set(_SYMBOL_WORDS) | {"ℝ≥0", "∀", "∃", "↦", "∇", "△", "∠", "⟂", "≈", "⁻¹"}
+SYMBOLS = frozenset(_SYMBOLS)  # the notation this table reads (`notation.py` leaves it alone)
 _LATEX_CMD = re.compile(r"\\([A-Za-z]+)\s*")
 _MATHBB = re.compile(r"\\(?:mathbb|Bbb|mathbf)\s*\{?\s*([A-Z])\s*\}?")
 _IDENT = re.compile(r"[^\W\d][\w'!?₀-₉]*(?:\.[^\W\d][\w'!?₀-₉]*)*")
@@ -113,7 +125,7 @@ _UMLAUT = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "
 _UMLAUT_WORD = re.compile(r"\w*[äöüÄÖÜ]\w*")
 
 
-class _FoldTable(dict):
+class _FoldTable(dict[int, str]):
     """`str.translate` table, filled per character on first sight: a Latin letter (category
     Lu/Ll, Unicode name `LATIN …`) whose NFKD form without combining marks is ASCII letters
     maps to them; every other character (Greek, `ℝ`, `𝕜`, `ᵢ`, `²`, `≤`, …) to itself."""
@@ -161,7 +173,7 @@ def latex_to_unicode(text: str) -> str:
 
 
 @functools.cache
-def _stemmer():
+def _stemmer() -> Any:
     import Stemmer  # PyStemmer: the Snowball stemmers
 
     return Stemmer.Stemmer("english")
@@ -169,7 +181,7 @@ def _stemmer():
 
 def stem(word: str) -> str:
     """The Snowball English stem of a lower-case word (`primes` → `prime`)."""
-    return _stemmer().stemWord(word)
+    return str(_stemmer().stemWord(word))
 
 
 def tokens(text: str, stemmed: bool = False, folded: bool = False) -> list[str]:
@@ -196,6 +208,8 @@ def tokens(text: str, stemmed: bool = False, folded: bool = False) -> list[str]:
 
 def query_text(query: str) -> str:
     """The query as indexed text sees it: LaTeX rewritten, the original kept beside it."""
+    if "«" in query:  # `Quiver.Path.«end»` as indexed without its quotes too
+        query = f"{query} {query.replace('«', '').replace('»', '')}"
     norm = latex_to_unicode(query)
     return norm if norm == query else f"{query} {norm}"
 
@@ -230,17 +244,23 @@ def module_words(module: str | None) -> str:
     return " ".join(module.split(".")[1:])
 
 
+def constant_words(text: str | None) -> str:
+    """The words of the constants a Lean text names (`Nat.Prime p` → `nat prime`)."""
+    return " ".join(" ".join(split_identifier(c)) for c in constants_of(text))
+
+
 def document_text(
     name: str,
     statement: str | None,
     docstring: str | None,
     module: str | None = None,
 ) -> str:
-    """Index text version 2 of one declaration."""
-    consts = " ".join(" ".join(split_identifier(c)) for c in constants_of(statement))
-    return " ".join(
-        x for x in (name, statement or "", docstring or "", module_words(module), consts) if x
-    )
+    """Index text version 2 of one declaration; from version 9 also its name without `«»`
+    quotes (`Quiver.Path.end`)."""
+    consts = constant_words(statement)
+    plain = name.replace("«", "").replace("»", "") if "«" in name else ""
+    parts = (name, plain, statement or "", docstring or "", module_words(module), consts)
+    return " ".join(x for x in parts if x)
 
 
 def dense_text(name: str, statement: str | None, docstring: str | None) -> str:
@@ -301,4 +321,7 @@ def v1_tokens(texts: list[str]) -> list[list[str]]:
     stop words."""
     import bm25s
 
-    return bm25s.tokenize(texts, stopwords="en", show_progress=False, return_ids=False)
+    out: list[list[str]] = bm25s.tokenize(
+        texts, stopwords="en", show_progress=False, return_ids=False
+    )
+    return out
