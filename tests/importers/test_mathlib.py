@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 
 from math2.errors import InputError
 from math2.importers import lean_scout
+from math2.importers.lean_source import READER
 from math2.importers.mathlib import import_lean_library
 from math2.sources import load_manifest, sync_manifest
 from math2.store import ConstDep, Mention, Run, TextRecord
@@ -114,6 +115,26 @@ def test_checkout_scan_import(corpus, tmp_path: Path) -> None:
         assert m.type_hash is None  # a source statement is not an elaborated type
     again = import_lean_library(corpus, entry, FIX)
     assert again.skipped_already_done
+
+
+def test_a_newer_reader_reads_the_same_checkout_again(corpus, tmp_path: Path) -> None:
+    # a store imported by an older math2 (its scanner recorded no bodies) is not "already
+    # imported": the same checkout is read again and replaces it, in one transaction
+    entry = sync(corpus, manifest_with_pins(tmp_path, "aaa"))
+    first = import_lean_library(corpus, entry, FIX)
+    with corpus.session() as s:
+        run = s.scalar(select(Run).where(Run.key.like("mathlib@%")))
+        digest = run.params["digest"]
+        assert digest.endswith(f"; read by {READER}")
+        run.params = {**run.params, "digest": digest.split("; read by ")[0]}  # before readers
+    again = import_lean_library(corpus, entry, FIX)
+    assert not again.skipped_already_done
+    assert again.counts["named, unique"] == first.counts["named, unique"]
+    assert count(corpus, Mention, Mention.name == "Demo.add_comm'") == 1
+    with corpus.session() as s:
+        run = s.scalar(select(Run).where(Run.key.like("mathlib@%")))
+        assert run.params["digest"] == digest
+    assert import_lean_library(corpus, entry, FIX).skipped_already_done
 
 
 def test_bump_new_retired_renamed_and_changed(corpus, tmp_path: Path) -> None:

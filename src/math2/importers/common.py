@@ -82,6 +82,22 @@ def already_done(session: Session, source: str, pin_key: str, digest: str) -> bo
     return run is not None and run.status == "done" and run.params.get("digest") == digest
 
 
+def read_by(data_digest: str, reader: str) -> str:
+    """The digest of an import: its data's digest and the version of the reader that read it
+    (a newer reader reads the same data into more: the import is done again, replacing)."""
+    return f"{data_digest}; read by {reader}"
+
+
+def rereads(session: Session, source: str, pin_key: str, digest: str) -> bool:
+    """Whether this import is the data already imported at the pin, read by another version of
+    its reader: it then replaces that import, as `--force` does."""
+    run = find_run(session, import_identity(source, pin_key))
+    if run is None or run.status != "done":
+        return False
+    old = str(run.params.get("digest", ""))
+    return old != digest and old.split("; read by ")[0] == digest.split("; read by ")[0]
+
+
 def skip_if_done(store: Store, entry: SourceEntry, path: Path, digest: str) -> ImportResult | None:
     """The "already imported" result when this exact import finished before, else None."""
     if _FORCE.get():
@@ -151,6 +167,14 @@ def import_transaction(
         key = f"{entry.name}@{pin.key}"
         if _FORCE.get():
             clear_pin(s, src, pin)
+        elif rereads(s, entry.name, pin.key, digest):
+            try:
+                clear_pin(s, src, pin)
+            except ImportConflict as exc:
+                raise ImportConflict(
+                    f"{key} was imported by an older version of math2's reader (digest "
+                    f"{digest}); reading it again would replace it, but: {exc}"
+                ) from None
         run = start_run(s, entry.name, pin.key, digest, {"path": str(path), **params})
         if run is None:  # finished by another process since `skip_if_done` looked
             raise ImportConflict(f"{key} was imported meanwhile by another run")

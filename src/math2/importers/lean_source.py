@@ -38,6 +38,10 @@ from math2.lean.lexer import LexError
 from math2.lean.syntax import mask
 from math2.util.yamlfile import decode_utf8
 
+# The version of what the scanner records: an import of a checkout read by another version is
+# done again (math2.importers.common.read_by). 2: what a definition says (`body`).
+READER = "lean_source 2"
+
 KEYWORDS = (
     "theorem", "lemma", "def", "abbrev", "instance", "structure", "class", "inductive",
     "opaque", "axiom", "alias", "irreducible_def", "example", "coinductive",

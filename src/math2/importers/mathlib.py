@@ -27,11 +27,12 @@ from math2.importers.common import (
     insert_mentions,
     insert_prose,
     mention_row,
+    read_by,
     refuse_empty,
     skip_if_done,
 )
 from math2.importers.instance_names import name_instances
-from math2.importers.lean_source import Declaration, SourceFile, lean_files, scan_file
+from math2.importers.lean_source import READER, Declaration, SourceFile, lean_files, scan_file
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.importers.to_additive import additive_twins
 from math2.sources.manifest import SourceEntry
@@ -345,7 +346,7 @@ def write_library(
 def import_lean_library(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     """A lean_scout folder or a Lean checkout, whichever `path` is."""
     is_scout = _dataset(path, "mathlib-types", "types") is not None
-    digest = file_digest(path) if is_scout else _tree_digest(path)
+    digest = file_digest(path) if is_scout else read_by(_tree_digest(path), READER)
     if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
     if not is_scout:

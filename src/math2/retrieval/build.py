@@ -231,7 +231,8 @@ def build_index(
     if levers and "body" in levers and not any(bodies) and any(r[5] in _SAY for r in rows):
         say(
             f"{tag}: no definition has a recorded body (the store was imported before issue 33):"
-            " what definitions say is not indexed; import the library into a new store for it"
+            " what definitions say is not indexed; `math2 build` (or `math2 import`) reads the"
+            " checkout again with this version's scanner and records them"
         )
     notation: NotationTable | None = None
     lever_meta: dict[str, Any] = {}
