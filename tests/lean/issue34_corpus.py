@@ -44,6 +44,12 @@ GENERATED_REFUSED: dict[str, str] = {
     + "theorem foo (Νat : Type) [Field Νat] (x : Νat) : x * x = 2 := by sorry",
     "deep prefix nesting": H + "theorem foo : " + "¬" * 80_000 + "True := by sorry",
     "deep negation": H + "theorem foo (x : ℤ) : " + "- " * 40_000 + "x = x := by sorry",
+    "prefix nesting spread over brackets": H
+    + "theorem foo : "
+    + ("¬" * 1_990 + "(") * 40
+    + "True"
+    + ")" * 40
+    + " := by sorry",
     "instance keyword": H
     + "instance : LT ℕ := ⟨fun _ _ => True⟩\ntheorem foo : (3 : ℕ) < 2 := by sorry",
     "attribute instance": H

@@ -65,6 +65,15 @@ def test_deep_prefix_nesting_is_refused_before_lean_in_milliseconds() -> None:
     assert "operators nest" in report.reason
 
 
+def test_nesting_is_counted_along_the_path_not_reset_at_each_bracket() -> None:
+    # 40 levels of 1,990 `¬`: 79,600 deep, under the per-level count and the bracket cap
+    report = check_code(GENERATED_REFUSED["prefix nesting spread over brackets"], trust=BENCH)
+    assert [v.rule for v in report.violations] == ["size"], report.reason
+    # a long statement whose brackets each hold a few operators is not a deep one
+    flat = "import Mathlib\ntheorem foo : " + " ∧ ".join(["(1 + 1 = 2)"] * 600) + " := by sorry"
+    assert check_code(flat, name="foo").ok
+
+
 @pytest.mark.parametrize("case", sorted(BENCHMARK_FLAGGED))
 def test_a_persons_context_is_accepted_and_flagged(case: str) -> None:
     code, flag = BENCHMARK_FLAGGED[case]
