@@ -24,6 +24,7 @@ from tests.lean.issue34_corpus import (
     GENERATED_REFUSED,
     INSTANCE_ITEM,
     KNOWN_NAMES,
+    LIBRARY_SHADOWING,
     MULTI_PART,
     MULTI_PART_NAMES,
     NAMED,
@@ -37,9 +38,10 @@ def known(name: str) -> bool:
     return name in KNOWN_NAMES
 
 
-@pytest.mark.parametrize("case", sorted(GENERATED_REFUSED))
+@pytest.mark.parametrize("case", sorted({**GENERATED_REFUSED, **LIBRARY_SHADOWING}))
 def test_a_models_block_that_changes_the_environment_is_refused_in_place(case: str) -> None:
-    report = check_code(GENERATED_REFUSED[case], name="foo", known_name=known)
+    code = {**GENERATED_REFUSED, **LIBRARY_SHADOWING}[case]
+    report = check_code(code, name="foo", known_name=known)
     assert not report.ok, case
     # the rule of the meaning rule (`generated`), of the caps (`size`), or of the grammar every
     # level applies (a notation command) where that one refuses the same place first
@@ -120,7 +122,8 @@ async def test_the_checker_over_the_fake_repl(tmp_path: Path) -> None:
     backend = ReplBackend.from_config(PoolConfig(argv=fake_argv("--log", str(log)), size=1))
     checker = LeanChecker(backend, timeout_s=20, known_name=known)
     try:
-        refused = [CheckItem(id=k, code=c, name="foo") for k, c in GENERATED_REFUSED.items()]
+        every = {**GENERATED_REFUSED, **LIBRARY_SHADOWING}
+        refused = [CheckItem(id=k, code=c, name="foo") for k, c in every.items()]
         async for r in checker.check_many(refused):
             assert r.status is Status.REJECTED and not r.passed and r.violations, r.id
         assert requests(log) == []  # nothing refused reached Lean

@@ -7,9 +7,11 @@
   over variables bound in the block (`variable {G : Type*} [Group G]`; not `[Fintype ℕ]`, not
   `[LT (Fin n)]`). Refused, each with its rule, line and column: any instance (by keyword,
   attribute, or `letI`/`haveI`/`inferInstanceAs` or a `let`/`have` of a class inside the
-  statement's own type), definition, notation, attribute, option, `include`, a `variable` that
-  is a hypothesis, and a `variable` named like a constant the statement mentions (or a
-  look-alike of one). Formalize, eval, align and the RL reward check at this level.
+  statement's own type, the class written or stated by the value: `let o := (⟨…⟩ : LT ℕ)`),
+  definition, notation, attribute, option, `include`, a `variable` that is a hypothesis, and a
+  `variable` named like a constant the statement mentions (or a look-alike of one), the
+  constant looked up in every namespace the block opens or enters. Formalize, eval, align and
+  the RL reward check at this level.
 - `BENCHMARK`: context written by people. The allowlist of docs/lean.md applies, and what could
   change a statement's meaning is *flagged* (`math2.lean.flags`), not refused.
 
@@ -22,7 +24,7 @@ from collections.abc import Callable
 from enum import StrEnum
 
 from math2.lean.binders import Binder, binder_groups
-from math2.lean.brackets import depths, proof_start
+from math2.lean.brackets import depths, matching, proof_start
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
 from math2.lean.names import canonical, has_look_alike, look_alike_of
@@ -65,7 +67,9 @@ def generated_rules(
     """The rules of a model's block (see the module docstring)."""
     out: list[Violation] = []
     bound: set[str] = set()  # variables bound by the block so far
-    opened: list[str] = []  # namespaces opened (for resolving names against the library)
+    # every namespace the block opens or enters, wherever: a variable shadows a constant of one
+    # whether it comes before the `open` or after, and inside `namespace Real` as after `open`
+    opened = _namespaces(commands)
     mentioned = _mentioned(commands, targets)
     for i, c in enumerate(commands):
         for p in c.prefixes:
@@ -91,12 +95,32 @@ def generated_rules(
         if c.keyword in _GENERATED_COMMANDS:
             if c.keyword == "open":
                 out.extend(_open_rules(c, offset))
-                opened.extend(canonical(t.text) for t in c.body if t.kind is Tok.IDENT)
             elif c.keyword in ("variable", "variables"):
                 out.extend(_variable_rules(c, offset, bound, mentioned, opened, known_name))
             continue
         out.append(_refuse(c.tokens[c.keyword_index], f"`{c.keyword}`", offset))
     return out
+
+
+def _namespaces(commands: list[Command]) -> list[str]:
+    """The namespaces a block's names may resolve in: those it opens (as a command or an
+    `open … in` prefix) and those it enters with every enclosing one (`namespace A.B` inside
+    `namespace C`: C.A.B, C.A, C)."""
+    out: list[str] = []
+    inside: list[str] = []
+    for c in commands:
+        for p in [*c.prefixes, c]:
+            words = [canonical(t.text) for t in p.body if t.kind is Tok.IDENT]
+            if p.keyword == "open":
+                out.extend(words)
+            elif p.keyword == "namespace" and words:
+                inside.append(words[0])
+                full = ".".join(inside)
+                parts = full.split(".")
+                out.extend(".".join(parts[:k]) for k in range(len(parts), 0, -1))
+            elif p.keyword == "end" and words and inside:
+                inside.pop()
+    return list(dict.fromkeys(out))
 
 
 def _refuse(t: Token, what: str, offset: int) -> Violation:
@@ -175,12 +199,35 @@ def _let_rules(c: Command, offset: int) -> list[Violation]:
             None,
         )
         kind = []
+        end = next((j for j, u in enumerate(rest) if u.text == ":="), len(rest))
         if colon is not None and rest[colon].text == ":":
-            end = next((j for j, u in enumerate(rest) if u.text == ":="), len(rest))
             kind = rest[colon + 1 : end]
+        else:  # no type written: the value's own ascription gives it (`let x := (⟨…⟩ : LT ℕ)`)
+            kind = _ascribed_type(rest[end + 1 :])
         if name == "_" or name.startswith("inst") or (kind and _class_like(kind)):
             out.append(_instance(t, f"`{t.text}` of a class in the statement", offset))
     return out
+
+
+def _ascribed_type(value: list[Token]) -> list[Token]:
+    """The type a value states for itself: `T` of `(e : T)` or of `show T from e` (Lean gives a
+    `let` without a type the value's type, and a local of a class type is an instance)."""
+    if not value:
+        return []
+    if value[0].text == "(":
+        close = matching(value, 0)
+        inner = value[1:close] if close is not None else value[1:]
+        level = depths(inner)
+        colon = next((j for j, u in enumerate(inner) if u.text == ":" and level[j] == 0), None)
+        return inner[colon + 1 :] if colon is not None else []
+    if value[0].text == "show":
+        level = depths(value)
+        stop = next(
+            (j for j, u in enumerate(value) if u.text in ("from", "by", ";") and not level[j]),
+            len(value),
+        )
+        return value[1:stop]
+    return []
 
 
 def _class_like(kind: list[Token]) -> bool:
