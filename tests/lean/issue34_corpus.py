@@ -120,6 +120,16 @@ BENCHMARK_FLAGGED: dict[str, tuple[str, str]] = {
         "theorem foo : True := by sorry",
         "instance",
     ),
+    "variable instance on ℕ": (GENERATED_REFUSED["false instance variable"], "core instance"),
+    "variable instance on a closed family": (
+        GENERATED_REFUSED["instance variable on a closed family"],
+        "core instance",
+    ),
+    "letI in the statement": (GENERATED_REFUSED["letI in the type"], "instance"),
+    "let of a class value in the statement": (
+        GENERATED_REFUSED["untyped let of a class value"],
+        "instance",
+    ),
     "local notation ℕ": (GENERATED_REFUSED["local notation"], "notation"),
     "local notation3 π": (
         H + 'local notation3 "π" => (3 : ℝ)\ntheorem foo : π = 3 := by sorry',
@@ -162,6 +172,12 @@ TRUE_REASONS: dict[str, tuple[str, str, str, str]] = {
         "instance",
         "which the item declares",
         "core",
+    ),
+    "variable instance on Fin n": (
+        GENERATED_REFUSED["instance variable on a closed family"],
+        "core instance",
+        "on Fin",
+        "which the item declares",
     ),
     "attribute on a declaration of ℕ": (
         GENERATED_REFUSED["attribute instance"],

@@ -76,6 +76,12 @@ def test_nesting_is_counted_along_the_path_not_reset_at_each_bracket() -> None:
     assert check_code(flat, name="foo").ok
 
 
+@pytest.mark.parametrize("case", sorted(GENERATED_ACCEPTED))
+def test_variables_of_objects_and_classes_over_them_raise_no_flag(case: str) -> None:
+    report = check_code(GENERATED_ACCEPTED[case], name="foo", trust=BENCH, known_name=known)
+    assert report.ok and report.flags == [], (case, report.flags)
+
+
 @pytest.mark.parametrize("case", sorted(BENCHMARK_FLAGGED))
 def test_a_persons_context_is_accepted_and_flagged(case: str) -> None:
     code, flag = BENCHMARK_FLAGGED[case]

@@ -77,18 +77,18 @@ def generated_rules(
                 out.append(_refuse(p.tokens[0], f"`{p.keyword} … in`", offset))
             elif p.keyword == "open":
                 out.extend(_open_rules(p, offset))
-        stated = _statement_tokens(c) if i in targets else c.tokens  # a proof may use haveI
         for t in c.tokens:
             if t.text == "set_option":  # inside a term or tactic block too
                 out.append(_refuse(t, "`set_option`", offset))
-        for t in stated:
-            if t.kind is Tok.IDENT and t.text in _INSTANCE_WORDS and t is not c.tokens[0]:
-                out.append(_instance(t, f"`{t.text}` makes an instance", offset))
+        if i not in targets:
+            for t in c.tokens:
+                if t.kind is Tok.IDENT and t.text in _INSTANCE_WORDS and t is not c.tokens[0]:
+                    out.append(_instance(t, f"`{t.text}` makes an instance", offset))
         for attrs in c.attributes:
             if any(t.text == "instance" for t in attrs):
                 out.append(_instance(c.tokens[0], "`@[instance]`", offset))
         if i in targets:
-            out.extend(_let_rules(c, offset))
+            out.extend(statement_instances(c, offset))  # a proof may use haveI
             if any(t.kind is Tok.IDENT and has_look_alike(t.text) for t in c.tokens):
                 out.extend(_look_alike_binders(c, mentioned, offset))
             continue
@@ -176,6 +176,17 @@ def _mentioned(commands: list[Command], targets: set[int]) -> set[str]:
     return out
 
 
+def statement_instances(c: Command, offset: int) -> list[Violation]:
+    """The instances a target makes inside its own type: `letI`, `haveI`, `inferInstanceAs`,
+    and a `let`/`have` of a class (its proof may use them)."""
+    out = [
+        _instance(t, f"`{t.text}` makes an instance", offset)
+        for t in _statement_tokens(c)
+        if t.kind is Tok.IDENT and t.text in _INSTANCE_WORDS and t is not c.tokens[0]
+    ]
+    return out + _let_rules(c, offset)
+
+
 def _let_rules(c: Command, offset: int) -> list[Violation]:
     """A `let`/`have` inside the statement's own type that binds something of a class (an
     instance for the rest of the statement): one without a name, or whose type is not a type
@@ -204,7 +215,7 @@ def _let_rules(c: Command, offset: int) -> list[Violation]:
             kind = rest[colon + 1 : end]
         else:  # no type written: the value's own ascription gives it (`let x := (⟨…⟩ : LT ℕ)`)
             kind = _ascribed_type(rest[end + 1 :])
-        if name == "_" or name.startswith("inst") or (kind and _class_like(kind)):
+        if name == "_" or name.startswith("inst") or (kind and class_like(kind)):
             out.append(_instance(t, f"`{t.text}` of a class in the statement", offset))
     return out
 
@@ -230,7 +241,7 @@ def _ascribed_type(value: list[Token]) -> list[Token]:
     return []
 
 
-def _class_like(kind: list[Token]) -> bool:
+def class_like(kind: list[Token]) -> bool:
     """Whether a type may be a class: not a proposition, and its head is not a type of objects."""
     if any(t.text in _PROP_TOKENS for t in kind):
         return kind[0].text in ("Fact", "NeZero")
@@ -267,8 +278,8 @@ def _variable_rules(
                 )
             ]
     for b in binder_groups(c.body):
-        instance = b.is_instance or (b.type and _class_like(b.type))
-        if instance and (why := _closed_instance(b, bound)):
+        instance = b.is_instance or (b.type and class_like(b.type))
+        if instance and (why := closed_instance(b, bound)):
             out.append(_v("generated", b.at, why, offset))
         for n in b.names:
             if why := _shadows(n.text, mentioned, opened, known_name):
@@ -290,7 +301,7 @@ def _look_alike_binders(c: Command, mentioned: set[str], offset: int) -> list[Vi
     return out
 
 
-def _closed_instance(b: Binder, bound: set[str]) -> str | None:
+def closed_instance(b: Binder, bound: set[str]) -> str | None:
     """Why an instance binder is refused: none of its class's arguments is a variable bound in
     the block (`[Fintype ℕ]`, `[LT (Fin n)]`)."""
     args = b.arguments()
