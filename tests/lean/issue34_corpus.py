@@ -148,6 +148,14 @@ BENCHMARK_FLAGGED: dict[str, tuple[str, str]] = {
         H + "variable (Polynomial : Type)\ntheorem foo (p : Polynomial) : p = p := by sorry",
         "shadowing",
     ),
+    "variable shadowing under an open namespace": (
+        LIBRARY_SHADOWING["shadowing variable before the open"],
+        "shadowing",
+    ),
+    "variable shadowing inside a namespace": (
+        LIBRARY_SHADOWING["shadowing variable inside the namespace"],
+        "shadowing",
+    ),
     "look-alike name": (
         H + "def Νat := ℤ\ntheorem foo (n : Νat) : n = n := by sorry",
         "look-alike",

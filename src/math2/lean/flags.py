@@ -30,7 +30,7 @@ from math2.lean.names import has_look_alike, latin_skeleton, look_alike_of
 from math2.lean.rules import CORE_TYPES, DEFINITION_KEYWORDS, LIBRARY_NAMESPACES, normalise_name
 from math2.lean.targets import declaration_name
 from math2.lean.terms import Violation, _v
-from math2.lean.trust import class_like, closed_instance, statement_instances
+from math2.lean.trust import class_like, closed_instance, namespaces, statement_instances
 
 # Tokens Lean or Mathlib already has: a `local notation` of one of them alone redefines it.
 NOTATION_TOKENS = CORE_TYPES | frozenset(
@@ -62,6 +62,7 @@ def benchmark_flags(
     }
     out: list[Violation] = []
     bound: set[str] = set()  # the variables the context binds so far
+    opened = namespaces(commands)  # where a variable's name may shadow a library name
     for i, c in enumerate(commands):
         for p in c.prefixes:
             if p.keyword == "include":
@@ -80,7 +81,7 @@ def benchmark_flags(
                     if t.text in ("False", "Fact"):
                         out.append(_v("hypothesis", t, "a variable that is a hypothesis", offset))
                         break
-            out.extend(_name_flags(c, i, full_names, every, known_name, offset))
+            out.extend(_name_flags(c, i, full_names, every, known_name, offset, opened))
         elif any(t.kind is Tok.IDENT and has_look_alike(t.text) for t in c.tokens):
             out.extend(_look_alike_binders(c, every, offset))
     return out
@@ -275,8 +276,10 @@ def _name_flags(
     every: set[str],
     known_name: Callable[[str], bool] | None,
     offset: int,
+    opened: list[str] = [],  # noqa: B006 (read only)
 ) -> list[Violation]:
-    """Declarations and variables named like (or looking like) a library or core name."""
+    """Declarations and variables named like (or looking like) a library or core name (a
+    variable: under the namespaces the item opens or enters too, `sqrt` after `open Real`)."""
     out: list[Violation] = []
     at = c.tokens[c.keyword_index]
     full = full_names.get(i)
@@ -300,9 +303,14 @@ def _name_flags(
             if t.kind is Tok.IDENT and t.text not in ("Type", "Sort", "Prop"):
                 declared.append((normalise_name(t.text), t))
                 name = normalise_name(t.text)
-                library = known_name is not None and len(name) > 1 and known_name(name)
+                library = None
+                if known_name is not None and len(name) > 1:
+                    library = next(
+                        (f for f in [name, *(f"{ns}.{name}" for ns in opened)] if known_name(f)),
+                        None,
+                    )
                 if (name in CORE_TYPES or library) and _binds(c, t):
-                    why = f"the variable `{name}` is named like the library's `{name}`"
+                    why = f"the variable `{name}` is named like the library's `{library or name}`"
                     out.append(_v("shadowing", t, why, offset))
     for name, t in declared:
         like = look_alike_of(name.split(".")[-1], CORE_TYPES | every)

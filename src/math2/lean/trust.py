@@ -69,7 +69,7 @@ def generated_rules(
     bound: set[str] = set()  # variables bound by the block so far
     # every namespace the block opens or enters, wherever: a variable shadows a constant of one
     # whether it comes before the `open` or after, and inside `namespace Real` as after `open`
-    opened = _namespaces(commands)
+    opened = namespaces(commands)
     mentioned = _mentioned(commands, targets)
     for i, c in enumerate(commands):
         for p in c.prefixes:
@@ -102,7 +102,7 @@ def generated_rules(
     return out
 
 
-def _namespaces(commands: list[Command]) -> list[str]:
+def namespaces(commands: list[Command]) -> list[str]:
     """The namespaces a block's names may resolve in: those it opens (as a command or an
     `open … in` prefix) and those it enters with every enclosing one (`namespace A.B` inside
     `namespace C`: C.A.B, C.A, C)."""
