@@ -76,6 +76,16 @@ def test_nesting_is_counted_along_the_path_not_reset_at_each_bracket() -> None:
     assert check_code(flat, name="foo").ok
 
 
+def test_a_part_that_is_an_instance_on_a_core_type_is_flagged_for_the_parts_after_it() -> None:
+    # the prover chooses the instance of part one (`LT ℕ` with `True`), then proves part two
+    code = "import Mathlib\ninstance p1 : LT ℕ := by sorry\ntheorem p2 : (3 : ℕ) < 2 := by sorry"
+    report = check_code(code, parts=["p1", "p2"], trust=BENCH)
+    assert report.ok, report.reason
+    assert [(f.rule, f.line) for f in report.flags] == [("core instance", 2)], report.flags
+    # the last part may be an instance (FATE-M's shape): nothing after it uses it
+    assert check_code(INSTANCE_ITEM, trust=BENCH).flags == []
+
+
 @pytest.mark.parametrize("case", sorted(GENERATED_ACCEPTED))
 def test_variables_of_objects_and_classes_over_them_raise_no_flag(case: str) -> None:
     report = check_code(GENERATED_ACCEPTED[case], name="foo", trust=BENCH, known_name=known)

@@ -8,7 +8,8 @@ escaped by spelling. Each flag's reason is true of the item.
   alias such as `abbrev N := ℕ`), a library type, or a type the item declares itself (then the
   reason says so); a `variable` instance binder none of whose class's arguments is a variable
   of the context (`[Fintype ℕ]`); an instance the target makes inside its own type (`letI`,
-  `haveI`, `inferInstanceAs`, a `let`/`have` of a class);
+  `haveI`, `inferInstanceAs`, a `let`/`have` of a class); a part of a multi-part item that is
+  an instance, when parts follow it (they are read under the instance its prover chooses);
 - `notation`: a `local notation` whose only part is a token the item uses later and Lean or the
   library already has (`ℕ`, `π`, an operator);
 - `shadowing`: a declaration or variable named like a name of the pinned library's name table
@@ -71,6 +72,8 @@ def benchmark_flags(
                 )
         if i in targets:
             out.extend(_statement_instance_flags(c, offset))
+            if any(j > i for j in targets):  # a part that is an instance: later parts use it
+                out.extend(_instance_flags(c, own, aliases, signatures, known_name, offset))
         if i not in targets:
             out.extend(_instance_flags(c, own, aliases, signatures, known_name, offset))
             if c.keyword in ("variable", "variables"):
