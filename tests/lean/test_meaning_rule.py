@@ -165,6 +165,24 @@ async def test_the_checker_over_the_fake_repl(tmp_path: Path) -> None:
         await backend.close()
 
 
+async def test_a_class_inductive_is_declared_under_its_own_name(tmp_path: Path) -> None:
+    # `class inductive K` declares K (not a constant named `inductive` to ask the axioms of)
+    code = (
+        "import Mathlib\nclass inductive K : Prop where\n  | mk\ntheorem foo [K] : True := by sorry"
+    )
+    report = check_code(code, name="foo", trust=BENCH)
+    assert report.ok and report.declared == ["K", "foo"], (report.reason, report.declared)
+    log = tmp_path / "requests.jsonl"
+    backend = ReplBackend.from_config(PoolConfig(argv=fake_argv("--log", str(log)), size=1))
+    try:
+        checker = LeanChecker(backend, timeout_s=20)
+        r = await checker.check(CheckItem(id="k", code=code, name="foo", trust=BENCH))
+        assert r.passed and r.status is Status.SORRY, r.reason
+        assert "#print axioms K" in "\n".join(requests(log))
+    finally:
+        await backend.close()
+
+
 def _jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return path
