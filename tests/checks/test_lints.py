@@ -173,6 +173,17 @@ def test_lints_read_the_target_declaration_not_the_first():
     # a name picks the declaration
     two = "theorem a (x : ℕ) : x = x := rfl\ntheorem b (y : ℕ) : y + 0 = y := by simp"
     assert parse_statement(two).name == "b" and parse_statement(two, "a").name == "a"
+    # the name as Lean prints it picks the declaration it names, not another with its last part
+    ns = (
+        "namespace A\ntheorem t (x : ℕ) : x = x := rfl\nend A\n"
+        "namespace B\ntheorem t (y : ℤ) : y = y := rfl\nend B\ntheorem z : True := trivial"
+    )
+    assert [b.names for b in parse_statement(ns, "A.t").binders] == [["x"]]
+    assert [b.names for b in parse_statement(ns, "B.t").binders] == [["y"]]
+    quoted = (
+        "namespace Foo\ntheorem «a.b» (x : ℕ) : x = x := rfl\nend Foo\ntheorem z : True := trivial"
+    )
+    assert parse_statement(quoted, "Foo.«a.b»").name == "«a.b»"
 
 
 @pytest.mark.parametrize(

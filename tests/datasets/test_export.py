@@ -21,6 +21,12 @@ def test_statement_only_replaces_the_proof():
     assert out.endswith("theorem t (h : f 1 = (1 : ℕ)) : f 2 = 2 := by\n  sorry")
     assert "simp" not in out
     assert statement_only("theorem u : True") == "theorem u : True := by\n  sorry"
+    # a comment before the proof's `:=` is not kept: `:= by sorry` never lands inside it
+    commented = "theorem v : 1 = 1 -- the case a := b\n  := by simp"
+    assert statement_only(commented) == "theorem v : 1 = 1 := by\n  sorry"
+    assert statement_only("theorem w : True /- a := b -/ := trivial") == (
+        "theorem w : True := by\n  sorry"
+    )
 
 
 def test_strip_tactics():

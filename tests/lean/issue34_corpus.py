@@ -33,6 +33,10 @@ GENERATED_REFUSED: dict[str, str] = {
     + "theorem foo : @LT.lt ℕ (inferInstanceAs (LT ℕ)) 3 2 := by sorry",
     "let of a class in the type": H
     + "theorem foo : let _ : LT ℕ := ⟨fun _ _ => True⟩; (3 : ℕ) < 2 := by sorry",
+    "untyped let of a class value": H
+    + "theorem foo : let o := (⟨fun _ _ => True⟩ : LT ℕ); (3 : ℕ) < 2 := by sorry",
+    "untyped have shown a class": H
+    + "theorem foo : have o := show LT ℕ from ⟨fun _ _ => True⟩; (3 : ℕ) < 2 := by sorry",
     "open renaming": H
     + "open Nat renaming succ → pred\ntheorem foo (n : ℕ) : n.pred = n + 1 := by sorry",
     "open hiding": H + "open Real hiding sqrt\ntheorem foo : Real.sqrt 4 = 2 := by sorry",
@@ -44,6 +48,12 @@ GENERATED_REFUSED: dict[str, str] = {
     + "theorem foo (Νat : Type) [Field Νat] (x : Νat) : x * x = 2 := by sorry",
     "deep prefix nesting": H + "theorem foo : " + "¬" * 80_000 + "True := by sorry",
     "deep negation": H + "theorem foo (x : ℤ) : " + "- " * 40_000 + "x = x := by sorry",
+    "prefix nesting spread over brackets": H
+    + "theorem foo : "
+    + ("¬" * 1_990 + "(") * 40
+    + "True"
+    + ")" * 40
+    + " := by sorry",
     "instance keyword": H
     + "instance : LT ℕ := ⟨fun _ _ => True⟩\ntheorem foo : (3 : ℕ) < 2 := by sorry",
     "attribute instance": H
@@ -52,6 +62,17 @@ GENERATED_REFUSED: dict[str, str] = {
     "@[instance] def": H
     + "@[instance] def bad : LT ℕ := ⟨fun _ _ => True⟩\ntheorem foo : (3 : ℕ) < 2 := by sorry",
     "local notation": H + 'local notation "ℕ" => ℤ\ntheorem foo : ∃ n : ℕ, n < 0 := by sorry',
+}
+# A model's block whose variable shadows a constant of the library (KNOWN_NAMES) the statement
+# reaches through a namespace it opens or enters: refused where the library's name table is
+# known (the lean checks below; formalize and eval have it from the store's Mathlib names).
+LIBRARY_SHADOWING: dict[str, str] = {
+    "shadowing variable inside the namespace": H
+    + "namespace Real\nvariable (sqrt : ℝ → ℝ)\ntheorem foo : sqrt 4 = 2 := by sorry\nend Real",
+    "shadowing variable before the open": H
+    + "variable (sqrt : ℝ → ℝ)\nopen Real\ntheorem foo : sqrt 4 = 2 := by sorry",
+    "shadowing variable under open … in": H
+    + "variable (pi : ℝ)\nopen Real in\ntheorem foo : pi < 4 := by sorry",
 }
 # Variables of objects and classes over them: accepted in a model's block.
 GENERATED_ACCEPTED: dict[str, str] = {
@@ -66,6 +87,9 @@ GENERATED_ACCEPTED: dict[str, str] = {
     "let of a value": H + "theorem foo : let x := 1; x + 1 = 2 := by sorry",
     "have of a fact": H + "theorem foo : have h : 1 = 1 := rfl; True := by sorry",
     "open with a list": H + "open Real (pi)\ntheorem foo : pi > 3 := by sorry",
+    "let of an ascribed value": H + "theorem foo : let x := (2 : ℝ); x + 1 = 3 := by sorry",
+    "variable inside a namespace": H
+    + "namespace Real\nvariable (x : ℝ)\ntheorem foo : sqrt (x ^ 2) = |x| := by sorry\nend Real",
 }
 
 # (code, the flag) at the benchmark level.
@@ -96,6 +120,16 @@ BENCHMARK_FLAGGED: dict[str, tuple[str, str]] = {
         "theorem foo : True := by sorry",
         "instance",
     ),
+    "variable instance on ℕ": (GENERATED_REFUSED["false instance variable"], "core instance"),
+    "variable instance on a closed family": (
+        GENERATED_REFUSED["instance variable on a closed family"],
+        "core instance",
+    ),
+    "letI in the statement": (GENERATED_REFUSED["letI in the type"], "instance"),
+    "let of a class value in the statement": (
+        GENERATED_REFUSED["untyped let of a class value"],
+        "instance",
+    ),
     "local notation ℕ": (GENERATED_REFUSED["local notation"], "notation"),
     "local notation3 π": (
         H + 'local notation3 "π" => (3 : ℝ)\ntheorem foo : π = 3 := by sorry',
@@ -112,6 +146,14 @@ BENCHMARK_FLAGGED: dict[str, tuple[str, str]] = {
     ),
     "variable shadowing": (
         H + "variable (Polynomial : Type)\ntheorem foo (p : Polynomial) : p = p := by sorry",
+        "shadowing",
+    ),
+    "variable shadowing under an open namespace": (
+        LIBRARY_SHADOWING["shadowing variable before the open"],
+        "shadowing",
+    ),
+    "variable shadowing inside a namespace": (
+        LIBRARY_SHADOWING["shadowing variable inside the namespace"],
         "shadowing",
     ),
     "look-alike name": (
@@ -138,6 +180,12 @@ TRUE_REASONS: dict[str, tuple[str, str, str, str]] = {
         "instance",
         "which the item declares",
         "core",
+    ),
+    "variable instance on Fin n": (
+        GENERATED_REFUSED["instance variable on a closed family"],
+        "core instance",
+        "on Fin",
+        "which the item declares",
     ),
     "attribute on a declaration of ℕ": (
         GENERATED_REFUSED["attribute instance"],

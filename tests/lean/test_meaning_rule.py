@@ -24,6 +24,7 @@ from tests.lean.issue34_corpus import (
     GENERATED_REFUSED,
     INSTANCE_ITEM,
     KNOWN_NAMES,
+    LIBRARY_SHADOWING,
     MULTI_PART,
     MULTI_PART_NAMES,
     NAMED,
@@ -37,9 +38,10 @@ def known(name: str) -> bool:
     return name in KNOWN_NAMES
 
 
-@pytest.mark.parametrize("case", sorted(GENERATED_REFUSED))
+@pytest.mark.parametrize("case", sorted({**GENERATED_REFUSED, **LIBRARY_SHADOWING}))
 def test_a_models_block_that_changes_the_environment_is_refused_in_place(case: str) -> None:
-    report = check_code(GENERATED_REFUSED[case], name="foo", known_name=known)
+    code = {**GENERATED_REFUSED, **LIBRARY_SHADOWING}[case]
+    report = check_code(code, name="foo", known_name=known)
     assert not report.ok, case
     # the rule of the meaning rule (`generated`), of the caps (`size`), or of the grammar every
     # level applies (a notation command) where that one refuses the same place first
@@ -63,6 +65,31 @@ def test_deep_prefix_nesting_is_refused_before_lean_in_milliseconds() -> None:
     assert time.process_time() - t0 < 2.0
     assert [v.rule for v in report.violations] == ["size"], report.reason
     assert "operators nest" in report.reason
+
+
+def test_nesting_is_counted_along_the_path_not_reset_at_each_bracket() -> None:
+    # 40 levels of 1,990 `¬`: 79,600 deep, under the per-level count and the bracket cap
+    report = check_code(GENERATED_REFUSED["prefix nesting spread over brackets"], trust=BENCH)
+    assert [v.rule for v in report.violations] == ["size"], report.reason
+    # a long statement whose brackets each hold a few operators is not a deep one
+    flat = "import Mathlib\ntheorem foo : " + " ∧ ".join(["(1 + 1 = 2)"] * 600) + " := by sorry"
+    assert check_code(flat, name="foo").ok
+
+
+def test_a_part_that_is_an_instance_on_a_core_type_is_flagged_for_the_parts_after_it() -> None:
+    # the prover chooses the instance of part one (`LT ℕ` with `True`), then proves part two
+    code = "import Mathlib\ninstance p1 : LT ℕ := by sorry\ntheorem p2 : (3 : ℕ) < 2 := by sorry"
+    report = check_code(code, parts=["p1", "p2"], trust=BENCH)
+    assert report.ok, report.reason
+    assert [(f.rule, f.line) for f in report.flags] == [("core instance", 2)], report.flags
+    # the last part may be an instance (FATE-M's shape): nothing after it uses it
+    assert check_code(INSTANCE_ITEM, trust=BENCH).flags == []
+
+
+@pytest.mark.parametrize("case", sorted(GENERATED_ACCEPTED))
+def test_variables_of_objects_and_classes_over_them_raise_no_flag(case: str) -> None:
+    report = check_code(GENERATED_ACCEPTED[case], name="foo", trust=BENCH, known_name=known)
+    assert report.ok and report.flags == [], (case, report.flags)
 
 
 @pytest.mark.parametrize("case", sorted(BENCHMARK_FLAGGED))
@@ -111,7 +138,8 @@ async def test_the_checker_over_the_fake_repl(tmp_path: Path) -> None:
     backend = ReplBackend.from_config(PoolConfig(argv=fake_argv("--log", str(log)), size=1))
     checker = LeanChecker(backend, timeout_s=20, known_name=known)
     try:
-        refused = [CheckItem(id=k, code=c, name="foo") for k, c in GENERATED_REFUSED.items()]
+        every = {**GENERATED_REFUSED, **LIBRARY_SHADOWING}
+        refused = [CheckItem(id=k, code=c, name="foo") for k, c in every.items()]
         async for r in checker.check_many(refused):
             assert r.status is Status.REJECTED and not r.passed and r.violations, r.id
         assert requests(log) == []  # nothing refused reached Lean
@@ -133,6 +161,24 @@ async def test_the_checker_over_the_fake_repl(tmp_path: Path) -> None:
             assert r.status is not Status.REJECTED and flag in {f.rule for f in r.flags}, case
         sent = "\n".join(requests(log))
         assert "#print axioms «two plus two»" in sent and "#print axioms mul_inv_cancel'" in sent
+    finally:
+        await backend.close()
+
+
+async def test_a_class_inductive_is_declared_under_its_own_name(tmp_path: Path) -> None:
+    # `class inductive K` declares K (not a constant named `inductive` to ask the axioms of)
+    code = (
+        "import Mathlib\nclass inductive K : Prop where\n  | mk\ntheorem foo [K] : True := by sorry"
+    )
+    report = check_code(code, name="foo", trust=BENCH)
+    assert report.ok and report.declared == ["K", "foo"], (report.reason, report.declared)
+    log = tmp_path / "requests.jsonl"
+    backend = ReplBackend.from_config(PoolConfig(argv=fake_argv("--log", str(log)), size=1))
+    try:
+        checker = LeanChecker(backend, timeout_s=20)
+        r = await checker.check(CheckItem(id="k", code=code, name="foo", trust=BENCH))
+        assert r.passed and r.status is Status.SORRY, r.reason
+        assert "#print axioms K" in "\n".join(requests(log))
     finally:
         await backend.close()
 

@@ -19,6 +19,8 @@ from math2.lean.brackets import depths, matching, proof_start
 from math2.lean.brackets import top_level as brackets_top_level
 from math2.lean.commands import Command, split_commands
 from math2.lean.lexer import LexError, Tok, Token, tokenize
+from math2.lean.names import canonical, parts, same
+from math2.lean.targets import _declared_names, declaration_name
 
 __all__ = [
     "Binder",
@@ -107,20 +109,27 @@ def _match(toks: list[Token], i: int) -> int:
     return j
 
 
-def _name(c: Command) -> str:
-    body = [t for t in c.body if t.kind is not Tok.DOC]
-    return body[0].text if body and body[0].kind is Tok.IDENT else ""
-
-
 def target_command(code: str, name: str | None = None) -> Command:
     """The declaration a pair is about (see the module docstring)."""
     try:
         toks = tokenize(code)
     except LexError as e:
         raise StatementError(str(e)) from None
-    decls = [c for c in split_commands(toks) if c.keyword in _THEOREMS | _DEFS | _NOT_STATEMENTS]
-    if name:
-        named = [c for c in decls if _name(c) in (name, name.split(".")[-1])]
+    commands = split_commands(toks)
+    decls = [c for c in commands if c.keyword in _THEOREMS | _DEFS | _NOT_STATEMENTS]
+    if name:  # the statement reader's rule: the full name (or the name as written), however spelled
+        full = _declared_names(commands)
+        named = [
+            c
+            for i, c in enumerate(commands)
+            if c.keyword in _THEOREMS | _DEFS | _NOT_STATEMENTS
+            and (t := declaration_name(c)) is not None
+            and (same(name, full.get(i)) or same(name, t.text))
+        ]
+        if not named:  # a short spelling (`foo` for `Nat.foo`): only when one declaration has it
+            last = parts(canonical(name))[-1]
+            short = [c for c in decls if (t := declaration_name(c)) and parts(t.text)[-1] == last]
+            named = short if len(short) == 1 else []
         if named:
             return named[-1]
     for kinds in (_THEOREMS, _DEFS | _NOT_STATEMENTS):

@@ -6,7 +6,10 @@ escaped by spelling. Each flag's reason is true of the item.
   `@[instance]`/`@[local instance]`/`@[default_instance]` on a declaration, `attribute [instance]`,
   `[local instance]`, `[-instance]` — on a core type (however written: `_root_.Nat`, `«Nat»`, an
   alias such as `abbrev N := ℕ`), a library type, or a type the item declares itself (then the
-  reason says so);
+  reason says so); a `variable` instance binder none of whose class's arguments is a variable
+  of the context (`[Fintype ℕ]`); an instance the target makes inside its own type (`letI`,
+  `haveI`, `inferInstanceAs`, a `let`/`have` of a class); a part of a multi-part item that is
+  an instance, when parts follow it (they are read under the instance its prover chooses);
 - `notation`: a `local notation` whose only part is a token the item uses later and Lean or the
   library already has (`ℕ`, `π`, an operator);
 - `shadowing`: a declaration or variable named like a name of the pinned library's name table
@@ -28,6 +31,7 @@ from math2.lean.names import has_look_alike, latin_skeleton, look_alike_of
 from math2.lean.rules import CORE_TYPES, DEFINITION_KEYWORDS, LIBRARY_NAMESPACES, normalise_name
 from math2.lean.targets import declaration_name
 from math2.lean.terms import Violation, _v
+from math2.lean.trust import class_like, closed_instance, namespaces, statement_instances
 
 # Tokens Lean or Mathlib already has: a `local notation` of one of them alone redefines it.
 NOTATION_TOKENS = CORE_TYPES | frozenset(
@@ -58,24 +62,69 @@ def benchmark_flags(
         if t.kind is Tok.IDENT
     }
     out: list[Violation] = []
+    bound: set[str] = set()  # the variables the context binds so far
+    opened = namespaces(commands)  # where a variable's name may shadow a library name
     for i, c in enumerate(commands):
         for p in c.prefixes:
             if p.keyword == "include":
                 out.append(
                     _v("include", p.tokens[0], "`include` adds variables to the target", offset)
                 )
+        if i in targets:
+            out.extend(_statement_instance_flags(c, offset))
+            if any(j > i for j in targets):  # a part that is an instance: later parts use it
+                out.extend(_instance_flags(c, own, aliases, signatures, known_name, offset))
         if i not in targets:
             out.extend(_instance_flags(c, own, aliases, signatures, known_name, offset))
+            if c.keyword in ("variable", "variables"):
+                out.extend(_variable_instance_flags(c, bound, aliases, offset))
             out.extend(_notation_flags(c, used_later.get(i, set()), known_name, offset))
             if c.keyword in ("variable", "variables"):
                 for t in c.body:
                     if t.text in ("False", "Fact"):
                         out.append(_v("hypothesis", t, "a variable that is a hypothesis", offset))
                         break
-            out.extend(_name_flags(c, i, full_names, every, known_name, offset))
+            out.extend(_name_flags(c, i, full_names, every, known_name, offset, opened))
         elif any(t.kind is Tok.IDENT and has_look_alike(t.text) for t in c.tokens):
             out.extend(_look_alike_binders(c, every, offset))
     return out
+
+
+def _variable_instance_flags(
+    c: Command, bound: set[str], aliases: dict[str, set[str]], offset: int
+) -> list[Violation]:
+    """A `variable` instance binder none of whose class arguments is a variable bound before it
+    (`[Fintype ℕ]`, `[LT (Fin n)]`): a local instance every theorem that can use it assumes."""
+    out = []
+    for b in binder_groups(c.body):
+        instance = b.is_instance or (b.type and class_like(b.type))
+        if instance and closed_instance(b, bound):
+            shown = " ".join(t.text for t in b.type)[:60]
+            names = {normalise_name(t.text) for t in b.type if t.kind is Tok.IDENT}
+            core = sorted(names & CORE_TYPES) + sorted(
+                f"{n} (an alias of {', '.join(sorted(aliases[n]))})" for n in names & set(aliases)
+            )
+            rule, on = ("core instance", f" on {', '.join(core)}") if core else ("instance", "")
+            why = (
+                f"`variable [{shown}]`: an instance binder{on} none of whose class's arguments "
+                "is a variable of the context: a local instance every theorem that can use it "
+                "assumes"
+            )
+            out.append(_v(rule, b.at, why, offset))
+        bound.update(normalise_name(n.text) for n in b.names)
+    return out
+
+
+def _statement_instance_flags(c: Command, offset: int) -> list[Violation]:
+    """An instance made inside the target's own type (`letI`, `haveI`, `inferInstanceAs`, a
+    `let`/`have` of a class): it changes what the rest of the statement's operations mean."""
+    tail = " inside the statement: an instance it makes itself changes what its operations mean"
+    return [
+        v.model_copy(
+            update={"rule": "instance", "detail": v.detail.split(" in a model's output")[0] + tail}
+        )
+        for v in statement_instances(c, offset)
+    ]
 
 
 def _aliases(commands: list[Command], full_names: dict[int, str]) -> dict[str, set[str]]:
@@ -230,8 +279,10 @@ def _name_flags(
     every: set[str],
     known_name: Callable[[str], bool] | None,
     offset: int,
+    opened: list[str] = [],  # noqa: B006 (read only)
 ) -> list[Violation]:
-    """Declarations and variables named like (or looking like) a library or core name."""
+    """Declarations and variables named like (or looking like) a library or core name (a
+    variable: under the namespaces the item opens or enters too, `sqrt` after `open Real`)."""
     out: list[Violation] = []
     at = c.tokens[c.keyword_index]
     full = full_names.get(i)
@@ -255,9 +306,14 @@ def _name_flags(
             if t.kind is Tok.IDENT and t.text not in ("Type", "Sort", "Prop"):
                 declared.append((normalise_name(t.text), t))
                 name = normalise_name(t.text)
-                library = known_name is not None and len(name) > 1 and known_name(name)
+                library = None
+                if known_name is not None and len(name) > 1:
+                    library = next(
+                        (f for f in [name, *(f"{ns}.{name}" for ns in opened)] if known_name(f)),
+                        None,
+                    )
                 if (name in CORE_TYPES or library) and _binds(c, t):
-                    why = f"the variable `{name}` is named like the library's `{name}`"
+                    why = f"the variable `{name}` is named like the library's `{library or name}`"
                     out.append(_v("shadowing", t, why, offset))
     for name, t in declared:
         like = look_alike_of(name.split(".")[-1], CORE_TYPES | every)

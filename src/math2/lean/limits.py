@@ -18,7 +18,7 @@ class Limits(BaseModel):
     max_bytes: int = Field(default=256_000, ge=1)
     max_lines: int = Field(default=5_000, ge=1)
     max_depth: int = Field(default=256, ge=1)
-    max_operators: int = Field(default=2_000, ge=1)  # operators at one bracket level
+    max_operators: int = Field(default=2_000, ge=1)  # operators on one path of bracket levels
 
 
 DEFAULT_LIMITS = Limits()
@@ -63,22 +63,26 @@ _BINDER_WORDS = frozenset({"fun", "let", "have", "show", "if", "then", "else", "
 
 
 def operator_nesting(toks: list[Token], limits: Limits = DEFAULT_LIMITS) -> list[Violation]:
-    """A violation where more operators than `max_operators` stand at one bracket level of one
-    command (bracket depth is capped by `precheck`); the count starts again at each bracket."""
+    """A violation where more than `max_operators` operators of one command stand on one path
+    of bracket levels: those at the current level and those before it at every enclosing level
+    (bracket depth is capped by `precheck`). An operator nests everything after it at its level,
+    brackets included, so `¬¬…(¬¬…(…))` nests as deep as all its `¬` together."""
     counts = [0]
+    total = 0  # the operators at every open level: how deep the current token nests
     for t in toks:
         if t.kind is Tok.SYMBOL and t.text in ("(", "[", "{", "⟨", "⦃", "@["):
             counts.append(0)
             continue
         if t.kind is Tok.SYMBOL and t.text in (")", "]", "}", "⟩", "⦄"):
             if len(counts) > 1:
-                counts.pop()
+                total -= counts.pop()
             continue
         if (t.kind is Tok.SYMBOL and t.text not in _NOT_OPERATORS) or (
             t.kind is Tok.IDENT and t.text in _BINDER_WORDS
         ):
             counts[-1] += 1
-            if counts[-1] > limits.max_operators:
-                detail = f"more than {limits.max_operators:,} operators nest at one level"
+            total += 1
+            if total > limits.max_operators:
+                detail = f"more than {limits.max_operators:,} operators nest on one path"
                 return [Violation(rule="size", line=t.line, column=t.col, detail=detail)]
     return []

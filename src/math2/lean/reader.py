@@ -88,7 +88,10 @@ def read_statement(code: str, name: str | None = None) -> LeanStatement:
     rest = c.body[c.body.index(decl) + 1 :] if decl is not None else c.body
     stop = proof_start(rest)
     if stop is not None:
-        signature = body[start : rest[stop].offset].rstrip()
+        # up to the signature's last token: a comment before the `:=` is not kept, so that
+        # whatever follows the signature (`:= by sorry`) is never inside a line comment
+        last_sig = rest[stop - 1] if stop else (decl or c.tokens[c.keyword_index])
+        signature = body[start : last_sig.offset + len(last_sig.text)]
         proof: str | None = body[rest[stop].offset + 2 : end].strip()
         sig_toks = rest[:stop]
     else:

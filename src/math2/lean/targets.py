@@ -55,6 +55,8 @@ def _full(scope: list[str], declared: str) -> str:
 def declaration_name(c: Command) -> Token | None:
     """The name token of a declaring command (None: anonymous, as `instance : C` is)."""
     body = c.body
+    if c.keyword == "class" and body and body[0].text == "inductive":  # `class inductive K`
+        body = body[1:]
     if c.keyword == "instance" and body and body[0].text == "(":  # `(priority := n)`
         close = next((k for k, t in enumerate(body) if t.text == ")"), None)
         body = body[close + 1 :] if close is not None else body

@@ -7,9 +7,11 @@
   over variables bound in the block (`variable {G : Type*} [Group G]`; not `[Fintype ℕ]`, not
   `[LT (Fin n)]`). Refused, each with its rule, line and column: any instance (by keyword,
   attribute, or `letI`/`haveI`/`inferInstanceAs` or a `let`/`have` of a class inside the
-  statement's own type), definition, notation, attribute, option, `include`, a `variable` that
-  is a hypothesis, and a `variable` named like a constant the statement mentions (or a
-  look-alike of one). Formalize, eval, align and the RL reward check at this level.
+  statement's own type, the class written or stated by the value: `let o := (⟨…⟩ : LT ℕ)`),
+  definition, notation, attribute, option, `include`, a `variable` that is a hypothesis, and a
+  `variable` named like a constant the statement mentions (or a look-alike of one), the
+  constant looked up in every namespace the block opens or enters. Formalize, eval, align and
+  the RL reward check at this level.
 - `BENCHMARK`: context written by people. The allowlist of docs/lean.md applies, and what could
   change a statement's meaning is *flagged* (`math2.lean.flags`), not refused.
 
@@ -22,7 +24,7 @@ from collections.abc import Callable
 from enum import StrEnum
 
 from math2.lean.binders import Binder, binder_groups
-from math2.lean.brackets import depths, proof_start
+from math2.lean.brackets import depths, matching, proof_start
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
 from math2.lean.names import canonical, has_look_alike, look_alike_of
@@ -65,7 +67,9 @@ def generated_rules(
     """The rules of a model's block (see the module docstring)."""
     out: list[Violation] = []
     bound: set[str] = set()  # variables bound by the block so far
-    opened: list[str] = []  # namespaces opened (for resolving names against the library)
+    # every namespace the block opens or enters, wherever: a variable shadows a constant of one
+    # whether it comes before the `open` or after, and inside `namespace Real` as after `open`
+    opened = namespaces(commands)
     mentioned = _mentioned(commands, targets)
     for i, c in enumerate(commands):
         for p in c.prefixes:
@@ -73,30 +77,50 @@ def generated_rules(
                 out.append(_refuse(p.tokens[0], f"`{p.keyword} … in`", offset))
             elif p.keyword == "open":
                 out.extend(_open_rules(p, offset))
-        stated = _statement_tokens(c) if i in targets else c.tokens  # a proof may use haveI
         for t in c.tokens:
             if t.text == "set_option":  # inside a term or tactic block too
                 out.append(_refuse(t, "`set_option`", offset))
-        for t in stated:
-            if t.kind is Tok.IDENT and t.text in _INSTANCE_WORDS and t is not c.tokens[0]:
-                out.append(_instance(t, f"`{t.text}` makes an instance", offset))
+        if i not in targets:
+            for t in c.tokens:
+                if t.kind is Tok.IDENT and t.text in _INSTANCE_WORDS and t is not c.tokens[0]:
+                    out.append(_instance(t, f"`{t.text}` makes an instance", offset))
         for attrs in c.attributes:
             if any(t.text == "instance" for t in attrs):
                 out.append(_instance(c.tokens[0], "`@[instance]`", offset))
         if i in targets:
-            out.extend(_let_rules(c, offset))
+            out.extend(statement_instances(c, offset))  # a proof may use haveI
             if any(t.kind is Tok.IDENT and has_look_alike(t.text) for t in c.tokens):
                 out.extend(_look_alike_binders(c, mentioned, offset))
             continue
         if c.keyword in _GENERATED_COMMANDS:
             if c.keyword == "open":
                 out.extend(_open_rules(c, offset))
-                opened.extend(canonical(t.text) for t in c.body if t.kind is Tok.IDENT)
             elif c.keyword in ("variable", "variables"):
                 out.extend(_variable_rules(c, offset, bound, mentioned, opened, known_name))
             continue
         out.append(_refuse(c.tokens[c.keyword_index], f"`{c.keyword}`", offset))
     return out
+
+
+def namespaces(commands: list[Command]) -> list[str]:
+    """The namespaces a block's names may resolve in: those it opens (as a command or an
+    `open … in` prefix) and those it enters with every enclosing one (`namespace A.B` inside
+    `namespace C`: C.A.B, C.A, C)."""
+    out: list[str] = []
+    inside: list[str] = []
+    for c in commands:
+        for p in [*c.prefixes, c]:
+            words = [canonical(t.text) for t in p.body if t.kind is Tok.IDENT]
+            if p.keyword == "open":
+                out.extend(words)
+            elif p.keyword == "namespace" and words:
+                inside.append(words[0])
+                full = ".".join(inside)
+                parts = full.split(".")
+                out.extend(".".join(parts[:k]) for k in range(len(parts), 0, -1))
+            elif p.keyword == "end" and words and inside:
+                inside.pop()
+    return list(dict.fromkeys(out))
 
 
 def _refuse(t: Token, what: str, offset: int) -> Violation:
@@ -152,6 +176,17 @@ def _mentioned(commands: list[Command], targets: set[int]) -> set[str]:
     return out
 
 
+def statement_instances(c: Command, offset: int) -> list[Violation]:
+    """The instances a target makes inside its own type: `letI`, `haveI`, `inferInstanceAs`,
+    and a `let`/`have` of a class (its proof may use them)."""
+    out = [
+        _instance(t, f"`{t.text}` makes an instance", offset)
+        for t in _statement_tokens(c)
+        if t.kind is Tok.IDENT and t.text in _INSTANCE_WORDS and t is not c.tokens[0]
+    ]
+    return out + _let_rules(c, offset)
+
+
 def _let_rules(c: Command, offset: int) -> list[Violation]:
     """A `let`/`have` inside the statement's own type that binds something of a class (an
     instance for the rest of the statement): one without a name, or whose type is not a type
@@ -175,15 +210,38 @@ def _let_rules(c: Command, offset: int) -> list[Violation]:
             None,
         )
         kind = []
+        end = next((j for j, u in enumerate(rest) if u.text == ":="), len(rest))
         if colon is not None and rest[colon].text == ":":
-            end = next((j for j, u in enumerate(rest) if u.text == ":="), len(rest))
             kind = rest[colon + 1 : end]
-        if name == "_" or name.startswith("inst") or (kind and _class_like(kind)):
+        else:  # no type written: the value's own ascription gives it (`let x := (⟨…⟩ : LT ℕ)`)
+            kind = _ascribed_type(rest[end + 1 :])
+        if name == "_" or name.startswith("inst") or (kind and class_like(kind)):
             out.append(_instance(t, f"`{t.text}` of a class in the statement", offset))
     return out
 
 
-def _class_like(kind: list[Token]) -> bool:
+def _ascribed_type(value: list[Token]) -> list[Token]:
+    """The type a value states for itself: `T` of `(e : T)` or of `show T from e` (Lean gives a
+    `let` without a type the value's type, and a local of a class type is an instance)."""
+    if not value:
+        return []
+    if value[0].text == "(":
+        close = matching(value, 0)
+        inner = value[1:close] if close is not None else value[1:]
+        level = depths(inner)
+        colon = next((j for j, u in enumerate(inner) if u.text == ":" and level[j] == 0), None)
+        return inner[colon + 1 :] if colon is not None else []
+    if value[0].text == "show":
+        level = depths(value)
+        stop = next(
+            (j for j, u in enumerate(value) if u.text in ("from", "by", ";") and not level[j]),
+            len(value),
+        )
+        return value[1:stop]
+    return []
+
+
+def class_like(kind: list[Token]) -> bool:
     """Whether a type may be a class: not a proposition, and its head is not a type of objects."""
     if any(t.text in _PROP_TOKENS for t in kind):
         return kind[0].text in ("Fact", "NeZero")
@@ -220,8 +278,8 @@ def _variable_rules(
                 )
             ]
     for b in binder_groups(c.body):
-        instance = b.is_instance or (b.type and _class_like(b.type))
-        if instance and (why := _closed_instance(b, bound)):
+        instance = b.is_instance or (b.type and class_like(b.type))
+        if instance and (why := closed_instance(b, bound)):
             out.append(_v("generated", b.at, why, offset))
         for n in b.names:
             if why := _shadows(n.text, mentioned, opened, known_name):
@@ -243,7 +301,7 @@ def _look_alike_binders(c: Command, mentioned: set[str], offset: int) -> list[Vi
     return out
 
 
-def _closed_instance(b: Binder, bound: set[str]) -> str | None:
+def closed_instance(b: Binder, bound: set[str]) -> str | None:
     """Why an instance binder is refused: none of its class's arguments is a variable bound in
     the block (`[Fintype ℕ]`, `[LT (Fin n)]`)."""
     args = b.arguments()
