@@ -156,6 +156,39 @@ def test_a_lease_from_another_machine_holds_until_it_expires(store, tmp_path) ->
     assert "far pid 4242) stopped renewing its lease" in segs[0].reason
 
 
+def test_a_pid_given_to_a_newer_process_holds_nothing(store, tmp_path) -> None:
+    # a lease on this machine whose pid now names a process that started after the lease was
+    # taken (the holder died, the system reused its pid): free, whatever its expiry says
+    log = tmp_path / "turns.log"
+    identity = run_identity(lifecycle_job.job(str(log), 0.0))
+    me = Holder.me()
+    reused = Holder("h:reused:x", me.host, os.getpid(), me.machine)
+    opened = open_segment(store, identity, {}, None, Executor(), reused, 60)
+    with store.session() as s:
+        lease = s.get(RunLease, opened.run_id)
+        lease.acquired_at = dt.datetime.now(dt.UTC) - dt.timedelta(days=30)
+        lease.expires_at = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
+    summary = lifecycle_job.run(store, str(log), 3, 0.0)
+    assert summary.run_id == opened.run_id and summary.done == 3
+    with store.session() as s:
+        segs = s.scalars(select(RunSegment).order_by(RunSegment.id)).all()
+    assert [g.status for g in segs] == ["killed", "done"]
+    assert "died: its process is gone" in segs[0].reason
+
+
+def test_a_live_holder_on_this_machine_holds_past_its_expiry(store, tmp_path) -> None:
+    # the same lease taken after this process started: a live holder whose heartbeat is late
+    log = tmp_path / "turns.log"
+    identity = run_identity(lifecycle_job.job(str(log), 0.0))
+    me = Holder.me()
+    opened = open_segment(store, identity, {}, None, Executor(), me, 60)
+    with store.session() as s:
+        lease = s.get(RunLease, opened.run_id)
+        lease.expires_at = dt.datetime.now(dt.UTC) - dt.timedelta(hours=5)
+    with pytest.raises(RunHeld, match=r"until \d{4}-\d\d-\d\d "):
+        lifecycle_job.run(store, str(log), 3, 0.0)
+
+
 def test_a_holder_whose_lease_was_taken_stops(store, tmp_path) -> None:
     """A driver silent past its expiry finds, at its next renewal, the run taken over: it
     starts no more items and its segment is `lost`; the new driver's run is left alone."""

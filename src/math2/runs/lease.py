@@ -22,6 +22,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any, cast
 
+import psutil
+
 from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 
@@ -92,22 +94,29 @@ def _rows(result: Any) -> int:
     return int(cast("CursorResult[Any]", result).rowcount)
 
 
-def _alive(pid: int) -> bool:
+def _alive(pid: int, since: dt.datetime) -> bool:
+    """Whether the process that took a lease at `since` still runs: `pid` names a live process
+    that had started by then (a pid the system gave to a newer process is not the holder; a
+    zombie is gone)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        proc = psutil.Process(pid)
+        started, status = proc.create_time(), proc.status()
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:  # another user's process
+    except psutil.AccessDenied:  # another user's process: it exists, its age is unknown
         return True
-    return True
+    return status != psutil.STATUS_ZOMBIE and started <= _aware(since).timestamp() + _CLOCK_S
+
+
+_CLOCK_S = 2.0  # a process's start time and the store's clock may differ by this much
 
 
 def is_free(row: RunLease, at: dt.datetime | None = None) -> bool:
     """Whether a lease may be taken over: its holder's process is gone (on this machine, where
-    that is known: a live one holds even when a long transaction delayed its heartbeat), or its
-    expiry passed (from another machine)."""
+    that is known: a live one holds even when a long transaction delayed its heartbeat; a pid
+    reused by a newer process does not), or its expiry passed (from another machine)."""
     if row.machine == _machine():
-        return not _alive(row.pid)
+        return not _alive(row.pid, row.acquired_at)
     return _aware(row.expires_at) <= (at or now())
 
 
@@ -122,11 +131,12 @@ def _why_free(row: RunLease) -> str:
 
 
 def describe(row: RunLease) -> str:
-    """The holder in words: `host pid 123 (lease renewed 12:00:01, until 12:02:01 UTC)`."""
+    """The holder in words: `host pid 123 (lease renewed 2026-12-05 12:00:01, until 2026-12-05
+    12:02:01 UTC)`."""
     beat, until = _aware(row.heartbeat_at), _aware(row.expires_at)
     return (
         f"{row.host} pid {row.pid} (lease renewed {beat:%Y-%m-%d %H:%M:%S}, "
-        f"until {until:%H:%M:%S} UTC)"
+        f"until {until:%Y-%m-%d %H:%M:%S} UTC)"
     )
 
 
