@@ -62,6 +62,10 @@ GENERATED_REFUSED: dict[str, str] = {
     "@[instance] def": H
     + "@[instance] def bad : LT ℕ := ⟨fun _ _ => True⟩\ntheorem foo : (3 : ℕ) < 2 := by sorry",
     "local notation": H + 'local notation "ℕ" => ℤ\ntheorem foo : ∃ n : ℕ, n < 0 := by sorry',
+    "a class chosen under ∃": H + "theorem foo : ∃ i : LT ℕ, (3 : ℕ) < 2 := by sorry",
+    "an instance bracket under ∃": H + "theorem foo : ∃ (_ : Fact (1 < 0)), True := by sorry",
+    "a class given to a function": H
+    + "theorem foo : (fun (i : LT ℕ) => (3 : ℕ) < 2) ⟨fun _ _ => True⟩ := by sorry",
 }
 # A model's block whose variable shadows a constant of the library (KNOWN_NAMES) the statement
 # reaches through a namespace it opens or enters: refused where the library's name table is
@@ -88,6 +92,11 @@ GENERATED_ACCEPTED: dict[str, str] = {
     "have of a fact": H + "theorem foo : have h : 1 = 1 := rfl; True := by sorry",
     "open with a list": H + "open Real (pi)\ntheorem foo : pi > 3 := by sorry",
     "let of an ascribed value": H + "theorem foo : let x := (2 : ℝ); x + 1 = 3 := by sorry",
+    "a structure under ∃": H
+    + "theorem foo : ∃ G : SimpleGraph (Fin 5), G.edgeFinset.card = 3 := by sorry",
+    "a group over a type of the same ∃": H
+    + "theorem foo : ∃ (G : Type) (_ : Group G), Nat.card G = 4 := by sorry",
+    "a function of numbers": H + "theorem foo : ∃ f : ℕ → ℕ, ∀ n, f n = n := by sorry",
     "variable inside a namespace": H
     + "namespace Real\nvariable (x : ℝ)\ntheorem foo : sqrt (x ^ 2) = |x| := by sorry\nend Real",
 }

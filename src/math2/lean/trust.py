@@ -88,7 +88,7 @@ def generated_rules(
             if any(t.text == "instance" for t in attrs):
                 out.append(_instance(c.tokens[0], "`@[instance]`", offset))
         if i in targets:
-            out.extend(statement_instances(c, offset))  # a proof may use haveI
+            out.extend(statement_instances(c, offset, bound))  # a proof may use haveI
             if any(t.kind is Tok.IDENT and has_look_alike(t.text) for t in c.tokens):
                 out.extend(_look_alike_binders(c, mentioned, offset))
             continue
@@ -176,15 +176,96 @@ def _mentioned(commands: list[Command], targets: set[int]) -> set[str]:
     return out
 
 
-def statement_instances(c: Command, offset: int) -> list[Violation]:
+def statement_instances(c: Command, offset: int, bound: set[str] | None = None) -> list[Violation]:
     """The instances a target makes inside its own type: `letI`, `haveI`, `inferInstanceAs`,
-    and a `let`/`have` of a class (its proof may use them)."""
+    a `let`/`have` of a class (its proof may use them), and a binder of a class on a closed
+    type under `∃`, `fun`, `Σ` (`∃ i : LT ℕ, (3 : ℕ) < 2`: the proof chooses the instance).
+    `bound`: the block's variables (None where they are not known: then a one-word argument
+    that is not a core type counts as a variable)."""
     out = [
         _instance(t, f"`{t.text}` makes an instance", offset)
         for t in _statement_tokens(c)
         if t.kind is Tok.IDENT and t.text in _INSTANCE_WORDS and t is not c.tokens[0]
     ]
-    return out + _let_rules(c, offset)
+    return out + _let_rules(c, offset) + _chosen_instances(c, offset, bound)
+
+
+# Binders whose value the statement's proof chooses (an existential) or the statement itself
+# gives (a function applied): a local of a class type under them is an instance of its choice.
+_CHOOSING = frozenset({"∃", "∃!", "exists", "fun", "λ", "Σ", "Σ'", "Exists"})
+
+
+def _chosen_instances(c: Command, offset: int, bound: set[str] | None) -> list[Violation]:
+    body = c.body
+    stop = proof_start(body)
+    sig = body[:stop] if stop is not None else body
+    known = set(bound or ()) | {
+        normalise_name(n.text) for b in binder_groups(sig[1:]) for n in b.names
+    }
+    level = depths(sig)
+    out = []
+    for k, t in enumerate(sig):
+        if t.text not in _CHOOSING:
+            continue
+        end = next(
+            (
+                j
+                for j in range(k + 1, len(sig))
+                if sig[j].text in (",", "=>", "↦") and level[j] == level[k]
+            ),
+            len(sig),
+        )
+        part = sig[k + 1 : end]
+        groups = binder_groups(part)
+        if not groups:  # `∃ i j : T,`: one group without brackets
+            colon = next((j for j, u in enumerate(part) if u.text == ":"), None)
+            if colon is None:
+                continue
+            names = [u for u in part[:colon] if u.kind is Tok.IDENT]
+            groups = [Binder("(", names, part[colon + 1 :], t)]
+        for b in groups:
+            if (b.is_instance or _known_class(b)) and _closed(b, known, bound):
+                shown = " ".join(u.text for u in b.type)[:60]
+                why = f"a binder of the class `{shown}` under `{t.text}` (an instance it chooses)"
+                out.append(_instance(t, why, offset))
+            known.update(normalise_name(n.text) for n in b.names)
+    return out
+
+
+# Classes of core Lean and Mathlib a statement's binder may name (`(i : LT ℕ)`): written without
+# instance brackets, a binder is taken for an instance only when its head is one of these (a
+# structure such as `SimpleGraph (Fin 5)` under `∃` is an object, not an instance).
+_KNOWN_CLASSES = frozenset(
+    {"LT", "LE", "Preorder", "PartialOrder", "LinearOrder", "Lattice", "Ord", "Max", "Min",
+     "Zero", "One", "Add", "Sub", "Mul", "Div", "Neg", "Inv", "Pow", "Mod", "Dvd", "SMul",
+     "HAdd", "HSub", "HMul", "HDiv", "HPow", "HMod", "HSMul", "OfNat", "NatCast", "IntCast",
+     "Semigroup", "Monoid", "CommMonoid", "AddMonoid", "AddCommMonoid", "Group", "CommGroup",
+     "AddGroup", "AddCommGroup", "Semiring", "CommSemiring", "Ring", "CommRing", "Field",
+     "DivisionRing", "Module", "Algebra", "Norm", "Dist", "TopologicalSpace", "MetricSpace",
+     "PseudoMetricSpace", "UniformSpace", "MeasurableSpace", "Fintype", "Finite", "Infinite",
+     "Countable", "Inhabited", "Nonempty", "Decidable", "DecidableEq", "DecidablePred",
+     "DecidableRel", "Fact", "NeZero", "Setoid", "BEq", "Hashable", "Repr", "ToString",
+     "CharZero", "CharP", "NormedField", "NormedAddCommGroup", "InnerProductSpace",
+     "OrderedSemiring", "StrictOrderedSemiring", "LinearOrderedField", "IsDomain"}
+)  # fmt: skip
+
+
+def _known_class(b: Binder) -> bool:
+    head = next((t for t in b.type if t.kind is Tok.IDENT), None)
+    return head is not None and normalise_name(head.text).removeprefix("_root_.") in _KNOWN_CLASSES
+
+
+def _closed(b: Binder, known: set[str], bound: set[str] | None) -> bool:
+    """Whether a class binder's arguments mention no variable (`LT ℕ`, not `Fintype (R ⧸ I)`
+    with `I` bound by the statement)."""
+    for a in b.arguments():
+        for u in a:
+            if u.kind is not Tok.IDENT:
+                continue
+            name = normalise_name(u.text)
+            if name in known or (bound is None and len(a) == 1 and name not in CORE_TYPES):
+                return False
+    return True
 
 
 def _let_rules(c: Command, offset: int) -> list[Violation]:

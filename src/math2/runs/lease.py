@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import psutil
-
 from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 
