@@ -36,6 +36,15 @@ NOT_IMPORTED = {
 # `url` is a git repository and the pin a commit).
 FETCHABLE = {"mathlib": "mathlib_dir"}
 
+# Sources whose data is an external data set (data/external.yaml), fetched at its pin into the
+# data cache when it is neither there nor in MATH2_DATA__DIR (`math2.data`).
+DATA_SETS = {"1000-plus": "1000-plus", "mathlib-theorem-lists": "mathlib-docs"}
+
+# The main library: a build that could not have it exits with EXIT_NO_MAIN_LIBRARY (README,
+# docs/sources.md), so that `math2 build && …` knows the corpus lacks it.
+MAIN_LIBRARY = "mathlib"
+EXIT_NO_MAIN_LIBRARY = 3
+
 
 class SourceOutcome(BaseModel):
     """What the build did with one source."""
@@ -51,6 +60,39 @@ class BuildSummary(BaseModel):
 
     outcomes: list[SourceOutcome]
     steps: list[tuple[str, str]]
+    elapsed_s: float = 0.0
+
+    @property
+    def failed(self) -> list[str]:
+        return [o.source for o in self.outcomes if o.status == "failed"]
+
+    @property
+    def main_library_missing(self) -> bool:
+        """The manifest lists the main library and this build did not import it."""
+        return any(o.source == MAIN_LIBRARY and o.status != "imported" for o in self.outcomes)
+
+    @property
+    def exit_code(self) -> int:
+        """1: an import failed; EXIT_NO_MAIN_LIBRARY: no Mathlib; 0 otherwise."""
+        if self.failed:
+            return 1
+        return EXIT_NO_MAIN_LIBRARY if self.main_library_missing else 0
+
+    def last_line(self) -> str:
+        """The build's last line: what it did, how long it took, and why it exits non-zero."""
+        n = {k: sum(1 for o in self.outcomes if o.status == k) for k in ("imported", "skipped")}
+        text = (
+            f"math2 build: {n['imported']} sources imported, {n['skipped']} skipped, "
+            f"{len(self.failed)} failed, {len(self.steps)} steps, in {self.elapsed_s:.0f}s"
+        )
+        if self.failed:
+            return f"{text}; exit 1: imports failed: {', '.join(self.failed)}"
+        if self.main_library_missing:
+            return (
+                f"{text}; exit {EXIT_NO_MAIN_LIBRARY}: the corpus lacks {MAIN_LIBRARY}, its main "
+                f"library (the `skipped  {MAIN_LIBRARY}` line above says how to supply it)"
+            )
+        return f"{text}; exit 0"
 
 
 def _class_skip(entry: SourceEntry) -> SourceOutcome | None:
@@ -105,6 +147,30 @@ def _fetch(
         return None, f"could not fetch {entry.name} at {commit[:12]} from {url} ({exc}); {supply}"
 
 
+def _fetch_data(
+    settings: Settings, name: str, offline: bool, say: Callable[[str], None]
+) -> tuple[Path | None, str]:
+    """An external data set from MATH2_DATA__DIR or the data cache, else fetched at its pin
+    (unless offline); a set whose file differs from the manifest's hash is refused, not
+    fetched over."""
+    from math2.data import DataMismatch, DataMissing, FetchError, fetch_set, locate
+
+    try:
+        return locate(settings, name), ""
+    except DataMismatch as exc:
+        return None, str(exc)
+    except DataMissing as exc:
+        if offline:
+            return None, f"not fetched (--offline): {exc}"
+    try:
+        return fetch_set(settings, name, progress=say), ""
+    except (FetchError, DataMissing, DataMismatch) as exc:
+        return None, (
+            f"could not fetch data set {name} ({exc}); `math2 data fetch {name}` where there is "
+            "a network, or MATH2_DATA__DIR (data/README.md)"
+        )
+
+
 def _run_importer(
     settings: Settings,
     store: Store,
@@ -121,6 +187,8 @@ def _run_importer(
         path, why = spec.locate(settings)
         if path is None and entry.name in FETCHABLE:
             path, why = _fetch(settings, entry, offline, say)
+        elif path is None and entry.name in DATA_SETS:
+            path, why = _fetch_data(settings, DATA_SETS[entry.name], offline, say)
         if path is None:
             return SourceOutcome(source=entry.name, status="skipped", reason=why)
     from math2.util.progress import stage
@@ -276,9 +344,14 @@ def build(
 ) -> BuildSummary:
     """Sync the manifest, run every importer whose data is here (fetching a pinned library
     that is not, unless `offline`), and run the later steps; one build at a time per store."""
+    import time
+
+    started = time.monotonic()
     manifest = manifest or load_manifest(settings.manifest)
     with store.lock("build", wait=wait, on_wait=on_wait):
-        return _build(settings, store, manifest, on_outcome, offline, progress)
+        summary = _build(settings, store, manifest, on_outcome, offline, progress)
+    summary.elapsed_s = time.monotonic() - started
+    return summary
 
 
 def _build(
@@ -311,9 +384,11 @@ def _build(
     from math2.crosswalk.select import select_nodes
     from math2.util.progress import stage
 
-    with store.session() as s, stage("crosswalks, clustering and node selection"):
-        rep = cluster(s)
-        sel = select_nodes(s, "mathlib", settings.select.requests)
+    with store.session() as s:
+        with stage("crosswalks and clustering (K6.7)"):
+            rep = cluster(s)
+        with stage("node selection (K6.4)"):
+            sel = select_nodes(s, "mathlib", settings.select.requests)
     steps = [
         (
             "crosswalks + clustering (K6.7)",

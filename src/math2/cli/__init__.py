@@ -9,6 +9,7 @@ from math2.cli import (  # noqa: F401 (each module registers its commands)
     audit,
     check,
     corpus,
+    data,
     datasets,
     eval,
     formalize,

@@ -209,8 +209,10 @@ def build_cmd(
     ] = False,
     no_wait: Annotated[bool, _NO_WAIT] = False,
 ) -> None:
-    """The main job: import every source this machine has (fetching Mathlib at its pin where
-    there is a network), build the search indexes, print the report."""
+    """The main job: import every source this machine has (fetching Mathlib and the data sets
+    it imports at their pins where there is a network), build the search indexes, print the
+    report. Exit 1 when an import failed, 3 when Mathlib (the main library) could not be had;
+    the last line says which."""
     from math2.build import build
     from math2.report import build_report
 
@@ -231,6 +233,7 @@ def build_cmd(
         out.print(f"{'step':>8}  {step:<28} " + escape(status), highlight=False)
     with store.session() as s:
         print_report(build_report(s))
-    failed = [o.source for o in summary.outcomes if o.status == "failed"]
-    if failed:
-        raise fail(f"imports failed: {', '.join(failed)}", code=1)
+    err.file.flush()
+    out.print(escape(summary.last_line()), highlight=False)  # the last line, whatever the code
+    if summary.exit_code:
+        raise typer.Exit(summary.exit_code)

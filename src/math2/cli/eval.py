@@ -23,21 +23,22 @@ DataOpt = Annotated[
         "--data",
         help="Folder of minif2f.jsonl / proofnet.jsonl (DeepSeek-Prover-V1.5's format; "
         "evaluation-only text, not shipped) and fate_m.json. Default: MATH2_BENCHMARKS, else "
-        "math2's data/benchmarks (FATE-M only).",
+        "the FATE-M data set (`math2 data fetch fate-m`, or MATH2_DATA__DIR).",
     ),
 ]
 _DATA = None
 
 
 def benchmarks_dir(data: Path | None) -> Path:
-    """The benchmark folder: --data, else MATH2_BENCHMARKS, else the vendored data/benchmarks."""
+    """The benchmark folder: --data, else MATH2_BENCHMARKS, else the FATE-M data set's folder
+    (hash-checked; missing: one line saying how to get it, exit 2)."""
     if data is not None:
         return data
     if env := os.environ.get("MATH2_BENCHMARKS"):
         return Path(env)
-    from math2.config import vendored_data_dir
+    from math2.data import locate
 
-    return vendored_data_dir() / "benchmarks"
+    return locate(state.settings, "fate-m")
 
 
 HarnessOpt = Annotated[
