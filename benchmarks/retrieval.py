@@ -237,8 +237,7 @@ def main() -> None:
     ap.add_argument(
         "--crosswalk",
         type=Path,
-        default=Path(__file__).resolve().parents[1] / "data" / "crosswalk",
-        help="theorem lists (titles set)",
+        help="theorem lists (titles set; default: the data sets' crosswalk/, math2.data)",
     )
     ap.add_argument("--mathlib", type=Path, help="Mathlib checkout (main-result aids)")
     ap.add_argument("--devsets", type=Path, default=Path(__file__).parent / "devsets")
@@ -277,6 +276,11 @@ def main() -> None:
     )
     ap.add_argument("--reuse", action="store_true", help="reuse indexes already under --work")
     args = ap.parse_args()
+    if args.crosswalk is None:
+        from math2.config import load_settings
+        from math2.data import locate
+
+        args.crosswalk = locate(load_settings(), "1000-plus").parent
     store = Store(args.db)
     doc_items, hidden = docstring_split(args.db, args.docstrings, args.seed)
     with store.session() as s:

@@ -10,13 +10,22 @@ from pathlib import Path
 import pytest
 
 # The conformance group over the real external data (marker `data`, tests/data_conformance.py).
-from tests.data_conformance import pytest_runtest_setup, pytest_terminal_summary
+from tests.data_conformance import (
+    pytest_runtest_call,
+    pytest_runtest_setup,
+    pytest_terminal_summary,
+)
 
 # One llama-server for the whole session (a fixture imported by several conftests is several
 # fixtures: each would start its own server and keep it to the end).
 from tests.llm.llama_fixture import llama_server
 
-__all__ = ["llama_server", "pytest_runtest_setup", "pytest_terminal_summary"]
+__all__ = [
+    "llama_server",
+    "pytest_runtest_call",
+    "pytest_runtest_setup",
+    "pytest_terminal_summary",
+]
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"

@@ -25,6 +25,7 @@ MARKER = "data"
 
 _not_run: dict[str, str] = {}  # test id -> why it did not run
 _ran: list[str] = []
+_fails: dict[str, str] = {}  # test id -> why it fails (reported as the test's failure)
 
 
 def real_folder(name: str) -> Path | None:
@@ -91,12 +92,20 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if folder is not None:
             continue
         if why.startswith("FAIL "):
-            pytest.fail(why.removeprefix("FAIL "))
+            _fails[item.nodeid] = why.removeprefix("FAIL ")
+            return
         if REQUIRE_DATA:
-            pytest.fail(f"MATH2_REQUIRE_DATA=1 but data set {name} is not here: {why}")
+            _fails[item.nodeid] = f"MATH2_REQUIRE_DATA=1 but data set {name} is not here: {why}"
+            return
         _not_run[item.nodeid] = why
         pytest.skip(f"conformance (data set {name}) not run: {why}")
     _ran.append(item.nodeid)
+
+
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """A marked test whose data is required and absent, or refused, fails (not errors)."""
+    if item.nodeid in _fails:
+        pytest.fail(_fails[item.nodeid])
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
