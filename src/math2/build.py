@@ -310,12 +310,14 @@ def _index_steps(
                 steps.append((f"search index {name}", f"up to date ({fp[0]} declarations)"))
                 continue
         try:
-            with stage(f"search index {name}", total=fp[0], unit="declarations") as st:
+            # no total while it runs: its inner stages count; between them the clock says
+            # "search index NAME: Ns" rather than a share that does not move
+            with stage(f"search index {name}", unit="declarations") as st:
                 meta = build_index(
                     store, out, name, dense=dense, progress=say,
                     encoder=encoder, mathlib_dir=mathlib_checkout(settings),
                 )  # fmt: skip
-                st.update(done=meta["count"])
+                st.update(done=meta["count"], total=meta["count"])
         except LookupError as exc:
             steps.append((f"search index {name}", f"skipped: {exc}"))
             continue

@@ -229,10 +229,14 @@ def build_cmd(
         )
     except Math2Error as exc:
         raise fail(escape(str(exc))) from exc
+    from math2.util.progress import stage
+
     for step, status in summary.steps:
         out.print(f"{'step':>8}  {step:<28} " + escape(status), highlight=False)
     with store.session() as s:
-        print_report(build_report(s))
+        with stage("corpus report"):
+            report = build_report(s)
+        print_report(report)
     err.file.flush()
     out.print(escape(summary.last_line()), highlight=False)  # the last line, whatever the code
     if summary.exit_code:

@@ -36,9 +36,12 @@ def benchmarks_dir(data: Path | None) -> Path:
         return data
     if env := os.environ.get("MATH2_BENCHMARKS"):
         return Path(env)
-    from math2.data import locate
+    from math2.data import DataMismatch, DataMissing, locate
 
-    return locate(state.settings, "fate-m")
+    try:
+        return locate(state.settings, "fate-m")
+    except (DataMissing, DataMismatch) as exc:
+        raise fail(escape(str(exc))) from exc
 
 
 HarnessOpt = Annotated[

@@ -296,7 +296,7 @@ def follow_log(lines: Iterable[str], name: str, pattern: str | None, reporter: R
         for raw in lines:
             m = rx.search(raw) if rx else None
             if rx is None:
-                st.advance()
+                st.update(done=st.done + 1, note=raw.strip()[:100] or None)
             elif m:
                 got = [int(g) for g in m.groups() if g is not None]
                 # one number: a percentage; two ("[12/345]"): a step of a total
