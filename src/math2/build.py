@@ -81,8 +81,9 @@ class BuildSummary(BaseModel):
     def last_line(self) -> str:
         """The build's last line: what it did, how long it took, and why it exits non-zero."""
         n = {k: sum(1 for o in self.outcomes if o.status == k) for k in ("imported", "skipped")}
+        sources = "source" if n["imported"] == 1 else "sources"
         text = (
-            f"math2 build: {n['imported']} sources imported, {n['skipped']} skipped, "
+            f"math2 build: {n['imported']} {sources} imported, {n['skipped']} skipped, "
             f"{len(self.failed)} failed, {len(self.steps)} steps, in {self.elapsed_s:.0f}s"
         )
         if self.failed:

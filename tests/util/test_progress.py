@@ -200,3 +200,27 @@ def test_the_facility_is_light_to_import() -> None:
     names = [a.name for n in top if isinstance(n, ast.Import) for a in n.names]
     names += [n.module or "" for n in top if isinstance(n, ast.ImportFrom)]
     assert not [m for m in names if m.startswith(heavy)], names
+
+
+def test_the_log_filter_prints_on_its_clock_while_the_log_is_silent() -> None:
+    """scripts/setup-llama.sh: a line every `--every` seconds even when the build log does not
+    move (a long compile step), not only when a line comes."""
+    import time
+
+    proc = subprocess.Popen(
+        [*FILTER, "--stage", "llama-server", "--build", "--every", "0.3"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write("[ 40%] Building CXX object llama.cpp.o\n")
+    proc.stdin.flush()
+    time.sleep(1.5)  # one long step: the log says nothing
+    proc.stdin.close()
+    out = proc.stdout.read().splitlines() if proc.stdout else []
+    assert proc.wait(timeout=30) == 0
+    running = [t for t in out if " in " not in t]
+    assert len(running) >= 3, out
+    assert all(t.startswith("llama-server: 40% · ") and "llama.cpp.o" in t for t in running)
+    assert out[-1].startswith("llama-server: 40% in ")
