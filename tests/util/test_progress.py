@@ -147,16 +147,17 @@ def test_the_clock_names_the_innermost_stage_and_stops_with_the_last() -> None:
     import time
 
     lines: list[str] = []
+    before = set(threading.enumerate())
     with (
         reporting(LineReporter(lines.append, every_s=0.15)),
         stage("search index mathlib", total=10, unit="declarations"),
         stage("BM25 over parents"),
     ):
+        clocks = [t for t in set(threading.enumerate()) - before if t.name == "progress clock"]
         time.sleep(0.6)
     running = [t for t in lines if " in " not in t and "done" not in t]
     assert running and all(t.startswith("BM25 over parents: ") for t in running), lines
-    time.sleep(0.05)
-    assert not [t for t in threading.enumerate() if t.name == "progress clock"]
+    assert len(clocks) == 1 and not clocks[0].is_alive()  # one clock, stopped with the last
 
 
 def test_the_clock_starts_when_the_reporter_is_made(monkeypatch) -> None:

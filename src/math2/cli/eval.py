@@ -29,9 +29,10 @@ DataOpt = Annotated[
 _DATA = None
 
 
-def benchmarks_dir(data: Path | None) -> Path:
+def benchmarks_dir(data: Path | None, quiet: bool = False) -> Path:
     """The benchmark folder: --data, else MATH2_BENCHMARKS, else the FATE-M data set's folder
-    (hash-checked; missing: one line saying how to get it, exit 2)."""
+    (hash-checked; missing: one line saying how to get it, exit 2 — or, `quiet`, DataMissing
+    for a caller that can do without it)."""
     if data is not None:
         return data
     if env := os.environ.get("MATH2_BENCHMARKS"):
@@ -40,7 +41,11 @@ def benchmarks_dir(data: Path | None) -> Path:
 
     try:
         return locate(state.settings, "fate-m")
-    except (DataMissing, DataMismatch) as exc:
+    except DataMissing as exc:
+        if quiet:
+            raise
+        raise fail(escape(str(exc))) from exc
+    except DataMismatch as exc:
         raise fail(escape(str(exc))) from exc
 
 
@@ -51,12 +56,17 @@ HarnessOpt = Annotated[
 
 
 def _registry(data: Path | None, harness: list[Path] | None):
+    from math2.data import DataMissing
     from math2.eval import load_registry
 
-    data = benchmarks_dir(data)
-    reg = load_registry(data, harness or [])
+    folder: Path | None
+    try:
+        folder = benchmarks_dir(data, quiet=bool(harness))
+    except DataMissing:  # harness files given, FATE-M not here: the harness files alone
+        folder = None
+    reg = load_registry(folder, harness or [])
     if not len(reg):
-        raise fail(f"no benchmarks: {data} does not exist and no --harness file was given")
+        raise fail(f"no benchmarks: {folder} does not exist and no --harness file was given")
     return reg
 
 
