@@ -27,10 +27,11 @@ from pathlib import Path
 import psutil
 
 from math2.config import LeanSettings, LLMSettings, Settings
-from math2.lean import CheckItem, Mode, make_checker
+from math2.lean import CheckItem, Mode
 from math2.llm import add_model, load_template, make_client, structured
 from math2.llm.testing import Rule, Script, spawn_fake_server
 from math2.roles.formalize import FormalizeOptions, JudgeVerdict, extract_lean, run_formalize
+from math2.services import make_checker
 from math2.store import Store
 from math2.store.aio import AsyncStore
 

@@ -11,18 +11,26 @@ by people), with the item's expected name where the benchmark gives one; then th
 tests/lean/meaning_corpus.py (column-0 continuations, helper lemmas, local notation, a multi-part
 item) and the time to refuse a 10 MB item. The same items at the generated level (a model's
 block) are counted too, to show what the stricter level refuses.
-Prints a markdown table of acceptance per file, every refusal with its rules, and the speed
-(statements per second of CPU time and of wall time, best and median of --repeat passes).
+Prints a markdown table of acceptance per file, every refusal with its rules, the flags raised
+at the benchmark level, and the speed (statements per second of CPU time and of wall time, best
+and median of --repeat passes).
+
+With `--baseline REV` (default: the merge base with `main`), the same passes are run by the code
+of REV (its `src/` extracted to a temporary folder, run in a child process), one pass of each
+in turn so both see the same load: acceptance and statements/s of REV beside this tree's.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -58,22 +66,92 @@ def load(data: Path) -> list[tuple[str, str, str, str | None]]:
     return out
 
 
+def one_pass(items: list[tuple[str, str, str, str | None]]) -> tuple[float, float]:
+    """(statements per second of CPU time, of wall time) for one pass at the benchmark level."""
+    c0, w0 = time.process_time(), time.perf_counter()
+    for _, _, code, name in items:
+        check_code(code, name=name, trust=BENCH)
+    return len(items) / (time.process_time() - c0), len(items) / (time.perf_counter() - w0)
+
+
+def accepted(items: list[tuple[str, str, str, str | None]]) -> dict[str, int]:
+    """Items accepted at the benchmark level, per file."""
+    out: dict[str, int] = collections.Counter()
+    for fname, _, code, name in items:
+        out[fname] += check_code(code, name=name, trust=BENCH).ok
+    return dict(out)
+
+
+def _child(data: Path) -> None:
+    """The baseline's side: read commands from stdin (`accept`, `pass`), answer JSON lines."""
+    items = load(data)
+    for line in sys.stdin:
+        what = line.strip()
+        out = accepted(items) if what == "accept" else one_pass(items)
+        print(json.dumps(out), flush=True)
+
+
+class Baseline:
+    """The hygiene of another revision, in a child process running its `src/`."""
+
+    def __init__(self, rev: str, data: Path):
+        self.dir = tempfile.TemporaryDirectory()
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", self.dir.name], input=archive.stdout, check=True)
+        env = dict(os.environ, PYTHONPATH=str(Path(self.dir.name) / "src"))
+        cmd = [sys.executable, __file__, "--child", "--data", str(data)]
+        self.proc = subprocess.Popen(
+            cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+
+    def ask(self, what: str) -> object:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(what + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+        self.dir.cleanup()
+
+
+def _merge_base() -> str:
+    out = subprocess.run(
+        ["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], capture_output=True, text=True
+    )
+    return out.stdout.strip() or "HEAD"
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--data", type=Path, help="default: the fate-m data set (math2.data)")
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--baseline", help="a git revision to compare with (default: merge base)")
+    p.add_argument("--no-baseline", action="store_true")
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.child:
+        _child(args.data.resolve())
+        return
     if args.data is None:
         from math2.config import load_settings
         from math2.data import locate
 
         args.data = locate(load_settings(), "fate-m")
     items = load(args.data.resolve())
+    rev = None if args.no_baseline else (args.baseline or _merge_base())
+    base = Baseline(rev, args.data.resolve()) if rev else None
 
     per_file: dict[str, list[int]] = {}
     refusals = []
+    flags: collections.Counter[str] = collections.Counter()
     for fname, iid, code, name in items:
         report = check_code(code, name=name, trust=BENCH)
+        flags.update(f.rule for f in report.flags)
         acc = per_file.setdefault(fname, [0, 0, 0])
         acc[0] += 1
         acc[2] += check_code(code, name=name).ok
@@ -83,13 +161,19 @@ def main() -> None:
             rules = sorted({v.rule for v in report.violations})
             refusals.append((fname, iid, ", ".join(rules), report.violations[0].detail))
 
-    cpu, wall = [], []
-    for _ in range(args.repeat):
-        c0, w0 = time.process_time(), time.perf_counter()
-        for _, _, code, name in items:
-            check_code(code, name=name, trust=BENCH)
-        cpu.append(len(items) / (time.process_time() - c0))
-        wall.append(len(items) / (time.perf_counter() - w0))
+    base_accepted = base.ask("accept") if base is not None else {}
+    cpu, wall, base_cpu, base_wall = [], [], [], []
+    c_start = time.process_time()
+    for _ in range(args.repeat):  # one pass of each in turn: both see the same load
+        if base is not None:
+            bc, bw = base.ask("pass")  # type: ignore[misc]
+            base_cpu.append(bc)
+            base_wall.append(bw)
+        c, w = one_pass(items)
+        cpu.append(c)
+        wall.append(w)
+    if base is not None:
+        base.close()
 
     print(f"Data: {args.data.resolve()} ({len(items)} items)")
     print(
@@ -102,10 +186,16 @@ def main() -> None:
     t0 = time.perf_counter()
     refused = not check_code(big, name="foo", trust=BENCH).ok
     big_s = time.perf_counter() - t0
-    print("| file | items | accepted (benchmark) | refused | accepted (generated) |")
-    print("|---|---|---|---|---|")
+    head = f"accepted at {rev[:12]} (benchmark) | " if base is not None else ""
+    print(f"| file | items | {head}accepted (benchmark) | refused | accepted (generated) |")
+    print("|---|---|---|---|---|" + ("---|" if base is not None else ""))
     for fname, (n, ok, gen) in per_file.items():
-        print(f"| {fname} | {n} | {ok} | {n - ok} | {gen} |")
+        was = f"{base_accepted.get(fname, '—')} | " if base is not None else ""  # type: ignore[union-attr]
+        print(f"| {fname} | {n} | {was}{ok} | {n - ok} | {gen} |")
+    print(
+        "\nFlags at the benchmark level: "
+        + (", ".join(f"{k} {v}" for k, v in sorted(flags.items())) or "none")
+    )
     print(f"\n10 MB item refused: {refused}, in {big_s * 1000:.1f} ms")
     print("\n| file | item | rules | first reason |\n|---|---|---|---|")
     for fname, iid, rules, detail in refusals:
@@ -114,6 +204,17 @@ def main() -> None:
         f"\nSpeed over {args.repeat} passes of {len(items)} statements: "
         f"CPU best {max(cpu):,.0f}/s, median {statistics.median(cpu):,.0f}/s; "
         f"wall best {max(wall):,.0f}/s, median {statistics.median(wall):,.0f}/s"
+    )
+    if base is not None:
+        print(
+            f"Baseline {rev[:12]}, the same passes in turn: CPU best {max(base_cpu):,.0f}/s, "
+            f"median {statistics.median(base_cpu):,.0f}/s; wall best {max(base_wall):,.0f}/s, "
+            f"median {statistics.median(base_wall):,.0f}/s; this tree / baseline (CPU median) "
+            f"{statistics.median(cpu) / statistics.median(base_cpu):.2f}"
+        )
+    print(
+        f"CPU time of this process: {time.process_time() - c_start:.1f} s; "
+        f"load average at the end {os.getloadavg()[0]:.1f}"
     )
 
 

@@ -27,9 +27,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from math2.lean.brackets import proof_start  # the statement's end, as the checks read it
 from math2.lean.commands import split_commands
 from math2.lean.lexer import Tok, tokenize
-from math2.lean.targets import _proof_start  # the statement's end, as the checks read it
 
 SUBJECT = re.compile(r"^(fix|\[codex\] fix)|misformali[sz]|\bwrong\b|\bincorrect\b", re.I)
 EXCLUDE = re.compile(
@@ -63,7 +63,7 @@ def declarations(code: str) -> dict[str, tuple[str, str, str]]:
         name = body[0].text
         start = c.tokens[c.keyword_index].offset
         # the statement ends at the `:=` of the proof (not at one of a `let`/`have` in it)
-        proof = _proof_start(body)
+        proof = proof_start(body)
         if proof is None:
             continue
         end = body[proof].offset

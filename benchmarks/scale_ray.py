@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -32,7 +33,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from math2.lean import CheckItem, LeanChecker, PoolConfig, ReplBackend
-from math2.runs import ItemContext, Job, Resource, execute, step
+from math2.runs import ItemContext, Job, Resource, RunServices, execute, step
 from math2.runs.ray_actors import NAMESPACE, WorkerEnv
 from math2.runs.ray_exec import RayOptions, stop_actors
 from math2.store import Store
@@ -48,14 +49,19 @@ class Item(BaseModel):
 def check():
     async def run(rec: Item, ctx: ItemContext) -> Item:
         code = f"import Mathlib\n\ntheorem {rec.id} : {rec.id[1:]} + 0 = {rec.id[1:]} := by sorry"
-        result, _ = await ctx.lean(ctx.services["checker"], CheckItem(id=rec.id, code=code))
+        result, _ = await ctx.lean(ctx.services.checker, CheckItem(id=rec.id, code=code))
         return rec.model_copy(update={"verdict": result.status.value})
 
     return run
 
 
-def services(env: WorkerEnv) -> dict:
-    return {"checker": LeanChecker(env.lean_backend, cache=env.result_cache())}
+@dataclass
+class CheckServices(RunServices):
+    checker: LeanChecker
+
+
+def services(env: WorkerEnv) -> CheckServices:
+    return CheckServices(LeanChecker(env.lean_backend, cache=env.result_cache()))
 
 
 def pool(size: int, latency: float) -> PoolConfig:

@@ -27,6 +27,8 @@ def env(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.setenv("MATH2_CONFIG", str(tmp_path / "none.toml"))
     monkeypatch.setenv("MATH2_LLM__BASE_URL", UNREACHABLE)
     monkeypatch.setenv("MATH2_LLM__MAX_RETRIES", "0")
+    # every item meets the dead endpoint itself (no early stop: that is tests/llm/dead.py's)
+    monkeypatch.setenv("MATH2_LLM__DOWN_AFTER", "0")
     monkeypatch.setenv("MATH2_LEAN__PROJECT_DIR", str(tmp_path))
     fake = [sys.executable, "-m", "math2.lean.testing.fake_repl"]
     monkeypatch.setenv("MATH2_LEAN__REPL_COMMAND", json.dumps(fake))
@@ -111,3 +113,42 @@ def test_align_all_failed_and_partly_failed(env, monkeypatch) -> None:
         res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     assert "2 of 8 pairs failed" in res.output and "unjudged" in res.output, res.output
+
+
+@pytest.mark.parametrize(
+    ("module", "function", "args"),
+    [
+        ("math2.checks", "run_checks", ["check", "{pairs}", "--judge", "judge"]),
+        ("math2.roles.formalize", "run_formalize", ["formalize", "{stmts}", "--model", "gen",
+                                                    "--judge", "judge", "--no-retrieval"]),
+        ("math2.roles.informalize", "run_informalize", ["informalize", "--model", "gen",
+                                                        "--translator", "tr", "--lean-dir", LEAN]),
+        ("math2.eval", "run_eval", ["eval", "run", "--benchmark", "fate-m", "--model", "gen",
+                                    "--judge", "judge", "-k", "1", "--limit", "1"]),
+    ],
+)  # fmt: skip
+def test_a_run_stopped_by_a_dead_endpoint_exits_1_with_one_line(
+    env, monkeypatch, module, function, args
+) -> None:
+    # Where the run engine stops a run on EndpointDown and raises it, each command ends with one
+    # line naming the endpoint and exit code 1 (issue 34 §5; stopping is the engine's part).
+    import importlib
+
+    from math2.llm import EndpointDown
+
+    message = f"the endpoint {UNREACHABLE} (model judge) is down: 3 calls in a row"
+
+    async def stopped(*_a, **_k):
+        raise EndpointDown(message, base_url=UNREACHABLE, consecutive=3)
+
+    monkeypatch.setattr(importlib.import_module(module), function, stopped)
+    pair = {"id": 1, "informal": "One.", "formal": "theorem t : 1 = 1"}
+    files = {
+        "pairs": _jsonl(env / "p.jsonl", [pair]),
+        "stmts": _jsonl(env / "s.jsonl", [{"id": 1, "informal": "One is one."}]),
+    }
+    res = CliRunner().invoke(app, [a.format(**files) for a in args])
+    assert res.exit_code == 1, res.output
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip() and "no --benchmark" not in ln]
+    assert len(lines) == 1 and message in lines[0], res.stderr
+    assert "Traceback" not in res.output

@@ -87,7 +87,6 @@ async def test_one_factory_builds_typed_services(tmp_path, sqlite_store):
         lean=True,
         allow_compiled=True,
         retriever=functools.partial(_no_retriever, library="mathlib"),
-        extra={"k": 1},
     )
     spec = resolve_spec(settings, sqlite_store, spec)
     assert spec.pin == MathlibPin("t", "c")
@@ -103,7 +102,9 @@ async def test_one_factory_builds_typed_services(tmp_path, sqlite_store):
         assert list(services.judges) == ["gen", "j2"]
         assert services.checker.allow_compiled and services.checker.backend.name == "kimina"
         assert services.retriever == ("retriever", "mathlib")
-        assert services.header == settings.lean.header and services.extra == {"k": 1}
+        assert services.header == settings.lean.header and not hasattr(services, "extra")
+        assert spec.revisions == {"gen": "", "j2": "", "trans": ""}
+        assert services.model_clients() == list(services.clients.values())
         assert services.model_id("j2") == spec.model_ids["j2"]
         assert services.generator.limiter.capacity == 3
         with pytest.raises(LookupError, match="nobody"):

@@ -14,8 +14,7 @@ from math2.errors import InputError
 from math2.importers.registry import ImporterSpec, ImportResult, load_builtin_importers
 from math2.importers.runs import JOB as IMPORT_JOB
 from math2.importers.runs import STEPS as IMPORT_STEPS
-from math2.runs.engine import RunSummary
-from math2.runs.registry import CannotResume, register_job
+from math2.runs import CannotResume, Resume, RunSummary, register_job
 from math2.sources import IntakeClass, Manifest, SourceEntry, load_manifest, sync_manifest
 from math2.sources.intake import Kind
 from math2.store import Run, Store
@@ -31,14 +30,6 @@ NOT_IMPORTED = {
     IntakeClass.EVALUATE: "evaluation only: read by the evaluation harness, never imported",
 }
 
-
-# Sources `math2 build` can fetch at their pin when this machine has no copy (their manifest
-# `url` is a git repository and the pin a commit).
-FETCHABLE = {"mathlib": "mathlib_dir"}
-
-# Sources whose data is an external data set (data/external.yaml), fetched at its pin into the
-# data cache when it is neither there nor in MATH2_DATA__DIR (`math2.data`).
-DATA_SETS = {"1000-plus": "1000-plus", "mathlib-theorem-lists": "mathlib-docs"}
 
 # The main library: a build that could not have it exits with EXIT_NO_MAIN_LIBRARY (README,
 # docs/sources.md), so that `math2 build && …` knows the corpus lacks it.
@@ -119,59 +110,6 @@ def _build_skip(entry: SourceEntry, importers: dict[str, ImporterSpec]) -> Sourc
     return SourceOutcome(source=entry.name, status="skipped", reason=reason)
 
 
-def _fetch(
-    settings: Settings, entry: SourceEntry, offline: bool, say: Callable[[str], None]
-) -> tuple[Path | None, str]:
-    """The source at its pin from the cache, else fetched (unless offline); else why not."""
-    from math2.importers.fetch import FetchError, cached_checkout, fetch_pinned
-
-    pin = entry.current_pin
-    commit = pin.commit if pin else None
-    field = FETCHABLE[entry.name]
-    supply = (
-        f"give a checkout at commit {commit} with MATH2_DATA__{field.upper()}=PATH, or a git "
-        f"URL to fetch it from with MATH2_DATA__{entry.name.upper()}_URL"
-    )
-    if not commit:
-        return None, "no commit pinned in the manifest to fetch"
-    cache = Path(settings.data.cache_dir)
-    if (done := cached_checkout(cache, entry.name, commit)) is not None:
-        return done, ""
-    url = getattr(settings.data, f"{entry.name}_url", None) or entry.url
-    if offline:
-        return None, f"not fetched (--offline): {entry.name} at {commit[:12]} from {url}; {supply}"
-    if not url:
-        return None, f"no URL to fetch {entry.name} from; {supply}"
-    try:
-        return fetch_pinned(url, commit, cache, entry.name, progress=say), ""
-    except FetchError as exc:
-        return None, f"could not fetch {entry.name} at {commit[:12]} from {url} ({exc}); {supply}"
-
-
-def _fetch_data(
-    settings: Settings, name: str, offline: bool, say: Callable[[str], None]
-) -> tuple[Path | None, str]:
-    """An external data set from MATH2_DATA__DIR or the data cache, else fetched at its pin
-    (unless offline); a set whose file differs from the manifest's hash is refused, not
-    fetched over."""
-    from math2.data import DataMismatch, DataMissing, FetchError, fetch_set, locate
-
-    try:
-        return locate(settings, name), ""
-    except DataMismatch as exc:
-        return None, str(exc)
-    except DataMissing as exc:
-        if offline:
-            return None, f"not fetched (--offline): {exc}"
-    try:
-        return fetch_set(settings, name, progress=say), ""
-    except (FetchError, DataMissing, DataMismatch) as exc:
-        return None, (
-            f"could not fetch data set {name} ({exc}); `math2 data fetch {name}` where there is "
-            "a network, or MATH2_DATA__DIR (data/README.md)"
-        )
-
-
 def _run_importer(
     settings: Settings,
     store: Store,
@@ -182,21 +120,21 @@ def _run_importer(
     offline: bool = True,
     say: Callable[[str], None] = lambda _m: None,
 ) -> SourceOutcome:
-    """Run one importer on `path`, or wherever it looks (or a fetch at its pin); a skip when
-    its data is not here."""
+    """Run one importer on `path`, or on what `importers.supply` finds (a local copy, an
+    earlier fetch, or a fetch at the pin); a skip that says why when the data is not here."""
+    how = f"from {path}"
     if path is None:
-        path, why = spec.locate(settings)
-        if path is None and entry.name in FETCHABLE:
-            path, why = _fetch(settings, entry, offline, say)
-        elif path is None and entry.name in DATA_SETS:
-            path, why = _fetch_data(settings, DATA_SETS[entry.name], offline, say)
-        if path is None:
-            return SourceOutcome(source=entry.name, status="skipped", reason=why)
+        from math2.importers.supply import supply
+
+        got = supply(settings, entry, spec, offline=offline, say=say)
+        if got.path is None:
+            return SourceOutcome(source=entry.name, status="skipped", reason=got.how)
+        path, how = got.path, got.how
     from math2.util.progress import stage
 
     with stage(f"import {entry.name}"):
         result = spec.run(store, entry, Path(path))
-    reason = "already imported at this pin" if result.skipped_already_done else f"from {path}"
+    reason = f"already imported at this pin ({how})" if result.skipped_already_done else how
     return SourceOutcome(source=entry.name, status="imported", reason=reason, result=result)
 
 
@@ -385,11 +323,14 @@ def _build(
             on_outcome(outcome)
     from math2.crosswalk.cluster import cluster
     from math2.crosswalk.select import select_nodes
+    from math2.importers.wiedijk import share_facts
     from math2.util.progress import stage
 
     with store.session() as s:
         with stage("crosswalks and clustering (K6.7)"):
             rep = cluster(s)
+        with stage("facts shared across a node (Wiedijk's 100)"):
+            shared = share_facts(s)
         with stage("node selection (K6.4)"):
             sel = select_nodes(s, "mathlib", settings.select.requests)
     steps = [
@@ -397,7 +338,8 @@ def _build(
             "crosswalks + clustering (K6.7)",
             f"{rep.edges_linked} edges linked to imported declarations, "
             f"{rep.mentions_joined} mentions joined nodes, {rep.type_hash_joined} by type hash, "
-            f"{rep.nodes_merged} nodes merged by Wikidata id, {rep.conflicts} conflicts left",
+            f"{rep.nodes_merged} nodes merged by Wikidata id, {rep.conflicts} conflicts left, "
+            f"{shared} 1000+ nodes given Wiedijk's facts",
         ),
         (
             "node selection (K6.4)",
@@ -416,10 +358,11 @@ def _build(
     return BuildSummary(outcomes=outcomes, steps=steps)
 
 
-async def _resume_import(run: Run, settings: Settings, store: Store, on_progress) -> RunSummary:
+async def _resume_import(run: Run, settings: Settings, store: Store, resume: Resume) -> RunSummary:
     """`math2 runs resume` of an import run (job `import`, `math2.importers.runs`): import the
     source again at the run's pin, from the path the run recorded (or wherever its importer
     looks): a finished import is not repeated."""
+    resume.local_only(IMPORT_JOB)
 
     name, _, pin = run.key.partition("@")
     try:

@@ -55,6 +55,16 @@ def test_figures_are_exact_on_a_fixture():
     assert (bat.false_flag.k, bat.false_flag.n) == (2, 3)
     assert (bat.precision.k, bat.precision.n) == (2, 4)
     assert cal.pairs == 6 and cal.unfaithful == 3
+    # b only warns: named, and the battery as if its findings failed a pair (p3 now caught)
+    assert cal.warn_only == ["b"]
+    worst = cal.battery_if_failing
+    assert worst is not None and worst.check == BATTERY
+    assert (worst.recall.k, worst.recall.n) == (3, 3)
+    assert (worst.false_flag.k, worst.false_flag.n) == (2, 3)
+    assert (worst.precision.k, worst.precision.n) == (3, 5)
+    # nothing warns: nothing named, no second battery
+    plain = calibrate(_rows("a", A) + _rows("b", B))
+    assert plain.warn_only == [] and plain.battery_if_failing is None
 
 
 def test_fleiss_kappa_by_hand_and_judges_agreement():
@@ -121,6 +131,21 @@ def test_check_labels_prints_and_stores_the_figures(tmp_path, monkeypatch):
     assert (uh["false_flag"]["k"], uh["false_flag"]["n"]) == (0, 1)
     assert uh["per_error_type"]["redundant_constraint"]["k"] == 1
     assert (by["battery"]["recall"]["k"], by["battery"]["recall"]["n"]) == (1, 2)
+    # every other lint only warns: the table and the text say so, and what the battery would
+    # catch if they failed pairs
+    text = " ".join(res.output.split())
+    from math2.checks import make_check
+    from math2.checks.lints import LINTS
+
+    warning = sorted(n for n in LINTS if common.warns(n, make_check(n).declared_status))
+    assert cal["warn_only"] == warning and "lint.missing_positivity" in warning
+    assert "lint.unused_hypothesis" not in warning  # measured at 95 %: it fails pairs
+    assert "| lint.missing_positivity (only warns) |" in text
+    assert "| lint.unused_hypothesis |" in text
+    assert f"Only warn ({len(warning)}): {', '.join(warning)}." in text
+    worst = cal["battery_if_failing"]
+    assert worst["recall"]["n"] == 2 and worst["recall"]["k"] >= 1
+    assert "If they failed a pair, the battery would flag" in text
     store = Store(f"sqlite:///{tmp_path / 'c.db'}")
     with store.session() as s:
         (run,) = s.query(Run).filter(Run.job == "check").all()

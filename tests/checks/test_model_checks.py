@@ -187,3 +187,28 @@ def test_bad_pairs_file_names_file_and_line(tmp_path, store):
     inp.write_text("")
     with pytest.raises(InputError, match="empty"):
         asyncio.run(run_checks(Settings(), store, inp, default_config()))
+
+
+def test_a_dead_judge_stops_the_pairs_instead_of_giving_each_an_error(tmp_path, store):
+    # The first call that cannot connect is the pair's `error` (never a pass); once the
+    # endpoint is down (DOWN_AFTER calls in a row) the battery lets EndpointDown out: the pairs
+    # it met get no verdict at all and wait for a resume (issue 34 §5).
+    from math2.checks import pair_key
+    from tests.llm.dead import DOWN_AFTER, dead_settings, met_endpoint_down, run_until_down
+
+    pairs = [
+        {"id": f"p{i}", "informal": f"P{i}: $x$ is $x$.", "formal": f"theorem p{i} (x : ℕ) : x = x"}
+        for i in range(8)
+    ]
+    inp = tmp_path / "pairs.jsonl"
+    write(inp, pairs)
+    st = dead_settings(settings_for(tmp_path, "http://unused/v1"))
+    run_until_down(lambda: run_checks(st, store, inp, default_config(judges=["judge"])))
+    met_endpoint_down(store, done_before=DOWN_AFTER - 1)
+    with store.session() as s:
+        rows = list(s.scalars(select(CheckResultRow)))
+    keys = {pair_key(p["informal"], p["formal"]) for p in pairs}
+    judged = {r.pair_key for r in rows}
+    assert len(judged) == DOWN_AFTER - 1 and judged <= keys
+    (verdict,) = [r for r in rows if r.check == "consistency"]
+    assert verdict.verdict == "error" and "LLMError" in verdict.evidence["reason"]

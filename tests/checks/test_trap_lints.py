@@ -74,3 +74,91 @@ def test_unique_existence_both_ways():
         Pair(id="x", informal="Some real $x$ has $x > 0$.", formal="theorem t : ∃! x : ℝ, x > 0")
     )
     assert out.verdict is Verdict.FAIL and "never says unique" in out.evidence["findings"][0]
+
+
+# Each of these was a false flag (issue 34 §5): the lint read what the notation does not say.
+FAITHFUL = [
+    # `f ⁻¹' s` is the preimage of a set, not the pointwise reciprocal of `f`
+    (
+        "lint.inverse_notation",
+        "The inverse image of an open set $s$ under a continuous $f$ is open.",
+        "theorem t (f : ℝ → ℝ) (hf : Continuous f) (s : Set ℝ) (hs : IsOpen s) : "
+        "IsOpen (f ⁻¹' s) := by sorry",
+    ),
+    (
+        "lint.inverse_notation",
+        "The preimage under $f$ of the inverse image of $s$ is the inverse image of $s$.",
+        "theorem t (f : ℝ → ℝ) (s : Set ℝ) : f⁻¹' (f⁻¹' s) ⊆ f⁻¹' (f⁻¹' s) := by sorry",
+    ),
+    # `\mathbb{R}` (Z, Q, C, N) is a number system, not a variable
+    *(
+        (
+            "lint.unmatched_variable",
+            f"For every $x \\in {ns}$, $x = x$.",
+            f"theorem t (x : {lean}) : x = x := by sorry",
+        )
+        for ns, lean in [
+            ("\\mathbb{R}", "ℝ"),
+            ("\\mathbb{Z}", "ℤ"),
+            ("\\mathbb{Q}", "ℚ"),
+            ("\\mathbb{C}", "ℂ"),
+            ("\\mathbb{N}", "ℕ"),
+            ("\\mathbb R", "ℝ"),
+            ("\\Bbb Z", "ℤ"),
+        ]
+    ),
+    (
+        "lint.unmatched_variable",
+        "For $f: \\mathbb{R}^n \\to \\mathbb{R}$ with $\\operatorname{Lip}(f) \\le 1$, $f = f$.",
+        "theorem t (n : ℕ) (f : (Fin n → ℝ) → ℝ) (h : LipschitzWith 1 f) : f = f := by sorry",
+    ),
+    # `ℕ+` is the positive naturals
+    (
+        "lint.missing_positivity",
+        "For every positive integer $n$, $n \\ge 1$.",
+        "theorem t (n : ℕ+) : (n : ℕ) ≥ 1 := by sorry",
+    ),
+    (
+        "lint.missing_positivity",
+        "For every positive integer $n$, $n \\ge 1$.",
+        "theorem t : ∀ n : ℕ+, (n : ℕ) ≥ 1 := by sorry",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lint", "informal", "formal"), FAITHFUL)
+def test_notation_is_not_a_finding(lint, informal, formal):
+    out = make_check(lint).check(Pair(id="g", informal=informal, formal=formal))
+    assert out.verdict is Verdict.PASS, out.evidence
+
+
+@pytest.mark.parametrize(
+    ("lint", "informal", "formal", "finding"),
+    [
+        # the reciprocal beside a preimage is still found
+        (
+            "lint.inverse_notation",
+            "The inverse function of $f$ maps the inverse image of $s$ into $s$.",
+            "theorem t (f : ℝ → ℝ) (s : Set ℝ) : f⁻¹ '' (f ⁻¹' s) ⊆ s := by sorry",
+            "`f⁻¹`",
+        ),
+        # a letter beside a number system is still a variable
+        (
+            "lint.unmatched_variable",
+            "For $x, y \\in \\mathbb{R}$, $x + y = y + x$.",
+            "theorem t (x : ℝ) : x + x = x + x := by sorry",
+            "`y`",
+        ),
+        # `ℕ +` apart, or ℕ alone, says nothing of positivity
+        (
+            "lint.missing_positivity",
+            "For every positive integer $n$, $n \\ge 1$.",
+            "theorem t (n : ℕ) : n ≥ 1 := by sorry",
+            "positive",
+        ),
+    ],
+)
+def test_findings_beside_the_notation(lint, informal, formal, finding):
+    out = make_check(lint).check(Pair(id="b", informal=informal, formal=formal))
+    assert out.verdict is Verdict.FAIL, out.evidence
+    assert any(finding in f for f in out.evidence["findings"]), out.evidence

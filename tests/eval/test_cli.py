@@ -57,11 +57,16 @@ def test_eval_run_and_report_end_to_end(tmp_path):
         assert done.returncode == 0, done.stderr
         assert "fate-m" in done.stdout and "macro" in done.stdout
         assert "MathForm-8B 97.33" in done.stdout  # the seed's figure next to ours
+        # the last line counts the failed samples and names the Lean (a double says so)
+        last = " ".join(done.stdout.split("samples this time")[-1].split())
+        assert "0 of the run's 32 samples failed (each scored 0)" in last, done.stdout
+        assert "compiled by: fake-repl" in last and "a test double, not Lean" in last
         run_id = int(done.stdout.split("run ")[-1].split(":")[0])
         rep = _math2(
             "eval", "report", "--run", str(run_id), str(tmp_path / "r2"), env=env, cwd=tmp_path
         )
         assert rep.returncode == 0, rep.stderr
+        assert "compiled by: fake-repl" in rep.stdout.splitlines()[-2], rep.stdout
         bad = _math2(
             "eval",
             "run",

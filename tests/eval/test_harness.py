@@ -276,5 +276,56 @@ def test_a_models_meaning_changer_fails_the_sample_and_never_reaches_lean(tmp_pa
     (b,) = sc.benchmarks
     assert b.per_item["alpha"]["compiled"] == 0
     assert b.per_item["beta"]["compiled"] == 1
+    # a refusal is a failure with its reason, in the table's "failed (why)" column
+    assert b.failures == {"refused": 1} and "1/2 (refused 1)" in render_table(sc)
+    (refused,) = [x for x in samples if x.failure is SampleFailure.REFUSED]
+    assert refused.item == "alpha" and refused.error and refused.compiled_by == ""
     sent = log.read_text() if log.exists() else ""
     assert "instance : LT" not in sent and "theorem other" in sent
+
+
+def test_a_dead_generator_stops_the_samples_instead_of_scoring_them(tmp_path, registered):
+    # Once the endpoint is down, the sample step lets EndpointDown out: no sample is `done`
+    # (so none is scored as an ordinary miss) and the run can be resumed (issue 34 §5).
+    from tests.llm.dead import dead_settings, met_endpoint_down, run_until_down
+
+    toy = _synthetic(tmp_path)
+    opts = EvalOptions(model="gen", judges=["j1"], k=4)
+    st = dead_settings(settings_for(tmp_path, "http://unused/v1"))
+    run_until_down(lambda: run_eval(st, registered, [toy], opts))
+    met_endpoint_down(registered, done_before=0)
+
+
+HOSTILE = (
+    'theorem h : True := by sorry\n#eval IO.Process.run { cmd := "sh", args := #["-c", "id"] }'
+)
+CUT = "theorem c : 1 + 1 = 2 := by norm_num -- " + "x" * 400  # cut off after a few tokens
+
+
+@pytest.mark.parametrize("loop", [False, True])
+def test_a_cut_reply_is_a_timeout_and_a_refusal_is_refused(tmp_path, registered, loop):
+    """A reply cut off at its deadline (finish_reason "timeout") counts as `timeout`, not
+    `no_lean`; a block hygiene refuses counts as `refused` — single-shot and through the loop,
+    and the table's "failed (why)" column says so (issue 34 §5)."""
+    rules = [
+        Rule(system=GENERATOR, user="ALPHAEVAL", reply=lean(CUT), stall_after=3),
+        Rule(system=GENERATOR, user="BETAEVAL", reply=lean(HOSTILE)),
+        Rule(json=OK),
+    ]
+    toy = _synthetic(tmp_path)
+    log = tmp_path / "repl.jsonl"
+    with FakeServer(Script(rules=rules)) as srv:
+        st = settings_for(tmp_path, srv.base_url)
+        st.llm.timeout_s, st.llm.timeout_floor_s, st.llm.max_retries = 1.0, 0.3, 0
+        st.lean.repl_command = [*st.lean.repl_command, "--log", str(log)]
+        opts = EvalOptions(model="gen", judges=["j1"], k=1, loop=loop, max_rounds=1)
+        summary, samples = asyncio.run(run_eval(st, registered, [toy], opts))
+    assert summary.failed == 0
+    by_item = {x.item: x for x in samples}
+    assert by_item["alpha"].failure is SampleFailure.TIMEOUT and not by_item["alpha"].compiled
+    assert by_item["beta"].failure is SampleFailure.REFUSED and not by_item["beta"].compiled
+    sc = score(samples, ks=[1], model="gen", resamples=20)
+    (b,) = sc.benchmarks
+    assert b.failures == {"refused": 1, "timeout": 1} and b.sc[1].value == 0.0
+    assert "2/2 (refused 1, timeout 1)" in render_table(sc)
+    assert "IO.Process" not in (log.read_text() if log.exists() else "")

@@ -79,3 +79,40 @@ def test_report_without_embedded_scores_is_an_error(tmp_path):
     p.write_text("<html></html>")
     with pytest.raises(ValueError, match="no embedded scores"):
         read_html_scores(p)
+
+
+def test_each_plot_shows_the_lean_and_the_failures_in_a_visible_caption(tmp_path, monkeypatch):
+    # Drawn on the figure itself, not only in the PNG's hidden text chunk (issue 34 §6).
+    from matplotlib.figure import Figure
+
+    from math2.eval import SampleFailure
+    from math2.lean.identity import LeanIdentity
+
+    double = LeanIdentity(kind="fake-repl", lean_version="fake-repl 0123456789ab").label()
+    samples = [
+        SampleResult(
+            benchmark="fate-m",
+            version_hash="v1",
+            item=f"i{i}",
+            sample=0,
+            compiled=i < 2,
+            judges={"j": True},
+            compiled_by=double if i < 3 else "",
+            failure=SampleFailure.REFUSED if i == 3 else None,
+        )
+        for i in range(4)
+    ]
+    scores = score(samples, ks=[1], model="m", resamples=20)
+    drawn: dict[str, list[str]] = {}
+    save = Figure.savefig
+
+    def spy(fig, fname, *args, **kwargs):
+        drawn[str(fname)] = [t.get_text() for t in fig.texts]
+        return save(fig, fname, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", spy)
+    files = write_report(scores, tmp_path)
+    for key in ("bars", "curves"):
+        (text,) = drawn[str(files[key])]
+        assert f"compiled by: {double}" in text and "a test double, not Lean" in text
+        assert "failed samples (each scored 0): 1/4 (refused 1)" in text

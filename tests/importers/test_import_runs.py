@@ -3,15 +3,18 @@ or killed import shows as such, and `runs resume` finishes it without importing 
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from math2.cli import app
-from math2.importers.runs import _open
+from math2.importers.runs import _identity
+from math2.runs.claim import Executor, open_segment
+from math2.runs.lease import Holder, _machine
 from math2.sources import load_manifest, sync_manifest
-from math2.store import Mention, Run, RunItem
+from math2.store import Mention, Run, RunItem, RunSegment
 from tests.build_helpers import SMALL_MM, small_manifest
 
 
@@ -74,11 +77,21 @@ def test_a_killed_import_shows_as_killed_and_resumes(tmp_path: Path, store) -> N
     mm.write_text(SMALL_MM)
     with store.session() as s:
         sync_manifest(s, load_manifest(manifest))
-    # what SIGKILL leaves mid-import: the run row `running`, its lock gone, no data
-    run_id = _open(store, "setmm", mm)
+    # what SIGKILL leaves mid-import: the run row `running` under the lease of a process that
+    # is gone, its segment open, no data
+    dead = Holder(
+        f"{socket.gethostname()}:999999999:x", socket.gethostname(), 999999999, _machine()
+    )
+    params = {"path": str(mm.resolve())}
+    run_id = open_segment(
+        store, _identity(store, "setmm"), params, None, Executor(), dead, 60
+    ).run_id
     listed = _cli(store, manifest, "runs", "list")
     assert "killed" in listed.output
     r = _cli(store, manifest, "runs", "resume", str(run_id))
     assert r.exit_code == 0, r.output
     assert f"run {run_id}: 2 done" in r.output
     assert _mentions(store) == 3
+    with store.session() as s:  # the dead driver's segment is closed as killed, the new one done
+        segs = s.scalars(select(RunSegment).where(RunSegment.run_id == run_id)).all()
+    assert [g.status for g in segs] == ["killed", "done"] and "died" in (segs[0].reason or "")

@@ -142,3 +142,66 @@ def test_setup_failure_names_the_step(tmp_path: Path) -> None:
             steps, tmp_path / "p", "leanprover/lean4:v4.33.0-rc1", "abc", echo=lambda _: None
         )
     assert 'rev = "abc"' in (tmp_path / "p" / "lakefile.toml").read_text()
+
+
+def test_check_names_the_lean_and_a_double_says_so(env: Path) -> None:
+    # The last line names the Lean behind the verdicts as it reported itself; the fake REPL is
+    # a test double and says so (issue 34 §6). Failures are counted by kind.
+    f = jsonl(
+        env / "mixed.jsonl",
+        [
+            {"name": "a", "code": "import Mathlib\ntheorem a : True := sorry"},
+            {"name": "c", "code": "import Mathlib\naxiom x : False\ntheorem c : False := sorry"},
+            {
+                "name": "d",
+                "code": "import Mathlib\ntheorem d : True := sorry "
+                "-- fake: error unknown_identifier y",
+            },
+        ],
+    )
+    res = CliRunner().invoke(app, ["lean", "check", str(f)])
+    assert res.exit_code == 1, res.output
+    last = res.stdout.strip().splitlines()[-1]
+    assert last.startswith("3 checked: 1 passed, 2 failed (error 1, refused before Lean 1) — ")
+    assert "checked by fake-repl · Lean fake-repl" in last, last
+    assert last.endswith("— a test double, not Lean")
+    # every item refused: nothing reached Lean, and the line says so
+    bad = jsonl(env / "bad.jsonl", [{"name": "c", "code": "import Mathlib\naxiom x : False"}])
+    res = CliRunner().invoke(app, ["lean", "check", str(bad)])
+    assert res.exit_code == 1
+    last = res.stdout.strip().splitlines()[-1]
+    assert last.endswith("— nothing reached Lean (hygiene refused every item)"), last
+    assert "fake-repl" not in last
+
+
+@pytest.mark.parametrize("field", ["formal_statement", "lean4_formalization", "ground_truth"])
+def test_check_reads_each_benchmark_field_and_names_it(env: Path, field: str) -> None:
+    # MathForm's harness rows hold the statement in `ground_truth` (issue 34 §3).
+    f = jsonl(
+        env / "bench.jsonl",
+        [
+            {
+                "name": f"p{i}",
+                "problem": "Truth holds.",
+                "header": "import Mathlib",
+                field: f"theorem p{i} : True := by sorry",
+                "benchmark_name": "Toy",
+            }
+            for i in range(2)
+        ],
+    )
+    res = CliRunner().invoke(app, ["lean", "check", str(f)])
+    assert res.exit_code == 0, res.output
+    assert f"2 items from {f}: field '{field}' 2" in " ".join(res.stderr.split())
+    assert "2 checked: 2 passed, 0 failed" in res.stdout
+
+
+def test_a_line_without_lean_says_which_fields_are_read(env: Path) -> None:
+    f = jsonl(env / "none.jsonl", [{"name": "p", "problem": "Truth holds.", "statement": "x"}])
+    res = CliRunner().invoke(app, ["lean", "check", str(f)])
+    assert res.exit_code == 2
+    err = " ".join(res.stderr.split())
+    assert f"{f}:1" in err and "no Lean to check" in err
+    for name in ("'code'", "'formal_statement'", "'lean4_formalization'", "'ground_truth'"):
+        assert name in err
+    assert "it has 'name', 'problem', 'statement'" in err

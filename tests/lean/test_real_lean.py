@@ -9,7 +9,8 @@ import shutil
 import pytest
 
 from math2.config import load_settings
-from math2.lean import CheckItem, Status, make_checker
+from math2.lean import CheckItem, Status
+from math2.services import make_checker
 
 pytestmark = pytest.mark.lean
 

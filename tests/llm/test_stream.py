@@ -163,3 +163,32 @@ async def test_balanced_endpoints_pass_the_stream_through():
         members = c._http._transport.members
         assert sum(m.calls for m in members) == 2 and all(m.in_flight == 0 for m in members)
         await c.aclose()
+
+
+async def test_a_reply_holding_unicode_line_breaks_is_read_whole():
+    # A server writes U+2028 (and the other characters Python's splitlines breaks at) raw
+    # inside a chunk's JSON; only the event stream's own line ends cut it (issue 34).
+    odd = "a\u2028b\u2029c\x85d\x0be\x0cf\x1cg\x1dh\x1ei"
+    reply = f"theorem t : 1 = 1 := rfl -- {odd} {odd}"
+    with FakeServer(Script(rules=[Rule(user="SLOW", reply=reply)])) as srv:
+        c = client(srv.base_url, max_retries=0)
+        r = await c.chat(MSG, max_tokens=200)
+        assert r.content == reply and r.finish_reason == "stop" and not r.failed_tries
+        assert len(srv.requests) == 1
+        await c.aclose()
+
+
+async def test_sse_lines_split_at_event_stream_line_ends_only():
+    from math2.llm.stream import sse_lines
+
+    async def pieces(*texts: str):
+        for t in texts:
+            yield t
+
+    got = [
+        ln
+        async for ln in sse_lines(
+            pieces("data: a\u2028b\r", "\ndata: c\n\n", "data: d\re", "f\u2029\r\n", "data: g\r")
+        )
+    ]
+    assert got == ["data: a\u2028b", "data: c", "", "data: d", "ef\u2029", "data: g"]

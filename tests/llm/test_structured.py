@@ -54,3 +54,20 @@ async def test_malformed_is_a_clear_failure_never_a_value():
     assert not out.ok and out.value is None
     assert "no valid Verdict after 3 replies" in out.error
     assert len(s.requests) == 3
+
+
+async def test_repair_temperature_is_base_plus_0_4_per_repair():
+    # Through the fake server: the temperature each reply was asked at (issue 34 §6: from a
+    # base of 0.0 the repairs ask 0.4 then 0.8 — it compounded to 1.0 before).
+    from math2.llm.testing import FakeServer, Rule, Script
+
+    def temps(srv) -> list[float]:
+        return [r["body"]["temperature"] for r in srv.requests]
+
+    for base, want in [(0.0, [0.0, 0.4, 0.8]), (0.1, [0.1, 0.5, 0.9]), (0.5, [0.5, 0.9, 1.0])]:
+        with FakeServer(Script(rules=[Rule(reply="not json")])) as srv:
+            ep = Endpoint(base_url=srv.base_url, model="judge", max_retries=0)
+            async with LLMClient(ep, MemoryCache()) as c:
+                out = await structured(c, MSG, Verdict, retries=2, temperature=base)
+            assert not out.ok and out.repairs == 2
+            assert temps(srv) == want, (base, temps(srv))

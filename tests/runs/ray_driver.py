@@ -9,7 +9,7 @@ import functools
 import sys
 from pathlib import Path
 
-from math2.runs import Resource, execute
+from math2.runs import execute
 from math2.runs.ray_actors import NAMESPACE
 from math2.runs.ray_exec import RayOptions
 from math2.store import Store
@@ -32,7 +32,8 @@ def main() -> None:
             executor="ray",
             ray=RayOptions(address=address, batch_size=2, lean=ray_job.pool_config(Path(repl_log))),
             services_factory=functools.partial(ray_job.services, base_url),
-            resources={"model": Resource("model", 4), "lean": Resource("lean", 2)},
+            resources=ray_job.resources(),
+            params=ray_job.params(base_url, repl_log, template, int(n)),
         )
     )
     print(summary.model_dump_json())

@@ -1,18 +1,36 @@
 """A small job for the executor tests: one model call and one Lean check per item, through the
-same `ItemContext` paths every role uses (the fake model server and the fake REPL behind them)."""
+same `ItemContext` paths every role uses (the fake model server and the fake REPL behind them),
+and its resumer (`math2 runs resume` of a run of it, on the executor it names)."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
 from math2.lean import CheckItem, LeanChecker, PoolConfig
 from math2.llm import Endpoint, LLMClient, StoreCache, load_template_file
 from math2.llm.testing import Rule, Script
-from math2.runs import ItemContext, Job, step
+from math2.runs import (
+    CannotResume,
+    ItemContext,
+    Job,
+    Provenance,
+    Resource,
+    Resume,
+    RunServices,
+    RunSummary,
+    execute,
+    register_job,
+    step,
+)
 from math2.runs.ray_actors import WorkerEnv
+from math2.store import Run, Store
 
 
 class Item(BaseModel):
@@ -28,11 +46,11 @@ def prove(template_path: str, header: str = "import Mathlib"):
         t = load_template_file(Path(template_path))
         async with ctx.slot("model"):
             resp, _ = await ctx.chat(
-                ctx.services["client"], t, {"statement": rec.text}, stage="generate"
+                ctx.services.client, t, {"statement": rec.text}, stage="generate"
             )
         code = f"{header}\n\ntheorem {rec.id} : {resp.content} := by sorry"
         result, _ = await ctx.lean(
-            ctx.services["checker"], CheckItem(id=rec.id, code=code), stage="compile"
+            ctx.services.checker, CheckItem(id=rec.id, code=code), stage="compile"
         )
         return rec.model_copy(update={"answer": resp.content, "verdict": result.status.value})
 
@@ -66,10 +84,55 @@ def pool_config(repl_log: Path, size: int = 2, check_delay: float = 0.0) -> Pool
     return PoolConfig(argv=argv, size=size, timeout_s=30, memory_limit_mb=None)
 
 
-def services(base_url: str, env: WorkerEnv) -> dict:
+@dataclass
+class JobServices(RunServices):
+    """The test job's services: the model's client and the checker; the run's identity names
+    the checker's Lean and the model (as a role's services do)."""
+
+    client: LLMClient
+    checker: LeanChecker
+
+    async def provenance(self) -> Provenance:
+        return Provenance(lean=await self.checker.ensure_identity(), models={"fake-model": ""})
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
+def services(base_url: str, env: WorkerEnv) -> JobServices:
     """The steps' services, built where they run (a Ray worker or the local driver)."""
     client = LLMClient(
         Endpoint(base_url=base_url, model="fake-model", concurrency=4), StoreCache(env.astore)
     )
-    checker = LeanChecker(env.lean_backend, cache=env.result_cache())
-    return {"client": client, "checker": checker}
+    return JobServices(client, LeanChecker(env.lean_backend, cache=env.result_cache()))
+
+
+def resources() -> dict[str, Resource]:
+    return {"model": Resource("model", 4), "lean": Resource("lean", 2)}
+
+
+def params(base_url: str, repl_log: str, template: str, n: int) -> dict[str, Any]:
+    """What a run of the job records for its resumer."""
+    return {"base_url": base_url, "repl_log": repl_log, "template": template, "n": n}
+
+
+async def _resume(run: Run, settings: Any, store: Store, resume: Resume) -> RunSummary:
+    p = run.params
+    if resume.ray is None:
+        raise CannotResume("the test job resumes on Ray only")
+    options = dataclasses.replace(resume.ray, batch_size=2, lean=pool_config(Path(p["repl_log"])))
+    return await execute(
+        store,
+        job(p["template"]),
+        items(p["n"]),
+        executor="ray",
+        ray=options,
+        services_factory=functools.partial(services, p["base_url"]),
+        resources=resources(),
+        params=p,
+        on_progress=resume.on_progress,
+        resume=resume,
+    )
+
+
+register_job("test.ray", _resume)

@@ -31,10 +31,15 @@ def _records(params: dict) -> list[Rec]:
     return [Rec(id=f"r{i}", n=i) for i in range(params["count"])]
 
 
-async def _resume(run, settings, store, on_progress):
+async def _resume(run, settings, store, resume):
     job = Job(run.job, run.key, [square(**run.spec["steps"][0]["args"])])
     return await execute(
-        store, job, _records(run.params), params=run.params, on_progress=on_progress
+        store,
+        job,
+        _records(run.params),
+        params=run.params,
+        on_progress=resume.on_progress,
+        resume=resume,
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from dataclasses import dataclass
 
 from pydantic import BaseModel
 from sqlalchemy import select
@@ -14,9 +15,14 @@ from typer.testing import CliRunner
 from math2.cli import app
 from math2.llm import Endpoint, LLMClient, MemoryCache, load_template
 from math2.llm.testing import FakeServer, Rule, Script
-from math2.runs import ItemContext, Job, execute, run_detail, step
+from math2.runs import ItemContext, Job, RunServices, execute, run_detail, step
 from math2.runs.context import CALL_FAILED
 from math2.store import Attempt
+
+
+@dataclass
+class ClientServices(RunServices):
+    client: LLMClient
 
 
 class Rec(BaseModel):
@@ -28,7 +34,7 @@ class Rec(BaseModel):
 def ask():
     async def run(rec: Rec, ctx: ItemContext) -> Rec:
         await ctx.chat(
-            ctx.services["client"],
+            ctx.services.client,
             load_template("formalize/generate"),
             {"statement": rec.text, "hits": [], "previous": None, "feedback": "", "round": 1},
             stage="generate",
@@ -47,7 +53,16 @@ def _closed_port() -> str:
 
 
 def _client(url: str, concurrency: int = 4) -> LLMClient:
-    ep = Endpoint(base_url=url, model="m", backoff_s=0.001, max_retries=2, concurrency=concurrency)
+    # every call meets the dead endpoint itself (down_after=0: the client's early stop is
+    # tests/llm/test_endpoint_down.py's)
+    ep = Endpoint(
+        base_url=url,
+        model="m",
+        backoff_s=0.001,
+        max_retries=2,
+        concurrency=concurrency,
+        down_after=0,
+    )
     return LLMClient(ep, MemoryCache())
 
 
@@ -59,7 +74,7 @@ def _run(store, url: str, recs: list[Rec], concurrency: int = 4):
             store,
             job,
             recs,
-            services={"client": client},
+            services=ClientServices(client),
             resources={"model": client.limiter},
             max_in_flight=8,
         )

@@ -66,7 +66,7 @@ def test_stage_shares_in_every_line() -> None:
 
 
 async def test_stage_share_counts_calls_not_cache_hits(sqlite_store) -> None:
-    from math2.runs.context import STAGE_SECONDS, ItemContext, stage_share
+    from math2.runs.context import STAGE_SECONDS, ItemContext, RunServices, stage_share
     from math2.store.aio import AsyncStore
     from math2.store.work import Run
 
@@ -77,7 +77,7 @@ async def test_stage_share_counts_calls_not_cache_hits(sqlite_store) -> None:
         run_id = run.id
     astore = AsyncStore(sqlite_store)
     STAGE_SECONDS.pop(run_id, None)  # the engine starts each execution afresh
-    ctx = ItemContext(run_id, "a", astore, {})
+    ctx = ItemContext(run_id, "a", astore, {}, RunServices())
     await ctx.attempt(stage="generate", duration_s=3.0)
     await ctx.attempt(stage="compile", round=1, duration_s=1.0)
     await ctx.attempt(stage="judge", duration_s=5.0, cached=True)  # a cache hit: no busy time

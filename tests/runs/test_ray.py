@@ -34,7 +34,7 @@ from math2.llm.testing.fake_server import read_log, repeats, request_hash
 from math2.runs import Resource, execute
 from math2.runs.ray_actors import NAMESPACE, WorkerEnv, lean_actor_name
 from math2.runs.ray_exec import RayOptions, RayUnavailable, stop_actors
-from math2.store import Attempt, LLMResponse, Run, RunItem, Store
+from math2.store import Attempt, LLMResponse, Run, RunItem, RunSegment, Store
 from math2.store.aio import AsyncStore
 from tests.runs import ray_job
 
@@ -202,7 +202,7 @@ async def _local(store: Store, base_url: str, template: str, repl_log: Path):
             services=services,
         )
     finally:
-        await services["client"].aclose()
+        await services.aclose()
         await backend.close()
         await astore.aclose()
 
@@ -247,6 +247,7 @@ async def test_same_items_and_attempts_as_local(cluster, lean_actors, pg, tmp_pa
         node = run.stats["nodes"][0]
     r = CliRunner().invoke(app, ["--db", ray_db.url, "runs", "show", str(remote.run_id)])
     assert r.exit_code == 0 and f"executor: ray on 1 node(s): {node}" in r.output
+    assert f"items per node: {node} {N}" in r.output  # its one segment
 
 
 def test_cli_refuses_ray_on_sqlite(cluster, tmp_path):
@@ -258,6 +259,7 @@ def test_cli_refuses_ray_on_sqlite(cluster, tmp_path):
     r = CliRunner().invoke(app, argv)
     assert r.exit_code == 2, r.output
     assert "needs a PostgreSQL store" in r.output and "Traceback" not in r.output
+    assert "give --db postgresql" in " ".join(r.output.split())
 
 
 async def test_sqlite_is_refused(cluster, sqlite_store, tmp_path):
@@ -301,13 +303,17 @@ def _count_done(store: Store) -> int:
         return s.scalar(select(func.count()).select_from(RunItem).where(RunItem.status == "done"))
 
 
-def test_driver_sigkilled_and_resumed(cluster, lean_actors, pg, tmp_path):
+def test_driver_sigkilled_and_resumed_on_ray(cluster, lean_actors, pg, tmp_path):
+    """A live Ray run is `running` and held: `runs resume` is refused naming its driver. Killed
+    with SIGKILL, `runs resume` takes it over at once and drives it on Ray again (the executor
+    and the address the run recorded): done items skipped, nothing finished asked again."""
     n = 24
     template = ray_job.write_template(tmp_path)
     store = pg()
     repl_log = tmp_path / "repl.jsonl"
     address = cluster.get_runtime_context().gcs_address
     env = _driver_env()
+    runner = CliRunner()
     with FakeServer(ray_job.script(latency_s=0.1), log_path=tmp_path / "llm.jsonl") as srv:
         argv = [sys.executable, "-m", "tests.runs.ray_driver", address, store.url, srv.base_url]
         argv += [str(repl_log), template, str(n)]
@@ -317,6 +323,12 @@ def test_driver_sigkilled_and_resumed(cluster, lean_actors, pg, tmp_path):
             assert proc.poll() is None, "the driver ended before it was killed"
             assert time.monotonic() < deadline
             time.sleep(0.05)
+        with store.session() as s:
+            run_id = s.scalar(select(Run.id))
+        listed = runner.invoke(app, ["--db", store.url, "runs", "list"])
+        assert "running" in listed.output and "killed" not in listed.output, listed.output
+        held = runner.invoke(app, ["--db", store.url, "runs", "resume", str(run_id)])
+        assert held.exit_code == 2 and f"pid {proc.pid}" in held.output, held.output
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         time.sleep(0.5)  # let Ray end the dead driver's tasks
@@ -327,10 +339,11 @@ def test_driver_sigkilled_and_resumed(cluster, lean_actors, pg, tmp_path):
             checked = {a.item for a in s.scalars(select(Attempt).where(Attempt.stage == "compile"))}
         calls_before = len(read_log(tmp_path / "llm.jsonl"))
         checks_before = _checks(repl_log)
-        out = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    summary = json.loads(out.stdout.strip().splitlines()[-1])
-    assert summary["skipped"] == done_before and summary["done"] + done_before == n
+        out = runner.invoke(app, ["--db", store.url, "runs", "resume", str(run_id)])
+    assert out.exit_code == 0, out.output
+    assert (
+        f"{n - done_before} done, 0 failed, {done_before} already finished (on ray)" in out.output
+    )
     assert _count_done(store) == n
     # Nothing finished before the kill was asked again: no stored reply, no stored check.
     after = read_log(tmp_path / "llm.jsonl")[calls_before:]
@@ -339,3 +352,9 @@ def test_driver_sigkilled_and_resumed(cluster, lean_actors, pg, tmp_path):
     assert not set(again) & checked
     with store.session() as s:
         assert s.scalar(select(func.count()).select_from(Attempt)) == 2 * n
+        segs = s.scalars(select(RunSegment).order_by(RunSegment.id)).all()
+    assert [(g.executor, g.address, g.status) for g in segs] == [
+        ("ray", address, "killed"),
+        ("ray", address, "done"),
+    ]
+    assert sum(segs[1].stats["items_per_node"].values()) == n - done_before

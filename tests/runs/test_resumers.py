@@ -17,7 +17,7 @@ from math2.eval.harness import EvalOptions, benchmark_sources, run_eval
 from math2.llm import add_model
 from math2.llm.testing import FakeServer, Rule, Script
 from math2.roles.formalize import FormalizeOptions, run_formalize
-from math2.runs import CannotResume, resumer
+from math2.runs import CannotResume, Resume, resumer
 from math2.store import Run, RunItem
 from tests.conftest import benchmark_fixtures
 from tests.eval.test_harness import script as eval_script
@@ -86,7 +86,7 @@ def test_an_eval_run_resumes_from_its_record(tmp_path, sqlite_store) -> None:
         summary, samples = asyncio.run(run_eval(st, sqlite_store, [version], opts, sources=sources))
         run = _lose_items(sqlite_store, summary.run_id, 3)
         asked = len(srv.requests)
-        resumed = asyncio.run(resumer("eval")(run, st, sqlite_store, None))
+        resumed = asyncio.run(resumer("eval")(run, st, sqlite_store, Resume(run.id)))
         assert len(srv.requests) == asked  # every lost sample answered from the caches
     assert (resumed.run_id, resumed.done, resumed.skipped) == (summary.run_id, 3, 5)
     again = collect_results(sqlite_store, summary.run_id)
@@ -96,7 +96,7 @@ def test_an_eval_run_resumes_from_its_record(tmp_path, sqlite_store) -> None:
     # the benchmark changed since: refused, naming what changed
     toy.write_text(toy.read_text().replace("one and one", "two and two"))
     with pytest.raises(CannotResume, match="has changed"):
-        asyncio.run(resumer("eval")(run, st, sqlite_store, None))
+        asyncio.run(resumer("eval")(run, st, sqlite_store, Resume(run.id)))
 
 
 def test_an_align_eval_run_resumes_through_runs_resume(tmp_path, sqlite_store) -> None:

@@ -9,7 +9,9 @@
     ]})
     outcomes = await battery.run(pair, CheckEnv(ctx=ctx))
 
-A check that raises is recorded as verdict `error` with the exception, never as a pass.
+A check that raises is recorded as verdict `error` with the exception, never as a pass — except
+`math2.llm.EndpointDown` (a model endpoint that cannot be reached any more), which says nothing
+about the pair: it propagates, so the run stops early and the pair is checked on resume.
 `overall(outcomes)` is pass only when every check that applied passed; any error makes it
 error, any fail (without error) fail.
 """
@@ -27,6 +29,7 @@ from sqlalchemy.orm import Session
 from math2.checks.base import Check, CheckEnv, Outcome, Pair, make_check
 from math2.checks.lints import LINTS
 from math2.errors import InputError
+from math2.llm.types import EndpointDown
 from math2.store.work import CheckResultRow, Verdict
 
 __all__ = [
@@ -131,6 +134,8 @@ class Battery:
                 continue
             try:
                 outcomes.append(await check.run(pair, env))
+            except EndpointDown:
+                raise  # not this pair's verdict: the run stops, the pair waits for a resume
             except Exception as e:  # a broken check decides nothing: error, never pass
                 outcomes.append(
                     check.outcome(Verdict.ERROR, evidence={"reason": f"{type(e).__name__}: {e}"})

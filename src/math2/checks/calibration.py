@@ -13,13 +13,18 @@ that can fail a pair flagged it; a lint that only warns does not count):
 
 Several judges (`checker`s of one check) also get their agreement: Fleiss' κ (statsmodels) over
 the pairs every one of them judged, on the binary flagged / not flagged.
+
+The checks that only warn are named (`warn_only`), and when there are any, the battery is also
+scored as if their findings failed a pair (`battery_if_failing`): what the battery would catch
+if they did — so a battery row of 0 % next to lints that flagged pairs is never read as "the
+lints found nothing".
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -129,7 +134,11 @@ class Calibration(BaseModel):
     pairs: int
     unfaithful: int
     checks: list[CheckFigures]
-    agreement: dict[str, dict] = {}  # check -> {"judges", "pairs", "fleiss_kappa"}
+    agreement: dict[str, dict[str, Any]] = {}  # check -> {"judges", "pairs", "fleiss_kappa"}
+    # checks whose findings only warn (a lint under the precision bar): the battery ignores them
+    warn_only: list[str] = []
+    # the battery as if every warning failed its pair (None when no check only warns)
+    battery_if_failing: CheckFigures | None = None
 
 
 def fleiss_kappa(ratings: Sequence[Sequence[bool]]) -> float:
@@ -171,16 +180,20 @@ def _figures(check: str, checker: str, rows: list[LabelledVerdict]) -> CheckFigu
     )
 
 
-def _battery_rows(rows: list[LabelledVerdict]) -> list[LabelledVerdict]:
+def _battery_rows(
+    rows: list[LabelledVerdict], *, warnings_fail: bool = False
+) -> list[LabelledVerdict]:
     """One row per pair: the battery's overall verdict (error > fail > pass; skip when no
-    check applied); a warn-only lint's finding does not fail the pair."""
+    check applied); a warn-only lint's finding does not fail the pair (unless `warnings_fail`)."""
     by_pair: dict[str, list[LabelledVerdict]] = defaultdict(list)
     for r in rows:
         by_pair[r.pair].append(r)
     out = []
     for pair, rs in by_pair.items():
         verdicts = {
-            Verdict.PASS.value if r.warn_only and r.verdict == Verdict.FAIL.value else r.verdict
+            Verdict.PASS.value
+            if r.warn_only and r.verdict == Verdict.FAIL.value and not warnings_fail
+            else r.verdict
             for r in rs
         }
         applied = verdicts - {Verdict.SKIP.value}
@@ -211,9 +224,15 @@ def calibrate(rows: Iterable[LabelledVerdict], *, battery: bool = True) -> Calib
     for r in rows:
         groups[(r.check, r.checker)].append(r)
     figures = [_figures(c, k, rs) for (c, k), rs in sorted(groups.items())]
+    warn_only = sorted(
+        {_label(c, k) for (c, k), rs in groups.items() if any(r.warn_only for r in rs)}
+    )
+    if_failing = None
     if battery and rows:
         figures.append(_figures(BATTERY, "", _battery_rows(rows)))
-    agreement: dict[str, dict] = {}
+        if warn_only:
+            if_failing = _figures(BATTERY, "", _battery_rows(rows, warnings_fail=True))
+    agreement: dict[str, dict[str, Any]] = {}
     for check in sorted({c for c, _ in groups}):
         judges = sorted(k for c, k in groups if c == check)
         if len(judges) < 2:
@@ -238,7 +257,13 @@ def calibrate(rows: Iterable[LabelledVerdict], *, battery: bool = True) -> Calib
         unfaithful=sum(1 for v in labels.values() if not v),
         checks=figures,
         agreement=agreement,
+        warn_only=warn_only,
+        battery_if_failing=if_failing,
     )
+
+
+def _label(check: str, checker: str) -> str:
+    return f"{check} ({checker})" if checker else check
 
 
 def _r(rate: Rate) -> str:
@@ -257,11 +282,30 @@ def render_calibration(cal: Calibration) -> str:
         "| false flags on faithful | precision |",
         "|---|---|---:|---:|---|---|---|",
     ]
+    warned = set(cal.warn_only)
     for f in cal.checks:
+        name = f.check + (" (only warns)" if _label(f.check, f.checker) in warned else "")
         lines.append(
-            f"| {f.check} | {f.checker or '-'} | {f.judged} | {f.skipped} | {_r(f.recall)} "
+            f"| {name} | {f.checker or '-'} | {f.judged} | {f.skipped} | {_r(f.recall)} "
             f"| {_r(f.false_flag)} | {_r(f.precision)} |"
         )
+    if cal.warn_only:
+        from math2.checks.lints.common import PRECISION_BAR
+
+        bat = cal.battery_if_failing
+        lines += [
+            "",
+            f"Only warn ({len(cal.warn_only)}): {', '.join(cal.warn_only)}. Their findings are "
+            "reported but fail no pair (a lint whose precision on the labelled dev set is under "
+            f"{100 * PRECISION_BAR:.0f} %, or not measured: checks/lints/precision.json), so the "
+            "battery row counts none of them.",
+        ]
+        if bat is not None:
+            lines.append(
+                f"If they failed a pair, the battery would flag {_r(bat.recall)} of the "
+                f"unfaithful pairs and {_r(bat.false_flag)} of the faithful ones "
+                f"(precision {_r(bat.precision)})."
+            )
     types = sorted({t for f in cal.checks for t in f.per_error_type})
     if types:
         lines += [

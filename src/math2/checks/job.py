@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -18,14 +18,26 @@ from math2.checks.battery import Battery, BatteryConfig, overall, record_outcome
 from math2.checks.calibration import Calibration, calibrate, labelled_verdicts
 from math2.checks.pairs import read_pairs
 from math2.config import Settings
-from math2.runs import ItemContext, Job, Progress, RunSummary, register_job, step
-from math2.services import ServiceSpec, execute_role, resolve_spec
-from math2.store import Store
+from math2.runs import (
+    CannotResume,
+    ItemContext,
+    Job,
+    Progress,
+    Resume,
+    RunSummary,
+    register_job,
+    step,
+)
+from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
+from math2.store import Run, Store
 from math2.store.work import Verdict
 from math2.util.files import file_digest
 from math2.util.limits import Resource
 
 __all__ = ["CheckedPair", "battery_step", "calibrate_pairs", "run_checks"]
+
+if TYPE_CHECKING:
+    from math2.runs.ray_exec import RayOptions
 
 JOB = "check"
 
@@ -37,13 +49,19 @@ class CheckedPair(BaseModel):
     verdict: Verdict
     outcomes: list[Outcome] = Field(default_factory=list)
 
+    @property
+    def outcome(self) -> str:
+        """How the pair ended, for the run's progress: its overall verdict (pass, fail, error,
+        skip), so a pair no check could decide counts as an error."""
+        return self.verdict.value
+
 
 @step("checks.battery")
 def battery_step(config: dict[str, Any]):
     """Run the configured battery on a pair and store its outcomes (the config is the spec)."""
     battery = Battery.from_config(BatteryConfig.model_validate(config))
 
-    async def run(pair: Pair, ctx: ItemContext) -> CheckedPair:
+    async def run(pair: Pair, ctx: ItemContext[RoleServices]) -> CheckedPair:
         outcomes = await battery.run(pair, CheckEnv(ctx=ctx))
         agent_text_id, run_id = pair.meta.get("agent_text_id"), ctx.run_id  # plain values
         await ctx.astore.write(
@@ -64,7 +82,8 @@ async def run_checks(
     lean_backend: str | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     on_result: Callable[[Any, Any], None] | None = None,
-    ray: Any = None,
+    ray: RayOptions | None = None,
+    resume: Resume | None = None,
 ) -> RunSummary:
     """Check every pair of a JSONL file (or resume that run); on a Ray cluster when `ray` (a
     `RayOptions`) is given."""
@@ -106,6 +125,7 @@ async def run_checks(
         total=total,
         on_progress=on_progress,
         on_result=on_result,
+        resume=resume,
     )
 
 
@@ -132,9 +152,7 @@ def calibrate_pairs(
     return cal
 
 
-async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
-    from math2.runs import CannotResume
-
+async def _resume(run: Run, settings: Settings, store: Store, resume: Resume) -> RunSummary:
     params = run.params or {}
     path = Path(params.get("input", ""))
     if not path.exists():
@@ -149,7 +167,9 @@ async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSumm
         config,
         limit=params.get("limit"),
         lean_backend=params.get("lean_backend"),
-        on_progress=on_progress,
+        on_progress=resume.on_progress,
+        ray=resume.ray,
+        resume=resume,
     )
 
 

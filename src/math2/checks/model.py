@@ -16,6 +16,8 @@ A reply that cannot be read after the bounded retries of `math2.llm.structured` 
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from math2.checks.base import Check, CheckEnv, Outcome, Pair, register
@@ -77,6 +79,8 @@ class Compile(_ModelCheck):
             stage=self.stage(),
         )
         evidence = {"status": result.status.value, "reason": result.reason}
+        if result.compiled_by:  # the Lean that produced the verdict (a double says so)
+            evidence["compiled_by"] = result.compiled_by
         if result.diagnostics:
             evidence["diagnostics"] = [d.model_dump(mode="json") for d in result.diagnostics[:5]]
         if result.passed:
@@ -150,7 +154,7 @@ class BackTranslation(_ModelCheck):
             temperature=0.0,
             max_tokens=int(self.options.get("max_tokens", 512)),
         )
-        evidence: dict = {"back_translation": back, "back_attempt_id": back_aid}
+        evidence: dict[str, Any] = {"back_translation": back, "back_attempt_id": back_aid}
         if not out.ok or out.value is None:
             evidence["reason"] = out.error
             return self.outcome(Verdict.ERROR, evidence=evidence, attempt_id=aid)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from math2.lean.brackets import depths, matching, proof_start
+from math2.lean.brackets import top_level as brackets_top_level
 from math2.lean.commands import Command, split_commands
 from math2.lean.lexer import LexError, Tok, Token, tokenize
 
@@ -28,7 +30,6 @@ __all__ = [
 ]
 
 _OPEN = {"(": ")", "{": "}", "[": "]", "⦃": "⦄", "⟨": "⟩"}
-_CLOSE = set(_OPEN.values())
 _THEOREMS = {"theorem", "lemma", "example"}
 _DEFS = {"def", "abbrev"}
 _NOT_STATEMENTS = {"structure", "class", "inductive", "instance", "axiom", "opaque"}
@@ -99,17 +100,11 @@ def texts(toks: list[Token]) -> list[str]:
 
 
 def _match(toks: list[Token], i: int) -> int:
-    """Index of the bracket closing the one at i."""
-    depth = 0
-    for j in range(i, len(toks)):
-        t = toks[j]
-        if t.kind is Tok.SYMBOL and t.text in _OPEN:
-            depth += 1
-        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
-            depth -= 1
-            if depth == 0:
-                return j
-    raise StatementError(f"line {toks[i].line}: unbalanced {toks[i].text!r}")
+    """Index of the bracket closing the one at i (`math2.lean.brackets`)."""
+    j = matching(toks, i)
+    if j is None:
+        raise StatementError(f"line {toks[i].line}: unbalanced {toks[i].text!r}")
+    return j
 
 
 def _name(c: Command) -> str:
@@ -163,10 +158,8 @@ def _parse_decl(toks: list[Token]) -> Statement:
     while i < len(toks) and toks[i].kind is Tok.SYMBOL and toks[i].text in _OPEN:
         j = _match(toks, i)
         inner = toks[i + 1 : j]
-        colon = next(
-            (k for k, t in enumerate(inner) if t.text == ":" and _depth(inner, k) == 0),
-            None,
-        )
+        level = depths(inner)
+        colon = next((k for k, t in enumerate(inner) if t.text == ":" and level[k] == 0), None)
         if colon is None:
             st.binders.append(Binder(toks[i].text, [], inner))
         else:
@@ -176,46 +169,19 @@ def _parse_decl(toks: list[Token]) -> Statement:
     if i >= len(toks) or toks[i].text != ":":
         raise StatementError(f"{name or kind}: no ':' before the goal")
     i += 1
-    depth = 0
-    goal: list[Token] = []
-    while i < len(toks):
-        t = toks[i]
-        if t.kind is Tok.SYMBOL and t.text in _OPEN:
-            depth += 1
-        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
-            depth -= 1
-        elif depth == 0 and t.text == ":=":
-            break
-        goal.append(t)
-        i += 1
+    # the goal ends at the `:=` that ends the statement, not one of a `let`/`have` inside it
+    rest = toks[i:]
+    stop = proof_start(rest)
+    goal = list(rest if stop is None else rest[:stop])
     if not goal:
         raise StatementError(f"{name or kind}: empty goal")
     st.goal = goal
     return st
 
 
-def _depth(toks: list[Token], k: int) -> int:
-    """Bracket depth of toks[k] within toks."""
-    d = 0
-    for t in toks[:k]:
-        if t.kind is Tok.SYMBOL and t.text in _OPEN:
-            d += 1
-        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
-            d -= 1
-    return d
-
-
 def top_level(toks: list[Token], symbols: set[str]) -> list[int]:
-    """Indexes of tokens in `symbols` at bracket depth 0."""
-    out, d = [], 0
-    for k, t in enumerate(toks):
-        if t.kind is Tok.SYMBOL and t.text in _OPEN:
-            d += 1
-        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
-            d -= 1
-        elif d == 0 and t.text in symbols:
-            out.append(k)
-    return out
+    """Indexes of tokens in `symbols` at bracket depth 0 (`math2.lean.brackets`)."""
+    return brackets_top_level(toks, symbols)
 
 
 def strip_parens(toks: list[Token]) -> list[Token]:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+if TYPE_CHECKING:
+    from math2.runs.ray_exec import RayOptions
+    from math2.store import Store
+
+# Help text is rich markup: a literal "[" is written "\[" (else `math2[ray]` prints as `math2`).
 Executor = Annotated[
     str,
     typer.Option(
         "--executor",
         help="local (this process, the default) or ray (a Ray cluster; needs a PostgreSQL "
-        "store and pip install 'math2[ray]').",
+        "store and pip install 'math2\\[ray]').",
     ),
 ]
 Address = Annotated[
@@ -24,7 +29,7 @@ Address = Annotated[
 ]
 
 
-def ray_options(executor: str, address: str | None, store: Any) -> Any:
+def ray_options(executor: str, address: str | None, store: Store) -> RayOptions | None:
     """None for the local executor; RayOptions for Ray, after checking Ray and the store.
     Raises `typer.BadParameter` naming the option when either is wrong."""
     if executor == "local":

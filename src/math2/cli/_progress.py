@@ -32,6 +32,13 @@ def _outcomes(p: Progress) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(p.outcomes.items())) or "-"
 
 
+def _errors(p: Progress) -> int:
+    """Items that ended in error: those whose step raised (the engine counts them under the
+    outcome `error` too) and those whose own outcome is `error` (a pair no check could decide).
+    """
+    return max(p.failed, p.outcomes.get("error", 0))
+
+
 def _stages(p: Progress) -> str:
     return " ".join(f"{k} {v:.0%}" for k, v in sorted(p.stages.items(), key=lambda kv: -kv[1]))
 
@@ -44,7 +51,7 @@ def line(p: Progress) -> str:
     )
     return (
         f"run {p.run_id} {p.job}: done {p.done}{total} ({_outcomes(p)}) · "
-        f"errors {p.failed} · running {p.running} · skipped {p.skipped} · "
+        f"errors {_errors(p)} · running {p.running} · skipped {p.skipped} · "
         f"{p.items_per_s:.3f} items/s · elapsed {p.elapsed_s:.0f}s · ETA {_eta(p)} · "
         f"retries {p.retries} · timeouts {p.timeouts}"
         + (f" · {busy}" if busy else "")
@@ -67,7 +74,7 @@ def render(p: Progress) -> Table:
     t.add_row(
         f"{p.done}{total}",
         _outcomes(p),
-        str(p.failed),
+        str(_errors(p)),
         str(p.running),
         str(p.skipped),
         f"{p.items_per_s:.3f}",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -15,6 +15,10 @@ from rich.table import Table
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
 from math2.cli._executor import Address, Executor, ray_options
 from math2.cli._outcome import finish_run
+
+if TYPE_CHECKING:
+    from math2.checks import BatteryConfig, CheckedPair, Pair
+    from math2.runs import RunSummary
 
 
 @app.command("check")
@@ -38,7 +42,9 @@ def check_cmd(
     battery: Annotated[
         Path | None, typer.Option(help="Battery file (YAML/JSON) instead of the options.")
     ] = None,
-    lean: Annotated[str | None, typer.Option(help="Lean backend: repl | kimina | lake.")] = None,
+    lean_backend: Annotated[
+        str | None, typer.Option("--lean", help="Lean backend: repl | kimina | lake.")
+    ] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N pairs.")] = None,
     labels: Annotated[
         bool,
@@ -56,12 +62,13 @@ def check_cmd(
 ) -> None:
     """Run the checks on every pair; verdicts go to the store (check_results), resumable."""
     check_range("--limit", limit, 1)
-    check_backend(lean)
+    check_backend(lean_backend)
     import asyncio
 
     from math2.checks import default_config, load_config, run_checks
     from math2.cli._progress import ProgressDisplay
     from math2.errors import InputError, Math2Error
+    from math2.llm import EndpointDown
 
     if battery and (judge or translator or nli or compile_ or reference):
         raise fail("--battery gives the whole battery; drop the other check options")
@@ -84,12 +91,22 @@ def check_cmd(
     except InputError as exc:
         raise fail(str(exc)) from exc
     tally: Counter[tuple[str, str, str]] = Counter()
+    warned: Counter[tuple[str, str]] = Counter()  # findings of checks that only warn
     overall: Counter[str] = Counter()
+    lean: Counter[str] = Counter()  # the Lean behind each compile verdict
 
-    def on_result(_pair, result) -> None:
+    def on_result(_pair: Pair, result: CheckedPair) -> None:
         overall[result.verdict.value] += 1
+        if result.verdict.value == "pass" and any(
+            o.verdict.value == "fail" and o.evidence.get("warn") for o in result.outcomes
+        ):
+            overall["passed on warnings only"] += 1
         for o in result.outcomes:
             tally[(o.check, o.checker, o.verdict.value)] += 1
+            if o.evidence.get("warn"):
+                warned[(o.check, o.checker)] += o.verdict.value == "fail"
+            if o.evidence.get("compiled_by"):
+                lean[o.evidence["compiled_by"]] += 1
 
     store = _store(migrate=True)
     ray = ray_options(executor, address, store)
@@ -102,28 +119,27 @@ def check_cmd(
                     pairs,
                     config,
                     limit=limit,
-                    lean_backend=lean,
+                    lean_backend=lean_backend,
                     on_progress=show,
                     on_result=on_result,
                     ray=ray,
                 )
             )
+    except EndpointDown as exc:  # the run stopped early; its unfinished items wait for a resume
+        raise fail(escape(str(exc)), code=1) from exc
     except (InputError, Math2Error, ValueError) as exc:
         raise fail(str(exc)) from exc
-    table = Table("check", "checker", "pass", "fail", "error", "skip")
+    table = Table("check", "checker", "pass", "fail", "error", "skip", "a fail fails the pair")
     for check, checker in sorted({(c, k) for c, k, _ in tally}):
         table.add_row(
             check,
             checker or "-",
             *(str(tally[(check, checker, v)]) for v in ("pass", "fail", "error", "skip")),
+            "no: only warns" if (check, checker) in warned else "yes",
         )
     out.print(table)
-    out.print(
-        f"run {summary.run_id}: {summary.done} pairs checked this time "
-        f"({', '.join(f'{k}: {v}' for k, v in sorted(overall.items())) or 'none'}), "
-        f"{summary.failed} failed, {summary.skipped} already finished"
-    )
-    out.print(escape(f"see `math2 runs show {summary.run_id}`"))
+    for line in summary_lines(summary, overall, warned, lean, compiled=config_compiles(config)):
+        out.print(escape(line), highlight=False, soft_wrap=True)
     if labels:
         from math2.checks.calibration import render_calibration
         from math2.checks.job import calibrate_pairs
@@ -137,6 +153,51 @@ def check_cmd(
         if calibration_out:
             calibration_out.write_text(cal.model_dump_json(indent=1) + "\n", encoding="utf-8")
     finish_run(store, summary.run_id, "pairs")
+
+
+def config_compiles(config: BatteryConfig) -> bool:
+    """Whether the battery holds the compile check (the only one that runs Lean)."""
+    return any(c.check == "compile" for c in config.checks)
+
+
+def summary_lines(
+    summary: RunSummary,
+    overall: Counter[str],
+    warned: Counter[tuple[str, str]],
+    lean: Counter[str],
+    *,
+    compiled: bool,
+) -> list[str]:
+    """The end of `math2 check`: each overall verdict counted (an undecided pair is an error,
+    never a pass), the checks whose findings only warn, and the Lean behind the compile
+    verdicts (a test double says so)."""
+    verdicts = ", ".join(f"{v} {overall[v]}" for v in ("pass", "fail", "error", "skip"))
+    lines = [
+        f"run {summary.run_id}: {summary.done} pairs checked this time ({verdicts}); "
+        f"{summary.failed} pairs stopped by an exception, {summary.skipped} already finished"
+    ]
+    if overall["error"]:
+        lines.append(
+            f"{overall['error']} pairs are `error`: a check could not decide (a model that could "
+            "not be read or reached, Lean down): never a pass"
+        )
+    if warned:
+        flagged = ", ".join(
+            f"{c}{f' ({k})' if k else ''}: {n} flagged" for (c, k), n in sorted(warned.items())
+        )
+        lines.append(
+            f"only warn — their findings fail no pair (precision under the bar on the labelled "
+            f"dev set, or not measured: checks/lints/precision.json): {flagged}; if they failed "
+            f"pairs, {overall['passed on warnings only']} of the pairs that passed would fail"
+        )
+    if not compiled:
+        lines.append("no Lean ran: the battery has no compile check (--compile)")
+    elif lean:
+        lines.append("compiled by: " + "; ".join(sorted(lean)))
+    elif summary.done:
+        lines.append("compiled by: nothing reached Lean (hygiene refused every statement)")
+    lines.append(f"see `math2 runs show {summary.run_id}`")
+    return lines
 
 
 @app.command("copy-index")

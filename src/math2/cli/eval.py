@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -13,6 +13,9 @@ from rich.markup import escape
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
 from math2.cli._executor import Address, Executor, ray_options
 from math2.cli._outcome import finish_run
+
+if TYPE_CHECKING:
+    from math2.eval import Scores
 
 eval_app = typer.Typer(help="Evaluation: benchmarks, pass@k SC/CC, reports.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
@@ -119,6 +122,8 @@ def run_cmd(
     from math2.eval import EvalOptions, UnknownBenchmark, render_table, run_eval, score
     from math2.eval import write_report as write
     from math2.eval.harness import benchmark_sources
+    from math2.eval.report import compiled_by_text
+    from math2.llm import EndpointDown
 
     check_range("-k", k, 1)
     check_range("--limit", limit, 1)
@@ -172,6 +177,8 @@ def run_cmd(
                     sources=benchmark_sources(benchmarks_dir(data), harness),
                 )
             )
+    except EndpointDown as exc:  # the run stopped early; its unfinished items wait for a resume
+        raise fail(escape(str(exc)), code=1) from exc
     except Math2Error as exc:
         raise fail(str(exc)) from exc
     if not samples:
@@ -179,7 +186,17 @@ def run_cmd(
     ks = sorted({1, k} | {2**i for i in range(1, 8) if 2**i < k})
     scores = score(samples, ks, model=model, judges=judge)
     out.print(escape(render_table(scores)), highlight=False, soft_wrap=True)
-    out.print(f"run {summary.run_id}: {summary.done} samples this time, {summary.failed} failed")
+    failed = sum(b.failed for b in scores.benchmarks)
+    total = sum(b.samples for b in scores.benchmarks)
+    out.print(
+        escape(
+            f"run {summary.run_id}: {summary.done} samples this time, {summary.failed} of them "
+            f"stopped by an exception; {failed} of the run's {total} samples failed (each "
+            f"scored 0); compiled by: {compiled_by_text(scores.compiled_by)}"
+        ),
+        highlight=False,
+        soft_wrap=True,
+    )
     _print_failures(scores)
     if report:
         files = write(scores, report)
@@ -187,7 +204,7 @@ def run_cmd(
     finish_run(store, summary.run_id, "samples")
 
 
-def _print_failures(scores) -> None:
+def _print_failures(scores: Scores) -> None:
     """How many samples failed and why (each is scored as a failure, k unchanged)."""
     for b in scores.benchmarks:
         why = ", ".join(f"{r}: {n}" for r, n in b.failures.items()) or "none"
@@ -207,6 +224,7 @@ def report_cmd(
 ) -> None:
     """Score a finished (or partial) eval run and write the report files."""
     from math2.eval import collect_results, render_table, score, write_report
+    from math2.eval.report import compiled_by_text
     from math2.runs import run_detail
 
     store = _store()
@@ -229,6 +247,7 @@ def report_cmd(
     files = write_report(scores, folder)
     out.print(escape(render_table(scores)), highlight=False, soft_wrap=True)
     _print_failures(scores)
+    out.print(escape(f"compiled by: {compiled_by_text(scores.compiled_by)}"), highlight=False)
     out.print(escape(f"report: {files['html']}"))
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -11,6 +12,10 @@ from rich.markup import escape
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
 from math2.cli._executor import Address, Executor, ray_options
 from math2.cli._outcome import finish_run
+
+if TYPE_CHECKING:
+    from math2.roles.formalize import FormalizeInput, FormalizeResult
+    from math2.runs import RunSummary
 
 
 def _budgets(values: list[str]) -> int | dict[str, int] | None:
@@ -94,6 +99,7 @@ def formalize_cmd(
 
     from math2.cli._progress import ProgressDisplay
     from math2.errors import InputError, Math2Error
+    from math2.llm import EndpointDown
     from math2.roles.formalize import FormalizeOptions, run_formalize
 
     check_range("--top-k", top_k, 0)
@@ -128,10 +134,15 @@ def formalize_cmd(
         raise fail("give one JSONL file (or --from setmm|mizar|afp and node keys)")
     else:
         input_path = Path(input_file[0])
-    rounds: dict[int | None, int] = {}
+    rounds: Counter[int] = Counter()  # passed items by the round they passed in
+    outcomes: Counter[str] = Counter()
+    compiled_by: Counter[str] = Counter()  # the Lean behind each compile verdict
 
-    def tally(_rec, result) -> None:
-        rounds[result.passed_round] = rounds.get(result.passed_round, 0) + 1
+    def tally(_rec: FormalizeInput, result: FormalizeResult) -> None:
+        outcomes[result.outcome.value] += 1
+        if result.passed_round is not None:
+            rounds[result.passed_round] += 1
+        compiled_by.update(r.compiled_by for r in result.rounds if r.compiled_by)
 
     try:
         with ProgressDisplay(err) as show:
@@ -140,18 +151,40 @@ def formalize_cmd(
                     settings, store, input_path, options, on_progress=show, on_result=tally, ray=ray
                 )
             )
+    except EndpointDown as exc:  # the run stopped early; its unfinished items wait for a resume
+        raise fail(escape(str(exc)), code=1) from exc
     except (InputError, Math2Error) as exc:
         raise fail(escape(str(exc))) from exc
-    passed = sum(n for r, n in rounds.items() if r is not None)
-    by_round = ", ".join(
-        f"round {r}: {n}" for r, n in sorted((k, v) for k, v in rounds.items() if k)
-    )
     out.print(
-        f"run {summary.run_id}: {summary.done} formalized this time ({passed} passed"
-        + (f"; {by_round}" if by_round else "")
-        + f"), {summary.failed} failed, {summary.skipped} already finished"
+        escape(summary_line(summary, outcomes, rounds, compiled_by)),
+        highlight=False,
+        soft_wrap=True,
     )
     out.print(
         escape(f"see `math2 runs show {summary.run_id}`; accepted statements wait for review")
     )
     finish_run(store, summary.run_id)
+
+
+def summary_line(
+    summary: RunSummary, outcomes: Counter[str], rounds: Counter[int], lean: Counter[str]
+) -> str:
+    """The end of `math2 formalize`: items by outcome (one with no Lean, or with every block
+    refused, is a failure), the round each passed item passed in, and the Lean that produced the
+    compile verdicts as it reported itself (a test double says so), or that none ran."""
+    from math2.roles.formalize import Outcome
+
+    by_round = ", ".join(f"round {r}: {n}" for r, n in sorted(rounds.items()))
+    passed = f"{outcomes[Outcome.PASSED.value]} passed" + (f" — {by_round}" if by_round else "")
+    failed = [o.value for o in Outcome if o is not Outcome.PASSED]
+    why = ", ".join(f"{o} {outcomes[o]}" for o in failed if outcomes[o])
+    n_failed = sum(outcomes[o] for o in failed)
+    if lean:
+        compiled = "compiled by: " + "; ".join(sorted(lean))
+    else:
+        compiled = "nothing reached Lean" if summary.done else "no item ran this time"
+    return (
+        f"run {summary.run_id}: {summary.done} formalized this time ({passed}; {n_failed} "
+        f"failed{f': {why}' if why else ''}), {summary.failed} stopped by an exception, "
+        f"{summary.skipped} already finished; {compiled}"
+    )

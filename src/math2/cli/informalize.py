@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -11,6 +12,10 @@ from rich.markup import escape
 from math2.cli._common import _store, app, err, fail, out, state
 from math2.cli._executor import Address, Executor, ray_options
 from math2.cli._outcome import finish_run
+
+if TYPE_CHECKING:
+    from math2.roles.informalize import Decl, InformalizeResult
+    from math2.runs import RunSummary
 
 
 @app.command("informalize")
@@ -52,6 +57,7 @@ def informalize_cmd(
 
     from math2.cli._progress import ProgressDisplay
     from math2.errors import InputError, Math2Error
+    from math2.llm import EndpointDown
     from math2.roles.informalize import AUGMENTATIONS, InformalizeOptions, run_informalize
 
     bad = [a for a in augment or [] if a not in AUGMENTATIONS]
@@ -75,10 +81,10 @@ def informalize_cmd(
         max_tokens=max_tokens,
         check_max_tokens=check_max_tokens,
     )
-    accepted = [0, 0]
+    verdicts: Counter[str] = Counter()  # each written statement by the battery's verdict
 
-    def tally(_rec, result) -> None:
-        accepted[0 if result.accepted else 1] += 1
+    def tally(_rec: Decl, result: InformalizeResult) -> None:
+        verdicts["accepted" if result.accepted else result.verdict] += 1
 
     store = _store(migrate=True)
     ray = ray_options(executor, address, store)
@@ -89,11 +95,31 @@ def informalize_cmd(
                     state.settings, store, options, on_progress=show, on_result=tally, ray=ray
                 )
             )
+    except EndpointDown as exc:  # the run stopped early; its unfinished items wait for a resume
+        raise fail(escape(str(exc)), code=1) from exc
     except (InputError, Math2Error) as exc:
         raise fail(str(exc)) from exc
     out.print(
-        f"run {summary.run_id}: {summary.done} written this time ({accepted[0]} accepted by the "
-        f"checks, {accepted[1]} not), {summary.failed} failed, {summary.skipped} already finished"
+        escape(summary_line(summary, verdicts, options.translator, options.nli)),
+        highlight=False,
+        soft_wrap=True,
     )
     out.print(escape(f"see `math2 runs show {summary.run_id}`; the texts wait for review"))
     finish_run(store, summary.run_id, "declarations")
+
+
+def summary_line(
+    summary: RunSummary, verdicts: Counter[str], translator: str, nli: str | None
+) -> str:
+    """The end of `math2 informalize`: the statements accepted and those not, by the battery's
+    verdict (`error`: a check could not decide, never accepted), and what judged them — no Lean
+    runs here: the declarations are read as text."""
+    rejected = {v: n for v, n in sorted(verdicts.items()) if v != "accepted"}
+    why = ", ".join(f"{v} {n}" for v, n in rejected.items())
+    return (
+        f"run {summary.run_id}: {summary.done} written this time ({verdicts['accepted']} accepted "
+        f"by the checks, {sum(rejected.values())} not{f': {why}' if why else ''}), "
+        f"{summary.failed} stopped by an exception, {summary.skipped} already finished; no Lean "
+        f"ran: the checks are the lints and {translator}'s back-translation compared by "
+        f"{nli or translator}"
+    )

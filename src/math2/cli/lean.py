@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, err, fail, out, state
 from math2.errors import InputError
+
+if TYPE_CHECKING:
+    from math2.lean import CheckResult
+    from math2.lean.identity import LeanIdentity
 
 lean_app = typer.Typer(
     help="Lean verification: check files and statements, set Lean up.", no_args_is_help=True
@@ -75,17 +80,27 @@ def lean_check(
     """Check Lean code; print a verdict per item; exit 1 when any item fails."""
     import asyncio
 
-    from math2.lean import LeanNotConfigured, Mode, make_checker
-    from math2.lean.items import load_items
+    from math2.lean import LeanNotConfigured, Mode
+    from math2.lean.items import read_items
+    from math2.lean.trust import ContextTrust
+    from math2.services import make_checker
 
     if mode not in ("statement", "proof"):
         raise fail(f"--mode must be statement or proof, not {mode!r} (see --relaxed-unsafe)")
     if context not in ("generated", "benchmark"):
         raise fail(f"--context must be generated or benchmark, not {context!r}")
     try:
-        items = load_items(file, Mode(mode), relaxed=relaxed, name=name, trust=context)
+        read = read_items(file, Mode(mode), relaxed=relaxed, name=name, trust=ContextTrust(context))
     except (InputError, ValueError) as exc:
         raise fail(str(exc)) from exc
+    items = read.items
+    err.print(
+        escape(
+            f"{len(items)} items from {file}: "
+            + ", ".join(f"field {f!r} {n}" for f, n in sorted(read.fields.items()))
+        ),
+        highlight=False,
+    )
     if relaxed:
         err.print(
             "[yellow]warning:[/] --relaxed-unsafe: any number of declarations and `sorry` are "
@@ -105,7 +120,7 @@ def lean_check(
     except LeanNotConfigured as exc:
         raise fail(str(exc)) from exc
 
-    async def go() -> list:
+    async def go() -> list[CheckResult]:
         results = []
         try:
             async for r in checker.check_many(items, concurrency=concurrency):
@@ -122,10 +137,33 @@ def lean_check(
         return results
 
     results = asyncio.run(go())
-    failed = sum(not r.passed for r in results)
-    out.print(f"{len(results)} checked: {len(results) - failed} passed, {failed} failed")
-    if failed:
+    out.print(escape(check_summary(results, checker.identity)), highlight=False, soft_wrap=True)
+    if any(not r.passed for r in results):
         raise typer.Exit(1)
+
+
+_WHY = {"rejected": "refused before Lean"}  # hygiene's refusals, by what they mean
+
+
+def check_summary(results: list[CheckResult], identity: LeanIdentity | None) -> str:
+    """The last line of `math2 lean check`: passed and failed, the failures by status (a
+    refusal, a timeout or a crash is a failure like a Lean error), and the Lean that produced
+    the verdicts as it reported itself (a test double says so), or that none ran."""
+    failed = Counter(_WHY.get(r.status.value, r.status.value) for r in results if not r.passed)
+    n_failed = sum(failed.values())
+    why = ", ".join(f"{k} {v}" for k, v in sorted(failed.items()))
+    reached = [r for r in results if r.compiled_by]
+    if identity is not None and reached:
+        lean = f"checked by {identity.label()}"
+    elif reached:
+        lean = "checked by " + "; ".join(sorted({r.compiled_by for r in reached}))
+    else:
+        lean = "nothing reached Lean (hygiene refused every item)"
+    return (
+        f"{len(results)} checked: {len(results) - n_failed} passed, {n_failed} failed"
+        + (f" ({why})" if why else "")
+        + f" — {lean}"
+    )
 
 
 @lean_app.command("setup")

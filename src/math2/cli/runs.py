@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from math2.cli._common import _store, app, err, fail, out, state
+from math2.cli._executor import Address, ray_options
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from math2.lean import LeanIdentity
+    from math2.runs import RunDetail, SegmentRow
+    from math2.store import Run
 
 runs_app = typer.Typer(help="Long jobs: list, show and resume runs.", no_args_is_help=True)
 app.add_typer(runs_app, name="runs")
@@ -74,14 +82,19 @@ def runs_show(
             if a.error:
                 out.print("    error: " + escape(a.error[:500]), highlight=False)
         return
-    out.print(f"run {d.id}: {d.job} on {escape(d.key)} · status {d.status}", highlight=False)
+    status = d.status + (f" (driven by {d.holder})" if d.holder else "")
+    out.print(f"run {d.id}: {d.job} on {escape(d.key)} · status {status}", highlight=False)
     out.print(f"spec {d.spec_hash}: " + escape(json.dumps(d.spec, ensure_ascii=False)))
     out.print("params: " + escape(json.dumps(d.params, ensure_ascii=False, default=str)))
-    nodes = (d.params or {}).get("nodes") or []
-    executor = (d.params or {}).get("executor", "local")
-    out.print(
-        f"executor: {executor}" + (f" on {len(nodes)} node(s): {', '.join(nodes)}" if nodes else "")
-    )
+    lean = _lean_line(d)
+    if lean:
+        out.print(escape(lean), highlight=False)
+    out.print(escape(_executor_line(d)), highlight=False)
+    if d.segments:
+        out.print("segments (each time the run was driven):")
+        for n, seg in enumerate(d.segments, 1):
+            for line in _segment_lines(n, seg, d.lean):
+                out.print(escape(line), highlight=False)
     out.print("items: " + (", ".join(f"{k} {v}" for k, v in sorted(d.items.items())) or "none"))
     out.print(f"attempts: {d.attempts}")
     if d.stats:
@@ -112,13 +125,94 @@ def runs_show(
         out.print(f"  failed {escape(i)}: " + escape((e or "")[:300]), highlight=False)
 
 
+def _lean_line(d: RunDetail) -> str | None:
+    """Which Lean produced the run's verdicts: the one its spec names, else the ones its checks
+    name (a run from before runs named their Lean); None for a run that checked nothing."""
+    if d.lean is not None:
+        return f"Lean: {d.lean.label()}"
+    if d.leans:
+        return "Lean (as its verdicts name it): " + "; ".join(d.leans)
+    return None
+
+
+def _executor_line(d: RunDetail) -> str:
+    """The executor of the run's last segment (or, for an older run, of its params)."""
+    last = d.segments[-1] if d.segments else None
+    executor = last.executor if last is not None else (d.params or {}).get("executor", "local")
+    nodes = (last.stats if last is not None else d.params or {}).get("nodes") or []
+    on = f" on {len(nodes)} node(s): {', '.join(nodes)}" if nodes else ""
+    where = f" · cluster {last.address}" if last is not None and last.address else ""
+    return f"executor: {executor}{on}{where}"
+
+
+def _segment_lines(n: int, seg: SegmentRow, lean: LeanIdentity | None) -> list[str]:
+    st = seg.stats
+    when = f"{seg.started_at:%Y-%m-%d %H:%M:%S}" if seg.started_at else "?"
+    if seg.ended_at:
+        when += f" → {seg.ended_at:%H:%M:%S}"
+    where = seg.executor + (f" at {seg.address}" if seg.address else "")
+    counts = ", ".join(
+        f"{st[k]} {k.replace('_', ' ')}" for k in ("done", "failed", "skipped") if k in st
+    )
+    per_node = ", ".join(f"{k} {v}" for k, v in sorted((st.get("items_per_node") or {}).items()))
+    lines = [
+        f"  {n}. {where} · {seg.host} pid {seg.pid} · {when} · {seg.status}"
+        + (f" · {counts}" if counts else "")
+        + (f" · items per node: {per_node}" if per_node else "")
+    ]
+    if seg.reason:
+        lines.append(f"     why: {seg.reason}")
+    if seg.lean is not None and seg.lean != lean:
+        lines.append(f"     Lean: {seg.lean.label()}")
+    for change in seg.changes:
+        lines.append(f"     changed: {change}")
+    return lines
+
+
+def _recorded_executor(s: Session, run: Run) -> tuple[str, str | None]:
+    """The executor the run was last driven on, with its Ray address."""
+    from sqlalchemy import select
+
+    from math2.store import RunSegment
+
+    last = s.scalars(
+        select(RunSegment).where(RunSegment.run_id == run.id).order_by(RunSegment.id.desc())
+    ).first()
+    if last is not None:
+        return last.executor, last.address
+    params = run.params or {}
+    return str(params.get("executor") or "local"), params.get("address")
+
+
 @runs_app.command("resume")
-def runs_resume(run_id: Annotated[int, typer.Argument(help="The run's id.")]) -> None:
-    """Start a run again where it stopped: done items skipped, finished calls from the caches."""
+def runs_resume(
+    run_id: Annotated[int, typer.Argument(help="The run's id.")],
+    executor: Annotated[
+        str | None,
+        typer.Option(
+            "--executor",
+            help="local or ray (default: the executor the run was last driven on, with its "
+            "Ray address).",
+        ),
+    ] = None,
+    address: Address = None,
+    allow_changed: Annotated[
+        bool,
+        typer.Option(
+            "--allow-changed",
+            help="Go on when the run's spec would now be another (another Lean, model or "
+            "setting); the segment records what changed. Without it such a resume is refused.",
+        ),
+    ] = False,
+) -> None:
+    """Start a run again where it stopped: done items skipped, finished calls from the caches,
+    on the executor it was driven on. Refused (exit 2) while another driver holds the run."""
     import asyncio
 
     from math2.cli._progress import ProgressDisplay
-    from math2.runs import CannotResume, resumer
+    from math2.errors import Math2Error
+    from math2.runs import Resume, resumer
+    from math2.runs.queries import holder
     from math2.store import Run
 
     store = _store()
@@ -126,20 +220,47 @@ def runs_resume(run_id: Annotated[int, typer.Argument(help="The run's id.")]) ->
         run = s.get(Run, run_id)
         if run is None:
             raise fail(f"no run {run_id} in the store (see `math2 runs list`)")
+        held = holder(s, run_id)
+        recorded, recorded_address = _recorded_executor(s, run)
         s.expunge(run)
+    if held is not None:
+        raise fail(escape(f"run {run_id} is being driven by {held}: wait for it to end"))
+    if executor is None:  # the run's own executor (`--address` alone means Ray there)
+        executor = "ray" if address else recorded
+        address = address or (recorded_address if recorded == "ray" else None)
+    ray = ray_options(executor, address if executor == "ray" else None, store)
     try:
-        resume = resumer(run.job)
-    except CannotResume as exc:
-        raise fail(str(exc)) from exc
-    with ProgressDisplay(err) as show:
-        summary = asyncio.run(resume(run, state.settings, store, show))
+        resume_fn = resumer(run.job)
+        with ProgressDisplay(err) as show:
+            resume = Resume(run_id, allow_changed=allow_changed, ray=ray, on_progress=show)
+            summary = asyncio.run(resume_fn(run, state.settings, store, resume))
+    except Math2Error as exc:  # held meanwhile, a changed spec, a job that cannot resume
+        raise fail(escape(str(exc))) from exc
+    ok = summary.done - summary.failed_results
+    failed = summary.failed + summary.failed_results
     out.print(
-        f"run {summary.run_id}: {summary.done} done, {summary.failed} failed, "
-        f"{summary.skipped} already finished"
+        f"run {summary.run_id}: {ok} done, {failed} failed, {summary.skipped} already finished"
+        + (f" (on {executor})" if executor != "local" else ""),
+        highlight=False,
     )
+    with store.session() as s:
+        d = _detail(s, summary.run_id)
+    now = d.segments[-1].lean if d.segments else None  # the Lean of this drive
+    lean = f"verdicts by Lean: {now.label()}" if now is not None else _lean_line(d)
+    if lean:
+        out.print(escape(lean), highlight=False)
     from math2.cli._outcome import finish_run
 
     finish_run(store, summary.run_id)
+
+
+def _detail(s: Session, run_id: int) -> RunDetail:
+    from math2.runs import run_detail
+
+    d = run_detail(s, run_id)
+    if d is None:
+        raise fail(f"no run {run_id} in the store")
+    return d
 
 
 @models_app.command("add")

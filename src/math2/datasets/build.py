@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -23,13 +24,16 @@ from math2.datasets.export import ExportSummary, export_dataset
 from math2.datasets.records import Review, rl_prompts, sft_record, statement_only, strip_tactics
 from math2.errors import Math2Error
 from math2.eval import Registry
-from math2.llm import load_template, make_client, require_model
+from math2.llm import LLMClient, load_template, make_client, require_model
 from math2.roles.formalize import FormalizeResult, Outcome
 from math2.runs import (
     CannotResume,
     ItemContext,
     Job,
     Progress,
+    Provenance,
+    Resume,
+    RunServices,
     RunSummary,
     execute,
     register_job,
@@ -55,13 +59,29 @@ class Trace(BaseModel):
     trace: str
 
 
+@dataclass
+class TracerServices(RunServices):
+    """What the reconstruct step calls: the trace model's client (`model`: its name in the
+    register, `revision`: its registered revision, named in the run's spec)."""
+
+    tracer: LLMClient
+    model: str
+    revision: str = ""
+
+    async def provenance(self) -> Provenance:
+        return Provenance(models={self.model: self.revision})
+
+    async def aclose(self) -> None:
+        await self.tracer.aclose()
+
+
 @step("datasets.reconstruct")
 def reconstruct(model: str, temperature: float = 0.3, max_tokens: int = 1024):
     """Ask the trace model for the reasoning from input and output only; strip tactics."""
 
-    async def run(task: TraceTask, ctx: ItemContext) -> Trace:
+    async def run(task: TraceTask, ctx: ItemContext[TracerServices]) -> Trace:
         reply, _ = await ctx.chat(
-            ctx.services["tracer"],
+            ctx.services.tracer,
             load_template("datasets/reconstruct"),
             {"statement": task.statement, "lean": task.lean},
             stage="reconstruct",
@@ -130,6 +150,7 @@ async def build_dataset(
     expect_key: str | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     on_run: Callable[[RunSummary], None] | None = None,
+    resume: Resume | None = None,
 ) -> ExportSummary:
     """Reconstruct traces for a formalize run's passed items and export SFT + RL data.
 
@@ -140,7 +161,7 @@ async def build_dataset(
     if not results:
         raise Math2Error(f"run {run_id} has no finished items")
     with store.session() as s:
-        require_model(s, trace_model)
+        revision = require_model(s, trace_model).revision or ""
     gen_model = ((run.params or {}).get("options") or {}).get("model", "")
     states = review_states(store, run_id)
     marks = {r.id: _review(states.get(r.id)) for r in results}
@@ -167,30 +188,27 @@ async def build_dataset(
     }
     if tasks:
         astore = AsyncStore(store)
-        tracer = make_client(settings, trace_model, astore)
+        services = TracerServices(make_client(settings, trace_model, astore), trace_model, revision)
         try:
             run_summary = await execute(
                 astore,
                 job,
                 tasks,
-                resources={"model": tracer.limiter},
-                services={"tracer": tracer},
+                resources={"model": services.tracer.limiter},
+                services=services,
                 params={"formalize_run": run_id, "export": rebuild},
                 total=len(tasks),
                 on_progress=on_progress,
                 on_result=lambda _rec, res: traces.__setitem__(res.id, res.trace),
+                resume=resume,
             )
             if on_run is not None:
                 on_run(run_summary)
         finally:
-            await tracer.aclose()
+            await services.aclose()
             await astore.aclose()
         with store.session() as s:
-            rec_run = s.scalar(
-                select(Run.id).where(
-                    Run.job == job.name, Run.key == key, Run.spec_hash == job.spec_hash
-                )
-            )
+            rec_run = run_summary.run_id
             for row in s.scalars(select(RunItem).where(RunItem.run_id == rec_run)):
                 if row.status == "done" and row.result:
                     traces.setdefault(row.item, row.result.get("trace", ""))
@@ -220,9 +238,10 @@ async def build_dataset(
     return export_dataset(folder, sft, rl, registry=registry, provenance={source: prov})
 
 
-async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+async def _resume(run: Run, settings: Settings, store: Store, resume: Resume) -> RunSummary:
     """The same formalize run, trace model and export as recorded: finished traces are skipped
     (their replies come from the cache), the rest are asked, and the dataset is written."""
+    resume.local_only(JOB)
     from math2.eval import shared_registry
 
     params = run.params or {}
@@ -248,8 +267,9 @@ async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSumm
         provenance=export.get("provenance", ""),
         benchmarks_dir=data,
         expect_key=run.key,
-        on_progress=on_progress,
+        on_progress=resume.on_progress,
         on_run=ended.append,
+        resume=resume,
     )
     if not ended:
         raise CannotResume(f"run {run.id}: its formalize run has no passed items left")

@@ -19,6 +19,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from math2.lean.commands import split_code
+from math2.lean.reader import statement_only
 from math2.roles.formalize import FormalizeResult, Outcome
 
 __all__ = [
@@ -28,7 +30,7 @@ __all__ = [
     "SFTRecord",
     "rl_prompts",
     "sft_record",
-    "statement_only",
+    "statement_only",  # math2.lean.reader's: the statement kept whole, its proof `sorry`
     "strip_tactics",
 ]
 
@@ -45,24 +47,6 @@ _TACTICS = (
 )
 _TACTIC_WORD = re.compile(rf"(`\s*({_TACTICS})\b|\btactics?\b|\bproof (step|script)s?\b)", re.I)
 _FENCE = re.compile(r"```.*?(```|$)", re.S)
-_PROOF = re.compile(r":=\s*(by\b.*|sorry\s*)$", re.S)
-
-
-def statement_only(lean: str) -> str:
-    """The Lean text with the last declaration's proof replaced by `sorry` (tactics removed)."""
-    text = lean.strip()
-    last = max(text.rfind("theorem "), text.rfind("lemma "))
-    head, decl = (text[:last], text[last:]) if last >= 0 else ("", text)
-    # the proof starts at the first `:=` at bracket depth 0 of the declaration
-    depth = 0
-    for i, ch in enumerate(decl):
-        if ch in "([{⟨":
-            depth += 1
-        elif ch in ")]}⟩":
-            depth -= 1
-        elif depth == 0 and decl.startswith(":=", i):
-            return (head + decl[:i].rstrip() + " := by\n  sorry").strip()
-    return (head + decl.rstrip() + " := by\n  sorry").strip()
 
 
 def strip_tactics(trace: str) -> str:
@@ -130,11 +114,9 @@ def sft_record(
     """An SFT record from a passed formalize result and its reconstructed trace."""
     if result.outcome is not Outcome.PASSED or not result.lean:
         raise ValueError(f"{result.id}: only passed items make SFT records")
-    lean = result.lean
-    # drop the import header the loop prepended: the record holds the statement only
-    body = "\n".join(
-        ln for ln in lean.splitlines() if not re.match(r"\s*(import|open|set_option)\b", ln)
-    )
+    # drop the import header the loop prepended (the exact import lines: math2.lean's split);
+    # `open` lines stay, they are part of what the statement means
+    body = split_code(result.lean).body
     return SFTRecord(
         id=result.id,
         informal=result.statement,

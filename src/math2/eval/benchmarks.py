@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from math2.eval.loaders import (
     load_deepseek_jsonl,
     load_fate_json,
 )
+from math2.lean.reader import THEOREM_WORDS, NoStatement, read_statement
 from math2.sources.intake import IntakeClass
 
 __all__ = [
@@ -134,12 +134,21 @@ def structural_defects(items: Iterable[BenchmarkItem]) -> list[KnownDefect]:
             out.append(
                 KnownDefect(item=it.name, kind="duplicate_name", note=f"named {it.name_in_source}")
             )
-        if not re.search(r"^\s*(theorem|lemma|example)\b", it.formal, re.M):
-            first = it.formal.split(None, 1)[0] if it.formal.split() else ""
+        kind = _target_kind(it.formal)
+        if kind not in THEOREM_WORDS:
+            first = kind or (it.formal.split(None, 1)[0] if it.formal.split() else "")
             out.append(
                 KnownDefect(item=it.name, kind="not_a_theorem", note=f"declared by {first!r}")
             )
     return out
+
+
+def _target_kind(formal: str) -> str | None:
+    """The keyword of the item's target declaration (`math2.lean.reader`), None if none."""
+    try:
+        return read_statement(formal).keyword
+    except NoStatement:
+        return None
 
 
 class Registry:

@@ -5,7 +5,9 @@ asked once (single-shot, as MathForm's pass@k evaluation does; the sample index 
 LLM cache key, so the k samples are k different calls), the Lean block is extracted and checked
 by `math2.lean` (hygiene first, statement mode), and a compiled sample is judged by every judge
 with the formalize role's judge template (six defect kinds). An unreadable verdict is `None`:
-never a pass. Results are `SampleResult`s; `score` turns them into SC/CC pass@k.
+never a pass. A reply cut off at its deadline is a `timeout` failure, a block hygiene refused a
+`refused` one (`SampleFailure`). Results are `SampleResult`s; `score` turns them into SC/CC
+pass@k.
 
 The run is identified by the benchmark version hashes, k and the spec (model, judges, sampling
 parameters), so it resumes after a kill without repeating a finished model call or Lean check,
@@ -17,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -30,10 +32,20 @@ from math2.lean import CheckItem, Status
 from math2.lean import Mode as LeanMode
 from math2.lean.trust import ContextTrust
 from math2.llm import load_template
+from math2.llm.stream import TIMEOUT
 from math2.roles.formalize import extract_lean
-from math2.runs import ItemContext, Job, Progress, RunSummary, register_job, step
+from math2.runs import (
+    CannotResume,
+    ItemContext,
+    Job,
+    Progress,
+    Resume,
+    RunSummary,
+    register_job,
+    step,
+)
 from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
-from math2.store import Store
+from math2.store import Run, Store
 from math2.util.limits import Resource
 
 __all__ = [
@@ -44,6 +56,9 @@ __all__ = [
     "expected_samples",
     "run_eval",
 ]
+
+if TYPE_CHECKING:
+    from math2.runs.ray_exec import RayOptions
 
 JOB = "eval"
 
@@ -78,7 +93,7 @@ class EvalOptions(BaseModel):
 def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tokens: int = 2048):
     """Generate once, extract, compile, judge under every judge."""
 
-    async def run(task: SampleTask, ctx: ItemContext) -> SampleResult:
+    async def run(task: SampleTask, ctx: ItemContext[RoleServices]) -> SampleResult:
         services: RoleServices = ctx.services
         gen_t = load_template("formalize/generate")
         reply, _ = await ctx.chat(
@@ -101,6 +116,13 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
             judges={j: None for j in judges},
             statement=lean or "",
         )
+        if reply.finish_reason == TIMEOUT:  # cut off at its deadline: a failed sample
+            return res.model_copy(
+                update={
+                    "failure": SampleFailure.TIMEOUT,
+                    "error": "the model's reply was cut off at its deadline",
+                }
+            )
         if lean is None:
             return res.model_copy(update={"failure": SampleFailure.NO_LEAN})
         header = _header(services.header, task.header)
@@ -117,7 +139,9 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
         )
         res = res.model_copy(update={"compiled_by": check.compiled_by})
         if not check.passed:
-            return res.model_copy(update={"failure": _lean_failure(check.status)})
+            failure = _lean_failure(check.status)
+            error = (check.reason or "")[:2000] if failure is not None else ""
+            return res.model_copy(update={"failure": failure, "error": error})
         verdicts = await _judge_all(ctx, judges, task.informal, lean, task.sample)
         return res.model_copy(update={"compiled": True, "judges": verdicts})
 
@@ -125,7 +149,7 @@ def eval_sample(model: str, judges: list[str], temperature: float = 0.7, max_tok
 
 
 async def _judge_all(
-    ctx: ItemContext, judges: list[str], informal: str, lean: str, sample: int
+    ctx: ItemContext[RoleServices], judges: list[str], informal: str, lean: str, sample: int
 ) -> dict[str, bool | None]:
     """Every judge's verdict on a sample (None: unreadable, never a pass)."""
     verdicts: dict[str, bool | None] = {}
@@ -164,7 +188,7 @@ def eval_loop(
         max_tokens=max_tokens,
     ).fn
 
-    async def run(task: SampleTask, ctx: ItemContext) -> SampleResult:
+    async def run(task: SampleTask, ctx: ItemContext[RoleServices]) -> SampleResult:
         # the loop refines on `ctx.services.judge`: the first of the judges (the spec's order)
         result = await loop(
             FormalizeInput(
@@ -192,7 +216,7 @@ def eval_loop(
             compiled_by=next((r.compiled_by for r in reversed(result.rounds) if r.compiled_by), ""),
         )
         if final is None:
-            return res
+            return res.model_copy(update={"failure": _loop_failure(result.rounds)})
         verdicts = await _judge_all(ctx, judges, task.informal, final.lean, task.sample)
         return res.model_copy(update={"judges": verdicts})
 
@@ -200,13 +224,27 @@ def eval_loop(
 
 
 def _lean_failure(status: Status) -> SampleFailure | None:
-    """A compile that Lean could not decide is a failure with its reason; one it rejected is
-    an ordinary miss (None)."""
+    """A statement hygiene refused, or a compile that Lean could not decide, is a failure with
+    its reason; one Lean rejected is an ordinary miss (None)."""
+    if status is Status.REJECTED:
+        return SampleFailure.REFUSED
     if status is Status.TIMEOUT:
         return SampleFailure.LEAN_TIMEOUT
     if status in (Status.CRASH, Status.BACKEND_ERROR, Status.HEADER_ERROR):
         return SampleFailure.LEAN_UNAVAILABLE
     return None
+
+
+def _loop_failure(rounds: Sequence[Any]) -> SampleFailure | None:
+    """Why a loop sample with no compiled statement failed, from its last round: a reply cut
+    off at its deadline, no Lean, a refusal or a Lean that could not decide (None: Lean
+    rejected it, an ordinary miss)."""
+    if not rounds:
+        return SampleFailure.NO_LEAN
+    last = rounds[-1]
+    if last.lean is None:
+        return SampleFailure.TIMEOUT if last.finish_reason == TIMEOUT else SampleFailure.NO_LEAN
+    return _lean_failure(Status(last.compile_status)) if last.compile_status else None
 
 
 def _header(base: str, item_header: str) -> str:
@@ -270,8 +308,9 @@ async def run_eval(
     options: EvalOptions,
     *,
     on_progress: Callable[[Progress], None] | None = None,
-    ray: Any = None,
+    ray: RayOptions | None = None,
     sources: dict[str, Any] | None = None,
+    resume: Resume | None = None,
 ) -> tuple[RunSummary, list[SampleResult]]:
     """Run (or resume) an evaluation; the summary and every finished sample. On a Ray cluster
     when `ray` (a `RayOptions`) is given.
@@ -312,6 +351,7 @@ async def run_eval(
         params=params,
         total=len(tasks),
         on_progress=on_progress,
+        resume=resume,
     )
     return summary, collect_results(store, summary.run_id)
 
@@ -324,11 +364,10 @@ def benchmark_sources(data: str | Path | None, harness: Iterable[str | Path] | N
     }
 
 
-async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+async def _resume(run: Run, settings: Settings, store: Store, resume: Resume) -> RunSummary:
     """The same benchmarks (same hashes, read again from where the run read them), the same
     options: done samples are skipped, finished calls and checks come from the caches."""
     from math2.eval.benchmarks import UnknownBenchmark, load_registry
-    from math2.runs import CannotResume
 
     params = run.params or {}
     sources = params.get("sources")
@@ -352,10 +391,17 @@ async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSumm
         versions.append(v)
     options = EvalOptions.model_validate(params.get("options") or {})
     job = build_eval_job(versions, options)
-    if (job.input_key, job.spec_hash) != (run.key, run.spec_hash):
+    if job.input_key != run.key:
         raise CannotResume(f"run {run.id}: its benchmarks and options no longer make this run")
-    summary, _ = await run_eval(
-        settings, store, versions, options, on_progress=on_progress, sources=sources
+    summary, _ = await run_eval(  # a changed spec (another Lean, …) is the lifecycle's to refuse
+        settings,
+        store,
+        versions,
+        options,
+        on_progress=resume.on_progress,
+        ray=resume.ray,
+        sources=sources,
+        resume=resume,
     )
     return summary
 

@@ -5,7 +5,9 @@
 - `table.md` (per benchmark: version hash, SC and CC under each judge at each k with intervals,
   κ, and the seeds' published figures next to ours),
 - `bars.png` (per-benchmark bars with bootstrap intervals at the largest k) and `passk.png`
-  (pass@k curves), each with the scores JSON in a PNG text chunk under the key `math2-scores`,
+  (pass@k curves), each with a visible caption naming the Lean behind the SC figures as it
+  reported itself (a test double says "a test double, not Lean") and the failed samples, and
+  the scores JSON in a PNG text chunk under the key `math2-scores`,
 - `report.html` with both plots inlined and the scores JSON in
   `<script type="application/json" id="math2-scores">`.
 `read_png_scores` / `read_html_scores` read the numbers back.
@@ -19,10 +21,19 @@ import json
 import re
 from pathlib import Path
 
+from math2.eval.metrics import Interval
 from math2.eval.published import published_for
-from math2.eval.scoring import Scores
+from math2.eval.scoring import BenchmarkScore, Scores
 
-__all__ = ["PNG_KEY", "read_html_scores", "read_png_scores", "render_table", "write_report"]
+__all__ = [
+    "PNG_KEY",
+    "caption",
+    "compiled_by_text",
+    "read_html_scores",
+    "read_png_scores",
+    "render_table",
+    "write_report",
+]
 
 PNG_KEY = "math2-scores"
 
@@ -31,7 +42,7 @@ def _pct(x: float) -> str:
     return f"{100 * x:.2f}"
 
 
-def _iv(iv) -> str:
+def _iv(iv: Interval) -> str:
     return f"{_pct(iv.value)} [{_pct(iv.low)}, {_pct(iv.high)}]"
 
 
@@ -40,15 +51,30 @@ def _pub(bench: str, metric: str, k: int) -> str:
     return "; ".join(f"{p.model} {p.percent:.2f}" for p in rows) or "–"
 
 
-def _failed(b) -> str:
+def _failed(b: BenchmarkScore) -> str:
     """`failed/samples (reason n, …)`: every failed sample is in the score as a 0."""
     why = ", ".join(f"{r} {n}" for r, n in b.failures.items())
     return f"{b.failed}/{b.samples}" + (f" ({why})" if why else "")
 
 
-def _compiled_by(labels: list[str]) -> str:
+def compiled_by_text(labels: list[str]) -> str:
     """The Lean(s) behind an SC figure, as they reported themselves."""
     return "; ".join(labels) if labels else "nothing reached Lean"
+
+
+def caption(scores: Scores) -> str:
+    """The line under each plot: the Lean behind the SC figures and the samples that failed."""
+    failed = sum(b.failed for b in scores.benchmarks)
+    total = sum(b.samples for b in scores.benchmarks)
+    why: dict[str, int] = {}
+    for b in scores.benchmarks:
+        for r, n in b.failures.items():
+            why[r] = why.get(r, 0) + n
+    reasons = ", ".join(f"{r} {n}" for r, n in sorted(why.items()))
+    return (
+        f"compiled by: {compiled_by_text(scores.compiled_by)}\n"
+        f"failed samples (each scored 0): {failed}/{total}" + (f" ({reasons})" if reasons else "")
+    )
 
 
 def render_table(scores: Scores) -> str:
@@ -58,7 +84,7 @@ def render_table(scores: Scores) -> str:
     head += ["κ", "failed (why)", "published SC", "published CC"]
     lines = [
         f"model: {scores.model}",
-        f"compiled by: {_compiled_by(scores.compiled_by)}",
+        f"compiled by: {compiled_by_text(scores.compiled_by)}",
         "",
         "| " + " | ".join(head) + " |",
     ]
@@ -67,13 +93,13 @@ def render_table(scores: Scores) -> str:
         kap = ", ".join(f"{p}: {v:.3f}" for p, v in b.kappa.items()) or "–"
         for k in scores.ks:
             row = [b.benchmark, b.version_hash[:12], str(b.items), str(k), _iv(b.sc[k])]
-            row += [_compiled_by(b.compiled_by)]
+            row += [compiled_by_text(b.compiled_by)]
             row += [_iv(b.cc[j][k]) for j in scores.judges]
             row += [kap, _failed(b), _pub(b.benchmark, "SC", k), _pub(b.benchmark, "CC", k)]
             lines.append("| " + " | ".join(row) + " |")
     for k in scores.ks:
         row = ["macro", "", str(len(scores.benchmarks)), str(k), _iv(scores.macro_sc[k])]
-        row += [_compiled_by(scores.compiled_by)]
+        row += [compiled_by_text(scores.compiled_by)]
         row += [_iv(scores.macro_cc[j][k]) for j in scores.judges]
         failed = sum(b.failed for b in scores.benchmarks)
         total = sum(b.samples for b in scores.benchmarks)
@@ -90,6 +116,8 @@ def _plots(scores: Scores, folder: Path, payload: str) -> list[Path]:
     import numpy as np
 
     meta = {PNG_KEY: payload, "Software": "math2 eval report"}
+    note = caption(scores)
+    room = (0, 0.1, 1, 1)  # the bottom tenth holds the caption
     kmax = max(scores.ks)
     names = [b.benchmark for b in scores.benchmarks] + ["macro"]
     series = [("SC", [b.sc[kmax] for b in scores.benchmarks] + [scores.macro_sc[kmax]])]
@@ -111,7 +139,8 @@ def _plots(scores: Scores, folder: Path, payload: str) -> list[Path]:
     ax.set_ylim(0, 105)
     ax.set_title(f"{scores.model}: SC and CC at pass@{kmax} (95% bootstrap CI)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
+    fig.text(0.01, 0.01, note, fontsize=7, ha="left", va="bottom", wrap=True)
+    fig.tight_layout(rect=room)
     bars = folder / "bars.png"
     fig.savefig(bars, metadata=meta)
     plt.close(fig)
@@ -138,7 +167,8 @@ def _plots(scores: Scores, folder: Path, payload: str) -> list[Path]:
     ax.set_ylim(0, 105)
     ax.set_title(f"{scores.model}: pass@k")
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    fig.text(0.01, 0.01, note, fontsize=7, ha="left", va="bottom", wrap=True)
+    fig.tight_layout(rect=room)
     curves = folder / "passk.png"
     fig.savefig(curves, metadata=meta)
     plt.close(fig)

@@ -10,6 +10,7 @@ one that answers wrongly.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy import select
@@ -22,7 +23,9 @@ from math2.store.work import Run, RunItem
 __all__ = ["collect_results", "expected_samples"]
 
 
-def expected_samples(versions: Sequence[BenchmarkVersion], limit: int | None) -> dict[str, dict]:
+def expected_samples(
+    versions: Sequence[BenchmarkVersion], limit: int | None
+) -> dict[str, dict[str, Any]]:
     """The run's grid as stored in its params: per benchmark its version hash and item names."""
     return {
         v.name: {
@@ -57,7 +60,7 @@ def collect_results(store: Store, run_id: int) -> list[SampleResult]:
         run = s.get(Run, run_id)
         params = (run.params if run is not None else None) or {}
         rows = list(s.scalars(select(RunItem).where(RunItem.run_id == run_id)))
-    expected: dict[str, dict] = params.get("expected") or {}
+    expected: dict[str, dict[str, Any]] = params.get("expected") or {}
     k = int((params.get("options") or {}).get("k") or 0)
     hashes = {b: e["version_hash"] for b, e in expected.items()}
     hashes.update({b.split("@")[0]: h for b, h in (params.get("benchmarks") or {}).items()})

@@ -14,6 +14,7 @@ import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -26,9 +27,12 @@ class SampleFailure(StrEnum):
     """Why a sample has no answer of its own: it still counts, as a failure, at its index."""
 
     NO_LEAN = "no_lean"  # the reply held no readable Lean block
+    REFUSED = "refused"  # hygiene refused its Lean before any compile
     LEAN_TIMEOUT = "lean_timeout"  # Lean ran out of time on it
     LEAN_UNAVAILABLE = "lean_unavailable"  # Lean crashed, or its backend or header failed
-    TIMEOUT = "timeout"  # the sample's model call (or the whole step) timed out
+    # the model's reply was cut off at its deadline (finish_reason "timeout"), or the sample's
+    # model call (or the whole step) timed out
+    TIMEOUT = "timeout"
     ERROR = "error"  # the sample's step raised (a model error, a bad reply, …)
     UNREADABLE = "unreadable"  # its stored result could not be read back
     NOT_RUN = "not_run"  # the run stopped before the sample was tried
@@ -51,6 +55,13 @@ class SampleResult(BaseModel):
     error: str = ""  # the error text of a failed sample
     compiled_by: str = ""  # the Lean that compiled it, as it reported itself ("": none ran)
 
+    @property
+    def outcome(self) -> str:
+        """How the sample ended, for the run's progress: its failure, else whether it compiled."""
+        if self.failure is not None:
+            return self.failure.value
+        return "compiled" if self.compiled else "did_not_compile"
+
 
 class BenchmarkScore(BaseModel):
     """Scores of one benchmark version."""
@@ -63,7 +74,7 @@ class BenchmarkScore(BaseModel):
     cc: dict[str, dict[int, Interval]]  # judge -> k -> interval
     compiled_by: list[str] = []  # every Lean that compiled a sample of it
     kappa: dict[str, float]  # "judgeA|judgeB" -> κ on compiled samples
-    per_item: dict[str, dict]  # item -> {"n", "compiled", "consistent": {judge: c}}
+    per_item: dict[str, dict[str, Any]]  # item -> {"n", "compiled", "consistent": {judge: c}}
     samples: int = 0  # every sample scored, failures included
     failed: int = 0  # samples with a failure (each scored 0)
     failures: dict[str, int] = {}  # SampleFailure value -> count
@@ -110,7 +121,7 @@ def score(
     sc_vals: dict[int, dict[str, list[float]]] = defaultdict(dict)
     cc_vals: dict[str, dict[int, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(dict))
     for (bench, vh), items in sorted(by_bench.items()):
-        per_item: dict[str, dict] = {}
+        per_item: dict[str, dict[str, Any]] = {}
         counts = []
         for name, ss in sorted(items.items()):
             idx = [s.sample for s in ss]

@@ -4,7 +4,6 @@ bulk writes of mentions and texts that keep their provenance."""
 from __future__ import annotations
 
 import contextvars
-import datetime as dt
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,12 +15,22 @@ from sqlalchemy.orm import Session, object_session
 from math2.config import Settings
 from math2.errors import InputError, Math2Error
 from math2.importers.registry import ImportResult
-from math2.importers.runs import import_spec, mark_step, spec_hash
+from math2.importers.runs import import_identity, mark_step
+from math2.runs.lifecycle import find_run, finish_in
 from math2.sources.intake import IntakeClass
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
-from math2.store.models import Binding, Crosswalk, Mention, Node, Pin, Source, TextRecord
-from math2.store.work import Run
+from math2.store.models import (
+    Binding,
+    Crosswalk,
+    Mention,
+    Node,
+    Pin,
+    SearchAid,
+    Source,
+    TextRecord,
+)
+from math2.store.work import Run, RunItem
 from math2.util.files import file_digest  # noqa: F401 (importers' name for it)
 
 T = TypeVar("T")
@@ -67,9 +76,9 @@ def source_and_pin(session: Session, name: str) -> tuple[Source, Pin]:
     return src, pin
 
 
-def already_done(session: Session, job: str, key: str, digest: str) -> bool:
+def already_done(session: Session, source: str, pin_key: str, digest: str) -> bool:
     """Whether this exact import finished before (checked before any parsing work)."""
-    run = session.scalar(select(Run).where(Run.job == job, Run.key == key))
+    run = find_run(session, import_identity(source, pin_key))
     return run is not None and run.status == "done" and run.params.get("digest") == digest
 
 
@@ -79,7 +88,7 @@ def skip_if_done(store: Store, entry: SourceEntry, path: Path, digest: str) -> I
         return None
     with store.session() as s:
         _, pin = source_and_pin(s, entry.name)
-        if already_done(s, "import", f"{entry.name}@{pin.key}", digest):
+        if already_done(s, entry.name, pin.key, digest):
             return ImportResult(
                 source=entry.name, pin=pin.key, path=str(path), counts={}, skipped_already_done=True
             )
@@ -99,14 +108,17 @@ def dir_locator(field: str, what: str) -> Callable[[Settings], tuple[Path | None
 
 
 def start_run(
-    session: Session, job: str, key: str, digest: str, params: dict[str, Any]
+    session: Session, source: str, pin_key: str, digest: str, params: dict[str, Any]
 ) -> Run | None:
-    """A new run row, or None when this exact import is already done.
+    """The import's run row (`math2.runs.lifecycle`'s identity of it), or None when this exact
+    import is already done.
 
     An import that was done with other data at the same pin is a conflict: a new pin is needed.
     A run left `running` (killed half-way) held no committed rows, so it is simply restarted.
     """
-    run = session.scalar(select(Run).where(Run.job == job, Run.key == key))
+    identity = import_identity(source, pin_key)
+    key = identity.key
+    run = find_run(session, identity)
     if run is not None and run.status == "done":
         if run.params.get("digest") != digest:
             name, _, pin = key.partition("@")
@@ -120,11 +132,8 @@ def start_run(
             )
         return None
     if run is None:
-        run = Run(job=job, key=key)
+        run = Run(job=identity.job, key=key, spec=identity.spec, spec_hash=identity.spec_hash)
         session.add(run)
-    name = key.partition("@")[0]
-    run.spec = import_spec(name)
-    run.spec_hash = spec_hash(run.spec)
     run.status = "running"
     run.params = {**params, "digest": digest}
     session.flush()
@@ -142,7 +151,7 @@ def import_transaction(
         key = f"{entry.name}@{pin.key}"
         if _FORCE.get():
             clear_pin(s, src, pin)
-        run = start_run(s, "import", key, digest, {"path": str(path), **params})
+        run = start_run(s, entry.name, pin.key, digest, {"path": str(path), **params})
         if run is None:  # finished by another process since `skip_if_done` looked
             raise ImportConflict(f"{key} was imported meanwhile by another run")
         # every importer reads all its data before this transaction: the first step is done
@@ -223,6 +232,10 @@ def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
     session.execute(
         delete(TextRecord).where(TextRecord.source_id == src.id, TextRecord.pin_id == pin.id)
     )
+    aids = session.execute(
+        delete(SearchAid).where(SearchAid.source_id == src.id, SearchAid.pin_id == pin.id)
+    )
+    counts["search aids removed"] = getattr(aids, "rowcount", 0)
     counts["edges removed"] = session.execute(
         delete(Crosswalk).where(Crosswalk.source_id == src.id)
     ).rowcount
@@ -245,21 +258,25 @@ def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
         delete(Node).where(Node.id.not_in(used), Node.selected_by == src.name)
     ).rowcount
     session.execute(delete(Node).where(Node.id.not_in(used), Node.key.like(f"decl:{src.name}:%")))
-    session.execute(
-        delete(Run).where(Run.job.in_(("import", "bump")), Run.key == f"{src.name}@{pin.key}")
-    )
+    # the import's run is done again by this import: its items written again, in this
+    # transaction (a failure rolls it back with everything else)
+    runs = select(Run.id).where(Run.job == "import", Run.key == f"{src.name}@{pin.key}")
+    session.execute(delete(RunItem).where(RunItem.run_id.in_(runs)))
+    session.execute(update(Run).where(Run.id.in_(runs)).values(status="running"))
+    session.execute(delete(Run).where(Run.job == "bump", Run.key == f"{src.name}@{pin.key}"))
     session.flush()
     return counts
 
 
 def finish_run(run: Run, stats: dict[str, int]) -> None:
-    """Mark a run done with its counters (and its `write` step, in the same transaction)."""
-    run.status = "done"
-    run.stats = stats
-    run.finished_at = dt.datetime.now(dt.UTC)
+    """Mark an import's run done with its counters (and its `write` step, in the same
+    transaction: `math2.runs.lifecycle.finish_in`)."""
     session = object_session(run)
-    if session is not None:
-        mark_step(session, run, "write", dict(stats))
+    if session is None:
+        raise ValueError("an import's run is finished inside its transaction")
+    session.flush()
+    finish_in(session, run.id, dict(stats))
+    mark_step(session, run, "write", dict(stats))
 
 
 def _uniform(table, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

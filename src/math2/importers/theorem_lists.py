@@ -320,5 +320,21 @@ def _locator(data_set: str):
     return locate
 
 
-register(ImporterSpec("1000-plus", _locator("1000-plus"), import_thousand_plus))
-register(ImporterSpec("mathlib-theorem-lists", _locator("mathlib-docs"), import_mathlib_lists))
+register(
+    ImporterSpec(
+        "1000-plus",
+        _locator("1000-plus"),
+        import_thousand_plus,
+        fetch="data",
+        data_set="1000-plus",
+    )
+)
+register(
+    ImporterSpec(
+        "mathlib-theorem-lists",
+        _locator("mathlib-docs"),
+        import_mathlib_lists,
+        fetch="data",
+        data_set="mathlib-docs",
+    )
+)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
@@ -21,21 +22,20 @@ from math2.lean.commands import SplitCode, split_code
 from math2.lean.compiled import (
     PREAMBLE_LINES,
     STANDARD_AXIOMS,
-    axioms_subject,
     parse_axioms,
     prepare,
 )
 from math2.lean.diagnostics import Diagnostic, Kind, diagnostics
-from math2.lean.hygiene import (
-    ContextTrust,
-    Strictness,
-    Violation,
-    check_statement,
-)
+from math2.lean.hygiene import check_statement
 from math2.lean.identity import LeanIdentity
 from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
+from math2.lean.names import NAME, axioms_subject, same, source
+from math2.lean.names import parts as name_parts
 from math2.lean.protocol import CommandResponse, Pos, ReplError
-from math2.lean.rules import COMPILER_AXIOMS
+from math2.lean.rules import COMPILER_AXIOMS, FORBIDDEN_ROOTS
+from math2.lean.targets import Strictness
+from math2.lean.terms import Violation
+from math2.lean.trust import ContextTrust
 
 
 class Mode(StrEnum):
@@ -134,8 +134,12 @@ class LeanChecker:
         allowed_imports: frozenset[str] | None = None,
         allow_compiled: bool = False,
         limits: Limits = DEFAULT_LIMITS,
+        known_name: Callable[[str], bool] | None = None,
     ):
         self.backend = backend
+        # Whether the pinned library declares a name (the store's Mathlib names): a benchmark's
+        # context that declares one is flagged `shadowing`.
+        self.known_name = known_name
         self.cache = cache
         self.header = header
         self.timeout_s = timeout_s
@@ -158,19 +162,18 @@ class LeanChecker:
                 self.identity = await self.backend.identity(self.header)
         return self.identity
 
-    def _compiled(
-        self, item: CheckItem, code: SplitCode
-    ) -> tuple[str, str | None, list[Violation], list[Violation]]:
-        """(text to compile, the theorem's full name, hygiene violations).
+    def _compiled(self, item: CheckItem, code: SplitCode) -> _Plan:
+        """What to compile for an item, or the hygiene violations that refuse it.
 
         Every mode applies the rules against code that runs while elaborating; PLAIN (only
         ever chosen by the caller, never by the data) relaxes the one-theorem and `sorry` rules.
         """
         caps = precheck(item.code, self.limits)  # the whole item, before anything is read
         if caps:
-            return "", None, caps, []
-        if bad := [n for n in item.show_types if not _CONSTANT.fullmatch(n)]:
-            return "", None, [Violation(rule="show_types", line=None, detail=_bad_names(bad))], []
+            return _Plan(violations=caps)
+        if bad := [n for n in item.show_types if not _constant(n)]:
+            refusal = Violation(rule="show_types", line=None, detail=_bad_names(bad))
+            return _Plan(violations=[refusal])
         header, body = code.header, code.body
         strict = {
             Mode.STATEMENT: Strictness.STATEMENT,
@@ -188,26 +191,36 @@ class LeanChecker:
             parts=item.parts,
             allow_compiled=self.allow_compiled,
             limits=self.limits,
+            known_name=self.known_name,
         )
         if not report.ok:
-            return "", report.full_name, report.violations, report.flags
+            return _Plan(name=report.full_name, violations=report.violations, flags=report.flags)
         name = report.full_name
         for offset, length, value in sorted(report.clamps, reverse=True):
             body = body[:offset] + value + body[offset + length :]
-        if item.mode is Mode.PLAIN or not name:
-            return prepare(body), name, [], report.flags
+        plan = _Plan(
+            name=name,
+            flags=report.flags,
+            targets=report.targets,
+            anonymous_target=report.anonymous_target,
+        )
+        if item.mode is Mode.PLAIN or not (name or report.anonymous_target):
+            plan.text = prepare(body)
+            return plan
         # The axioms of the whole environment the item builds, not only of the target: a
         # context declaration may trust compiled code that the target never mentions.
         names = [*[d for d in report.declared if d not in report.targets], *report.targets]
-        axioms = "".join(f"\n#print axioms {n}" for n in names) + "\n"
-        types = "".join(f"#check @{n}\n" for n in item.show_types)
-        return prepare(body) + axioms + types, name, [], report.flags
+        axioms = "".join(f"\n#print axioms {source(n)}" for n in names) + "\n"
+        types = "".join(f"#check @{source(n)}\n" for n in item.show_types)
+        plan.text = prepare(body) + axioms + types
+        return plan
 
     async def check(self, item: CheckItem) -> CheckResult:
         """Check one item; hostile or malformed code is rejected without running anything."""
         code = split_code(item.code)  # the item is split once: header, body, where the body starts
         header = code.header
-        compiled, name, violations, flags = self._compiled(item, code)
+        plan = self._compiled(item, code)
+        compiled, violations, flags = plan.text, plan.violations, plan.flags
         if violations:
             return CheckResult(
                 id=item.id,
@@ -230,7 +243,7 @@ class LeanChecker:
         if hit is not None:
             return hit.model_copy(update={"id": item.id, "cached": True, "flags": flags})
         raw = await self.backend.run(header, compiled, self.timeout_s)
-        result = self._verdict(item, name, raw)
+        result = self._verdict(item, plan, raw)
         result.compiled_by = identity.label()
         if cache is not None and result.status in _CACHEABLE:
             await asyncio.to_thread(cache.put, key, result, identity)  # stored before it is used
@@ -241,13 +254,14 @@ class LeanChecker:
         return STANDARD_AXIOMS | (COMPILER_AXIOMS if self.allow_compiled else frozenset())
 
     def _environment_axioms(
-        self, answers: dict[str, set[str]], target: str | None, proof: bool = False
+        self, answers: dict[str, set[str]], targets: list[str], proof: bool = False
     ) -> list[Violation]:
         """Axioms beyond the allowed ones in any declaration of the item (`sorryAx` only in the
-        target of a statement)."""
+        targets of a statement: every part of a multi-part item may end in `sorry`)."""
         out = []
         for subject, found in answers.items():
-            allowed = self._standard | ({"sorryAx"} if subject == target and not proof else set())
+            target = any(same(subject, t) for t in targets)
+            allowed = self._standard | ({"sorryAx"} if target and not proof else set())
             if bad := sorted(found - allowed):
                 out.append(
                     Violation(rule="axioms", line=None, detail=_axiom_detail(subject, bad, target))
@@ -279,7 +293,7 @@ class LeanChecker:
                 raise got
             return got
 
-        tasks: list[asyncio.Task] = []
+        tasks: list[asyncio.Task[None]] = []
         pending = 0
         try:
             for it in items:
@@ -297,7 +311,9 @@ class LeanChecker:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    def _verdict(self, item: CheckItem, name: str | None, raw: RawOutcome) -> CheckResult:
+    def _verdict(self, item: CheckItem, plan: _Plan, raw: RawOutcome) -> CheckResult:
+        name = plan.name
+        targets = plan.targets or ([name] if name else [])
         base = dict(id=item.id, time_s=raw.time_s, backend=self.backend.name)
         if raw.failure is not None:
             status = {
@@ -330,8 +346,11 @@ class LeanChecker:
                 answers[subject or ""] = found
                 continue
             shown = _CHECK_ANSWER.match(d.message) if d.kind is Kind.OUTPUT else None
-            if shown is not None and shown.group("name") in item.show_types:
-                types[shown.group("name")] = shown.group("type").strip()
+            asked = shown is not None and next(
+                (n for n in item.show_types if same(n, shown.group("name"))), None
+            )
+            if shown is not None and asked:
+                types[asked] = shown.group("type").strip()
                 continue
             kept.append(_shift(d, offset))
         errs = [d for d in kept if d.is_error]
@@ -343,26 +362,26 @@ class LeanChecker:
         passed = not errs
         extra: list[Violation] = []
         if item.mode is Mode.STATEMENT and not errs:
-            if axioms is None:
+            if axioms is None and not (plan.anonymous_target and not plan.targets):
                 extra.append(
                     Violation(rule="axioms", line=None, detail=f"no `#print axioms {name}` answer")
                 )
             else:
-                extra += self._environment_axioms(answers, subject)
-                if name and subject != name:
+                extra += self._environment_axioms(answers, targets)
+                if name and not same(subject, name):
                     extra.append(_not_declared(name, subject))
-                for part in item.parts:
-                    if part != name and not any(a.endswith(part) for a in answers):
+                for part in targets:
+                    if not same(part, name) and not any(same(a, part) for a in answers):
                         extra.append(_not_declared(part, None))
             passed = not extra
         elif item.mode is Mode.PROOF and not errs:
             if sorry:
                 passed, reason = False, "the proof uses sorry"
-            elif axioms is not None and (bad := self._environment_axioms(answers, subject, True)):
+            elif axioms is not None and (bad := self._environment_axioms(answers, targets, True)):
                 passed, reason = False, "; ".join(b.detail for b in bad)
-            elif axioms is not None and (bad := sorted(axioms - self._standard)):
-                passed, reason = False, f"depends on {', '.join(bad)}"
-            elif axioms is not None and name and subject != name:
+            elif axioms is not None and (beyond := sorted(axioms - self._standard)):
+                passed, reason = False, f"depends on {', '.join(beyond)}"
+            elif axioms is not None and name and not same(subject, name):
                 extra.append(_not_declared(name, subject))
                 passed = False
         if extra:
@@ -379,18 +398,38 @@ class LeanChecker:
         )
 
 
-# A constant's name as `show_types` accepts it: no space, bracket, quote or command character
-# (so it can only ever be one identifier after `#check @`), and no root reaching IO or Lean.
-_CONSTANT = re.compile(r"(?!(?:IO|EIO|BaseIO|System|Lean)(?:\.|$))[^\s@#()\[\]{}:;,\"`«»$]+")
-_CHECK_ANSWER = re.compile(r"^@?(?P<name>[^\s:]+) :\s(?P<type>.*)$", re.S)
+@dataclass
+class _Plan:
+    """What the checker compiles for an item (`text`), or why it refuses it (`violations`)."""
+
+    text: str = ""
+    name: str | None = None  # the (last) target's full name, as Lean prints it
+    violations: list[Violation] = field(default_factory=list)
+    flags: list[Violation] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)  # every named target's full name
+    anonymous_target: bool = False  # an anonymous instance: no name to ask its axioms of
+
+
+def _constant(name: str) -> bool:
+    """Whether `show_types` may ask for a name: one constant (components written bare or in
+    «…», never holding a quote, a newline or `»`), under no root that reaches IO or Lean."""
+    if not name or any(c in name for c in '\n\r"`$@#;') or name.count("«") != name.count("»"):
+        return False
+    parts = name_parts(name)
+    if any(not p or "»" in p or "«" in p for p in parts):
+        return False
+    return not FORBIDDEN_ROOTS.match(".".join(p for p in parts if p != "_root_"))
+
+
+_CHECK_ANSWER = re.compile(r"^@?(?P<name>" + NAME + r") :\s(?P<type>.*)$", re.S)
 
 
 def _bad_names(names: list[str]) -> str:
     return f"not a constant name for `#check`: {', '.join(repr(n[:80]) for n in names)}"
 
 
-def _axiom_detail(subject: str, extra: list[str], target: str | None) -> str:
-    who = "" if subject == target else f"the context declaration {subject} "
+def _axiom_detail(subject: str, extra: list[str], target: bool) -> str:
+    who = "" if target else f"the context declaration {subject} "
     return f"{who}depends on {', '.join(extra)}"
 
 

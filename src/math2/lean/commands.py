@@ -14,6 +14,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from math2.lean.brackets import CLOSE, OPEN, matching
 from math2.lean.lexer import Tok, Token
 from math2.lean.rules import OTHER_FORBIDDEN_COMMANDS
 
@@ -37,8 +38,6 @@ OTHER_COMMANDS = {
 MODIFIERS = {"private", "protected", "noncomputable", "unsafe", "partial", "local", "scoped",
              "nonrec", "public", "meta"}  # fmt: skip
 PREFIX_COMMANDS = {"open", "set_option", "omit", "include"}  # may end in `in`
-_OPEN = {"(", "[", "{", "⟨", "@[", "⦃", "‹", "⁅", "⟪", "⟦", "%["}
-_CLOSE = {")", "]", "}", "⟩", "⦄", "›", "⁆", "⟫", "⟧"}
 
 
 @dataclass
@@ -150,10 +149,10 @@ def split_commands(toks: list[Token]) -> list[Command]:
         t = toks[i]
         if depth == 0 and not in_head and _starts_command(toks, i):
             starts.append(i)
-        if t.kind is Tok.SYMBOL and t.text in _OPEN:
+        if t.text in OPEN:
             depth += 1
-        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
-            depth = max(0, depth - 1)
+        elif t.text in CLOSE and depth:
+            depth -= 1
         if depth == 0:
             in_head = _continues_head(t, in_head)
         elif t.kind is Tok.SYMBOL and t.text == "@[":
@@ -193,13 +192,8 @@ def _command(toks: list[Token]) -> Command:
             doc = t
             i += 1
         elif t.kind is Tok.SYMBOL and t.text == "@[":
-            depth, j = 1, i + 1
-            while j < len(toks) and depth:
-                if toks[j].text in _OPEN:
-                    depth += 1
-                elif toks[j].text in _CLOSE:
-                    depth -= 1
-                j += 1
+            close = matching(toks, i)
+            j = len(toks) + 1 if close is None else close + 1
             attributes.append(toks[i + 1 : j - 1])
             i = j
         elif t.kind is Tok.IDENT and t.text in MODIFIERS:
@@ -211,16 +205,3 @@ def _command(toks: list[Token]) -> Command:
         kw = toks[i].text
         return Command(toks, kw, i, modifiers, attributes, doc)
     return Command(toks, "?", max(0, len(toks) - 1), modifiers, attributes, doc)
-
-
-def bracket_depths(toks: list[Token]) -> list[int]:
-    """The bracket depth before each token."""
-    out = []
-    depth = 0
-    for t in toks:
-        out.append(depth)
-        if t.kind is Tok.SYMBOL and t.text in _OPEN:
-            depth += 1
-        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
-            depth = max(0, depth - 1)
-    return out

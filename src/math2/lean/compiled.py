@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from math2.lean.hygiene import Violation
+from math2.lean.terms import Violation
 
 STANDARD_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 ALLOWED_AXIOMS = STANDARD_AXIOMS | {"sorryAx"}
@@ -32,15 +32,6 @@ def parse_axioms(info: str) -> set[str] | None:
     if not m:
         return None
     return {a.strip() for a in m.group("list").replace("\n", " ").split(",") if a.strip()}
-
-
-_SUBJECT_RE = re.compile(r"^\s*['`‘«]?(?P<name>[^'`’»\s]+)['`’»]?\s+(?:depends|does not depend)")
-
-
-def axioms_subject(info: str) -> str | None:
-    """The constant a `#print axioms` answer is about (`'foo' depends on axioms: …`)."""
-    m = _SUBJECT_RE.search(info)
-    return m.group("name") if m else None
 
 
 def axiom_violations(axioms: set[str]) -> list[Violation]:

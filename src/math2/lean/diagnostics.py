@@ -12,6 +12,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from math2.lean.names import QUOTED, quoted_name
 from math2.lean.protocol import (
     CommandResponse,
     Message,
@@ -74,8 +75,9 @@ class Diagnostic(BaseModel):
         return self.severity == "error"
 
 
-# A quoted name: 'x', `x`, ‘x’ or «x»; names may hold any non-space, non-quote characters.
-_Q = r"""['`‘«](?P<id>[^'`’»\s]+)['`’»]"""
+# A quoted name: 'x', `x`, ‘x’ or «x», the name as Lean prints it (primes, «…» parts with
+# spaces or dots: math2.lean.names).
+_Q = QUOTED
 
 # Ordered: the first pattern that matches decides. (kind, pattern)
 _RULES: list[tuple[Kind, re.Pattern[str]]] = [
@@ -159,7 +161,7 @@ def classify_text(text: str, severity: str = "error") -> tuple[Kind, str | None]
     for kind, pattern in _RULES:
         m = pattern.search(text)
         if m:
-            return kind, m.groupdict().get("id")
+            return kind, quoted_name(m) or m.groupdict().get("id")
     if severity in ("info", "trace"):
         return Kind.OUTPUT, None
     return Kind.OTHER, None

@@ -17,8 +17,10 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel
 
 from math2.lean.commands import Command, split_code, split_commands
+from math2.lean.flags import benchmark_flags
 from math2.lean.lexer import LexError, Tok, Token, tokenize
-from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
+from math2.lean.limits import DEFAULT_LIMITS, Limits, operator_nesting, precheck
+from math2.lean.names import same
 from math2.lean.rules import (
     ALLOWED_ATTRIBUTES,
     ALLOWED_MODIFIERS,
@@ -46,7 +48,7 @@ from math2.lean.terms import (
     over_ceiling,
     term_rules,
 )
-from math2.lean.trust import ContextTrust, benchmark_flags, generated_rules
+from math2.lean.trust import ContextTrust, generated_rules
 
 
 class HygieneReport(BaseModel):
@@ -60,6 +62,7 @@ class HygieneReport(BaseModel):
     clamps: list[tuple[int, int, str]] = []  # (offset, length, value): options set to the ceiling
     targets: list[str] = []  # full names of the target theorems (several for a multi-part item)
     declared: list[str] = []  # full names of every named declaration of the item
+    anonymous_target: bool = False  # a target is an anonymous instance (no name to ask about)
 
     @property
     def reason(self) -> str:
@@ -236,8 +239,8 @@ def check_statement(
     v: list[Violation] = check_header(header, module_roots, allowed_imports)
     caps = precheck(body, limits)
     if caps:
-        for c in caps:
-            v.append(c.model_copy(update={"line": c.line + line_offset}) if c.line else c)
+        for cap in caps:
+            v.append(cap.model_copy(update={"line": cap.line + line_offset}) if cap.line else cap)
         return HygieneReport(ok=False, violations=v)
     for line, col, what in suspicious_characters(body):
         v.append(Violation(rule="characters", line=line + line_offset, column=col, detail=what))
@@ -254,6 +257,10 @@ def check_statement(
         v.append(Violation(rule="empty", line=None, detail="there is no Lean code to check"))
         return HygieneReport(ok=False, violations=v)
     commands = split_commands(toks)
+    for c in commands:  # operators nest too: `¬¬¬…` 80,000 deep has no bracket
+        if nested := operator_nesting(c.tokens, limits):
+            v.extend(x.model_copy(update={"line": (x.line or 0) + line_offset}) for x in nested)
+            return HygieneReport(ok=False, violations=v)
     full_names = _declared_names(commands)
     allow_sorry: set[int] = set()
     theorem_name = full = None
@@ -273,9 +280,14 @@ def check_statement(
             v.extend(tv)
             if sorry_at is not None:
                 allow_sorry.add(sorry_at)
+        if targets and theorem_name is None and name is not None and not parts:
+            at = commands[targets[-1]].tokens[0]
+            detail = f"the target instance is anonymous, expected the name {name!r}"
+            v.append(_v("name", at, detail, line_offset))
         if targets and theorem_name is not None:
             full = full_names.get(targets[-1])
-            if name is not None and not parts and name not in (theorem_name, full):
+            named_as = same(name, theorem_name) or same(name, full)
+            if name is not None and not parts and not named_as:
                 decl = commands[targets[-1]].body[0]
                 detail = f"theorem is named {theorem_name!r}, expected {name!r}"
                 v.append(_v("name", decl, detail, line_offset))
@@ -285,7 +297,7 @@ def check_statement(
     flags: list[Violation] = []
     generated: list[Violation] = []
     if trust is ContextTrust.GENERATED and strict is not Strictness.RELAXED:
-        generated = generated_rules(commands, set(targets), line_offset)
+        generated = generated_rules(commands, set(targets), line_offset, known_name)
     else:
         flags = benchmark_flags(commands, set(targets), full_names, line_offset, known_name)
     if strict is Strictness.RELAXED:
@@ -304,14 +316,14 @@ def check_statement(
     if trust is ContextTrust.BENCHMARK:  # a person's resource option over the ceiling: clamped
         clamped_at = set()
         for c in commands:
-            for x in [*c.prefixes, c]:
-                words = [t for t in x.body if t.text != "in"]
-                if x.keyword != "set_option" or len(words) < 2:
+            for part in [*c.prefixes, c]:
+                words = [t for t in part.body if t.text != "in"]
+                if part.keyword != "set_option" or len(words) < 2:
                     continue
                 ceiling = over_ceiling(words[0].text, words[1].text)
                 if ceiling is not None:
                     clamps.append((words[1].offset, len(words[1].text), str(ceiling)))
-                    at = x.tokens[0]
+                    at = part.tokens[0]
                     clamped_at.add((at.line + line_offset, at.col))
                     why = f"`{words[0].text} {words[1].text}` is compiled as {ceiling:,}"
                     flags.append(_v("clamped", at, why, line_offset))
@@ -333,6 +345,7 @@ def check_statement(
         flags=flags,
         clamps=clamps,
         targets=[full_names[i] for i in targets if i in full_names],
+        anonymous_target=any(i not in full_names for i in targets),
         declared=list(dict.fromkeys(full_names.values())),
     )
 
@@ -347,8 +360,10 @@ def check_code(
     parts: Sequence[str] = (),
     allow_compiled: bool = False,
     limits: Limits = DEFAULT_LIMITS,
+    known_name: Callable[[str], bool] | None = None,
 ) -> HygieneReport:
-    """Hygiene of a whole item: header, then body, with lines of the original code."""
+    """Hygiene of a whole item: header, then body, with lines of the original code.
+    `known_name` answers whether the pinned library declares a name (shadowing)."""
     caps = precheck(code, limits)  # before the header is split: the whole item is capped
     if caps:
         return HygieneReport(ok=False, violations=caps)
@@ -364,4 +379,5 @@ def check_code(
         parts=parts,
         allow_compiled=allow_compiled,
         limits=limits,
+        known_name=known_name,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -108,7 +109,11 @@ class SetupFailed(RuntimeError):
 
 
 def run(
-    steps: list[Step], project_dir: Path, toolchain: str, mathlib_commit: str, echo=print
+    steps: list[Step],
+    project_dir: Path,
+    toolchain: str,
+    mathlib_commit: str,
+    echo: Callable[[str], object] = print,
 ) -> None:
     """Run every step that is not done, in order; stop at the first failure."""
     for step in steps:

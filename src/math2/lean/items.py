@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -13,6 +15,19 @@ from math2.lean.trust import ContextTrust
 from math2.util.jsonl import read_jsonl
 from math2.util.yamlfile import decode_utf8
 
+#: The fields a JSONL line may hold its Lean in, in the order they are looked for: the code
+#: whole, or a statement (with `header`) as benchmarks name it — DeepSeek-Prover's and FATE's
+#: `formal_statement`, `lean4_formalization`, MathForm's harness `ground_truth`.
+CODE_FIELDS = ("code", "formal_statement", "lean4_formalization", "ground_truth")
+
+
+@dataclass
+class ItemsRead:
+    """The items of a file, and how many were read from each field (`CODE_FIELDS`)."""
+
+    items: list[CheckItem]
+    fields: Counter[str] = field(default_factory=Counter)
+
 
 def load_items(
     path: str | Path,
@@ -22,11 +37,26 @@ def load_items(
     name: str | None = None,
     trust: ContextTrust = ContextTrust.GENERATED,
 ) -> list[CheckItem]:
+    """Items of a `.lean` file (one item) or a `.jsonl` file (one per line); `read_items` also
+    says which field each line's Lean came from."""
+    return read_items(path, mode, relaxed=relaxed, name=name, trust=trust).items
+
+
+def read_items(
+    path: str | Path,
+    mode: Mode | None = None,
+    *,
+    relaxed: bool = False,
+    name: str | None = None,
+    trust: ContextTrust = ContextTrust.GENERATED,
+) -> ItemsRead:
     """Items of a `.lean` file (one item) or a `.jsonl` file (one per line).
 
-    A JSONL line has `code`, or `header` + `formal_statement` (the benchmark shape); an id from
-    `id` or `name`; it may choose `"mode": "statement"` or `"proof"`, never `plain` (only the
-    caller can relax the rules, with `relaxed=True`). `name` is the theorem name a `.lean` file
+    A JSONL line has `code`, or `header` + a statement in `formal_statement`,
+    `lean4_formalization` or `ground_truth` (the benchmark shapes; the first of `CODE_FIELDS`
+    present is read, and counted in `fields`); an id from `id` or `name`; it may choose
+    `"mode": "statement"` or `"proof"`, never `plain` (only the caller can relax the rules,
+    with `relaxed=True`). `name` is the theorem name a `.lean` file
     must declare, and the default for JSONL lines that name none. A statement ending in `:=` or
     `:= by` (a prover's prompt) gets `sorry` appended. Empty input is an error.
 
@@ -44,22 +74,32 @@ def load_items(
     if path.suffix == ".lean":
         if not text.strip():
             raise InputError(path, None, "the file is empty: there is nothing to check")
-        return [CheckItem(id=path.stem, code=text, mode=default, name=name, trust=trust)]
+        item = CheckItem(id=path.stem, code=text, mode=default, name=name, trust=trust)
+        return ItemsRead([item], Counter({".lean file": 1}))
     if path.suffix != ".jsonl":
         raise InputError(path, None, "expected a .lean or .jsonl file")
     items: list[CheckItem] = []
+    fields: Counter[str] = Counter()
     seen: set[str] = set()
     for lineno, obj in read_jsonl(path):
         item_id = str(obj.get("id", obj.get("name", lineno)))
         if item_id in seen:
             raise InputError(path, lineno, f"duplicate id {item_id!r}")
         seen.add(item_id)
-        if "code" in obj:
-            code = obj["code"]
-        elif "formal_statement" in obj:
-            code = benchmark_code(obj.get("header", ""), obj["formal_statement"])
-        else:
-            raise InputError(path, lineno, "a line needs 'code' or 'formal_statement'")
+        where = next((f for f in CODE_FIELDS if f in obj), None)
+        if where is None:
+            raise InputError(
+                path,
+                lineno,
+                "no Lean to check: a line needs one of the fields "
+                + ", ".join(repr(f) for f in CODE_FIELDS)
+                + f" (it has {', '.join(repr(k) for k in obj) or 'none'})",
+            )
+        value = obj[where]
+        if not isinstance(value, str):
+            raise InputError(path, lineno, f"field {where!r} is {type(value).__name__}, not text")
+        fields[where] += 1
+        code = value if where == "code" else benchmark_code(obj.get("header") or "", value)
         try:
             items.append(
                 CheckItem(
@@ -75,7 +115,7 @@ def load_items(
             raise InputError(path, lineno, f"bad item: {exc}") from exc
     if not items:
         raise InputError(path, None, "the file has no items: there is nothing to check")
-    return items
+    return ItemsRead(items, fields)
 
 
 def _item_mode(value: object, default: Mode, path: Path, lineno: int) -> Mode:

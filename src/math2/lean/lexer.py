@@ -153,11 +153,11 @@ def tokenize(text: str) -> list[Token]:
                 line, line_start = _advance(text, i, end, line, line_start)
                 i = end
                 continue
-            end = string_end(text, i, line)
-            if end is not None:
-                tok(Tok.STRING, i, end, line, col)
-                line, line_start = _advance(text, i, end, line, line_start)
-                i = end
+            closing = string_end(text, i, line)
+            if closing is not None:
+                tok(Tok.STRING, i, closing, line, col)
+                line, line_start = _advance(text, i, closing, line, line_start)
+                i = closing
                 continue
             if ch == "'" and (m := CHAR.match(text, i)):
                 tok(Tok.CHAR, i, m.end(), line, col)

@@ -8,6 +8,7 @@ import re
 
 from pydantic import BaseModel, Field
 
+from math2.lean.lexer import Tok, Token
 from math2.lean.terms import Violation
 
 
@@ -17,6 +18,7 @@ class Limits(BaseModel):
     max_bytes: int = Field(default=256_000, ge=1)
     max_lines: int = Field(default=5_000, ge=1)
     max_depth: int = Field(default=256, ge=1)
+    max_operators: int = Field(default=2_000, ge=1)  # operators at one bracket level
 
 
 DEFAULT_LIMITS = Limits()
@@ -50,4 +52,33 @@ def precheck(code: str, limits: Limits = DEFAULT_LIMITS) -> list[Violation]:
                 ]
         elif depth:
             depth -= 1
+    return []
+
+
+# Tokens that nest without a bracket: prefix and infix operators, binders (`∀ x, ∀ y, …`,
+# `fun x => fun y => …`). A run of them at one bracket level nests as deep as it is long
+# (`¬¬¬…`, `- - - x`, `a ^ b ^ c ^ …`); Lean's parser and elaborator recurse on it.
+_NOT_OPERATORS = frozenset({",", ":", ":=", "(", ")", "[", "]", "{", "}", "⟨", "⟩", "⦃", "⦄", "@["})
+_BINDER_WORDS = frozenset({"fun", "let", "have", "show", "if", "then", "else", "match"})
+
+
+def operator_nesting(toks: list[Token], limits: Limits = DEFAULT_LIMITS) -> list[Violation]:
+    """A violation where more operators than `max_operators` stand at one bracket level of one
+    command (bracket depth is capped by `precheck`); the count starts again at each bracket."""
+    counts = [0]
+    for t in toks:
+        if t.kind is Tok.SYMBOL and t.text in ("(", "[", "{", "⟨", "⦃", "@["):
+            counts.append(0)
+            continue
+        if t.kind is Tok.SYMBOL and t.text in (")", "]", "}", "⟩", "⦄"):
+            if len(counts) > 1:
+                counts.pop()
+            continue
+        if (t.kind is Tok.SYMBOL and t.text not in _NOT_OPERATORS) or (
+            t.kind is Tok.IDENT and t.text in _BINDER_WORDS
+        ):
+            counts[-1] += 1
+            if counts[-1] > limits.max_operators:
+                detail = f"more than {limits.max_operators:,} operators nest at one level"
+                return [Violation(rule="size", line=t.line, column=t.col, detail=detail)]
     return []

@@ -88,7 +88,7 @@ class PoolStats:
     recycled_memory: int = 0
     header_loads: int = 0
     wait_s: float = 0.0
-    by_header: collections.Counter = field(default_factory=collections.Counter)
+    by_header: collections.Counter[str] = field(default_factory=collections.Counter)
 
 
 class ReplPool:

@@ -82,7 +82,7 @@ class ReplProcess:
         self.name = name
         self._proc: asyncio.subprocess.Process | None = None
         self._stderr: collections.deque[str] = collections.deque(maxlen=200)
-        self._stderr_task: asyncio.Task | None = None
+        self._stderr_task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self.requests = 0
 

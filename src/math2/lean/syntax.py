@@ -116,7 +116,9 @@ def mask(text: str) -> Masked:
     return Masked("".join(out), docs)
 
 
-def _mask_into(text: str, i: int, stop: int, out: list[str], docs: list) -> None:
+def _mask_into(
+    text: str, i: int, stop: int, out: list[str], docs: list[tuple[int, int, str]]
+) -> None:
     last = i
     search = _SPECIAL.search
     while True:
@@ -125,7 +127,8 @@ def _mask_into(text: str, i: int, stop: int, out: list[str], docs: list) -> None
             break
         j = m.start()
         tok = m.group(0)
-        start, code_parts = j, ()
+        start = j
+        code_parts: tuple[tuple[int, int], ...] = ()
         if tok == "--":
             k = text.find("\n", j, stop)
             k = stop if k < 0 else k
@@ -164,7 +167,7 @@ def _mask_into(text: str, i: int, stop: int, out: list[str], docs: list) -> None
 
 
 def _string_at(
-    text: str, j: int, lo: int, docs: list
+    text: str, j: int, lo: int, docs: list[tuple[int, int, str]]
 ) -> tuple[int, int, tuple[tuple[int, int], ...]]:
     """(start, end, code parts) of the string literal whose first quote is at j, as the lexer
     reads it: `r#"…"#`, `s!"…"` (code parts unless it touches the token before), `m!"…"` and
@@ -194,7 +197,9 @@ def _string_at(
         raise _error(text, j, exc.reason) from None
 
 
-def _interpolated(text: str, start: int, q: int, line: int):
+def _interpolated(
+    text: str, start: int, q: int, line: int
+) -> tuple[int, int, tuple[tuple[int, int], ...]]:
     spans = interpolation_spans(text, start, q, line)
     parts = tuple((a, b) for kind, a, b in spans if kind is not Tok.STRING)
     return start, spans[-1][2], parts
@@ -234,10 +239,19 @@ class Scope:
     owner: str | None = None
 
     @classmethod
-    def of(cls, declaration: str, names: Collection[str] | None = None, **kw) -> Scope:
+    def of(
+        cls,
+        declaration: str,
+        names: Collection[str] | None = None,
+        *,
+        short: Mapping[str, Sequence[str]] | None = None,
+    ) -> Scope:
         """The scope of the statement of `declaration` (its namespace is its name's prefix)."""
         return cls(
-            names=names, namespace=tuple(declaration.split(".")[:-1]), owner=declaration, **kw
+            names=names,
+            namespace=tuple(declaration.split(".")[:-1]),
+            owner=declaration,
+            short=short,
         )
 
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
+from math2.lean.brackets import proof_start
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
-from math2.lean.rules import DEFINITION_KEYWORDS, THEOREM_KEYWORDS, normalise_name
+from math2.lean.names import canonical, printed, same
+from math2.lean.names import parts as name_parts
+from math2.lean.rules import DEFINITION_KEYWORDS, THEOREM_KEYWORDS
 from math2.lean.terms import Violation, _v
 from math2.lean.trust import ContextTrust
 
@@ -23,49 +26,41 @@ class Strictness(StrEnum):
     RELAXED = "relaxed"  # any number of declarations; still nothing that runs code
 
 
-def _proof_start(toks: list[Token]) -> int | None:
-    """Index of the `:=` that begins the proof: the first at bracket depth 0 that does not
-    belong to a `let`/`have`/`set`/`letI`/`haveI` inside the statement."""
-    depth = 0
-    pending = 0
-    for j, t in enumerate(toks):
-        if t.kind is Tok.SYMBOL and t.text in ("(", "[", "{", "⟨", "⦃", "@[", "‹"):
-            depth += 1
-        elif t.kind is Tok.SYMBOL and t.text in (")", "]", "}", "⟩", "⦄", "›"):
-            depth = max(0, depth - 1)
-        elif (
-            depth == 0 and t.kind is Tok.IDENT and t.text in ("let", "letI", "have", "haveI", "set")
-        ):
-            pending += 1
-        elif depth == 0 and t.kind is Tok.SYMBOL and t.text == ":=":
-            if pending:
-                pending -= 1
-            else:
-                return j
-    return None
-
-
 def _scope_names(commands: list[Command]) -> list[list[str]]:
-    """The enclosing `namespace`s before each command (sections push nothing)."""
+    """The components of the enclosing `namespace`s before each command (sections push
+    nothing; `namespace A.B` pushes both, and one `end` closes them)."""
     out: list[list[str]] = []
-    stack: list[str | None] = []
+    stack: list[tuple[str, ...]] = []
     for c in commands:
-        out.append([p for p in stack if p])
+        out.append([p for ps in stack for p in ps])
         names = [t.text for t in c.body if t.kind is Tok.IDENT]
         if c.keyword == "namespace" and names:
-            stack.append(normalise_name(names[0]))
+            stack.append(tuple(p for p in name_parts(names[0]) if p != "_root_"))
         elif c.keyword == "section":
-            stack.append(None)
+            stack.append(())
         elif c.keyword == "end" and stack:
             stack.pop()
     return out
 
 
 def _full(scope: list[str], declared: str) -> str:
-    declared = declared.replace("«", "").replace("»", "")
-    if declared.startswith("_root_."):
-        return declared[len("_root_.") :]
-    return ".".join([*scope, declared])
+    """A declaration's full name, as Lean prints it: under the enclosing namespaces unless
+    written with `_root_.`."""
+    p = name_parts(declared)
+    if p and p[0] == "_root_":
+        return printed([x for x in p if x != "_root_"] or [""])
+    return printed([*scope, *p])
+
+
+def declaration_name(c: Command) -> Token | None:
+    """The name token of a declaring command (None: anonymous, as `instance : C` is)."""
+    body = c.body
+    if c.keyword == "instance" and body and body[0].text == "(":  # `(priority := n)`
+        close = next((k for k, t in enumerate(body) if t.text == ")"), None)
+        body = body[close + 1 :] if close is not None else body
+    if not body or body[0].kind is not Tok.IDENT:
+        return None
+    return body[0]
 
 
 def _declared_names(commands: list[Command]) -> dict[int, str]:
@@ -73,8 +68,8 @@ def _declared_names(commands: list[Command]) -> dict[int, str]:
     scopes = _scope_names(commands)
     out = {}
     for i, c in enumerate(commands):
-        if c.keyword in DECLARING and c.body and c.body[0].kind is Tok.IDENT:
-            out[i] = _full(scopes[i], c.body[0].text)
+        if c.keyword in DECLARING and (t := declaration_name(c)) is not None:
+            out[i] = _full(scopes[i], t.text)
     return out
 
 
@@ -88,16 +83,24 @@ def _pick_targets(
     parts: Sequence[str],
     trust: ContextTrust,
 ) -> tuple[list[int], list[Violation]]:
-    """Which theorems are the item's targets: the named parts, else the named theorem, else the
-    only one; in a benchmark's context the last one (the others are helper lemmas)."""
+    """Which declarations are the item's targets: the named parts, else the named theorem (or
+    instance), else the only theorem; in a benchmark's context the last one (the others are
+    helper lemmas); an item without a theorem may have one instance as its target."""
     theorems = [i for i, c in enumerate(commands) if c.keyword in THEOREM_KEYWORDS]
+    # An instance is a target only in a person's context (a model's block states theorems).
+    instances = [
+        i
+        for i, c in enumerate(commands)
+        if c.keyword == "instance" and trust is ContextTrust.BENCHMARK
+    ]
 
     def named(n: str) -> list[int]:
-        return [
-            i
-            for i in theorems
-            if n in (full_names.get(i), normalise_name(commands[i].body[0].text))
-        ]
+        out = []
+        for i in sorted(theorems + instances):
+            t = declaration_name(commands[i])
+            if t is not None and (same(n, full_names.get(i)) or same(n, t.text)):
+                out.append(i)
+        return out
 
     if parts:
         found, missing = [], []
@@ -109,14 +112,17 @@ def _pick_targets(
             for m in missing
         ]
         return sorted(set(found)), bad
-    if name is not None and len(theorems) > 1:
+    if name is not None and (len(theorems) > 1 or (not theorems and instances)):
         hit = named(name)
         if hit:
             return [hit[-1]], []
-        detail = f"no theorem named {name!r} among {len(theorems)}"
-        return [], [Violation(rule="name", line=None, detail=detail)]
+        if theorems or len(instances) != 1:
+            detail = f"no theorem named {name!r} among {len(theorems)}"
+            return [], [Violation(rule="name", line=None, detail=detail)]
     if len(theorems) == 1 or (theorems and trust is ContextTrust.BENCHMARK):
         return [theorems[-1]], []
+    if not theorems and len(instances) == 1:
+        return instances, []
     detail = f"expected exactly one theorem or lemma, found {len(theorems)}"
     return [], [Violation(rule="one theorem", line=None, detail=detail)]
 
@@ -124,16 +130,17 @@ def _pick_targets(
 def _target_rules(
     target: Command, toks: list[Token], name: str | None, strict: Strictness, offset: int
 ) -> tuple[list[Violation], int | None, str | None]:
-    """(violations, index of the proof's `sorry` token, the name as written) for one target."""
+    """(violations, index of the proof's `sorry` token, the name as written) for one target;
+    an instance may be anonymous (its name is then None)."""
     v: list[Violation] = []
     theorem_name = None
-    decl = target.body[0] if target.body else None
-    if decl is None or decl.kind is not Tok.IDENT:
+    decl = declaration_name(target)
+    if decl is not None:
+        theorem_name = canonical(decl.text)
+    elif target.keyword != "instance":
         v.append(_v("name", target.tokens[0], "the theorem has no name", offset))
-    else:
-        theorem_name = normalise_name(decl.text)
-    rest = target.body[1:]
-    p = _proof_start(rest)
+    rest = target.body[target.body.index(decl) + 1 :] if decl is not None else target.body
+    p = proof_start(rest)
     sorry_at = None
     if p is None:
         v.append(_v("proof", target.tokens[0], "no `:=` before a proof", offset))

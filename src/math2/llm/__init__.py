@@ -64,6 +64,7 @@ def endpoint_for(settings: Settings, model: str) -> Endpoint:
         timeout_floor_s=llm.timeout_floor_s,
         stream=llm.stream,
         max_retries=llm.max_retries,
+        down_after=llm.down_after,
     )
 
 

@@ -7,6 +7,11 @@ call's token budget and the endpoint's measured speed keeps what was generated (
 "timeout") rather than losing it; every reply is put in the response cache before it is returned,
 keyed by model + parameters + messages + sample index (+ round), so pass@k samples differ and a
 rerun repeats no finished call.
+
+An endpoint that could not be reached on `down_after` calls in a row (every try of each failed to
+connect) is down for the client: that call and every later one raise `EndpointDown` at once,
+naming the endpoint, so a run stops early instead of retrying each of its items in turn. A call
+that got any answer from the server resets the count.
 """
 
 from __future__ import annotations
@@ -21,8 +26,16 @@ from typing import Any
 import httpx
 
 from math2.llm.cache import MemoryCache, ResponseCache
-from math2.llm.stream import TIMEOUT, SpeedModel, StreamState
-from math2.llm.types import ChatResponse, Endpoint, FailedTry, LLMError, Usage, cache_key
+from math2.llm.stream import TIMEOUT, SpeedModel, StreamState, sse_lines
+from math2.llm.types import (
+    ChatResponse,
+    Endpoint,
+    EndpointDown,
+    FailedTry,
+    LLMError,
+    Usage,
+    cache_key,
+)
 from math2.util.limits import Resource
 
 log = logging.getLogger(__name__)
@@ -62,6 +75,10 @@ class LLMClient:
         self.usage = Usage()
         # the endpoint's measured speed, from which each call's deadline is derived
         self.speed = SpeedModel(floor_s=endpoint.timeout_floor_s, cap_s=endpoint.timeout_s)
+        # calls in a row that could not connect, and why the endpoint is down once it is
+        self.unreachable_calls = 0
+        self.down_reason: str | None = None
+        self._down_count = 0  # the calls in a row that made it down
         headers = {"Content-Type": "application/json"}
         if endpoint.api_key:
             headers["Authorization"] = f"Bearer {endpoint.api_key}"
@@ -76,6 +93,33 @@ class LLMClient:
     def model(self) -> str:
         """The model this client talks to."""
         return self.endpoint.model
+
+    @property
+    def down(self) -> bool:
+        """Whether the endpoint is down for this client (every call raises `EndpointDown`)."""
+        return self.down_reason is not None
+
+    def _refuse_if_down(self, tries: list[FailedTry] | None = None) -> None:
+        if self.down_reason is not None:
+            self.usage.failures += 1
+            raise EndpointDown(
+                self.down_reason,
+                base_url=self.endpoint.base_url,
+                consecutive=self._down_count,
+            ).with_tries(tries or [])
+
+    def _unreachable(self, tries: list[FailedTry]) -> None:
+        """Count a call that could not connect on any try; the endpoint is down at the limit."""
+        self.unreachable_calls += 1
+        limit = self.endpoint.down_after
+        if limit and self.unreachable_calls >= limit and self.down_reason is None:
+            self._down_count = self.unreachable_calls
+            self.down_reason = (
+                f"the endpoint {self.endpoint.base_url} (model {self.model}) is down: "
+                f"{self.unreachable_calls} calls in a row could not connect (last: "
+                f"{tries[-1].error}); no more calls go to it (llm.down_after = {limit})"
+            )
+            log.warning("%s", self.down_reason)
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""
@@ -121,7 +165,9 @@ class LLMClient:
             self.usage.calls += 1
             self.usage.cached_calls += 1
             return hit.model_copy(update={"cached": True})
+        self._refuse_if_down()
         async with self.limiter.slot():  # a call holds its slot until its reply is stored
+            self._refuse_if_down()  # the endpoint went down while this call waited
             resp = await self._post(key, body)
             await self.cache.put(resp)  # stored before it is used
         self.usage.calls += 1
@@ -134,17 +180,21 @@ class LLMClient:
         error) on the reply or on the `LLMError` that ends the call."""
         ep = self.endpoint
         tries: list[FailedTry] = []
+        reached = False  # whether any try connected to the server
         for attempt in range(ep.max_retries + 1):
             if attempt:
+                self._refuse_if_down(tries)  # it went down while this call was retrying
                 self.usage.retries += 1
             started = time.monotonic()
             try:
                 resp = await (self._stream(key, body) if ep.stream else self._once(key, body))
             except _TryFailed as exc:
                 tries.append(exc.failed(time.monotonic() - started))
+                reached = reached or exc.reached
                 if exc.kind in ("connect", "timeout"):
                     self.usage.timeouts += 1
                 if exc.kind == "refused":
+                    self.unreachable_calls = 0  # the server answered
                     self.usage.failures += 1
                     raise LLMError(
                         f"{ep.base_url} refused the call to {self.model}: {exc}",
@@ -160,7 +210,13 @@ class LLMClient:
                 continue
             if resp.finish_reason == TIMEOUT:
                 self.usage.timeouts += 1
+            self.unreachable_calls = 0
             return resp.model_copy(update={"failed_tries": tries})
+        if tries and not reached:
+            self._unreachable(tries)
+            self._refuse_if_down(tries)
+        else:
+            self.unreachable_calls = 0  # some try reached the server
         self.usage.failures += 1
         raise LLMError(
             f"call to {self.model} at {ep.base_url} failed after {ep.max_retries + 1} tries: "
@@ -178,10 +234,14 @@ class LLMClient:
         try:
             async with asyncio.timeout(self.endpoint.timeout_s + self._deadline(body)):
                 r = await self._http.post("chat/completions", json=body)
+        except httpx.ConnectTimeout as exc:
+            raise _TryFailed("connect", f"{type(exc).__name__}: {exc}", reached=False) from None
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise _TryFailed("timeout", f"no reply: {type(exc).__name__} {exc}") from None
         except httpx.TransportError as exc:
-            raise _TryFailed("connect", f"{type(exc).__name__}: {exc}") from None
+            raise _TryFailed(
+                "connect", f"{type(exc).__name__}: {exc}", reached=_reached(exc)
+            ) from None
         _check_status(r, self.endpoint.base_url)
         return self._parsed(key, body, r, time.monotonic() - started)
 
@@ -214,13 +274,15 @@ class LLMClient:
                     if "text/event-stream" not in r.headers.get("content-type", ""):
                         await r.aread()  # a server that does not stream answers whole
                         return self._parsed(key, body, r, time.monotonic() - st.started)
-                    async for line in r.aiter_lines():
+                    async for line in sse_lines(r.aiter_text()):
                         if st.feed(line):
                             deadline.reschedule(loop.time() + self._deadline(body))
                         if st.done:
                             break
                 finally:
                     await r.aclose()
+        except httpx.ConnectTimeout as exc:
+            raise _TryFailed("connect", f"{type(exc).__name__}: {exc}", reached=False) from None
         except (TimeoutError, httpx.TimeoutException) as exc:
             if st.first_at is None:
                 raise _TryFailed(
@@ -229,7 +291,9 @@ class LLMClient:
             st.finish_reason = TIMEOUT  # keep what was generated
         except httpx.TransportError as exc:
             got = f" after {st.chunks} tokens" if st.chunks else ""
-            raise _TryFailed("connect", f"{type(exc).__name__}{got}: {exc}") from None
+            raise _TryFailed(
+                "connect", f"{type(exc).__name__}{got}: {exc}", reached=_reached(exc)
+            ) from None
         except ValueError as exc:
             raise _TryFailed("malformed", f"malformed stream from {ep.base_url}: {exc}") from None
         if st.finish_reason is None:
@@ -249,13 +313,26 @@ class _TryFailed(Exception):
     """One try brought no reply; `kind` says why, `delay` is the server's Retry-After."""
 
     def __init__(
-        self, kind: str, message: str, *, status: int | None = None, delay: float | None = None
+        self,
+        kind: str,
+        message: str,
+        *,
+        status: int | None = None,
+        delay: float | None = None,
+        reached: bool = True,
     ):
         super().__init__(message)
         self.kind, self.status, self.delay = kind, status, delay
+        self.reached = reached  # False: no connection to the server was made at all
 
     def failed(self, duration_s: float) -> FailedTry:
         return FailedTry(kind=self.kind, error=str(self), duration_s=duration_s, status=self.status)
+
+
+def _reached(exc: httpx.TransportError) -> bool:
+    """Whether a connection was made before the error (a refused or unroutable connection makes
+    none; a connection dropped mid-reply did reach the server)."""
+    return not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout))
 
 
 def _check_status(r: httpx.Response, base_url: str) -> None:

@@ -4,16 +4,40 @@ A streamed reply is read chunk by chunk, so a client deadline keeps what the mod
 (the reply ends with `finish_reason = "timeout"`) instead of losing it and sending the call again.
 The deadline after the first token is derived from the call's token budget and the speed the
 endpoint showed on earlier calls (`SpeedModel`), between a floor and a cap.
+
+The stream is cut into lines at the event stream's own line ends only (`\n`, `\r\n`, `\r`:
+`sse_lines`), never at the other characters Python's `splitlines` takes for line breaks
+(U+2028, U+2029, U+0085, form feed, …): a server writes those raw inside a chunk's JSON when
+the model's reply holds them.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
+from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 TIMEOUT = "timeout"  # finish_reason of a reply cut off by the client's deadline
+
+_EOL = re.compile(r"\r\n|\n|\r")  # the line ends of a server-sent event stream
+
+
+async def sse_lines(text: AsyncIterable[str]) -> AsyncIterator[str]:
+    """The lines of a server-sent event stream read as decoded text pieces, split at `\n`,
+    `\r\n` or `\r` only (a `\r` at the end of a piece waits: it may open a `\r\n`)."""
+    rest = ""
+    async for piece in text:
+        buf = rest + piece
+        held = buf.endswith("\r")
+        parts = _EOL.split(buf[:-1] if held else buf)
+        rest = parts.pop() + ("\r" if held else "")
+        for line in parts:
+            yield line
+    if rest:  # the last line, without a line end (or with a lone `\r`)
+        yield rest.removesuffix("\r")
 
 
 @dataclass

@@ -52,6 +52,12 @@ class EndpointDown(LLMError):
         self.base_url = base_url
         self.consecutive = consecutive
 
+    def with_tries(self, tries: list[FailedTry]) -> EndpointDown:
+        """This error, carrying the failed tries of the call that met it (none when refused at
+        once)."""
+        self.tries = list(tries)
+        return self
+
 
 class LLMNotConfigured(Math2Error):
     """No endpoint is configured for the model a role asked for."""
@@ -75,6 +81,9 @@ class Endpoint(BaseModel):
     max_retries: int = 5
     backoff_s: float = 0.5
     backoff_max_s: float = 30.0
+    # Calls in a row that could not connect on any try before the client stops calling the
+    # endpoint: every later call raises `EndpointDown` at once (0: never). A reply resets it.
+    down_after: int = Field(3, ge=0)
 
 
 class Usage(BaseModel):

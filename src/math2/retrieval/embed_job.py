@@ -13,13 +13,29 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import BaseModel
 
-from math2.runs import ItemContext, Job, Progress, RunSummary, execute, register_job, step
-from math2.store import Store
+from math2.runs import (
+    CannotResume,
+    ItemContext,
+    Job,
+    Progress,
+    Resume,
+    RunServices,
+    RunSummary,
+    execute,
+    register_job,
+    step,
+)
+from math2.store import Run, Store
+
+if TYPE_CHECKING:
+    from math2.config import Settings
 from math2.util.limits import Resource
 
 JOB = "embed"
@@ -44,19 +60,28 @@ def texts_digest(texts: list[str]) -> str:
     return h.hexdigest()
 
 
+@dataclass
+class EmbedServices(RunServices):
+    """What the embed step uses: the index folder, the texts, and `encode` (a batch of texts to
+    their vectors)."""
+
+    folder: Path
+    texts: list[str]
+    encode: Callable[[list[str]], np.ndarray]
+
+
 @step("embed.chunk")
 def embed_chunk(encoder: str, max_tokens: int, chunk: int):
     """Embed one chunk (in a worker thread, on the `cpu` resource) and write its file."""
 
-    async def run(rec: Chunk, ctx: ItemContext) -> Chunk:
-        folder: Path = ctx.services["folder"]
-        texts: list[str] = ctx.services["texts"]
+    async def run(rec: Chunk, ctx: ItemContext[EmbedServices]) -> Chunk:
+        folder, texts = ctx.services.folder, ctx.services.texts
         path = folder / f"{rec.id}.npy"
         if path.exists():  # written by an earlier run whose row was not yet recorded
             return rec.model_copy(update={"rows": int(np.load(path, mmap_mode="r").shape[0])})
         async with ctx.slot("cpu"):
             t0 = time.perf_counter()
-            vec = await asyncio.to_thread(ctx.services["encode"], texts[rec.start : rec.end])
+            vec = await asyncio.to_thread(ctx.services.encode, texts[rec.start : rec.end])
             tmp = folder / f"{rec.id}.tmp.npy"
             np.save(tmp, vec.astype(np.float16))
             tmp.rename(path)  # a chunk is either whole or absent
@@ -137,7 +162,7 @@ def run_embedding(
             job,
             records,
             resources={"cpu": Resource("cpu", 1)},
-            services={"folder": folder, "texts": texts, "encode": encode},
+            services=EmbedServices(folder, texts, encode),
             params={"folder": str(folder), "encoder": encoder, **(params or {})},
             total=n,
             on_progress=show,
@@ -151,26 +176,26 @@ def _forget_missing(store: Store, job: Job, folder: Path) -> None:
     whatever its run item says."""
     from sqlalchemy import delete, select
 
-    from math2.store import Run, RunItem
+    from math2.runs import find_run, run_identity
+    from math2.store import RunItem
 
     with store.session() as s:
-        run_id = s.scalar(
-            select(Run.id).where(
-                Run.job == job.name, Run.key == job.input_key, Run.spec_hash == job.spec_hash
-            )
-        )
-        if run_id is None:
+        run = find_run(s, run_identity(job))  # the embed job names no Lean and no model
+        if run is None:
             return
+        run_id = run.id
         done = s.scalars(select(RunItem.item).where(RunItem.run_id == run_id)).all()
         gone = [i for i in done if not (folder / f"{i}.npy").exists()]
         if gone:
             s.execute(delete(RunItem).where(RunItem.run_id == run_id, RunItem.item.in_(gone)))
 
 
-async def _resume(run, settings, store: Store, on_progress) -> RunSummary:
+async def _resume(run: Run, settings: Settings, store: Store, resume: Resume) -> RunSummary:
+    """Build the index's dense part again: the embed run of its texts resumes (its identity is
+    the texts and the encoder; done chunks are skipped)."""
     from math2.retrieval.index import build_index
-    from math2.runs import CannotResume
 
+    resume.local_only(JOB)
     params = run.params or {}
     if "source" not in params:
         raise CannotResume(f"run {run.id}: it does not say which index it embeds")

@@ -37,6 +37,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from math2.lean.brackets import depths, top_level
 from math2.lean.lexer import LexError, Tok, Token, tokenize
 from math2.retrieval.text import fold_accents, latex_to_unicode, prose_tokens
 
@@ -72,33 +73,21 @@ def _lex(text: str) -> list[Token]:
 
 
 def _groups(toks: list[Token]) -> list[list[Token]]:
-    """Top-level items: a bracket group (with its brackets) or a single token."""
+    """Top-level items: a bracket group (with its brackets) or a single token (nesting read by
+    `math2.lean.brackets`)."""
     out: list[list[Token]] = []
-    depth = 0
-    for t in toks:
+    for t, depth in zip(toks, depths(toks), strict=True):
         if depth == 0:
             out.append([t])
         else:
             out[-1].append(t)
-        if t.kind is Tok.SYMBOL and t.text in _OPEN:
-            depth += 1
-        elif t.kind is Tok.SYMBOL and t.text in _CLOSE:
-            depth = max(0, depth - 1)
     return out
 
 
 def _split_colon(toks: list[Token]) -> tuple[list[Token], list[Token]]:
     """(binders, type): at the first `:` outside brackets; no such `:` means all is type."""
-    depth = 0
-    for i, t in enumerate(toks):
-        if t.kind is Tok.SYMBOL:
-            if t.text in _OPEN:
-                depth += 1
-            elif t.text in _CLOSE:
-                depth = max(0, depth - 1)
-            elif t.text == ":" and depth == 0:
-                return toks[:i], toks[i + 1 :]
-    return [], toks
+    colons = [i for i in top_level(toks, {":"}) if toks[i].kind is Tok.SYMBOL]
+    return (toks[: colons[0]], toks[colons[0] + 1 :]) if colons else ([], toks)
 
 
 def _binder_names(group: list[Token]) -> tuple[list[str], list[Token]]:
@@ -129,15 +118,7 @@ def _read(toks: list[Token]) -> tuple[list[Token], set[str]]:
         if g[0].text == "(" and names and all(n[0] in "hH" for n in names):
             seq += [*typ, Token(Tok.SYMBOL, "→", 0, 0, 0)]
     while body and body[0].text == "∀":  # `∀ a b : G,` bound, dropped
-        depth, end = 0, None
-        for i, t in enumerate(body):
-            if t.text in _OPEN:
-                depth += 1
-            elif t.text in _CLOSE:
-                depth -= 1
-            elif t.text == "," and depth == 0:
-                end = i
-                break
+        end = next(iter(top_level(body, {","})), None)
         if end is None:
             break
         bound.update(t.text for t in body[1:end] if t.kind is Tok.IDENT)

@@ -14,54 +14,92 @@
     job = Job("demo", input_key=digest_of_input, steps=[double(factor=3)])
     summary = await execute(store, job, records, resources={"model": Resource("model", 8)})
 
-A run is identified by job + input key + spec hash (the steps' names and arguments): two models
-or two settings are two runs side by side; the same job over the same input resumes its run.
+A run is identified by job + input key + spec hash (the steps' names and arguments, the Lean and
+the models its services report): two models, two Leans or two settings are two runs side by
+side; the same job over the same input on the same Lean resumes its run. One lifecycle
+(`math2.runs.lifecycle`: claim with a lease, skip, record, finish, resume) serves every
+executor.
 Every model call goes through `ItemContext.chat/structured` and every Lean check through
 `ItemContext.lean`: each is an attempt row, and each is answered from the LLM response cache or
 the Lean result cache when it was made before, so a killed run repeats nothing it finished.
 """
 
-from math2.runs.context import ItemContext
-from math2.runs.engine import Progress, ResourceState, RunSummary, execute, open_run
+from math2.runs.context import ItemContext, RunServices, RunStore
+from math2.runs.engine import execute, run_item
+from math2.runs.identity import Provenance, RunIdentity, run_identity, spec_changes
+from math2.runs.lease import RunHeld
+from math2.runs.lifecycle import (
+    CannotResume,
+    ClaimedRun,
+    Executor,
+    ItemEnd,
+    LeaseLost,
+    Resume,
+    SpecChanged,
+    drive,
+    find_run,
+    hold,
+)
 from math2.runs.outcome import Reason, RunOutcome, run_outcome
 from math2.runs.outputs import record_agent_text
+from math2.runs.progress import Progress, ResourceState, RunSummary
 from math2.runs.queries import (
     AttemptRow,
     RunDetail,
     RunRow,
+    SegmentRow,
     item_attempts,
     list_runs,
     run_detail,
 )
-from math2.runs.registry import CannotResume, register_job, resumer
+from math2.runs.registry import JobModuleBroken, ResumeFn, register_job, resumer
 from math2.runs.spec import Job, Record, Step, StepSpec, registered_steps, step
 from math2.util.limits import Resource
 
 __all__ = [
     "AttemptRow",
     "CannotResume",
+    "ClaimedRun",
+    "Executor",
     "ItemContext",
+    "ItemEnd",
     "Job",
+    "JobModuleBroken",
+    "LeaseLost",
     "Progress",
+    "Provenance",
     "Reason",
     "Record",
     "Resource",
     "ResourceState",
+    "Resume",
+    "ResumeFn",
     "RunDetail",
+    "RunHeld",
+    "RunIdentity",
     "RunOutcome",
     "RunRow",
+    "RunServices",
+    "RunStore",
     "RunSummary",
+    "SegmentRow",
+    "SpecChanged",
     "Step",
     "StepSpec",
+    "drive",
     "execute",
+    "find_run",
+    "hold",
     "item_attempts",
     "list_runs",
-    "open_run",
     "record_agent_text",
     "register_job",
     "registered_steps",
     "resumer",
     "run_detail",
+    "run_identity",
+    "run_item",
     "run_outcome",
+    "spec_changes",
     "step",
 ]

@@ -1,15 +1,19 @@
-"""What a step sees of its run: the item, its resources, and the attempt log.
+"""What a step sees of its run: the item, its resources, its services and the attempt log.
 
 Each model call and each Lean check is an attempt, keyed by (run, item, stage, round, sample).
 Attempts are written with INSERT … ON CONFLICT DO NOTHING, so a resumed run that replays an item
 from the caches (the LLM response cache, the Lean result cache) writes nothing twice.
+
+A step's services are typed: `ItemContext[S]` carries the job's `RunServices` subclass
+(`math2.services.RoleServices` for the roles), never a bag of names.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy import select
@@ -18,8 +22,9 @@ from sqlalchemy.orm import Session
 from math2.llm.client import LLMClient
 from math2.llm.structured import structured
 from math2.llm.templates import Template
-from math2.llm.types import ChatResponse, LLMError, Structured
-from math2.store.aio import AsyncStore
+from math2.llm.types import ChatResponse, EndpointDown, LLMError, Structured
+from math2.runs.identity import Provenance
+from math2.store.db import Store
 from math2.store.upsert import insert_ignore
 from math2.store.work import Attempt
 from math2.util.limits import Resource
@@ -28,6 +33,52 @@ if TYPE_CHECKING:
     from math2.lean import CheckItem, CheckResult, LeanChecker
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+
+
+class RunStore(Protocol):
+    """The store as a run's steps use it: reads on reader threads, writes through the run's one
+    writer (`math2.store.aio.AsyncStore` here, `ray_actors.RemoteStore` in a Ray worker)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    async def write(self, fn: Callable[[Session], R]) -> R: ...
+
+    def write_sync(self, fn: Callable[[Session], R]) -> R: ...
+
+    async def read(self, fn: Callable[[Session], R]) -> R: ...
+
+
+class RunServices:
+    """What a run's steps use beside the store — clients, a checker, an index —, as a job's own
+    subclass with typed fields (`math2.services.RoleServices` for the roles; this base, with
+    nothing, for a job that needs nothing). The executors ask it three things: what the results
+    come from (`provenance`: the Lean and the models, part of the run's identity), how many model
+    calls were sent again (`call_counts`, for the progress display), and to close."""
+
+    async def provenance(self) -> Provenance:
+        return Provenance()
+
+    def model_clients(self) -> list[LLMClient]:
+        """The model clients among its fields (one each, a dict of them too)."""
+        found: dict[int, LLMClient] = {}
+        for value in vars(self).values():
+            for v in value.values() if isinstance(value, dict) else [value]:
+                if isinstance(v, LLMClient):
+                    found.setdefault(id(v), v)
+        return list(found.values())
+
+    def call_counts(self) -> tuple[int, int]:
+        """(retries, timeouts) of the model calls so far, over its clients."""
+        usages = [c.usage for c in self.model_clients()]
+        return sum(u.retries for u in usages), sum(u.timeouts for u in usages)
+
+    async def aclose(self) -> None:
+        return None
+
+
+S = TypeVar("S", bound=RunServices)
 CALL_FAILED = "call_failed"  # an attempt's verdict: the call brought no reply (see its tries)
 
 
@@ -43,27 +94,33 @@ def stage_share(run_id: int) -> dict[str, float]:
     return {k: v / total for k, v in sorted(secs.items())} if total > 0 else {}
 
 
-class ItemContext:
-    """Per-item handle: `await ctx.chat(...)`, `await ctx.lean(...)`, `await ctx.attempt(...)`."""
+class ItemContext(Generic[S]):
+    """Per-item handle: `await ctx.chat(...)`, `await ctx.lean(...)`, `await ctx.attempt(...)`;
+    `ctx.services` the job's typed services (`ItemContext[RoleServices]` in a role's step)."""
 
     def __init__(
         self,
         run_id: int,
         item: str,
-        astore: AsyncStore,
+        astore: RunStore,
         resources: dict[str, Resource],
+        services: S,
         attempts_before: int = 0,
-        services: dict[str, Any] | None = None,
+        segment_id: int | None = None,
     ):
         self.run_id = run_id
         self.item = item
         self.astore = astore
         self.resources = resources
         # Runtime objects the steps use (clients, checker, index): not part of the spec.
-        self.services = services or {}
+        self.services = services
         self.attempts_before = attempts_before  # how many times this item was started before
+        self.segment_id = segment_id  # this drive of the run (a resume is another segment)
         self.stage: str | None = None
         self.calls = 0
+        # A model endpoint that is down (the client's breaker): the run stops and this item
+        # stays pending, even when the step caught the error and carried on.
+        self.endpoint_down: EndpointDown | None = None
 
     def slot(self, resource: str) -> AbstractAsyncContextManager[Any]:
         """Hold a slot of a named resource (no limit when the run has no such resource)."""
@@ -93,6 +150,7 @@ class ItemContext:
         if not cached and duration_s > 0:
             clock = STAGE_SECONDS.setdefault(self.run_id, {})
             clock[stage] = clock.get(stage, 0.0) + duration_s
+        response = response or {}
         values = {
             "run_id": self.run_id,
             "item": self.item,
@@ -115,7 +173,7 @@ class ItemContext:
         run_id, item = self.run_id, self.item  # plain values: the closure may travel (Ray)
 
         def write(s: Session) -> int:
-            new_id = insert_ignore(s, Attempt, values, returning="id")
+            new_id: int | None = insert_ignore(s, Attempt, values, returning="id")
             if new_id is not None:
                 return new_id
             row = s.scalars(  # written before (a resumed item replayed from the caches)
@@ -135,8 +193,8 @@ class ItemContext:
                     if k not in ("run_id", "item", "stage", "round", "sample"):
                         setattr(row, k, v)
                 row.response = {
-                    **(values["response"] or {}),
-                    "failed_tries": earlier + list(values["response"].get("failed_tries") or []),
+                    **(response or {}),
+                    "failed_tries": earlier + list((response or {}).get("failed_tries") or []),
                 }
             return row.id
 
@@ -167,6 +225,28 @@ class ItemContext:
             duration_s=sum(t.duration_s for t in exc.tries),
         )
 
+    async def _call_failed(
+        self,
+        exc: LLMError,
+        client: LLMClient,
+        template: Template,
+        messages: list[dict[str, Any]],
+        params: dict[str, Any],
+        stage: str,
+        round: int,
+        sample: int,
+    ) -> None:
+        """A call that raised: an attempt with its tries (none for one the client's breaker
+        refused without trying); an endpoint down is kept for the engine to stop the run."""
+        if isinstance(exc, EndpointDown):
+            self.endpoint_down = self.endpoint_down or exc
+            if not exc.tries:
+                return
+        _, body = client.request_for(messages, sample, round, **params)
+        await self._failed_call(
+            exc, client, template, body, stage=stage, round=round, sample=sample
+        )
+
     async def chat(
         self,
         client: LLMClient,
@@ -184,10 +264,7 @@ class ItemContext:
         try:
             resp = await client.chat(messages, sample=sample, round=round, **params)
         except LLMError as exc:
-            _, body = client.request_for(messages, sample, round, **params)
-            await self._failed_call(
-                exc, client, template, body, stage=stage, round=round, sample=sample
-            )
+            await self._call_failed(exc, client, template, messages, params, stage, round, sample)
             raise
         aid = await self.attempt(
             stage=stage,
@@ -230,10 +307,7 @@ class ItemContext:
                 client, messages, schema, sample=sample, round=round, retries=retries, **params
             )
         except LLMError as exc:
-            _, body = client.request_for(messages, sample, round, **params)
-            await self._failed_call(
-                exc, client, template, body, stage=stage, round=round, sample=sample
-            )
+            await self._call_failed(exc, client, template, messages, params, stage, round, sample)
             raise
         last = out.responses[-1] if out.responses else None
         aid = await self.attempt(

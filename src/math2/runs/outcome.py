@@ -11,7 +11,8 @@ the checks judged unfaithful, a pair the judge called `different` — the run di
 
 Every command that runs a job (formalize, informalize, check, eval run, align) reads this one
 breakdown at its end: `math2.cli._outcome` prints the most common reasons and exits non-zero
-when every item failed.
+when every item failed, or when the run stopped early (a model endpoint down: `stopped_because`
+names it, and its unfinished items are pending for `math2 runs resume`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from math2.store.work import ItemStatus, RunItem
+from math2.store.work import ItemStatus, Run, RunItem, RunStatus
 
 REASON_CHARS = 300  # a reason longer than this is cut (grouping and printing)
 
@@ -43,6 +44,13 @@ class RunOutcome(BaseModel):
     total: int = 0
     failed: int = 0
     reasons: list[Reason] = Field(default_factory=list)
+    status: str = RunStatus.DONE.value
+    stopped_because: str | None = None  # a run that stopped early: why (the endpoint down)
+    unfinished: int | None = None  # its items not finished then (None: not known)
+
+    @property
+    def stopped(self) -> bool:
+        return self.status == RunStatus.STOPPED
 
     @property
     def all_failed(self) -> bool:
@@ -99,8 +107,13 @@ def run_outcome(session: Session, run_id: int) -> RunOutcome:
         if reason is not None:
             counts[reason] += 1
             examples.setdefault(reason, item)
+    run = session.get(Run, run_id)
+    stats = (run.stats or {}) if run is not None else {}
     return RunOutcome(
         run_id=run_id,
+        status=str(run.status) if run is not None else RunStatus.DONE.value,
+        stopped_because=stats.get("stopped"),
+        unfinished=stats.get("unfinished"),
         total=total,
         failed=sum(counts.values()),
         reasons=[

@@ -9,26 +9,79 @@ from pydantic import BaseModel
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from math2.lean.identity import LeanIdentity
 from math2.runs.context import CALL_FAILED
-from math2.store.lock import _stale
-from math2.store.work import Attempt, Run, RunItem, StoreLock
+from math2.runs.identity import lean_of
+from math2.runs.lease import describe, is_free
+from math2.store.work import Attempt, Run, RunItem, RunLease, RunSegment, SegmentStatus
 
 EXAMPLES = 3  # items shown per outcome class
 
 
-def run_lock_name(run_id: int) -> str:
-    """The store lock a process holds while it executes run `run_id`."""
-    return f"run:{run_id}"
-
-
 def live_status(session: Session, run: Run) -> str:
-    """The run's status, with `killed` for a `running` run that no live process holds."""
+    """The run's status, with `killed` for a `running` run whose lease no live driver holds
+    (on any executor: the local one, a Ray driver, an import)."""
     if run.status != "running":
         return run.status
-    row = session.get(StoreLock, run_lock_name(run.id))
-    if row is None or _stale(row.holder, row.heartbeat_at):
+    row = session.get(RunLease, run.id)
+    if row is None or is_free(row):
         return "killed"
     return run.status
+
+
+def holder(session: Session, run_id: int) -> str | None:
+    """Who drives run `run_id` now, in words; None when no live driver holds it."""
+    row = session.get(RunLease, run_id)
+    return describe(row) if row is not None and not is_free(row) else None
+
+
+class SegmentRow(BaseModel):
+    """One time the run was driven."""
+
+    id: int
+    executor: str
+    address: str | None
+    host: str
+    pid: int
+    status: str
+    reason: str | None
+    spec_hash: str
+    lean: LeanIdentity | None
+    changes: list[str]
+    stats: dict[str, Any]
+    started_at: dt.datetime | None
+    ended_at: dt.datetime | None
+
+
+def segments(session: Session, run_id: int) -> list[SegmentRow]:
+    """The run's segments, first first; one still `running` whose driver is gone is `killed`."""
+    live = holder(session, run_id) is not None
+    rows = session.scalars(
+        select(RunSegment).where(RunSegment.run_id == run_id).order_by(RunSegment.id)
+    ).all()
+    out = []
+    for i, seg in enumerate(rows):
+        status = seg.status
+        if status == SegmentStatus.RUNNING and not (live and i == len(rows) - 1):
+            status = SegmentStatus.KILLED.value
+        out.append(
+            SegmentRow(
+                id=seg.id,
+                executor=seg.executor,
+                address=seg.address,
+                host=seg.host,
+                pid=seg.pid,
+                status=status,
+                reason=seg.reason,
+                spec_hash=seg.spec_hash,
+                lean=lean_of(seg.spec or {}),
+                changes=list(seg.changes or []),
+                stats=seg.stats or {},
+                started_at=seg.started_at,
+                ended_at=seg.ended_at,
+            )
+        )
+    return out
 
 
 class RunRow(BaseModel):
@@ -72,6 +125,12 @@ class RunDetail(RunRow):
     params: dict[str, Any]
     stats: dict[str, Any]
     failed_items: list[tuple[str, str | None]]
+    # the Lean its spec names (None: a run that checks nothing, or one from before runs named
+    # it — then `leans` holds what its checks' verdicts say)
+    lean: LeanIdentity | None = None
+    leans: list[str] = []  # each Lean that compiled for the run, as its verdicts name it
+    segments: list[SegmentRow] = []
+    holder: str | None = None  # who drives it now
     # Finished items by outcome (passed, failed, no_lean, refused, …), a few examples each.
     outcomes: dict[str, int] = {}
     outcome_examples: dict[str, list[str]] = {}
@@ -184,7 +243,23 @@ def run_detail(session: Session, run_id: int) -> RunDetail | None:
         params=r.params or {},
         stats=r.stats or {},
         failed_items=[(i, e) for i, e in failed],
+        lean=lean_of(r.spec or {}),
+        leans=_leans(session, run_id),
+        segments=segments(session, run_id),
+        holder=holder(session, run_id),
     )
+
+
+def _leans(session: Session, run_id: int, limit: int = 2000) -> list[str]:
+    """The Leans that produced the run's verdicts, as its checks name them (`compiled_by`, a
+    `LeanIdentity.label`; the newest `limit` checks are read)."""
+    rows = session.scalars(
+        select(Attempt.response["compiled_by"].as_string())
+        .where(Attempt.run_id == run_id, Attempt.model.like("lean:%"))
+        .order_by(Attempt.id.desc())
+        .limit(limit)
+    )
+    return sorted({by for by in rows if by})
 
 
 def _model_calls(session: Session, run_id: int) -> dict[str, Any]:
@@ -203,7 +278,9 @@ def _model_calls(session: Session, run_id: int) -> dict[str, Any]:
             Attempt.model.not_like("lean:%"),
         )
     )
-    queue_s, failed, tries, reasons = 0.0, 0, {}, {}
+    queue_s, failed = 0.0, 0
+    tries: dict[str, int] = {}
+    reasons: dict[str, int] = {}
     for verdict, queued, failed_tries, finish in rows:
         queue_s += queued or 0.0
         failed += verdict == CALL_FAILED

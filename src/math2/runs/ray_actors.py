@@ -157,8 +157,8 @@ class RemoteStore:
         self.store = _shared_store(url)
         self._readers = ThreadPoolExecutor(readers, thread_name_prefix="math2-remote-reader")
         self._loop = asyncio.get_running_loop()
-        self._queued: list[tuple[Callable[[Session], Any], asyncio.Future]] = []
-        self._flusher: asyncio.Future | None = None
+        self._queued: list[tuple[Callable[[Session], Any], asyncio.Future[Any]]] = []
+        self._flusher: asyncio.Future[None] | None = None
         self.calls = 0  # actor calls made (each carries every write queued meanwhile)
 
     async def write(self, fn: Callable[[Session], T]) -> T:
@@ -166,7 +166,7 @@ class RemoteStore:
         worker: the writes queued while it is out go together in the next one, so the batches
         grow with the load (fewer actor round trips and pickles) and an idle worker's write
         leaves at once."""
-        fut = self._loop.create_future()
+        fut: asyncio.Future[T] = self._loop.create_future()
         self._queued.append((fn, fut))
         if self._flusher is None:
             self._flusher = asyncio.ensure_future(self._flush())

@@ -4,50 +4,40 @@ Ray cluster.
 The driver reads the input, skips what the store says is finished (exactly as the local executor
 does, so a driver killed with SIGKILL and started again resumes the same way), and sends the
 other items to Ray tasks in batches of `batch_size`, at most `max_batches` at once (the next
-record is read only when a batch comes back: back-pressure, flat memory). A task runs its items
-through `engine.run_item` — the one code path — with a store whose writes go to the run's single
-writer (`StoreWriter`) and a Lean backend that reaches its node's `LeanActor`. Model endpoints
-stay outside the cluster. PostgreSQL only: a SQLite file cannot be read by other machines.
+record is read only when a batch comes back: back-pressure, flat memory). A task
+(`ray_tasks.run_batch`) runs its items through `engine.run_item` — the one code path — with a
+store whose writes go to the run's single writer (`StoreWriter`) and a Lean backend that reaches
+its node's `LeanActor`. The run's lifecycle — identity, lease, skipping, segments, how it ends —
+is `math2.runs.lifecycle`'s, as on the local executor. Model endpoints stay outside the cluster.
+PostgreSQL only: a SQLite file cannot be read by other machines.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
-from collections.abc import AsyncIterable, Callable, Iterable
+from collections.abc import AsyncIterable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
 from math2.lean.pool import PoolConfig
-from math2.runs.engine import (
-    Progress,
-    RunSummary,
-    _aiter,
-    _now,
-    finished_stats,
-    open_run,
-    run_item,
-)
+from math2.runs.context import RunServices
+from math2.runs.identity import Provenance, run_identity
+from math2.runs.lifecycle import ClaimedRun, End, Executor, RunRequest, drive
+from math2.runs.progress import RunSummary
 from math2.runs.ray_actors import (
     NAMESPACE,
     ActorBackend,
     LeanActor,
-    RemoteStore,
     StoreWriter,
     WorkerEnv,
     lean_actor_name,
     writer_name,
 )
+from math2.runs.ray_tasks import BatchTask, ServicesFactory, run_batch
 from math2.runs.spec import Job
+from math2.store.aio import AsyncStore
 from math2.store.db import Store
-from math2.store.work import ItemStatus, Run, RunItem, RunStatus
 from math2.util.limits import Resource
-
-ServicesFactory = Callable[[WorkerEnv], dict[str, Any]]
 
 
 class RayUnavailable(RuntimeError):
@@ -72,7 +62,7 @@ class RayOptions:
     init_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
-def require_ray():
+def require_ray() -> Any:
     """The `ray` module, or a clear error naming the extra to install."""
     try:
         import ray
@@ -88,12 +78,12 @@ def check_store(store: Store) -> None:
     if store.engine.dialect.name != "postgresql":
         raise RayUnavailable(
             f"--executor ray needs a PostgreSQL store (workers on other machines read it); "
-            f"{store.name} is {store.engine.dialect.name}: give --store "
+            f"{store.name} is {store.engine.dialect.name}: give --db "
             "postgresql+psycopg://USER@HOST/DB or use --executor local"
         )
 
 
-def connect(options: RayOptions):
+def connect(options: RayOptions) -> Any:
     """Join (or start) the cluster; return the `ray` module."""
     ray = require_ray()
     if not ray.is_initialized():
@@ -101,10 +91,10 @@ def connect(options: RayOptions):
     return ray
 
 
-def ensure_lean_actors(ray, options: RayOptions) -> dict[str, Any]:
+def ensure_lean_actors(ray: Any, options: RayOptions) -> dict[tuple[str, int], Any]:
     """The long-lived Lean actors of every alive node (created when missing):
     {(node id, index): handle}."""
-    actors = {}
+    actors: dict[tuple[str, int], Any] = {}
     for node in ray.nodes():
         if not node.get("Alive"):
             continue
@@ -114,7 +104,7 @@ def ensure_lean_actors(ray, options: RayOptions) -> dict[str, Any]:
     return actors
 
 
-def _lean_actor(ray, options: RayOptions, nid: str, index: int):
+def _lean_actor(ray: Any, options: RayOptions, nid: str, index: int) -> Any:
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     return (
@@ -133,86 +123,35 @@ def _lean_actor(ray, options: RayOptions, nid: str, index: int):
     )
 
 
-def _run_batch(
-    job: Job,
-    run_id: int,
-    batch: list[tuple[Any, int]],
-    url: str,
-    writer: Any,
-    services_factory: ServicesFactory | None,
-    capacities: dict[str, int],
-    lean_actors: int,
-) -> tuple[str, list[tuple[str, bool, Any]]]:
-    """A Ray task: run a batch of items; (the node it ran on, [(item, done, value)]).
-
-    The batch runs on the worker process's one long-lived event loop (its connections to the
-    store stay open from one batch to the next).
-    """
-    import ray
-
-    coro = _batch(job, run_id, batch, url, writer, services_factory, capacities, lean_actors)
-    results = asyncio.run_coroutine_threadsafe(coro, _worker_loop()).result()
-    return ray.get_runtime_context().get_node_id(), results
-
-
-_LOOP: asyncio.AbstractEventLoop | None = None
-_LOOP_LOCK = threading.Lock()
-
-
-def _worker_loop() -> asyncio.AbstractEventLoop:
-    global _LOOP
-    with _LOOP_LOCK:
-        if _LOOP is None:
-            _LOOP = asyncio.new_event_loop()
-            threading.Thread(target=_LOOP.run_forever, name="math2-ray-loop", daemon=True).start()
-        return _LOOP
-
-
-async def _batch(job, run_id, batch, url, writer, services_factory, capacities, lean_actors):
-    import ray
-
-    astore = RemoteStore(writer, url)
-    backend = None
-    if lean_actors:
-        node = ray.get_runtime_context().get_node_id()
-        backend = ActorBackend(
-            [
-                ray.get_actor(lean_actor_name(node, i), namespace=NAMESPACE)
-                for i in range(lean_actors)
-            ]
-        )
-    env = WorkerEnv(astore=astore, lean_backend=backend, store=astore.store, executor="ray")
-    services = services_factory(env) if services_factory else {}
-    resources = {n: Resource(n, c) for n, c in capacities.items()}
-    ids = [str(rec.id) for rec, _ in batch]
-
-    def states(s: Session) -> dict[str, tuple[str, int]]:
-        rows = s.execute(
-            select(RunItem.item, RunItem.status, RunItem.attempt_count).where(
-                RunItem.run_id == run_id, RunItem.item.in_(ids)
-            )
-        )
-        return {i: (st, c) for i, st, c in rows}
-
+async def _provenance(
+    ray: Any,
+    store: Store,
+    actors: dict[tuple[str, int], Any],
+    services_factory: ServicesFactory[Any] | None,
+) -> Provenance:
+    """What the run's results come from, asked on the driver of the services the workers will
+    build (their Lean through a node's Lean actor): part of the run's identity."""
+    if services_factory is None:
+        return Provenance()
+    here = _node_id(ray)
+    mine = [a for (node, _), a in sorted(actors.items()) if node == here]
+    backend = ActorBackend(mine or [a for _, a in sorted(actors.items())][:1]) if actors else None
+    astore = AsyncStore(store)
+    services: RunServices = services_factory(
+        WorkerEnv(astore=astore, lean_backend=backend, store=store, executor="ray")
+    )
     try:
-        # A task Ray retried (its worker died) skips what its first try finished.
-        now = await astore.read(states)
-
-        async def one(rec: Any, count: int) -> tuple[str, bool, Any]:
-            item = str(rec.id)
-            st, c = now.get(item, (None, count))
-            if st == ItemStatus.DONE:  # its value is in run_items; not rebuilt here
-                return item, True, None
-            ok, cur = await run_item(astore, job, run_id, rec, max(c, count), resources, services)
-            return item, ok, cur
-
-        return await asyncio.gather(*(one(r, c) for r, c in batch))
+        return await services.provenance()
     finally:
-        for svc in services.values():
-            close = getattr(svc, "aclose", None)
-            if close is not None:
-                await close()
+        await services.aclose()
         await astore.aclose()
+
+
+def _node_id(ray: Any) -> str | None:
+    try:
+        return str(ray.get_runtime_context().get_node_id())
+    except Exception:  # a Ray Client driver has no node of its own
+        return None
 
 
 async def execute_ray(
@@ -221,46 +160,58 @@ async def execute_ray(
     records: Iterable[Any] | AsyncIterable[Any],
     *,
     options: RayOptions,
-    services_factory: ServicesFactory | None = None,
+    services_factory: ServicesFactory[Any] | None = None,
     resources: dict[str, Resource] | None = None,
-    max_attempts: int = 3,
-    params: dict[str, Any] | None = None,
-    total: int | None = None,
-    on_progress: Callable[[Progress], None] | None = None,
-    on_result: Callable[[Any, Any], None] | None = None,
+    request: RunRequest | None = None,
 ) -> RunSummary:
     """Run (or resume) `job` over `records` on a Ray cluster; return how it ended.
 
     `services_factory(env)` builds the steps' services where they run (clients, a checker on
     `env.lean_backend` with `env.result_cache(...)`); `resources` give each task's limits by
-    capacity. Everything else is as `execute`.
+    capacity; `request` is what the caller asks of the run (params, resume, progress…). The
+    run's lifecycle (identity, lease, skipping, segments, how it ends) is
+    `math2.runs.lifecycle`'s, as on the local executor.
     """
     check_store(store)
     ray = connect(options)
-    started = time.monotonic()
     nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
     actors = ensure_lean_actors(ray, options) if options.lean is not None else {}
-    capacities = {n: r.capacity for n, r in (resources or {}).items()}
+    identity = run_identity(job, await _provenance(ray, store, actors, services_factory))
+    executor = Executor("ray", options.address)
+    async with drive(store, identity, executor=executor, request=request) as run:
+        return await _run_on_cluster(
+            run, ray, store, job, records, options, nodes, actors, services_factory, resources
+        )
+
+
+async def _run_on_cluster(
+    run: ClaimedRun,
+    ray: Any,
+    store: Store,
+    job: Job,
+    records: Iterable[Any] | AsyncIterable[Any],
+    options: RayOptions,
+    nodes: list[str],
+    actors: dict[tuple[str, int], Any],
+    services_factory: ServicesFactory[Any] | None,
+    resources: dict[str, Resource] | None,
+) -> RunSummary:
+    """The Ray executor's part of a claimed run: batches of its items on the cluster."""
     width = options.max_batches or 4 * len(nodes)
-    prog = Progress(run_id=0, job=job.name, total=total)
-    info = {"executor": "ray", "nodes": nodes, "lean_actors": len(actors)}
-    with store.session() as s:
-        run_id = open_run(s, job, {**(params or {}), **info})
-        prior = {
-            i: (st, c)
-            for i, st, c in s.execute(
-                select(RunItem.item, RunItem.status, RunItem.attempt_count).where(
-                    RunItem.run_id == run_id
-                )
-            )
-        }
-    prog.run_id = run_id
-    writer = ensure_writer(ray, store)
-    task = ray.remote(_run_batch).options(
+    spec = BatchTask(
+        job=job,
+        run_id=run.run_id,
+        segment_id=run.segment_id,
+        url=store.url,
+        writer=ensure_writer(ray, store),
+        services_factory=services_factory,
+        capacities={n: r.capacity for n, r in (resources or {}).items()},
+        lean_actors=options.lean_actors_per_node if actors else 0,
+    )
+    task = ray.remote(run_batch).options(
         max_retries=options.task_max_retries, num_cpus=options.task_cpus
     )
-    inflight: dict[asyncio.Future, list[tuple[Any, int]]] = {}
-    seen: set[str] = set()
+    inflight: dict[asyncio.Future[Any], list[tuple[Any, int]]] = {}
     per_node: dict[str, int] = {}  # items each node ran (a retried batch counts where it ended)
 
     async def drain(until: int) -> None:
@@ -270,80 +221,50 @@ async def execute_ray(
                 batch = inflight.pop(fut)
                 recs = {str(r.id): r for r, _ in batch}
                 node, results = fut.result()
-                per_node[node] = per_node.get(node, 0) + len(results)
-                for item, ok, cur in results:
-                    if ok:
-                        prog.done += 1
-                        if on_result is not None and cur is not None:
-                            on_result(recs[item], cur)
-                    else:
-                        prog.failed += 1
-                prog.running -= len(batch)
-                _tick()
+                ran = sum(1 for _, end, _ in results if end.end is not End.STOPPED)
+                per_node[node] = per_node.get(node, 0) + ran
+                for item, end, cur in results:
+                    run.end(recs[item], end, cur)
+                if run.on_progress:
+                    run.on_progress(run.snapshot())
 
     def submit(batch: list[tuple[Any, int]]) -> None:
-        ref = task.remote(
-            job,
-            run_id,
-            batch,
-            store.url,
-            writer,
-            services_factory,
-            capacities,
-            options.lean_actors_per_node if actors else 0,
-        )
+        ref = task.remote(spec, batch)
         inflight[asyncio.wrap_future(ref.future())] = batch
-        prog.running += len(batch)
-
-    def _tick(finished: bool = False) -> Progress:
-        prog.elapsed_s = time.monotonic() - started
-        done = prog.done + prog.failed
-        prog.items_per_s = done / prog.elapsed_s if prog.elapsed_s > 0 else 0.0
-        prog.finished = finished
-        if on_progress:
-            on_progress(prog.model_copy(deep=True))
-        return prog
+        run.begin(len(batch))
 
     try:
         batch: list[tuple[Any, int]] = []
-        async for rec in _aiter(records):
-            item = str(rec.id)
-            if item in seen:
-                prog.duplicates += 1
-                continue
-            seen.add(item)
-            status, count = prior.get(item, (None, 0))
-            if status == ItemStatus.DONE or (status == ItemStatus.FAILED and count >= max_attempts):
-                prog.skipped += 1
-                continue
+        async for rec, count in run.pending(records):
             batch.append((rec, count))
             if len(batch) >= options.batch_size:
                 await drain(width - 1)
+                if run.halted:
+                    break
                 submit(batch)
                 batch = []
-        if batch:
+        if batch and not run.halted:
             await drain(width - 1)
-            submit(batch)
+            if not run.halted:
+                submit(batch)
         await drain(0)
-        counts = await writer.counts.remote()
+        counts = await spec.writer.counts.remote()
     finally:
         for fut in inflight:
             fut.cancel()
-    summary = RunSummary(**_tick(finished=True).model_dump(), status=RunStatus.DONE)
-    with store.session() as s:
-        run = s.get(Run, run_id)
-        run.status = RunStatus.DONE
-        run.finished_at = _now()
-        run.stats = {
-            **finished_stats(summary),
-            **info,
+    return await run.finish(
+        {
+            "executor": "ray",
+            "address": options.address,
+            "nodes": nodes,
+            "lean_actors": len(actors),
             "items_per_node": per_node,
             "writer": counts,
         }
-    return summary
+    )
 
 
-def ensure_writer(ray, store: Store):
+def ensure_writer(ray: Any, store: Store) -> Any:
     """The store's single writer (created on this node when missing)."""
     return (
         ray.remote(StoreWriter)
@@ -360,17 +281,15 @@ def ensure_writer(ray, store: Store):
     )
 
 
-def _here(ray):
+def _here(ray: Any) -> Any:
     """Schedule on the driver's node (the writer lives beside the driver)."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    try:
-        return NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
-    except Exception:  # a Ray Client driver has no node of its own
-        return "DEFAULT"
+    node = _node_id(ray)
+    return NodeAffinitySchedulingStrategy(node, soft=True) if node is not None else "DEFAULT"
 
 
-def stop_actors(ray, store_urls: Iterable[str] = ()) -> int:
+def stop_actors(ray: Any, store_urls: Iterable[str] = ()) -> int:
     """Kill every node's Lean actors and the writers of `store_urls` (they are detached: they
     outlive runs); how many there were."""
     n = 0

@@ -36,7 +36,7 @@ class Record(Protocol):
     def model_dump(self, *args: Any, **kwargs: Any) -> dict[str, Any]: ...
 
 
-StepFn = Callable[[Any, "ItemContext"], Awaitable[Any]]
+StepFn = Callable[[Any, "ItemContext[Any]"], Awaitable[Any]]
 
 
 class StepSpec(BaseModel):
@@ -105,5 +105,11 @@ class Job:
 
     @property
     def spec_hash(self) -> str:
-        """SHA-256 of the canonical spec."""
-        return hashlib.sha256(canonical(self.spec).encode("utf-8")).hexdigest()
+        """SHA-256 of the steps' spec (a run's spec adds its Lean and models to it:
+        `math2.runs.identity.run_identity`)."""
+        return spec_hash(self.spec)
+
+
+def spec_hash(spec: dict[str, Any]) -> str:
+    """SHA-256 of a canonical spec (every run's spec hash is this)."""
+    return hashlib.sha256(canonical(spec).encode("utf-8")).hexdigest()

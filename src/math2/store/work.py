@@ -41,6 +41,18 @@ class RunStatus(StrEnum):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    STOPPED = "stopped"  # stopped early (an endpoint down, interrupted): resumable, items pending
+
+
+class SegmentStatus(StrEnum):
+    """How one drive of a run (a segment) ended."""
+
+    RUNNING = "running"  # being driven now, or its driver died (then `killed` when listed)
+    DONE = "done"
+    STOPPED = "stopped"  # stopped early, with its reason
+    FAILED = "failed"  # the driver raised, with its error
+    KILLED = "killed"  # its driver died (its lease expired, or its process is gone)
+    LOST = "lost"  # its driver lost the lease to another one and stopped
 
 
 class ItemStatus(StrEnum):
@@ -109,6 +121,54 @@ class Run(Created, Base):
         UniqueConstraint("job", "key", "spec_hash", name="uq_runs_job_key_spec"),
         CheckConstraint(_in("status", RunStatus), name="status"),
     )
+
+
+class RunLease(Base):
+    """The claim of a run by the one driver executing it: at most one row per run.
+
+    Taken by an insert, or by a conditional update of an expired row (the expiry and holder that
+    were read must still be there), so two drivers — processes on one SQLite file, machines on one
+    PostgreSQL — never both hold it. The holder renews `expires_at` by a heartbeat; a row whose
+    expiry passed, or whose process is gone on the same machine, is free to take over.
+    """
+
+    __tablename__ = "run_leases"
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(200))  # host:pid:nonce, unique per claim
+    host: Mapped[str] = mapped_column(String(200))
+    pid: Mapped[int] = mapped_column(Integer)
+    machine: Mapped[str] = mapped_column(String(300))  # host and pid namespace: same machine?
+    segment_id: Mapped[int | None] = mapped_column(Integer)
+    acquired_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    heartbeat_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RunSegment(Base):
+    """One time a run was driven: by whom, on which executor, under which spec, how it ended.
+
+    `spec_hash` and `changes` say what it ran under (a resume with `--allow-changed` lists what
+    differed from the run's spec); `stats` holds its counts and the items each node ran.
+    """
+
+    __tablename__ = "run_segments"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    executor: Mapped[str] = mapped_column(String(20))  # local | ray
+    address: Mapped[str | None] = mapped_column(String(300))  # the Ray cluster, if any
+    host: Mapped[str] = mapped_column(String(200))
+    pid: Mapped[int] = mapped_column(Integer)
+    holder: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(20), default=SegmentStatus.RUNNING)
+    reason: Mapped[str | None] = mapped_column(Text)  # why it stopped or failed
+    spec_hash: Mapped[str] = mapped_column(String(64))
+    spec: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    changes: Mapped[list[str]] = mapped_column(JSON, default=list)
+    stats: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    started_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    ended_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (CheckConstraint(_in("status", SegmentStatus), name="status"),)
 
 
 class RunItem(Base):
@@ -203,7 +263,9 @@ class AgentText(Created, Base):
     __table_args__ = (
         CheckConstraint(_in("kind", AgentTextKind), name="kind"),
         CheckConstraint(_in("status", ReviewStatus), name="status"),
-        Index("ix_agent_texts_status_kind", "status", "kind"),
+        # the review queue's keyset pages (migration 0010)
+        Index("ix_agent_texts_status_kind_id", "status", "kind", "id"),
+        Index("ix_agent_texts_status_id", "status", "id"),
         Index("ix_agent_texts_node_id", "node_id"),
     )
 

@@ -15,7 +15,7 @@ from math2.config import LeanSettings, Settings
 from math2.importers.lean_scout import type_hash_of
 from math2.llm import add_model
 from math2.roles.align import CheckOptions, propose_binding, run_check
-from math2.runs import resumer
+from math2.runs import Resume, resumer
 from math2.store import AgentText, Binding, Mention, Node, Run
 from math2.store.models import BindingOrigin
 from math2.web.review import Decision, ReviewError, decide_binding
@@ -162,7 +162,7 @@ def test_resumed_check_asks_lean_nothing_again(sqlite_store, tmp_path):
     assert asked == 6  # the two refusals never reached Lean
     with sqlite_store.session() as s:
         run = s.get(Run, first.run_id)
-    again = asyncio.run(resumer(run.job)(run, _settings(tmp_path), sqlite_store, None))
+    again = asyncio.run(resumer(run.job)(run, _settings(tmp_path), sqlite_store, Resume(run.id)))
     assert again.run_id == first.run_id and again.skipped == len(ids) and again.done == 0
     assert len(_lean_requests(tmp_path)) == asked
     # a fresh run checks again what failed (a new run), answered from the Lean result cache

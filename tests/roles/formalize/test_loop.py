@@ -153,3 +153,16 @@ def test_unregistered_model_refused(tmp_path, sqlite_store):
     st = settings_for(tmp_path, "http://127.0.0.1:9/v1", tmp_path / "r.log")
     with pytest.raises(UnregisteredModel, match="math2 models add gen"):
         asyncio.run(run_formalize(st, sqlite_store, inp, FormalizeOptions(model="gen", judge="j")))
+
+
+def test_a_dead_model_endpoint_stops_the_items(tmp_path, registered):
+    # The loop lets EndpointDown out of the item step: no item is `done` with an outcome it
+    # never earned, and the run can be resumed (issue 34 §5).
+    from tests.llm.dead import dead_settings, met_endpoint_down, run_until_down
+
+    inp = tmp_path / "in.jsonl"
+    write_items(inp)
+    st = dead_settings(settings_for(tmp_path, "http://unused/v1"))
+    opts = FormalizeOptions(model="gen", judge="judge")
+    run_until_down(lambda: run_formalize(st, registered, inp, opts))
+    met_endpoint_down(registered, done_before=0)

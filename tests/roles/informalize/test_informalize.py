@@ -189,3 +189,22 @@ def test_tactic_augmentation_from_lean_scout_parquet(tmp_path, store, old_schema
         t = s.scalar(select(AgentText).where(AgentText.kind == "informal_statement"))
     assert t.extra["stratum"] == "tactic_state" and t.extra["accepted"] is True
     assert t.source_text.endswith(": 2 = 1 + 1")
+
+
+def test_cli_last_line_counts_verdicts_and_says_no_lean_ran(tmp_path, monkeypatch):
+    # `math2 informalize` compiles nothing: its last line says so, and counts the statements
+    # the checks did not accept by the battery's verdict (issue 34 §6).
+    from math2.cli import app
+    from tests.settings import cli_env
+
+    with FakeServer(script()) as srv:
+        runner = cli_env(tmp_path, monkeypatch, srv.base_url, models=("writer", "trans"))
+        args = ["informalize", "--model", "writer", "--translator", "trans"]
+        res = runner.invoke(app, [*args, "--lean-dir", str(FIXTURE)])
+    assert res.exit_code == 0, res.output
+    (line,) = [ln for ln in res.stdout.splitlines() if "written this time" in ln]
+    assert line == (
+        "run 1: 6 written this time (5 accepted by the checks, 1 not: fail 1), 0 stopped by an "
+        "exception, 0 already finished; no Lean ran: the checks are the lints and trans's "
+        "back-translation compared by trans"
+    ), line

@@ -14,6 +14,7 @@ from math2.checks.lints.common import (
     split_top,
 )
 from math2.checks.statement import Statement, strip_parens, texts
+from math2.lean.brackets import depths, opens
 from math2.lean.lexer import Tok, Token
 
 _WIDE = re.compile(
@@ -89,26 +90,21 @@ def _wide_cue(informal: str) -> str:
 
 def _cast_around(toks: list[Token], k: int) -> bool:
     """Whether the operation at k sits in a group with a cast or a non-ℕ type ascription."""
-    depth = 0
-    lo = k
-    while lo > 0:  # walk left to each enclosing bracket and look inside it
-        lo -= 1
-        t = toks[lo]
-        if t.text in {")", "]", "}"}:
-            depth += 1
-        elif t.text in {"(", "[", "{"}:
-            if depth == 0:
-                if lo and toks[lo - 1].text.startswith(("Real.", "Complex.")):
-                    return True  # the argument of a real function is real
-                hi = close_bracket(toks, lo)
-                inner = texts(toks[lo + 1 : hi])
-                if "↑" in inner or any(
-                    inner[j] == ":" and j + 1 < len(inner) and inner[j + 1] in _CASTS
-                    for j in range(len(inner))
-                ):
-                    return True
-            else:
-                depth -= 1
+    level = depths(toks)
+    need = level[k] if k < len(toks) else 0
+    for lo in range(k - 1, -1, -1):  # each enclosing bracket, innermost first (math2.lean)
+        if not (opens(toks[lo]) and level[lo] == need - 1):
+            continue
+        need -= 1
+        if lo and toks[lo - 1].text.startswith(("Real.", "Complex.")):
+            return True  # the argument of a real function is real
+        hi = close_bracket(toks, lo)
+        inner = texts(toks[lo + 1 : hi])
+        if "↑" in inner or any(
+            inner[j] == ":" and j + 1 < len(inner) and inner[j + 1] in _CASTS
+            for j in range(len(inner))
+        ):
+            return True
     return "↑" in texts(toks[max(0, k - 2) : k + 3])
 
 

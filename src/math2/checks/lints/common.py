@@ -6,6 +6,7 @@ import json
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from math2.checks.base import Check, CheckEnv, Outcome, Pair
 from math2.checks.statement import (
@@ -17,6 +18,7 @@ from math2.checks.statement import (
     texts,
     top_level,
 )
+from math2.lean.brackets import matching
 from math2.lean.lexer import Token
 from math2.store.work import Verdict
 
@@ -28,12 +30,16 @@ PRECISION_FILE = Path(__file__).with_name("precision.json")
 
 
 @cache
-def measured_precision() -> dict[str, dict]:
+def measured_precision() -> dict[str, dict[str, Any]]:
     """The committed precision of each lint on the dev set (`precision.json`, written by
-    `benchmarks/lint_precision.py` from `math2 check data/checks-dev/pairs.jsonl --labels`)."""
+    `benchmarks/lint_precision.py` from `math2 check DIR/pairs.jsonl --labels`, DIR the data
+    set checks-dev)."""
     if not PRECISION_FILE.exists():
         return {}
-    return json.loads(PRECISION_FILE.read_text(encoding="utf-8")).get("lints", {})
+    lints: dict[str, dict[str, Any]] = json.loads(PRECISION_FILE.read_text(encoding="utf-8")).get(
+        "lints", {}
+    )
+    return lints
 
 
 def warns(name: str, declared: str) -> bool:
@@ -42,7 +48,7 @@ def warns(name: str, declared: str) -> bool:
     m = measured_precision().get(name)
     if m is None or not m.get("flagged") or m.get("precision") is None:
         return declared == "warn"
-    return m["precision"] < PRECISION_BAR
+    return bool(m["precision"] < PRECISION_BAR)
 
 
 def key(toks: list[Token]) -> str:
@@ -82,13 +88,12 @@ class Lint(Check):
             reason = f"a definition of a {texts(st.goal)[0]}-valued {st.kind}, not a statement"
             return self.outcome(Verdict.SKIP, evidence={"reason": reason})
         findings = self.judge(st, pair.informal)
+        # under the precision bar a finding is reported but does not fail the pair; a pass says
+        # so too, so the stored verdicts tell which checks only warn (`math2 check --labels`)
+        warn = {"warn": True} if warns(self.label, self.declared_status) else {}
         if findings:
-            evidence: dict = {"findings": findings}
-            if warns(self.label, self.declared_status):
-                # under the precision bar: reported, but it does not fail the pair
-                evidence["warn"] = True
-            return self.outcome(Verdict.FAIL, evidence=evidence)
-        return self.outcome(Verdict.PASS)
+            return self.outcome(Verdict.FAIL, evidence={"findings": findings, **warn})
+        return self.outcome(Verdict.PASS, evidence=warn)
 
     def judge(self, st: Statement, informal: str) -> list[str]:  # pragma: no cover
         raise NotImplementedError
@@ -105,15 +110,9 @@ def split_top(toks: list[Token], sym: str) -> list[list[Token]]:
 
 
 def close_bracket(toks: list[Token], i: int) -> int:
-    d = 0
-    for j in range(i, len(toks)):
-        if toks[j].text in {"(", "[", "{"}:
-            d += 1
-        elif toks[j].text in {")", "]", "}"}:
-            d -= 1
-            if d == 0:
-                return j
-    return len(toks)
+    """The bracket closing the one at i (`math2.lean.brackets`); len(toks) when none does."""
+    j = matching(toks, i)
+    return len(toks) if j is None else j
 
 
 def relation(toks: list[Token]) -> tuple[str, str, str] | None:

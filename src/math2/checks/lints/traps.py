@@ -32,14 +32,24 @@ def _tokens(st: Statement) -> list[Token]:
     return [t for b in st.binders for t in b.type] + st.goal
 
 
+#: Symbols the lexer splits that Lean reads as one token: `∃!`, `⁻¹`; and, only when the two
+#: parts touch, the preimage `⁻¹'` (not a reciprocal) and `ℕ+` (the positive naturals, `PNat`).
+_JOINED = {("∃", "!"), ("⁻", "¹")}
+_JOINED_TOUCHING = {("⁻¹", "'"), ("ℕ", "+")}
+
+
 def _words(toks: list[Token]) -> list[str]:
-    """Token texts with the lexer's split symbols joined again (`∃ !` → `∃!`, `⁻ ¹` → `⁻¹`)."""
+    """Token texts with the lexer's split symbols joined again (`∃ !` → `∃!`, `⁻ ¹` → `⁻¹`,
+    `⁻¹'` the preimage, `ℕ+`)."""
     out: list[str] = []
+    end = -1  # where the previous token ended
     for t in toks:
-        if out and (out[-1], t.text) in {("∃", "!"), ("⁻", "¹")}:
+        pair = (out[-1], t.text) if out else None
+        if pair in _JOINED or (pair in _JOINED_TOUCHING and t.offset == end):
             out[-1] += t.text
         else:
             out.append(t.text)
+        end = t.offset + len(t.text)
     return out
 
 
@@ -176,6 +186,12 @@ class UniqueExistence(Lint):
 
 
 _LETTER = re.compile(r"(?<![\\A-Za-z])([A-Za-z])(?![A-Za-z])")
+#: Commands whose argument names a fixed object or is a word, never a variable: number systems
+#: and other blackboard letters (`\mathbb{R}`, `\Bbb Z`), upright text and operator names.
+_FIXED_ARG = re.compile(
+    r"\\(?:mathbb|Bbb|mathrm|operatorname|text(?:rm|up|normal)?)(?![A-Za-z])\*?\s*"
+    r"(?:\{[^{}]*\}|[A-Za-z])"
+)
 _LATEX_CMD = re.compile(r"\\[A-Za-z]+|\\.")
 _COMMON = set("deiox")  # e, i, d (dx), o (little-o), x is checked like any other… except here
 
@@ -185,6 +201,7 @@ class UnmatchedVariable(Lint):
     def judge(self, st: Statement, informal: str) -> list[str]:
         letters: set[str] = set()
         for m in _math(informal):
+            m = _FIXED_ARG.sub(" ", m)
             m = _LATEX_CMD.sub(" ", m)
             m = re.sub(r"\{[a-z]+\}", " ", m)  # \mathrm{d}, \text{if}
             letters |= {x for x in _LETTER.findall(m)}

@@ -19,10 +19,10 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "fake-kimina/1"
     api_key: str | None = None
 
-    def log_message(self, *args) -> None:  # keep test output quiet
+    def log_message(self, format: str, *args: object) -> None:  # keep test output quiet
         return
 
-    def _json(self, code: int, obj: dict) -> None:
+    def _json(self, code: int, obj: dict[str, object]) -> None:
         body = json.dumps(obj).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")

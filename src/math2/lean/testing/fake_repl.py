@@ -22,9 +22,12 @@ blank line. Behaviours are chosen by directives in a command's text (`-- fake: <
 `type_of% @NAME` has that type and NAME's axioms (an unknown NAME is an unknown identifier).
 `#check @X` of a declaration of the command answers its signature as written.
 
-Without directives: `import` lines load a header (taking --header-delay), a declaration whose
-text holds `sorry` gets the `declaration uses sorry` warning and a sorry with a proof state,
-and `#print axioms X` answers from what was declared. Each command takes --check-delay.
+Without directives: `import` lines load a header (taking --header-delay); declarations are
+tracked one by one (`fake_env`: every declaration kind, full names under namespaces): one whose
+own text holds `sorry` gets the `declaration uses sorry` warning at its name and a sorry with a
+proof state, and depends on `sorryAx`, as does one that mentions it — not its neighbours in the
+same command; `#print axioms X` and `#check @X` read X as Lean prints names (`foo'`,
+`«two plus two»`) and answer with X printed so. Each command takes --check-delay.
 With `--replay NAME.expected.out` it answers with the recorded frames instead, in order.
 """
 
@@ -37,15 +40,16 @@ import re
 import resource
 import sys
 import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
-_DECL = re.compile(
-    r"^\s*(?:@\[[^\]]*\]\s*)?(?:private\s+|protected\s+|noncomputable\s+)*"
-    r"(theorem|lemma|def|abbrev|instance|axiom|example)\s+([^\s:({\[]*)",
-    re.M,
-)
+from math2.lean.names import NAME, canonical
+from math2.lean.testing.fake_env import STANDARD, declarations, settle
+
 _DIRECTIVE = re.compile(r"--\s*fake:\s*(\w+)(?:[ \t]+([^\n]*))?")
-_PRINT_AXIOMS = re.compile(r"#print\s+axioms\s+(\S+)")
-_CHECK = re.compile(r"^#check\s+@(\S+)\s*$", re.M)
+_PRINT_AXIOMS = re.compile(r"#print\s+axioms\s+(" + NAME + ")")
+_CHECK = re.compile(r"^#check\s+@(" + NAME + r")\s*$", re.M)
 _TYPE_OF = re.compile(r"type_of%\s*@([^\s()⟨⟩]+)")
 
 _MISMATCH = "{t} mismatch\n  {{n}}\nhas type\n  ℕ : Type\nbut is expected to have type\n  ℝ : Type"
@@ -83,26 +87,39 @@ WORDING = {
 }
 
 
+JSON = dict[str, Any]
+
+
+@dataclass
+class Env:
+    """An environment: each declaration's axioms, and the axioms every declaration gains."""
+
+    decls: dict[str, set[str]] = field(default_factory=dict)
+    axioms: set[str] = field(default_factory=set)
+
+
 class Fake:
     def __init__(self, args: argparse.Namespace):
         self.args = args
-        self.envs: dict[int, dict] = {}
+        self.envs: dict[int, Env] = {}
         self.proof_states: set[int] = set()
         self.next_ps = 0
         self.hoard: list[bytearray] = []
         library = getattr(args, "library", None)
-        self.library: dict[str, dict] = {}
+        self.library: dict[str, JSON] = {}
         if library:
             with open(library, encoding="utf-8") as fh:
                 self.library = json.load(fh)
 
-    def new_env(self, base: dict | None, **changes) -> int:
-        env = {
-            "decls": dict(base["decls"]) if base else {},
-            "axioms": set(base["axioms"]) if base else set(),
-        }
-        env["decls"].update(changes.get("decls", {}))
-        env["axioms"] |= changes.get("axioms", set())
+    def new_env(
+        self,
+        base: Env | None,
+        decls: dict[str, set[str]] | None = None,
+        axioms: set[str] | None = None,
+    ) -> int:
+        env = Env(dict(base.decls) if base else {}, set(base.axioms) if base else set())
+        env.decls.update(decls or {})
+        env.axioms |= axioms or set()
         eid = len(self.envs)
         self.envs[eid] = env
         return eid
@@ -120,7 +137,7 @@ class Fake:
         }
         return fake_version(kind, behaviour)
 
-    def command(self, req: dict) -> dict:
+    def command(self, req: JSON) -> JSON:
         cmd = req["cmd"]
         if cmd.strip() == "#eval Lean.versionString":
             return {"messages": [_msg("info", 1, 0, json.dumps(self.version()))], "env": 0}
@@ -132,9 +149,8 @@ class Fake:
         delay = self.args.check_delay
         if re.search(r"^\s*import\s", cmd, re.M):
             delay = self.args.header_delay
-        messages: list[dict] = []
-        sorries: list[dict] = []
-        decls: dict[str, bool] = {}
+        messages: list[JSON] = []
+        sorries: list[JSON] = []
         axioms: set[str] = set()
         per_decl: dict[str, set[str]] = {}
         # --rule 'REGEX=>DIRECTIVE': a directive for commands that match (math2 strips comments
@@ -172,71 +188,66 @@ class Fake:
                 text = WORDING[self.args.wording][kind].format(n=name or "x")
                 messages.append(_msg("error", 1, 0, text))
         time.sleep(delay)
+        known = {n: set(lib.get("axioms", [])) for n, lib in self.library.items()}
+        known.update({n: set(a) for n, a in (base.decls if base else {}).items()})
+        env_axioms = axioms | (set(base.axioms) if base else set())
+        decls = declarations(cmd)
         signatures: dict[str, str] = {}
-        for m in _DECL.finditer(cmd):
-            kw, name = m.group(1), m.group(2)
-            line = cmd.count("\n", 0, m.start(1)) + 1
-            if kw == "axiom":
-                axioms.add(name)
-                continue
-            sig = " ".join(cmd[m.end() :].split(":=", 1)[0].split()).removeprefix(": ")
+        for d in decls:
+            sig = d.signature
             for ref in _TYPE_OF.findall(sig):
                 if ref not in self.library:
                     text = WORDING[self.args.wording]["unknown_identifier"].format(n=ref)
-                    messages.append(_msg("error", line, 0, text))
+                    messages.append(_msg("error", d.line, 0, text))
                     continue
                 sig = sig.replace(f"type_of% @{ref}", self.library[ref].get("type", ""))
-                per_decl.setdefault(name, set()).update(self.library[ref].get("axioms", []))
-            signatures[name] = sig
-            uses_sorry = re.search(r"\bsorry\b", cmd[m.end() :]) is not None
-            decls[name or "_example"] = uses_sorry
-            if uses_sorry:
-                col = m.start(2) - (cmd.rfind("\n", 0, m.start(2)) + 1)
-                messages.append(_msg("warning", line, col, "declaration uses `sorry`"))
+                per_decl.setdefault(d.name, set()).update(self.library[ref].get("axioms", []))
+            signatures[d.name] = sig
+            if d.own_sorry:
+                messages.append(_msg("warning", d.line, d.column, "declaration uses `sorry`"))
                 sorries.append(
                     {
                         "proofState": self.next_ps,
-                        "pos": {"line": line, "column": 0},
-                        "goal": "⊢ " + name,
-                        "endPos": {"line": line, "column": 5},
+                        "pos": {"line": d.line, "column": 0},
+                        "goal": "⊢ " + d.name,
+                        "endPos": {"line": d.line, "column": 5},
                     }
                 )
                 self.proof_states.add(self.next_ps)
                 self.next_ps += 1
-        known = dict.fromkeys(self.library, False)
-        known.update(dict(base["decls"]) if base else {})
-        known.update(decls)
-        for name, lib in self.library.items():
-            per_decl.setdefault(name, set()).update(lib.get("axioms", []))
+        settle(decls, known, env_axioms, per_decl)
         for m in _CHECK.finditer(cmd):
-            name = m.group(1)
+            name = canonical(m.group(1))
             line = cmd.count("\n", 0, m.start()) + 1
-            sig = signatures.get(name, self.library.get(name, {}).get("type"))
-            if sig is None:
+            typed = signatures.get(name, self.library.get(name, {}).get("type"))
+            if typed is None:
                 text = WORDING[self.args.wording]["unknown_constant"].format(n=name)
                 messages.append(_msg("error", line, 0, text))
             else:
-                messages.append(_msg("info", line, 0, f"@{name} : {sig}"))
+                messages.append(_msg("info", line, 0, f"@{name} : {typed}"))
         for m in _PRINT_AXIOMS.finditer(cmd):
-            name = m.group(1)
+            name = canonical(m.group(1))
             line = cmd.count("\n", 0, m.start()) + 1
             if name not in known:
                 text = WORDING[self.args.wording]["unknown_constant"].format(n=name)
                 messages.append(_msg("error", line, 0, text))
                 continue
-            used = ["propext", "Classical.choice", "Quot.sound"]
-            used += sorted(axioms | per_decl.get(name, set()) | (base["axioms"] if base else set()))
-            if known[name]:
-                used.append("sorryAx")
-            messages.append(
-                _msg("info", line, 0, f"'{name}' depends on axioms: [{', '.join(used)}]")
+            deps = known[name]
+            used = [a for a in STANDARD if a in deps] + sorted(deps - set(STANDARD))
+            text = (
+                f"'{name}' depends on axioms: [{', '.join(used)}]"
+                if used
+                else f"'{name}' does not depend on any axioms"
             )
-        out: dict = {}
+            messages.append(_msg("info", line, 0, text))
+        out: JSON = {}
         if sorries:
             out["sorries"] = sorries
         if messages:
             out["messages"] = messages
-        out["env"] = self.new_env(base, decls=decls, axioms=axioms)
+        added = {d.name: d.axioms for d in decls}
+        added.update({e: d.axioms for d in decls for e in d.extra_names})
+        out["env"] = self.new_env(base, decls=added, axioms=axioms)
         return out
 
     def oom(self) -> None:
@@ -250,7 +261,7 @@ class Fake:
         sys.stderr.flush()
         os._exit(1)
 
-    def tactic(self, req: dict) -> dict:
+    def tactic(self, req: JSON) -> JSON:
         ps = req["proofState"]
         if ps not in self.proof_states:
             return {"message": "Unknown proof state."}
@@ -266,7 +277,7 @@ class Fake:
         self.proof_states.add(new)
         return {"proofStatus": status, "proofState": new, "goals": goals}
 
-    def handle(self, req: dict) -> dict:
+    def handle(self, req: JSON) -> JSON:
         if "cmd" in req:
             return self.command(req)
         if "tactic" in req:
@@ -282,7 +293,7 @@ class Fake:
         return {"message": f"Could not parse as a valid JSON command: {json.dumps(req)}"}
 
 
-def _msg(severity: str, line: int, col: int, data: str) -> dict:
+def _msg(severity: str, line: int, col: int, data: str) -> JSON:
     return {
         "severity": severity,
         "pos": {"line": line, "column": col},
@@ -291,7 +302,7 @@ def _msg(severity: str, line: int, col: int, data: str) -> dict:
     }
 
 
-def _frames(stream):
+def _frames(stream: Iterable[str]) -> Iterator[str]:
     buf: list[str] = []
     for line in stream:
         if line.strip():
@@ -303,7 +314,7 @@ def _frames(stream):
         yield "".join(buf)
 
 
-def _write(obj_or_text) -> None:
+def _write(obj_or_text: JSON | str) -> None:
     text = (
         obj_or_text
         if isinstance(obj_or_text, str)

@@ -28,10 +28,18 @@ from sqlalchemy.orm import Session
 from math2.config import Settings
 from math2.importers.lean_scout import type_hash_of
 from math2.lean import CheckItem, ContextTrust, Mode
-from math2.runs import CannotResume, ItemContext, Job, Progress, RunSummary, register_job
+from math2.runs import (
+    CannotResume,
+    ItemContext,
+    Job,
+    Progress,
+    Resume,
+    RunSummary,
+    register_job,
+)
 from math2.runs import step as run_step
-from math2.services import ServiceSpec, execute_role, resolve_spec
-from math2.store import AgentText, Store
+from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
+from math2.store import AgentText, Run, Store
 from math2.store.models import Binding, BindingStatus, Mention
 from math2.util.limits import Resource
 
@@ -131,7 +139,7 @@ def select_bindings(s: Session, limit: int | None) -> list[int]:
 def check_binding():
     """Ask Lean (an attempt row, answered from the Lean cache on a replay)."""
 
-    async def run(rec: BindingItem, ctx: ItemContext) -> BindingChecked:
+    async def run(rec: BindingItem, ctx: ItemContext[RoleServices]) -> BindingChecked:
         if rec.item is None:
             verdict = {"passed": False, "status": "unreadable", "reason": rec.error}
             return BindingChecked(
@@ -140,7 +148,7 @@ def check_binding():
                 status=BindingStatus.CHECK_FAILED,
                 verdict=verdict,
             )
-        checker = ctx.services.checker
+        checker = ctx.services.lean_checker
         result, aid = await ctx.lean(checker, rec.item, stage="binding.check")
         ident = checker.identity
         shown = result.types.get(rec.declaration)
@@ -196,7 +204,7 @@ def record_check(s: Session, checked: BindingChecked) -> None:
 def record_binding_check():
     """Store each verdict on its binding."""
 
-    async def run(rec: BindingChecked, ctx: ItemContext) -> BindingChecked:
+    async def run(rec: BindingChecked, ctx: ItemContext[RoleServices]) -> BindingChecked:
         await ctx.astore.write(lambda s: record_check(s, rec))
         return rec
 
@@ -217,6 +225,7 @@ async def run_check(
     key: str | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     on_result: Callable[[Any, Any], None] | None = None,
+    resume: Resume | None = None,
 ) -> RunSummary:
     """Check the bindings `ids` (default: every one waiting for a check), or resume the run
     `key` names (`math2 runs resume`). A fresh run's key is the bindings with their last check,
@@ -243,17 +252,25 @@ async def run_check(
         total=len(items),
         on_progress=on_progress,
         on_result=on_result,
+        resume=resume,
     )
 
 
-async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+async def _resume(run: Run, settings: Settings, store: Store, resume: Resume) -> RunSummary:
+    resume.local_only(JOB)
     params = run.params or {}
     ids = params.get("binding_ids")
     if ids is None:
         raise CannotResume(f"run {run.id}: it recorded no binding ids")
     options = CheckOptions.model_validate(params.get("options", {}))
     return await run_check(
-        settings, store, options, ids=list(ids), key=run.key, on_progress=on_progress
+        settings,
+        store,
+        options,
+        ids=list(ids),
+        key=run.key,
+        on_progress=resume.on_progress,
+        resume=resume,
     )
 
 

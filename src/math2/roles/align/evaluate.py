@@ -27,9 +27,9 @@ from math2.roles.align.candidates import HumanPair, Searcher
 from math2.roles.align.job import align_judge
 from math2.roles.align.schemas import AlignOutcome, AlignPair, AlignResult, Side
 from math2.roles.align.sides import lean_mention, lean_side
-from math2.runs import CannotResume, Job, Progress, RunSummary, register_job
+from math2.runs import CannotResume, Job, Progress, Resume, RunSummary, register_job
 from math2.services import ServiceSpec, execute_role, resolve_spec
-from math2.store import ItemStatus, RunItem, Store
+from math2.store import ItemStatus, Run, RunItem, Store
 
 JOB = "align-eval"
 
@@ -126,6 +126,7 @@ async def judge_run(
     *,
     max_tokens: int = 768,
     on_progress: Callable[[Progress], None] | None = None,
+    resume: Resume | None = None,
 ) -> RunSummary:
     """Run the judge step over the pairs as a run of job `align-eval` in `store` (or resume the
     run of these very pairs); the run records what `_resume` needs."""
@@ -145,6 +146,7 @@ async def judge_run(
         },
         total=len(pairs),
         on_progress=on_progress,
+        resume=resume,
     )
 
 
@@ -176,7 +178,8 @@ async def judge_pairs(
     return run_results(store, summary.run_id)
 
 
-async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+async def _resume(run: Run, settings: Settings, store: Store, resume: Resume) -> RunSummary:
+    resume.local_only(JOB)
     params = run.params or {}
     if not params.get("pairs") or not params.get("model"):
         raise CannotResume(f"run {run.id}: it recorded no pairs to judge (made before resumers)")
@@ -190,7 +193,8 @@ async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSumm
         params["model"],
         pairs,
         max_tokens=int(params.get("max_tokens") or 768),
-        on_progress=on_progress,
+        on_progress=resume.on_progress,
+        resume=resume,
     )
 
 

@@ -11,7 +11,6 @@ unjudged: nothing becomes an edge without a verdict. Resumable: `math2 runs resu
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Callable
 from typing import Any
@@ -39,12 +38,13 @@ from math2.runs import (
     ItemContext,
     Job,
     Progress,
+    Resume,
     RunSummary,
     register_job,
     step,
 )
-from math2.services import ServiceSpec, execute_role, resolve_spec
-from math2.store import Store
+from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
+from math2.store import Run, Store
 from math2.store.models import BindingOrigin, Crosswalk, Source
 
 JOB = "align"
@@ -99,7 +99,7 @@ def align_judge(model: str, temperature: float = 0.0, max_tokens: int = 768):
     """Ask the judge for a structured verdict on one pair (an attempt row, cached)."""
     template = load_template(TEMPLATE)
 
-    async def run(pair: AlignPair, ctx: ItemContext) -> AlignResult:
+    async def run(pair: AlignPair, ctx: ItemContext[RoleServices]) -> AlignResult:
         client = ctx.services.judge
         variables = {
             "left_system": pair.left.system,
@@ -123,6 +123,7 @@ def align_judge(model: str, temperature: float = 0.0, max_tokens: int = 768):
             return AlignResult(
                 id=pair.id,
                 crosswalk_id=pair.crosswalk_id,
+                dataset=pair.dataset,
                 outcome=AlignOutcome.UNJUDGED,
                 error=out.error or "no verdict",
                 attempt_id=aid,
@@ -131,6 +132,7 @@ def align_judge(model: str, temperature: float = 0.0, max_tokens: int = 768):
         return AlignResult(
             id=pair.id,
             crosswalk_id=pair.crosswalk_id,
+            dataset=pair.dataset,
             outcome=OUTCOME_OF.get(v.verdict, AlignOutcome.REJECTED),
             verdict=v,
             attempt_id=aid,
@@ -191,10 +193,10 @@ def record_verdict(
 def align_record(model: str):
     """Write each verdict to the store: accepted → edge + proposed binding, else a candidate."""
 
-    async def run(result: AlignResult, ctx: ItemContext) -> AlignResult:
-        dataset = ctx.services.extra.get("datasets", {}).get(result.crosswalk_id, "")
+    async def run(result: AlignResult, ctx: ItemContext[RoleServices]) -> AlignResult:
+        run_id = ctx.run_id  # plain values: the closure may travel (Ray)
         bid = await ctx.astore.write(
-            lambda s: record_verdict(s, ctx.run_id, model, result, dataset)
+            lambda s: record_verdict(s, run_id, model, result, result.dataset)
         )
         return result.model_copy(update={"binding_id": bid})
 
@@ -225,6 +227,7 @@ async def run_align(
     ids: list[int] | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     on_result: Callable[[Any, Any], None] | None = None,
+    resume: Resume | None = None,
 ) -> RunSummary:
     """Judge the candidate rows `ids` (default: those `options` select), or resume that run."""
     spec = resolve_spec(settings, store, ServiceSpec(judges=(options.model,)))
@@ -232,7 +235,6 @@ async def run_align(
         if ids is None:
             ids = select_candidates(s, options)
         pairs = [pair_of(s, cw) for i in ids if (cw := s.get(Crosswalk, i)) is not None]
-    spec = dataclasses.replace(spec, extra={"datasets": {p.crosswalk_id: p.dataset for p in pairs}})
     return await execute_role(
         settings,
         store,
@@ -244,16 +246,20 @@ async def run_align(
         total=len(pairs),
         on_progress=on_progress,
         on_result=on_result,
+        resume=resume,
     )
 
 
-async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+async def _resume(run: Run, settings: Settings, store: Store, resume: Resume) -> RunSummary:
+    resume.local_only(JOB)
     params = run.params or {}
     ids = params.get("crosswalk_ids")
     if ids is None:
         raise CannotResume(f"run {run.id}: it recorded no candidate ids")
     options = AlignOptions.model_validate(params.get("options", {}))
-    return await run_align(settings, store, options, ids=list(ids), on_progress=on_progress)
+    return await run_align(
+        settings, store, options, ids=list(ids), on_progress=resume.on_progress, resume=resume
+    )
 
 
 register_job(JOB, _resume)

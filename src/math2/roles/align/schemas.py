@@ -89,6 +89,7 @@ class AlignResult(BaseModel):
     id: str
     crosswalk_id: int
     outcome: AlignOutcome
+    dataset: str = ""  # the source that proposed the pair (the input's)
     verdict: AlignVerdict | None = None
     error: str | None = None
     attempt_id: int | None = None

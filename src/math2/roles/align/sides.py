@@ -10,17 +10,15 @@ imported, else the names that occur in the statement).
 
 from __future__ import annotations
 
-import re
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from math2.lean.reader import statement_names
 from math2.roles.align.schemas import AlignPair, Side
 from math2.store.models import ConstDep, Crosswalk, Mention, Node, Source, TextRecord
 
 MAX_TEXT = 2000
 MAX_DEPS = 6
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_'.]*")
 
 
 def lean_mention(s: Session, system: str, name: str, mention_id: int | None) -> Mention | None:
@@ -37,15 +35,12 @@ def lean_mention(s: Session, system: str, name: str, mention_id: int | None) -> 
 
 
 def used_names(s: Session, m: Mention) -> list[str]:
-    """The constants a declaration's statement uses (const_deps, else its identifiers)."""
+    """The constants a declaration's statement uses (const_deps, else the names it mentions as
+    Lean reads them, `math2.lean.reader`; the store decides which are the library's)."""
     dep = s.get(ConstDep, m.id)
     if dep is not None and dep.deps:
         return [d for d in dep.deps if d != m.name]
-    seen: list[str] = []
-    for ident in _IDENT.findall(m.statement or ""):
-        if ident != m.name and ident not in seen:
-            seen.append(ident)
-    return seen
+    return statement_names(m.statement, exclude=m.name)
 
 
 def same_library_decls(s: Session, m: Mention, names: list[str]) -> list[Mention]:

@@ -12,7 +12,7 @@ import asyncio
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from sqlalchemy import select
@@ -24,17 +24,22 @@ from math2.roles.formalize.inputs import input_digest, read_inputs
 from math2.roles.formalize.loop import formalize_loop
 from math2.roles.formalize.records import FormalizeResult, Hit, Outcome
 from math2.runs import (
+    CannotResume,
     ItemContext,
     Job,
     Progress,
+    Resume,
     RunSummary,
     record_agent_text,
     register_job,
     step,
 )
 from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
-from math2.store import AgentTextKind, Store
+from math2.store import AgentTextKind, Run, Store
 from math2.util.limits import Resource
+
+if TYPE_CHECKING:
+    from math2.runs.ray_exec import RayOptions
 
 JOB = "formalize"
 
@@ -127,13 +132,13 @@ def _propose_binding(s: Session, result: FormalizeResult, text_id: int) -> int |
 def accept():
     """Write each passed item's statement as agent text waiting for review (idempotent)."""
 
-    async def run(result: FormalizeResult, ctx: ItemContext) -> FormalizeResult:
+    async def run(result: FormalizeResult, ctx: ItemContext[RoleServices]) -> FormalizeResult:
         if result.outcome is not Outcome.PASSED:
             return result
-        services: RoleServices = ctx.services
+        services = ctx.services
         # plain values: the closure may travel (Ray)
         model_id, run_id = services.model_id(services.spec.generator or ""), ctx.run_id
-        source = services.extra.get("sources", {}).get(result.id, "")
+        source = result.source or ""  # the input's file:line (`--from`: the node's source)
         text_id, binding_id = await ctx.astore.write(
             lambda s: _record_accepted(s, run_id, result, model_id, source)
         )
@@ -200,7 +205,8 @@ async def run_formalize(
     *,
     on_progress: Callable[[Progress], None] | None = None,
     on_result: Callable[[Any, Any], None] | None = None,
-    ray: Any = None,
+    ray: RayOptions | None = None,
+    resume: Resume | None = None,
 ) -> RunSummary:
     """Formalize every statement of a JSONL file (or resume that run); on a Ray cluster when
     `ray` (a `RayOptions`) is given.
@@ -223,12 +229,11 @@ async def run_formalize(
         total=total,
         on_progress=on_progress,
         on_result=on_result,
+        resume=resume,
     )
 
 
-async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
-    from math2.runs import CannotResume
-
+async def _resume(run: Run, settings: Settings, store: Store, resume: Resume) -> RunSummary:
     params = run.params or {}
     path = Path(params.get("input", ""))
     if not path.exists():
@@ -236,7 +241,15 @@ async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSumm
     options = FormalizeOptions.model_validate(params.get("options", {}))
     if run_key(path, options.limit) != run.key:
         raise CannotResume(f"run {run.id}: its input {path} has changed since the run started")
-    return await run_formalize(settings, store, path, options, on_progress=on_progress)
+    return await run_formalize(
+        settings,
+        store,
+        path,
+        options,
+        on_progress=resume.on_progress,
+        ray=resume.ray,
+        resume=resume,
+    )
 
 
 register_job(JOB, _resume)

@@ -54,7 +54,7 @@ def budget(max_tokens: int | dict[str, int] | None, stage: str, template_budget:
 
 
 async def _retrieve(
-    ctx: ItemContext,
+    ctx: ItemContext[RoleServices],
     rec: FormalizeInput,
     log: RoundLog,
     queries_so_far: list[str],
@@ -136,7 +136,7 @@ def formalize_loop(
     rounds = max_rounds if refine and best_of_n == 1 else 1
     samples = best_of_n
 
-    async def run(rec: FormalizeInput, ctx: ItemContext) -> FormalizeResult:
+    async def run(rec: FormalizeInput, ctx: ItemContext[RoleServices]) -> FormalizeResult:
         gen_t = load_template("formalize/generate")
         judge_t = judge_template()
         services: RoleServices = ctx.services
@@ -144,7 +144,11 @@ def formalize_loop(
         if rec.header:
             header = header + "\n" + rec.header
         result = FormalizeResult(
-            id=rec.id, statement=rec.statement, outcome=Outcome.NO_LEAN, node=rec.node
+            id=rec.id,
+            statement=rec.statement,
+            outcome=Outcome.NO_LEAN,
+            node=rec.node,
+            source=rec.source,
         )
         for sample in range(rec.sample, rec.sample + samples):
             queries: list[str] = []
@@ -180,6 +184,7 @@ def formalize_loop(
                     max_tokens=budget(max_tokens, "generate", gen_t.max_tokens) or 1024,
                 )
                 log.attempt_ids.append(gen_aid)
+                log.finish_reason = reply.finish_reason
                 ex = extract(reply.content)
                 lean, dropped = ex.code, ex.dropped
                 log.extraction, log.extraction_note = ex.source, ex.note

@@ -49,6 +49,7 @@ class RoundLog(BaseModel):
     hits: list[Hit] = Field(default_factory=list)
     search_note: str | None = None  # why the queries found nothing (no index)
     lean: str | None = None
+    finish_reason: str | None = None  # the generator's ("timeout": cut off at its deadline)
     # Where the Lean was taken from: "fence", "tag", or "no Lean block" (with the reason).
     extraction: str | None = None
     extraction_note: str = ""
@@ -75,4 +76,5 @@ class FormalizeResult(BaseModel):
     generate_attempt_id: int | None = None
     agent_text_id: int | None = None
     node: str | None = None  # the node key of the input, if any
+    source: str | None = None  # where the statement came from (the input's file:line, …)
     binding_id: int | None = None  # the proposed binding of an accepted statement for a node

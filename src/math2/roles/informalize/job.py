@@ -20,7 +20,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import select
@@ -34,15 +34,18 @@ from math2.runs import (
     ItemContext,
     Job,
     Progress,
+    Resume,
     RunSummary,
     record_agent_text,
     register_job,
     step,
 )
-from math2.runs.engine import open_run
 from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
-from math2.store import Store
+from math2.store import Run, Store
 from math2.store.work import AgentText, AgentTextKind, ItemStatus, RunItem, Verdict
+
+if TYPE_CHECKING:
+    from math2.runs.ray_exec import RayOptions
 
 __all__ = [
     "AUGMENTATIONS",
@@ -87,28 +90,23 @@ class InformalizeOptions(BaseModel):
 
 
 class DescriptionBoard:
-    """The informal text of each declaration of the run, as it is written (or known before).
+    """The informal text of the declarations of one run, as they are written (or known before):
+    one board per drive of the run (segment) and process, `board_for(ctx)`.
 
-    A board that travelled to a Ray worker (unpickled there) also reads the run's items in the
-    store: a declaration written by another worker is known once its run item is finished
-    (done: its text when accepted; failed: none, as a failure resolves it here)."""
+    Made, it reads the run's finished items once (done: the text when accepted; failed for good:
+    none). A declaration finished in this process resolves at once; one finished elsewhere (by
+    another Ray worker) is read from the store while an item waits for it, at growing intervals.
+    """
 
     POLL_S = 0.1
+    POLL_MAX_S = 2.0
+    MAX_ATTEMPTS = 3  # the engine's: a failed item started this often is not tried again
 
-    def __init__(self, items: set[str]):
-        self.items = items
+    def __init__(self, run_id: int):
+        self.run_id = run_id
         self._text: dict[str, str | None] = {}
         self._events: dict[str, asyncio.Event] = {}
-        self._shared = False  # True once unpickled in another process
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"items": self.items, "text": dict(self._text)}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["items"])
-        for name, text in state["text"].items():
-            self.resolve(name, text)
-        self._shared = True
+        self._seeded: asyncio.Future[None] | None = None
 
     def _event(self, name: str) -> asyncio.Event:
         return self._events.setdefault(name, asyncio.Event())
@@ -117,21 +115,66 @@ class DescriptionBoard:
         self._text[name] = text
         self._event(name).set()
 
-    async def get(self, name: str, ctx: ItemContext | None = None) -> str | None:
-        """The text of `name` (waiting for it if it is an item still being written)."""
-        if name not in self.items:
-            return None
+    async def _seed(self, ctx: ItemContext[RoleServices]) -> None:
+        if self._seeded is None:
+            self._seeded = asyncio.get_running_loop().create_future()
+            rows = await ctx.astore.read(_finished_items(self.run_id, self.MAX_ATTEMPTS))
+            for name, text in rows.items():
+                self.resolve(name, text)
+            self._seeded.set_result(None)
+        await self._seeded
+
+    async def get(self, name: str, ctx: ItemContext[RoleServices]) -> str | None:
+        """The text of `name`, an item of the run (waiting until it is written)."""
+        await self._seed(ctx)
         event = self._event(name)
-        if self._shared and ctx is not None:
-            while not event.is_set():
-                finished = await ctx.astore.read(_finished_item(ctx.run_id, name))
+        poll = self.POLL_S
+        while not event.is_set():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(event.wait(), poll)
+            if not event.is_set():
+                finished = await ctx.astore.read(_finished_item(self.run_id, name))
                 if finished is not None:
                     self.resolve(name, finished[1])
-                    break
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(event.wait(), self.POLL_S)
-        await event.wait()
+            poll = min(2 * poll, self.POLL_MAX_S)
         return self._text.get(name)
+
+
+_BOARDS: dict[tuple[int, int | None], DescriptionBoard] = {}
+
+
+def board_for(ctx: ItemContext[RoleServices]) -> DescriptionBoard:
+    """The board of the run's current drive in this process (a resume starts a fresh one)."""
+    key = (ctx.run_id, ctx.segment_id)
+    if key not in _BOARDS:
+        while len(_BOARDS) >= 8:
+            _BOARDS.pop(next(iter(_BOARDS)))
+        _BOARDS[key] = DescriptionBoard(ctx.run_id)
+    return _BOARDS[key]
+
+
+def _accepted_text(status: str, result: dict[str, Any] | None) -> str | None:
+    r = result or {}
+    return r.get("informal") if status == ItemStatus.DONE and r.get("accepted") else None
+
+
+def _finished_items(run_id: int, max_attempts: int) -> Callable[[Session], dict[str, str | None]]:
+    """A read of the run's finished items: each one's accepted text, or None."""
+
+    def read(s: Session) -> dict[str, str | None]:
+        rows = s.execute(
+            select(RunItem.item, RunItem.status, RunItem.attempt_count, RunItem.result).where(
+                RunItem.run_id == run_id,
+                RunItem.status.in_((ItemStatus.DONE, ItemStatus.FAILED)),
+            )
+        )
+        return {
+            item: _accepted_text(status, result)
+            for item, status, count, result in rows
+            if status == ItemStatus.DONE or count >= max_attempts
+        }
+
+    return read
 
 
 def _finished_item(run_id: int, name: str) -> Callable[[Session], tuple[bool, str | None] | None]:
@@ -145,9 +188,7 @@ def _finished_item(run_id: int, name: str) -> Callable[[Session], tuple[bool, st
         ).first()
         if row is None or row[0] not in (ItemStatus.DONE, ItemStatus.FAILED):
             return None
-        result = row[1] or {}
-        ok = row[0] == ItemStatus.DONE and result.get("accepted")
-        return True, result.get("informal") if ok else None
+        return True, _accepted_text(row[0], row[1])
 
     return read
 
@@ -240,13 +281,13 @@ def informalize_loop(
     battery = _battery(translator, nli, check_max_tokens)
     kinds = list(augment or [])
 
-    async def run(decl: Decl, ctx: ItemContext) -> InformalizeResult:
-        services: RoleServices = ctx.services
-        board: DescriptionBoard = services.extra["board"]
+    async def run(decl: Decl, ctx: ItemContext[RoleServices]) -> InformalizeResult:
+        services = ctx.services
+        board = board_for(ctx)
         result = InformalizeResult(id=decl.id)
         try:
             deps = []
-            for name in decl.deps:
+            for name in decl.waits_for:  # the other deps are no items of the run: no text
                 text = await board.get(name, ctx)
                 if text:
                     deps.append({"name": name, "text": text})
@@ -381,33 +422,22 @@ async def run_informalize(
     *,
     on_progress: Callable[[Progress], None] | None = None,
     on_result: Callable[[Any, Any], None] | None = None,
-    ray: Any = None,
+    ray: RayOptions | None = None,
+    resume: Resume | None = None,
 ) -> RunSummary:
     """Informalize the declarations the options name (or resume that run); on a Ray cluster
     when `ray` (a `RayOptions`) is given."""
     decls = load_decls(store, options)
+    ids = {d.id for d in decls}
+    decls = [d.model_copy(update={"waits_for": [n for n in d.deps if n in ids]}) for d in decls]
     models = {options.translator, options.nli or options.translator} - {options.model}
-    board = DescriptionBoard({d.id for d in decls})
     spec = resolve_spec(
         settings,
         store,
-        # the board lives in this process: on Ray each worker has its own (ServiceSpec.extra)
-        ServiceSpec(generator=options.model, models=tuple(sorted(models)), extra={"board": board}),
+        ServiceSpec(generator=options.model, models=tuple(sorted(models))),
     )
     job = build_job(options, _input_key(decls))
     params = {"options": options.model_dump(mode="json")}
-    with store.session() as s:  # a resumed run: what is finished is on the board already
-        run_id = open_run(s, job, params)
-        for item, status, count, result in s.execute(
-            select(RunItem.item, RunItem.status, RunItem.attempt_count, RunItem.result).where(
-                RunItem.run_id == run_id
-            )
-        ):
-            if status == ItemStatus.DONE:
-                ok = (result or {}).get("accepted")
-                board.resolve(item, (result or {}).get("informal") if ok else None)
-            elif status == ItemStatus.FAILED and count >= 3:
-                board.resolve(item, None)
     if ray is not None:
         # A batch waits for the declarations it uses, written by earlier batches: every batch in
         # flight must be running (none queued behind a waiting one for a CPU), so a batch takes
@@ -425,12 +455,15 @@ async def run_informalize(
         total=len(decls),
         on_progress=on_progress,
         on_result=on_result,
+        resume=resume,
     )
 
 
-async def _resume(run, settings: Settings, store: Store, on_progress) -> RunSummary:
+async def _resume(run: Run, settings: Settings, store: Store, resume: Resume) -> RunSummary:
     options = InformalizeOptions.model_validate((run.params or {}).get("options", {}))
-    return await run_informalize(settings, store, options, on_progress=on_progress)
+    return await run_informalize(
+        settings, store, options, on_progress=resume.on_progress, ray=resume.ray, resume=resume
+    )
 
 
 register_job(JOB, _resume)

@@ -17,6 +17,8 @@ class Decl(BaseModel):
     statement: str  # binders and type, as the scanner or lean_scout gives it
     docstring: str | None = None
     deps: list[str] = Field(default_factory=list)  # full names it uses
+    # the deps that are items of the same run: the item waits for their text (set by the job)
+    waits_for: list[str] = Field(default_factory=list)
     context: list[str] = Field(default_factory=list)  # nearby declarations of its module
     library: str = "mathlib"
     mention_id: int | None = None
