@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.build_helpers import SMALL_MM, math2, small_manifest, user_env
+from tests.build_helpers import SMALL_MM, assert_clean_error, math2, small_manifest, user_env
 from tests.conftest import FIXTURES
 from tests.data.helpers import commit, manifest, sha
 
@@ -84,3 +84,11 @@ def test_a_given_folder_with_an_altered_page_is_refused(upstream, tmp_path: Path
     line = flat[flat.index("skipped 1000-plus") :][:600]
     assert f"{bad}: refused" in line and sha(bad.read_text()) in line, line
     assert "git fetch" not in res.stderr  # a refused file is not fetched over
+    # asked for by name, the list is not imported: one `error:` line naming the file and both
+    # hashes, exit 2, no traceback
+    res = math2(["import", "1000-plus"], env, tmp_path)
+    pinned = sha(PAGES["_thm/Q11518.md"])
+    assert_clean_error(
+        res, "1000-plus not imported", f"{bad}: refused", sha(bad.read_text()), pinned
+    )
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr

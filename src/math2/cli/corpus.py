@@ -107,7 +107,8 @@ def _say(message: str) -> None:
 
 
 def _import(name: str, path: Path | None, force: bool = False, no_wait: bool = False):
-    """Import one source and print the outcome; exit 2 when it was refused, 1 when it failed."""
+    """Import one source and print the outcome; exit 2 when it was refused or its data could
+    not be had (one `error:` line saying why and how to supply it), 1 when it failed."""
     from math2.build import import_one
 
     try:
@@ -124,6 +125,8 @@ def _import(name: str, path: Path | None, force: bool = False, no_wait: bool = F
         )
     except Math2Error as exc:
         raise fail(escape(str(exc))) from exc
+    if outcome.status == "skipped":  # asked for by name, and not imported: say why, exit 2
+        raise fail(f"{escape(name)} not imported: {escape(outcome.reason)}")
     _print_outcome(outcome)
     if outcome.status == "failed":
         raise typer.Exit(1)

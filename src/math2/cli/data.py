@@ -82,7 +82,9 @@ def status_cmd() -> None:
         else:
             where, state_ = f"{r.origin.value}: {r.folder}", r.problem or ""
         out.print(
-            escape(f"{r.name:<22} {pin:<55} {r.licence:<11} {where} · {state_}"), highlight=False
+            escape(f"{r.name:<22} {pin:<55} {r.licence:<11} {where} · {state_}"),
+            highlight=False,
+            soft_wrap=True,  # one line a set, however long
         )
     bad = [r.name for r in rows if not r.ok]
     if bad:
@@ -92,6 +94,7 @@ def status_cmd() -> None:
                 f"(`math2 data fetch {' '.join(bad)}`, or MATH2_DATA__DIR)"
             ),
             highlight=False,
+            soft_wrap=True,
         )
         raise typer.Exit(2)
     out.print(f"all {len(rows)} data sets here and checked", highlight=False)

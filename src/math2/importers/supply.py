@@ -146,14 +146,17 @@ def _hf(
     except ImportError:
         return Supplied(None, f"the `datasets` package is not installed to fetch {repo}; {hint}")
     say(f"fetching {repo} at revision {revision[:12]} (Hugging Face)")
+    from math2.util.progress import stage
+
     try:
-        ds = datasets.load_dataset(
-            repo, revision=revision, split="train", cache_dir=str(cache / "hf")
-        )
-        cache.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
-        ds.to_parquet(str(partial))
-        partial.rename(target)  # whole, or not there
+        with stage(f"fetch {repo} at {revision[:12]} (Hugging Face)"):  # a line on the clock
+            ds = datasets.load_dataset(
+                repo, revision=revision, split="train", cache_dir=str(cache / "hf")
+            )
+            cache.mkdir(parents=True, exist_ok=True)
+            partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
+            ds.to_parquet(str(partial))
+            partial.rename(target)  # whole, or not there
     except Exception as exc:  # the network, the hub, a revision it lacks: a skip that says so
         return Supplied(None, f"could not fetch {repo} at {revision[:12]} ({exc}); {hint}")
     return Supplied(target, f"fetched {repo} at revision {revision[:12]} into {target}")
@@ -181,9 +184,12 @@ def _web(
     if offline:
         return Supplied(None, f"not read (--offline): {url}; {hint}")
     say(f"reading {url}")
+    from math2.util.progress import stage
+
     try:
-        res = httpx.get(url, timeout=httpx.Timeout(60, connect=10), follow_redirects=True)
-        res.raise_for_status()
+        with stage(f"read {url}"):  # a line on the clock while the page comes
+            res = httpx.get(url, timeout=httpx.Timeout(60, connect=10), follow_redirects=True)
+            res.raise_for_status()
     except httpx.HTTPError as exc:
         return Supplied(None, f"could not read {url} ({exc}); {hint}")
     cache.mkdir(parents=True, exist_ok=True)
