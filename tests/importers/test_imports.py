@@ -115,11 +115,8 @@ def test_real_setmm_import(corpus) -> None:
     assert count(corpus, Mention) == 40426
 
 
-def test_thousand_plus_entries() -> None:
-    entries = parse_thousand_plus(LISTS / "1000-plus")
-    assert len(entries) == 5
-    assert sum(any(f.system == "lean4" for f in e.formalizations) for e in entries) == 4
-    assert sum(any(f.system == "metamath" for f in e.formalizations) for e in entries) == 3
+def _known_entries(entries: list) -> dict:
+    """Entries the fixture pages and the real list share, read alike; the entries by key."""
     by_key = {e.key: e for e in entries}
     gl = by_key["wd:Q1008566"]
     assert gl.title == "Gauss–Lucas theorem" and gl.msc == "30"
@@ -130,9 +127,19 @@ def test_thousand_plus_entries() -> None:
     # dates come as YAML dates, ints and strings
     dates = {type(f.date) for e in entries for f in e.formalizations if f.date}
     assert dates == {str}
+    sbth = next(f for f in by_key["wd:Q1033910"].formalizations if f.system == "metamath")
+    assert sbth.identifiers == ["sbth"] and sbth.derived
+    return by_key
+
+
+def test_thousand_plus_entries() -> None:
+    entries = parse_thousand_plus(LISTS / "1000-plus")
+    assert len(entries) == 5
+    assert sum(any(f.system == "lean4" for f in e.formalizations) for e in entries) == 4
+    assert sum(any(f.system == "metamath" for f in e.formalizations) for e in entries) == 3
+    by_key = _known_entries(entries)
     cbs = by_key["wd:Q1033910"].formalizations
-    sbth = next(f for f in cbs if f.system == "metamath")
-    assert sbth.identifiers == ["sbth"] and sbth.derived and sbth.date == "1998"
+    assert next(f for f in cbs if f.system == "metamath").date == "1998"
     mizar = next(f for f in cbs if f.system == "mizar")
     assert mizar.identifiers == ["KNASTER:10"] and mizar.derived
 
@@ -143,17 +150,7 @@ def test_the_whole_thousand_plus_list() -> None:
     assert len(entries) == 1200
     assert sum(any(f.system == "lean4" for f in e.formalizations) for e in entries) == 226
     assert sum(any(f.system == "metamath" for f in e.formalizations) for e in entries) == 38
-    by_key = {e.key: e for e in entries}
-    gl = by_key["wd:Q1008566"]
-    assert gl.title == "Gauss–Lucas theorem" and gl.msc == "30"
-    assert "wd:Q1067156X" in by_key and by_key["wd:Q1067156X"].wikidata == "Q1067156"
-    pyth = by_key["wd:Q11518"]
-    mm = next(f for f in pyth.formalizations if f.system == "metamath")
-    assert mm.identifiers == ["pythag"] and mm.date == "2015-06-13"
-    dates = {type(f.date) for e in entries for f in e.formalizations if f.date}
-    assert dates == {str}
-    sbth = next(f for f in by_key["wd:Q1033910"].formalizations if f.system == "metamath")
-    assert sbth.identifiers == ["sbth"] and sbth.derived
+    _known_entries(entries)
 
 
 def test_mathlib_lists_entries() -> None:
