@@ -76,7 +76,7 @@ def status_cmd() -> None:
             where = f"{r.origin.value}: {r.folder}"
             if r.origin is Origin.CACHE and r.fetched_from:
                 where += f" (fetched from {r.fetched_from})"
-            state_ = f"ok, {r.files} files"
+            state_ = f"ok, {r.files} files" + (f" · {r.note}" if r.note else "")
         elif r.origin is Origin.NONE:
             where, state_ = "missing", r.problem or ""
         else:

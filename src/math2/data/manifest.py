@@ -31,6 +31,10 @@ class DataFile(BaseModel):
     path: str
     source: str | None
     sha256: str
+    # A derived file (`source` None) as an earlier version of math2's script made it from the
+    # same pin: SHA-256 → what differs. Accepted, and said (`math2 data status`), so a folder
+    # made before the script changed (CI's copy) still reads; a fetch makes `sha256`.
+    earlier: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("sha256")
     @classmethod
@@ -38,6 +42,18 @@ class DataFile(BaseModel):
         if not _SHA256.fullmatch(v):
             raise ValueError(f"not a SHA-256 (64 lowercase hex digits): {v!r}")
         return v
+
+    @model_validator(mode="after")
+    def _earlier_of_derived(self) -> DataFile:
+        if self.earlier and self.source is not None:
+            raise ValueError(f"{self.path}: only a file math2 derives has earlier makings")
+        for h in self.earlier:
+            self._hex(h)
+        return self
+
+    def made(self, got: str) -> str | None:
+        """What an accepted hash says: None for the current making, else how it differs."""
+        return None if got == self.sha256 else self.earlier.get(got, "")
 
     @field_validator("path")
     @classmethod
@@ -116,14 +132,15 @@ def manifest_path() -> Path:
 
 
 def _files(raw: object) -> list[dict[str, object]]:
-    """`path: sha256` or `path: {sha256: …, from: …}` → DataFile fields (the source path is the
-    layout path when `from` is not given)."""
+    """`path: sha256` or `path: {sha256: …, from: …, earlier: {sha256: what differs}}` →
+    DataFile fields (the source path is the layout path when `from` is not given)."""
     if not isinstance(raw, dict):
         raise ValueError("files must be a mapping of path to SHA-256")
     out = []
     for path, v in raw.items():
         if isinstance(v, dict):
-            out.append({"path": path, "sha256": v.get("sha256"), "source": v.get("from", path)})
+            f = {"path": path, "sha256": v.get("sha256"), "source": v.get("from", path)}
+            out.append({**f, "earlier": v["earlier"]} if "earlier" in v else f)
         else:
             out.append({"path": path, "sha256": v, "source": path})
     return out

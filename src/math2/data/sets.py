@@ -77,7 +77,7 @@ def verify_folder(folder: Path, ds: DataSet) -> Path:
         )
     for f in ds.files:
         got = sha256(folder / f.path)
-        if got != f.sha256:
+        if got != f.sha256 and got not in f.earlier:
             raise DataMismatch(
                 folder / f.path,
                 None,
@@ -151,6 +151,7 @@ class SetStatus(BaseModel):
     ok: bool = False
     fetched_from: str | None = None  # the URL a cached set was fetched from
     problem: str | None = None
+    note: str | None = None  # a file as an earlier version of math2's script made it
 
 
 def status(settings: Settings) -> list[SetStatus]:
@@ -179,5 +180,19 @@ def status(settings: Settings) -> list[SetStatus]:
                 SetStatus(**base, origin=origin, folder=folder, fetched_from=came, problem=str(exc))
             )
             continue
-        out.append(SetStatus(**base, origin=origin, folder=folder, fetched_from=came, ok=True))
+        earlier = [
+            f"{f.path}: an earlier making ({why}); `math2 data fetch {ds.name}` makes today's"
+            for f in ds.files
+            if (why := f.made(sha256(folder / f.path)))
+        ]
+        out.append(
+            SetStatus(
+                **base,
+                origin=origin,
+                folder=folder,
+                fetched_from=came,
+                ok=True,
+                note="; ".join(earlier) or None,
+            )
+        )
     return out
