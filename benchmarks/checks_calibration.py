@@ -46,12 +46,17 @@ FAKE_RULES = [
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=Path, default=Path("data/checks-dev/pairs.jsonl"))
+    ap.add_argument("--pairs", type=Path, help="default: the checks-dev data set's pairs.jsonl")
     ap.add_argument("--judges", choices=["fake", "smollm2"], required=True)
     ap.add_argument("--limit", type=int)
     ap.add_argument("--max-tokens", type=int, default=256)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
+    if args.pairs is None:
+        from math2.config import load_settings
+        from math2.data import locate
+
+        args.pairs = locate(load_settings(), "checks-dev") / "pairs.jsonl"
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         if args.judges == "fake":
             from math2.llm.testing import FakeServer, Script

@@ -3,7 +3,7 @@
     PYTHONPATH=src .venv/bin/python benchmarks/formalize_real_model.py [--items 16] [--rounds 2]
 
 Starts llama-server with SmolLM2-135M (math2.llm.testing.llama), formalizes the first N FATE-M
-statements of data/benchmarks/fate_m.json with `run_formalize` (retrieval off: no index), Lean
+statements (the `fate-m` data set: `math2 data fetch fate-m`) with `run_formalize` (no index), Lean
 answered by the fake REPL (a test double, not Lean: its verdicts are not figures about Lean).
 Per item: wall time (first call's start, queue included, to the item's end), model time (the
 calls' own latency: streamed replies, first token to last), queue time (the wait for a model slot,
@@ -39,8 +39,13 @@ def main() -> None:
     p.add_argument("--max-tokens", type=int, default=192)
     p.add_argument("--judge-tokens", type=int, default=64)
     p.add_argument("--concurrency", type=int, default=2)
-    p.add_argument("--data", default="data/benchmarks/fate_m.json")
+    p.add_argument("--data", help="FATE-M's fate_m.json (default: the fate-m data set)")
     args = p.parse_args()
+    if args.data is None:
+        from math2.config import load_settings
+        from math2.data import locate
+
+        args.data = locate(load_settings(), "fate-m") / "fate_m.json"
     rows = json.loads(Path(args.data).read_text(encoding="utf-8"))[: args.items]
     tmp = Path(tempfile.mkdtemp(prefix="m2-realmodel-"))
     inp = tmp / "in.jsonl"

@@ -3,7 +3,7 @@ fast.
 
     python benchmarks/hygiene.py [--data DIR] [--repeat 5]
 
-Every item of the benchmark files in DIR (default: `data/benchmarks`, what math2 carries: FATE-M;
+Every item of the benchmark files in DIR (default: the `fate-m` data set, `math2 data fetch fate-m`;
 miniF2F and ProofNet are read when the folder the user names has them) is turned into code the
 way `math2 lean check` reads it (header + statement, `sorry` after a trailing `:=`/`:= by`) and
 judged by `check_code` in statement mode at the benchmark trust level (their context was written
@@ -38,7 +38,6 @@ from math2.lean.hygiene import ContextTrust, check_code
 from math2.lean.statement import benchmark_code
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = ROOT / "data" / "benchmarks"
 BENCH = ContextTrust.BENCHMARK
 sys.path.insert(0, str(ROOT))
 from tests.lean.meaning_corpus import BENCHMARK_OK, MULTI_PART  # noqa: E402
@@ -129,7 +128,7 @@ def _merge_base() -> str:
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument("--data", type=Path, help="default: the fate-m data set (math2.data)")
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--baseline", help="a git revision to compare with (default: merge base)")
     p.add_argument("--no-baseline", action="store_true")
@@ -138,6 +137,11 @@ def main() -> None:
     if args.child:
         _child(args.data.resolve())
         return
+    if args.data is None:
+        from math2.config import load_settings
+        from math2.data import locate
+
+        args.data = locate(load_settings(), "fate-m")
     items = load(args.data.resolve())
     rev = None if args.no_baseline else (args.baseline or _merge_base())
     base = Baseline(rev, args.data.resolve()) if rev else None

@@ -1,8 +1,10 @@
 """Write each lint's precision on the labelled dev set into `checks/lints/precision.json`, the
 file the battery reads to decide whether a lint fails a pair (precision ≥ 90 %) or only warns.
 
-    math2 check data/checks-dev/pairs.jsonl --labels --calibration-out cal.json
-    python benchmarks/lint_precision.py cal.json data/checks-dev/pairs.jsonl
+    math2 check DATA/checks-dev/pairs.jsonl --labels --calibration-out cal.json
+    python benchmarks/lint_precision.py cal.json DATA/checks-dev/pairs.jsonl
+
+(DATA: a data folder, `MATH2_DATA__DIR` or math2's data cache after `math2 data fetch checks-dev`.)
 """
 
 from __future__ import annotations

@@ -7,9 +7,16 @@ found unfaithful, the version after it the one they accepted. The informal side 
 docstring *after* the fix (the text the corrected statement was reviewed against). Theorems the
 same commit left unchanged in the touched file are faithful pairs too (reviewed at the time).
 
-    python benchmarks/mine_checks_dev.py REPO_GIT_DIR data/checks-dev/pairs.jsonl
+    python benchmarks/mine_checks_dev.py REPO_GIT_DIR OUT/checks-dev/pairs.jsonl
 
-Nothing here runs in tests; the output is committed with a SOURCE file.
+A statement is the whole text from its keyword to the `:=` that begins its proof (a `let … :=`
+or `have … :=` inside the statement does not end it). A before/after pair whose statements are
+equal up to whitespace is a reformatting, not a fix, and gives no pair.
+
+The output is not in the repository: `math2 data fetch checks-dev` fetches formal-conjectures'
+history up to the commit `data/external.yaml` pins and runs this miner into math2's data cache,
+where the file's SHA-256 must be the one the manifest lists (tests/data/test_miner.py runs it
+on a repository written for the tests).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from math2.lean.brackets import proof_start  # the statement's end, as the checks read it
 from math2.lean.commands import split_commands
 from math2.lean.lexer import Tok, tokenize
 
@@ -54,18 +62,11 @@ def declarations(code: str) -> dict[str, tuple[str, str, str]]:
             continue
         name = body[0].text
         start = c.tokens[c.keyword_index].offset
-        # the statement ends at the first `:=` at depth 0
-        depth, end = 0, None
-        for t in body:
-            if t.text in "([{⟨⦃":
-                depth += 1
-            elif t.text in ")]}⟩⦄":
-                depth -= 1
-            elif depth == 0 and t.text == ":=":
-                end = t.offset
-                break
-        if end is None:
+        # the statement ends at the `:=` of the proof (not at one of a `let`/`have` in it)
+        proof = proof_start(body)
+        if proof is None:
             continue
+        end = body[proof].offset
         doc = c.doc.text.strip()
         doc = doc[3:-2].strip() if doc.startswith("/--") else doc
         stmt = code[start:end].rstrip() + " := by\n  sorry"
@@ -84,6 +85,11 @@ ERROR_TYPES = [
     ("misaligned_object", r"typing|type|definition|use |instead|not |subset|should be"),
     ("changed_condition", r"sign|exponent|typo|`le`|`lt`|index|ratio|density|sufficiently"),
 ]
+
+
+def same_up_to_whitespace(a: str, b: str) -> bool:
+    """Two statements that differ only in spacing and line breaks."""
+    return a.split() == b.split()
 
 
 def error_types(subject: str) -> list[str]:
@@ -111,7 +117,11 @@ def main(repo: str, out_path: str) -> None:
         for f in files:
             before = declarations(git(repo, "show", f"{sha}^:{f}"))
             after = declarations(git(repo, "show", f"{sha}:{f}"))
-            changed = [n for n in after if n in before and before[n][1] != after[n][1]]
+            changed = [
+                n
+                for n in after
+                if n in before and not same_up_to_whitespace(before[n][1], after[n][1])
+            ]
             if not changed or len(changed) > 4:
                 continue
             for n in changed:

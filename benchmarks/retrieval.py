@@ -164,8 +164,7 @@ def main() -> None:
     ap.add_argument(
         "--crosswalk",
         type=Path,
-        default=Path(__file__).resolve().parents[1] / "data" / "crosswalk",
-        help="theorem lists (titles set)",
+        help="theorem lists (titles set; default: the data sets' crosswalk/, math2.data)",
     )
     ap.add_argument("--mathlib", type=Path, help="Mathlib checkout (main-result aids)")
     ap.add_argument("--devsets", type=Path, default=Path(__file__).parent / "devsets")
@@ -212,6 +211,11 @@ def main() -> None:
     ap.add_argument("--body-weights", type=float, nargs="*", default=[])
     ap.add_argument("--vocabulary-weights", type=float, nargs="*", default=[])
     args = ap.parse_args()
+    if args.crosswalk is None:
+        from math2.config import load_settings
+        from math2.data import locate
+
+        args.crosswalk = locate(load_settings(), "1000-plus").parent
     clock = RunClock()
     store = Store(args.db)
     doc_items, hidden = docstring_split(args.db, args.docstrings, args.seed)

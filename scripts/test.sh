@@ -16,6 +16,20 @@ ruff check .
 ruff format --check .
 bash scripts/typecheck.sh
 
+# The external data (data/README.md): the folder MATH2_DATA__DIR names, else the sets fetched at
+# their pins into the data cache. Either way the conformance tests (marker `data`) then run and
+# must pass (MATH2_REQUIRE_DATA=1); with neither, pytest reports them as not run, with why.
+if [ -n "${MATH2_DATA__DIR:-}" ]; then
+  echo "external data: MATH2_DATA__DIR=$MATH2_DATA__DIR (the conformance tests are required)"
+  export MATH2_REQUIRE_DATA=1
+elif MATH2_DATA__CACHE_DIR="$PWD/.math2/cache" math2 data fetch; then
+  export MATH2_DATA__DIR="$PWD/.math2/cache/data" MATH2_REQUIRE_DATA=1
+  echo "external data: fetched into $MATH2_DATA__DIR (the conformance tests are required)"
+else
+  echo "note: the external data could not be fetched and MATH2_DATA__DIR is not set: the" \
+    "conformance tests (marker data) are not run" >&2
+fi
+
 source scripts/pg.sh
 if pg_start; then
   trap pg_stop EXIT

@@ -9,14 +9,25 @@ from pathlib import Path
 
 import pytest
 
+# The conformance group over the real external data (marker `data`, tests/data_conformance.py).
+from tests.data_conformance import (
+    pytest_runtest_call,
+    pytest_runtest_setup,
+    pytest_terminal_summary,
+)
+
 # One llama-server for the whole session (a fixture imported by several conftests is several
 # fixtures: each would start its own server and keep it to the end).
 from tests.llm.llama_fixture import llama_server
 
-__all__ = ["llama_server"]
+__all__ = [
+    "llama_server",
+    "pytest_runtest_call",
+    "pytest_runtest_setup",
+    "pytest_terminal_summary",
+]
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = REPO / "data"
 FIXTURES = REPO / "tests" / "fixtures"
 
 # Variables of the test machinery itself, kept; every other MATH2_* variable of the user's shell
@@ -32,17 +43,6 @@ KEEP_ENV = {
 }
 
 
-def data_file(*parts: str) -> Path:
-    """A path under the repository's data/ folder (vendored, see data/README.md).
-
-    A missing file is a failure, never a skip: the data lives in the repository.
-    """
-    path = DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.fail(f"vendored data missing: {path} (see data/README.md)")
-    return path
-
-
 def nonempty(values, what: str) -> list:
     """Parameters for `parametrize` that are never empty: with no values, one case that fails
     (an empty parameter set collects nothing and passes silently)."""
@@ -54,9 +54,9 @@ def nonempty(values, what: str) -> list:
 
 
 def benchmark_fixtures() -> Path:
-    """A benchmark folder for the tests: small miniF2F/ProofNet-shaped files written for math2
-    (their real informal text is evaluation-only and not in the repository) and FATE-M from
-    data/benchmarks."""
+    """A benchmark folder for the tests: small miniF2F/ProofNet/FATE-M-shaped files written for
+    math2 (the real sets are not in the repository: FATE-M is an external data set, read by the
+    conformance tests; miniF2F's and ProofNet's informal text is evaluation-only)."""
     folder = FIXTURES / "benchmarks"
     for name in ("minif2f.jsonl", "proofnet.jsonl", "fate_m.json"):
         if not (folder / name).is_file():

@@ -27,8 +27,14 @@ def test_build_reports_what_it_skipped_and_why(tmp_path: Path, monkeypatch) -> N
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
     res = CliRunner().invoke(app, ["build", "--offline"])  # tests never reach the internet
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 3, res.output  # no Mathlib, the main library
     assert "skipped  mathlib" in res.output and "not fetched (--offline)" in res.output
+    flat = " ".join(res.output.split())  # rich wraps the long lines
+    line = flat[flat.index("skipped 1000-plus") :][:400]
+    assert "not fetched (--offline)" in line and "math2 data fetch 1000-plus" in line, line
+    assert "MATH2_DATA__DIR" in line
+    last = res.output.strip().splitlines()[-1]
+    assert last.startswith("math2 build: ") and "exit 3: the corpus lacks mathlib" in last
     assert "skipped  mathpile" in res.output
     assert "class exclude" in res.output
     assert "skipped  minif2f" in res.output and "evaluation only" in res.output
@@ -45,14 +51,14 @@ def test_report_on_an_uninitialised_store_says_to_init(tmp_path: Path, monkeypat
 
 
 def test_import_and_crosswalk_commands(tmp_path: Path, monkeypatch) -> None:
-    from tests.conftest import data_file
+    from tests.conftest import FIXTURES
 
     monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
-    lists = data_file("crosswalk")
+    lists = FIXTURES / "lists"
     assert CliRunner().invoke(app, ["init"]).exit_code == 0
     res = CliRunner().invoke(app, ["crosswalk", "import", "1000-plus", str(lists / "1000-plus")])
     assert res.exit_code == 0, res.output
-    assert "entries: 1200" in res.output and "clustering" in res.output
+    assert "entries: 5" in res.output and "clustering" in res.output
     res = CliRunner().invoke(app, ["import", "mathlib-theorem-lists", str(lists / "mathlib-docs")])
     assert res.exit_code == 0, res.output
     again = CliRunner().invoke(

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from math2.cli import app
+from tests.conftest import benchmark_fixtures
 
 
 @pytest.fixture
@@ -17,6 +18,8 @@ def missing_db(tmp_path: Path, monkeypatch) -> Path:
     db = tmp_path / "none.db"
     monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{db}")
     monkeypatch.setenv("MATH2_CONFIG", str(tmp_path / "none.toml"))
+    # eval and datasets read benchmarks (FATE-M is an external data set): the fixtures'
+    monkeypatch.setenv("MATH2_BENCHMARKS", str(benchmark_fixtures()))
     return db
 
 

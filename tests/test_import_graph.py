@@ -18,6 +18,7 @@ LAYERS: list[set[str]] = [
     {"util", "store"},
     {"lean", "llm", "sources"},  # verification, model calls, the manifest
     {"config"},  # the settings (they hold math2.lean's limits)
+    {"data"},  # external data sets at their pins; the shallow git fetch of a pinned commit
     {"runs", "crosswalk", "judging"},  # the run engine; nodes and edges; the judge's question
     {"importers"},
     {"retrieval"},  # search (its embedding is a run)

@@ -31,6 +31,12 @@ NOT_IMPORTED = {
 }
 
 
+# The main library: a build that could not have it exits with EXIT_NO_MAIN_LIBRARY (README,
+# docs/sources.md), so that `math2 build && …` knows the corpus lacks it.
+MAIN_LIBRARY = "mathlib"
+EXIT_NO_MAIN_LIBRARY = 3
+
+
 class SourceOutcome(BaseModel):
     """What the build did with one source."""
 
@@ -45,6 +51,40 @@ class BuildSummary(BaseModel):
 
     outcomes: list[SourceOutcome]
     steps: list[tuple[str, str]]
+    elapsed_s: float = 0.0
+
+    @property
+    def failed(self) -> list[str]:
+        return [o.source for o in self.outcomes if o.status == "failed"]
+
+    @property
+    def main_library_missing(self) -> bool:
+        """The manifest lists the main library and this build did not import it."""
+        return any(o.source == MAIN_LIBRARY and o.status != "imported" for o in self.outcomes)
+
+    @property
+    def exit_code(self) -> int:
+        """1: an import failed; EXIT_NO_MAIN_LIBRARY: no Mathlib; 0 otherwise."""
+        if self.failed:
+            return 1
+        return EXIT_NO_MAIN_LIBRARY if self.main_library_missing else 0
+
+    def last_line(self) -> str:
+        """The build's last line: what it did, how long it took, and why it exits non-zero."""
+        n = {k: sum(1 for o in self.outcomes if o.status == k) for k in ("imported", "skipped")}
+        sources = "source" if n["imported"] == 1 else "sources"
+        text = (
+            f"math2 build: {n['imported']} {sources} imported, {n['skipped']} skipped, "
+            f"{len(self.failed)} failed, {len(self.steps)} steps, in {self.elapsed_s:.0f}s"
+        )
+        if self.failed:
+            return f"{text}; exit 1: imports failed: {', '.join(self.failed)}"
+        if self.main_library_missing:
+            return (
+                f"{text}; exit {EXIT_NO_MAIN_LIBRARY}: the corpus lacks {MAIN_LIBRARY}, its main "
+                f"library (the `skipped  {MAIN_LIBRARY}` line above says how to supply it)"
+            )
+        return f"{text}; exit 0"
 
 
 def _class_skip(entry: SourceEntry) -> SourceOutcome | None:
@@ -209,12 +249,14 @@ def _index_steps(
                 steps.append((f"search index {name}", f"up to date ({fp[0]} declarations)"))
                 continue
         try:
-            with stage(f"search index {name}", total=fp[0], unit="declarations") as st:
+            # no total while it runs: its inner stages count; between them the clock says
+            # "search index NAME: Ns" rather than a share that does not move
+            with stage(f"search index {name}", unit="declarations") as st:
                 meta = build_index(
                     store, out, name, dense=dense, progress=say,
                     encoder=encoder, mathlib_dir=mathlib_checkout(settings),
                 )  # fmt: skip
-                st.update(done=meta["count"])
+                st.update(done=meta["count"], total=meta["count"])
         except LookupError as exc:
             steps.append((f"search index {name}", f"skipped: {exc}"))
             continue
@@ -243,9 +285,14 @@ def build(
 ) -> BuildSummary:
     """Sync the manifest, run every importer whose data is here (fetching a pinned library
     that is not, unless `offline`), and run the later steps; one build at a time per store."""
+    import time
+
+    started = time.monotonic()
     manifest = manifest or load_manifest(settings.manifest)
     with store.lock("build", wait=wait, on_wait=on_wait):
-        return _build(settings, store, manifest, on_outcome, offline, progress)
+        summary = _build(settings, store, manifest, on_outcome, offline, progress)
+    summary.elapsed_s = time.monotonic() - started
+    return summary
 
 
 def _build(
@@ -279,10 +326,13 @@ def _build(
     from math2.importers.wiedijk import share_facts
     from math2.util.progress import stage
 
-    with store.session() as s, stage("crosswalks, clustering and node selection"):
-        rep = cluster(s)
-        shared = share_facts(s)
-        sel = select_nodes(s, "mathlib", settings.select.requests)
+    with store.session() as s:
+        with stage("crosswalks and clustering (K6.7)"):
+            rep = cluster(s)
+        with stage("facts shared across a node (Wiedijk's 100)"):
+            shared = share_facts(s)
+        with stage("node selection (K6.4)"):
+            sel = select_nodes(s, "mathlib", settings.select.requests)
     steps = [
         (
             "crosswalks + clustering (K6.7)",

@@ -83,7 +83,14 @@ class LLMSettings(BaseModel):
 class DataSettings(BaseModel):
     """Where the local copies of sources are; `None` means look in the usual places."""
 
-    crosswalk_dir: Path | None = None
+    # The external data sets of data/external.yaml (theorem lists, REPL transcripts, FATE-M,
+    # checks-dev) in their layout (data/README.md): read from here, hash-checked, when given;
+    # else from `cache_dir`/data, where `math2 data fetch` puts them.
+    dir: Path | None = None
+    # A data set fetched from another repository than the manifest's (a mirror), by set name.
+    set_urls: dict[str, str] = Field(default_factory=dict)
+    # The manifest of external data (default: math2's data/external.yaml).
+    external: Path | None = None
     setmm: Path | None = None
     mathlib_dir: Path | None = None
     lean_scout_dir: Path | None = None
@@ -152,17 +159,6 @@ class SelectSettings(BaseModel):
     """Node selection (K6.4): declarations a person asks for (signal 3)."""
 
     requests: list[str] = Field(default_factory=list)
-
-
-def vendored_data_dir() -> Path:
-    """The data math2 carries (data/ in a checkout, `math2/_data` in a wheel): the theorem lists,
-    FATE-M, the REPL transcripts. `MATH2_DATA__DIR` points elsewhere."""
-    if env := os.environ.get("MATH2_DATA__DIR"):
-        return Path(env)
-    packaged = Path(__file__).resolve().parent / "_data"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "data"
 
 
 def _default_manifest() -> Path:

@@ -21,6 +21,7 @@ from math2.eval import (
 from math2.eval.benchmarks import BenchmarkVersion
 from math2.sources.intake import IntakeClass
 from tests.conftest import benchmark_fixtures
+from tests.data_conformance import real_data
 
 HEADER = "import Mathlib\nopen Real"
 
@@ -165,7 +166,7 @@ def test_shared_benchmarks_load_with_hashes_and_defects():
         "proofnet-valid",
     ]
     assert len(reg.get("minif2f-test").items) == 10  # the fixture's test split
-    assert len(reg.get("fate-m").items) == 150
+    assert len(reg.get("fate-m").items) == 6  # the fixture's (written for math2)
     assert reg.get("fate-m").toolchain == "v4.28.0"
     # ProofNet repeats exercise names across chapters: kept apart, listed as defects
     pv = reg.get("proofnet-valid")
@@ -177,3 +178,12 @@ def test_shared_benchmarks_load_with_hashes_and_defects():
     assert _v("minif2f-test", "deepseek-v1.5", again).version_hash == (
         reg.get("minif2f-test").version_hash
     )
+
+
+@pytest.mark.data("fate-m")
+def test_real_fate_m_loads_whole(tmp_path) -> None:
+    (tmp_path / "fate_m.json").write_bytes((real_data("fate-m") / "fate_m.json").read_bytes())
+    reg = shared_registry(tmp_path)
+    assert reg.names() == ["fate-m"]
+    fate = reg.get("fate-m")
+    assert len(fate.items) == 150 and fate.toolchain == "v4.28.0" and not fate.defects

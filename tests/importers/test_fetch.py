@@ -107,6 +107,10 @@ def test_build_fetches_imports_and_indexes_mathlib(upstream, tmp_path: Path) -> 
     res = math2(["build"], env, tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "imported  mathlib" in res.stdout
+    last = res.stdout.strip().splitlines()[-1]  # the summary, not a stage's counter
+    assert last.startswith(
+        "math2 build: 2 sources imported, 0 skipped, 0 failed"
+    ) and last.endswith("; exit 0"), last
     assert f"fetching mathlib at {pinned[:12]}" in res.stderr and "verified" in res.stderr
     assert "search index mathlib" in res.stdout and "search index setmm" in res.stdout
     # without a terminal, a line per stage (math2.util.progress) with its count and time
@@ -141,14 +145,15 @@ def test_offline_and_unreachable_say_what_was_skipped(upstream, tmp_path: Path) 
     repo, pinned, _ = upstream
     env = _env(tmp_path, pinned, f"file://{repo}")
     res = math2(["build", "--offline"], env, tmp_path)
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == 3, res.stderr  # the corpus lacks Mathlib, its main library
+    assert "exit 3: the corpus lacks mathlib" in res.stdout.strip().splitlines()[-1]
     line = next(ln for ln in res.stdout.splitlines() if "skipped  mathlib" in ln)
     assert "not fetched (--offline)" in line and pinned[:12] in line
     assert "MATH2_DATA__MATHLIB_DIR" in res.stdout and "MATH2_DATA__MATHLIB_URL" in res.stdout
     assert not (tmp_path / "cache").exists()
     env["MATH2_DATA__MATHLIB_URL"] = f"file://{tmp_path / 'no-such-repo'}"
     res = math2(["build"], env, tmp_path)
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == 3, res.stderr
     assert "could not fetch mathlib" in res.stdout and "Traceback" not in res.stderr
 
 

@@ -20,9 +20,11 @@ from math2.importers.theorem_lists import (
 from math2.report import build_report
 from math2.sources import load_manifest, sync_manifest
 from math2.store import Crosswalk, Mention, Node, Run, TextRecord
-from tests.conftest import REPO, data_file
+from tests.conftest import FIXTURES, REPO
+from tests.data_conformance import real_data
 
 MANIFEST = load_manifest(REPO / "manifests" / "sources.yaml")
+LISTS = FIXTURES / "lists"  # a few entries of each list, written for math2
 
 SMALL_MM = """$( demo $)
 $c ( ) -> wff |- $.
@@ -113,11 +115,8 @@ def test_real_setmm_import(corpus) -> None:
     assert count(corpus, Mention) == 40426
 
 
-def test_thousand_plus_list_counts() -> None:
-    entries = parse_thousand_plus(data_file("crosswalk", "1000-plus"))
-    assert len(entries) == 1200
-    assert sum(any(f.system == "lean4" for f in e.formalizations) for e in entries) == 226
-    assert sum(any(f.system == "metamath" for f in e.formalizations) for e in entries) == 38
+def _known_entries(entries: list) -> dict:
+    """Entries the fixture pages and the real list share, read alike; the entries by key."""
     by_key = {e.key: e for e in entries}
     gl = by_key["wd:Q1008566"]
     assert gl.title == "Gauss–Lucas theorem" and gl.msc == "30"
@@ -130,10 +129,48 @@ def test_thousand_plus_list_counts() -> None:
     assert dates == {str}
     sbth = next(f for f in by_key["wd:Q1033910"].formalizations if f.system == "metamath")
     assert sbth.identifiers == ["sbth"] and sbth.derived
+    return by_key
 
 
-def test_mathlib_lists_counts() -> None:
-    hundred, dups = parse_mathlib_list(data_file("crosswalk", "mathlib-docs", "100.yaml"))
+def test_thousand_plus_entries() -> None:
+    entries = parse_thousand_plus(LISTS / "1000-plus")
+    assert len(entries) == 5
+    assert sum(any(f.system == "lean4" for f in e.formalizations) for e in entries) == 4
+    assert sum(any(f.system == "metamath" for f in e.formalizations) for e in entries) == 3
+    by_key = _known_entries(entries)
+    cbs = by_key["wd:Q1033910"].formalizations
+    assert next(f for f in cbs if f.system == "metamath").date == "1998"
+    mizar = next(f for f in cbs if f.system == "mizar")
+    assert mizar.identifiers == ["KNASTER:10"] and mizar.derived
+
+
+@pytest.mark.data("1000-plus")
+def test_the_whole_thousand_plus_list() -> None:
+    entries = parse_thousand_plus(real_data("1000-plus"))
+    assert len(entries) == 1200
+    assert sum(any(f.system == "lean4" for f in e.formalizations) for e in entries) == 226
+    assert sum(any(f.system == "metamath" for f in e.formalizations) for e in entries) == 38
+    _known_entries(entries)
+
+
+def test_mathlib_lists_entries() -> None:
+    hundred, dups = parse_mathlib_list(LISTS / "mathlib-docs" / "100.yaml")
+    assert len(hundred) == 4 and dups == []
+    assert sum(1 for e in hundred if any(f.identifiers for f in e.formalizations)) == 3
+    q7 = next(e for e in hundred if e.key == "w100:7")
+    assert q7.formalizations[0].identifiers == [
+        "legendreSym.quadratic_reciprocity",
+        "jacobiSym.quadratic_reciprocity",
+    ]
+    thousand, _ = parse_mathlib_list(LISTS / "mathlib-docs" / "1000.yaml")
+    assert len(thousand) == 3
+    assert sum(1 for e in thousand if any(f.identifiers for f in e.formalizations)) == 2
+
+
+@pytest.mark.data("mathlib-docs")
+def test_mathlib_lists_whole() -> None:
+    docs = real_data("mathlib-docs")
+    hundred, dups = parse_mathlib_list(docs / "100.yaml")
     assert len(hundred) == 100 and dups == []
     assert sum(1 for e in hundred if any(f.identifiers for f in e.formalizations)) == 78
     q7 = next(e for e in hundred if e.key == "w100:7")
@@ -141,7 +178,7 @@ def test_mathlib_lists_counts() -> None:
         "legendreSym.quadratic_reciprocity",
         "jacobiSym.quadratic_reciprocity",
     ]
-    thousand, _ = parse_mathlib_list(data_file("crosswalk", "mathlib-docs", "1000.yaml"))
+    thousand, _ = parse_mathlib_list(docs / "1000.yaml")
     assert len(thousand) == 1199
     assert sum(1 for e in thousand if any(f.identifiers for f in e.formalizations)) == 210
 
@@ -162,7 +199,7 @@ def test_duplicate_keys_are_reported_and_both_entries_kept(corpus, tmp_path: Pat
 
 def test_yaml_tab_error_names_file_and_line_and_changes_nothing(corpus, tmp_path) -> None:
     root = tmp_path / "1000-plus" / "_thm"
-    shutil.copytree(data_file("crosswalk", "1000-plus", "_thm"), root)
+    shutil.copytree(LISTS / "1000-plus" / "_thm", root)
     bad = root / "Q11518.md"
     bad.write_text(bad.read_text().replace("  library: L", "\tlibrary: L", 1))
     with pytest.raises(InputError) as info:
@@ -171,14 +208,31 @@ def test_yaml_tab_error_names_file_and_line_and_changes_nothing(corpus, tmp_path
     assert count(corpus, Node) == 0 and count(corpus, Crosswalk) == 0
 
 
-def test_lists_then_clustering_then_report(corpus, tmp_path: Path) -> None:
+FIXTURE_CROSSWALKS, FIXTURE_NODES = 8, 9  # 5 entries of the 1000+ list, 4 of the 100
+
+
+def _lists(which: str) -> tuple[Path, Path]:
+    if which == "real":
+        return real_data("1000-plus"), real_data("mathlib-docs")
+    return LISTS / "1000-plus", LISTS / "mathlib-docs"
+
+
+@pytest.mark.parametrize(
+    ("which", "crosswalks", "nodes"),
+    [
+        ("fixture", FIXTURE_CROSSWALKS, FIXTURE_NODES),
+        pytest.param("real", 296, 1302, marks=pytest.mark.data("1000-plus", "mathlib-docs")),
+    ],
+)
+def test_lists_then_clustering_then_report(
+    corpus, tmp_path: Path, which: str, crosswalks: int, nodes: int
+) -> None:
+    thousand_plus, docs = _lists(which)
     f = tmp_path / "set.mm"
     f.write_text(SMALL_MM.replace("id $p", "pythag $p"))
     import_setmm(corpus, MANIFEST.get("setmm"), f)
-    import_thousand_plus(corpus, MANIFEST.get("1000-plus"), data_file("crosswalk", "1000-plus"))
-    import_mathlib_lists(
-        corpus, MANIFEST.get("mathlib-theorem-lists"), data_file("crosswalk", "mathlib-docs")
-    )
+    import_thousand_plus(corpus, MANIFEST.get("1000-plus"), thousand_plus)
+    import_mathlib_lists(corpus, MANIFEST.get("mathlib-theorem-lists"), docs)
     with corpus.session() as s:
         rep = cluster(s)
         assert rep.edges_linked == 1 and rep.mentions_joined == 1
@@ -192,8 +246,8 @@ def test_lists_then_clustering_then_report(corpus, tmp_path: Path) -> None:
         assert again.edges_linked == 0
         report = build_report(s)
     rows = {r.name: r for r in report.sources}
-    assert rows["setmm"].nodes == 1 and rows["1000-plus"].crosswalks == 296
-    assert report.nodes == 1302
+    assert rows["setmm"].nodes == 1 and rows["1000-plus"].crosswalks == crosswalks
+    assert report.nodes == nodes
 
 
 def node_crosswalks(s, node_id):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import data_file
+from tests.conftest import FIXTURES
 
 FAKE = [sys.executable, "-m", "math2.lean.testing.fake_repl"]
 
@@ -20,8 +20,9 @@ def fake_argv(*args: str) -> list[str]:
 
 @pytest.fixture
 def transcripts() -> Path:
-    """data/lean-repl-transcripts (vendored)."""
-    return data_file("lean-repl-transcripts")
+    """REPL transcripts written for math2 (tests/fixtures/repl; the REPL's own are the data set
+    `lean-repl-transcripts`, read by the conformance tests)."""
+    return FIXTURES / "repl"
 
 
 def requests(log: Path) -> list[str]:

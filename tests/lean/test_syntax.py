@@ -1,8 +1,10 @@
 """One lexer, one view per caller: hygiene's tokens, the source scanner's code view, the
 attribute splitter of `to_additive` and a statement's identifiers all come from the same lexing,
-on the real REPL transcripts and on generated text."""
+on REPL transcripts (written for math2; the REPL's own in the conformance group) and on generated
+text."""
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,15 +15,19 @@ from math2.importers.to_additive import split_attributes
 from math2.lean.lexer import LexError, Tok, tokenize
 from math2.lean.protocol import split_frames
 from math2.lean.syntax import IDENT, Scope, constants_of, identifiers, mask, split_identifier
-from tests.conftest import DATA, nonempty
+from tests.conftest import FIXTURES, nonempty
+from tests.data_conformance import cases, real_data, real_folder
 
-TRANSCRIPTS = DATA / "lean-repl-transcripts"
+TRANSCRIPTS = FIXTURES / "repl"  # written for math2
+REAL = real_folder("lean-repl-transcripts")
 CODE = {Tok.IDENT, Tok.KEYWORD, Tok.SYMBOL, Tok.NUMBER}
 
 
-def _commands() -> list[str]:
-    out = []
-    for path in sorted(TRANSCRIPTS.glob("*.in")):
+def _commands(folder: Path | None = TRANSCRIPTS) -> list[str]:
+    out: list[str] = []
+    if folder is None:
+        return out
+    for path in sorted(folder.glob("*.in")):
         for frame in split_frames(path.read_text(encoding="utf-8")):
             cmd = json.loads(frame, strict=False).get("cmd")
             if cmd:
@@ -30,6 +36,7 @@ def _commands() -> list[str]:
 
 
 COMMANDS = _commands()
+REAL_COMMANDS = _commands(REAL)
 
 
 def token_view(text: str) -> str:
@@ -61,10 +68,20 @@ def assert_one_lexing(text: str) -> None:
 
 
 def test_transcripts_have_commands() -> None:
-    assert len(COMMANDS) >= 100, f"too few Lean commands in {TRANSCRIPTS}"
+    assert len(COMMANDS) >= 20, f"too few Lean commands in {TRANSCRIPTS}"
 
 
-@pytest.mark.parametrize("text", nonempty(COMMANDS, "transcript commands"))
+@pytest.mark.data("lean-repl-transcripts")
+def test_real_transcripts_have_commands() -> None:
+    real = real_data("lean-repl-transcripts")
+    assert len(_commands(real)) >= 100, f"too few Lean commands in {real}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    nonempty(COMMANDS, "transcript commands")
+    + cases("lean-repl-transcripts", REAL_COMMANDS, [str(i) for i in range(len(REAL_COMMANDS))], 1),
+)
 def test_every_caller_reads_a_transcript_the_same(text: str) -> None:
     assert_one_lexing(text)
 

@@ -1,4 +1,6 @@
-"""Every real REPL transcript parses, and every message classifies to a sensible kind."""
+"""Every REPL transcript parses, and every message classifies to a sensible kind: the frames
+written for math2 (tests/fixtures/repl) always, every real transcript of the REPL's own test
+suite in the conformance group (data set `lean-repl-transcripts`, marker `data`)."""
 
 import json
 from pathlib import Path
@@ -19,12 +21,31 @@ from math2.lean.protocol import (
     split_frames,
 )
 from math2.lean.repl import ReplProcess
-from tests.conftest import DATA, nonempty
+from tests.conftest import FIXTURES, nonempty
+from tests.data_conformance import cases, real_data, real_folder
 from tests.lean.conftest import fake_argv
 
-TRANSCRIPTS = DATA / "lean-repl-transcripts"
-NAMES = sorted(p.name.removesuffix(".in") for p in TRANSCRIPTS.glob("*.in"))
-PAIRS = [n for n in NAMES if (TRANSCRIPTS / f"{n}.expected.out").exists()]
+TRANSCRIPTS = FIXTURES / "repl"  # written for math2 in the REPL's documented format
+REAL = real_folder("lean-repl-transcripts")  # the REPL's own, where the data is here
+
+
+def _names(folder: Path | None) -> list[str]:
+    return sorted(p.name.removesuffix(".in") for p in folder.glob("*.in")) if folder else []
+
+
+def _pairs(folder: Path | None) -> list[str]:
+    return [n for n in _names(folder) if folder and (folder / f"{n}.expected.out").exists()]
+
+
+NAMES = _names(TRANSCRIPTS)
+PAIRS = _pairs(TRANSCRIPTS)
+# (folder, name): the fixtures', then the real ones (marked: run where the data is here)
+ALL_NAMES = [(TRANSCRIPTS, n) for n in nonempty(NAMES, "transcripts")] + cases(
+    "lean-repl-transcripts", [(REAL, n) for n in _names(REAL)], _names(REAL)
+)
+ALL_PAIRS = [(TRANSCRIPTS, n) for n in nonempty(PAIRS, "transcript-pairs")] + cases(
+    "lean-repl-transcripts", [(REAL, n) for n in _pairs(REAL)], _pairs(REAL)
+)
 
 # What the messages of these transcripts are, by their (first line of) text.
 EXPECTED_KIND = {
@@ -55,22 +76,51 @@ def _frames(path: Path) -> list[dict]:
 
 
 def test_transcripts_present() -> None:
-    assert TRANSCRIPTS.is_dir(), f"{TRANSCRIPTS} is missing (vendored data, data/README.md)"
-    assert len(NAMES) >= 70 and len(PAIRS) >= 70
+    assert TRANSCRIPTS.is_dir(), f"{TRANSCRIPTS} is missing"
+    assert len(NAMES) >= 6 and len(PAIRS) == len(NAMES)
 
 
-@pytest.mark.parametrize("name", nonempty(NAMES, "transcripts"))
-def test_every_request_parses(name: str) -> None:
-    for obj in _frames(TRANSCRIPTS / f"{name}.in"):
+@pytest.mark.data("lean-repl-transcripts")
+def test_real_transcripts_present() -> None:
+    real = real_data("lean-repl-transcripts")
+    assert len(_names(real)) >= 70 and len(_pairs(real)) >= 70
+
+
+def test_the_fixtures_cover_every_request_and_response_kind() -> None:
+    requests = {
+        type(parse_request(o)).__name__ for n in NAMES for o in _frames(TRANSCRIPTS / f"{n}.in")
+    }
+    responses = {
+        type(parse_response(o)).__name__
+        for n in PAIRS
+        for o in _frames(TRANSCRIPTS / f"{n}.expected.out")
+    }
+    assert requests == {
+        "Command", "FileCommand", "ProofStep", "PickleEnvironment", "UnpickleEnvironment",
+        "PickleProofState", "UnpickleProofState",
+    }  # fmt: skip
+    assert responses == {"CommandResponse", "ProofStepResponse", "ReplError"}
+    kinds = {
+        d.kind
+        for n in PAIRS
+        for o in _frames(TRANSCRIPTS / f"{n}.expected.out")
+        for d in diagnostics(parse_response(o))
+    }
+    assert {k for k in EXPECTED_KIND.values() if k is not None} <= kinds
+
+
+@pytest.mark.parametrize(("folder", "name"), ALL_NAMES)
+def test_every_request_parses(folder: Path, name: str) -> None:
+    for obj in _frames(folder / f"{name}.in"):
         req = parse_request(obj)
         # Re-encoding gives the same JSON object (our client can send what the test sent).
         assert json.loads(encode(req)) == obj
 
 
-@pytest.mark.parametrize("name", nonempty(PAIRS, "transcript-pairs"))
-def test_every_response_parses_and_classifies(name: str) -> None:
-    requests = _frames(TRANSCRIPTS / f"{name}.in")
-    responses = _frames(TRANSCRIPTS / f"{name}.expected.out")
+@pytest.mark.parametrize(("folder", "name"), ALL_PAIRS)
+def test_every_response_parses_and_classifies(folder: Path, name: str) -> None:
+    requests = _frames(folder / f"{name}.in")
+    responses = _frames(folder / f"{name}.expected.out")
     assert len(requests) == len(responses)
     for req, obj in zip(requests, responses, strict=True):
         resp = parse_response(obj)
@@ -98,20 +148,25 @@ def test_lean_error_wrappers_are_classified_by_their_inner_message() -> None:
 
 
 def test_identifiers_of_unknown_names() -> None:
-    obj = _frames(TRANSCRIPTS / "invalid_line_break.expected.out")[0]
+    obj = _frames(TRANSCRIPTS / "errors.expected.out")[0]
+    [d] = diagnostics(parse_response(obj))
+    assert (d.kind, d.identifier) == (Kind.UNKNOWN_IDENTIFIER, "trivail")
+
+
+@pytest.mark.data("lean-repl-transcripts")
+def test_identifiers_of_unknown_names_in_a_real_transcript() -> None:
+    obj = _frames(real_data("lean-repl-transcripts") / "invalid_line_break.expected.out")[0]
     [d] = diagnostics(parse_response(obj))
     assert (d.kind, d.identifier) == (Kind.UNKNOWN_IDENTIFIER, "bysorry")
 
 
-@pytest.mark.parametrize("name", nonempty(PAIRS, "transcript-pairs"))
-async def test_replayed_over_a_real_pipe(name: str) -> None:
+@pytest.mark.parametrize(("folder", "name"), ALL_PAIRS)
+async def test_replayed_over_a_real_pipe(folder: Path, name: str) -> None:
     """Our transport sends each recorded request and gets the recorded answer back, typed."""
-    out = TRANSCRIPTS / f"{name}.expected.out"
+    out = folder / f"{name}.expected.out"
     proc = ReplProcess(fake_argv("--replay", str(out)))
     try:
-        for req_obj, expected in zip(
-            _frames(TRANSCRIPTS / f"{name}.in"), _frames(out), strict=True
-        ):
+        for req_obj, expected in zip(_frames(folder / f"{name}.in"), _frames(out), strict=True):
             got = await proc.send(parse_request(req_obj), timeout=10)
             assert got == parse_response(expected)
     finally:

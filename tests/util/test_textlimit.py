@@ -14,6 +14,7 @@ from math2.errors import InputError
 from math2.util.jsonl import read_jsonl
 from math2.util.textlimit import DEFAULT_MAX_TEXT_CHARS, set_text_limit, text_limit
 from math2.util.yamlfile import parse_yaml
+from tests.conftest import benchmark_fixtures
 
 BIG = "x" * 4_000_000  # 4 MB of informal text
 
@@ -28,6 +29,7 @@ def _default_limit():
 def env(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 't.db'}")
     monkeypatch.setenv("MATH2_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MATH2_BENCHMARKS", str(benchmark_fixtures()))  # `eval decontam` reads them
     return tmp_path
 
 

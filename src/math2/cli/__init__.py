@@ -24,6 +24,7 @@ COMMANDS = {
     "audit": "audit",
     "check": "check",
     "copy-index": "check",
+    "data": "data",
     "report": "corpus",
     "import": "corpus",
     "crosswalk": "corpus",

@@ -1,20 +1,27 @@
-"""A live progress display for runs: done / passed / failed / running, items/s, ETA, retries and
-timeouts, each resource's busy share, each stage's share of the busy time. Without a terminal,
-one line every `every_s` seconds.
+"""How math2's progress facility (`math2.util.progress`) shows on the command line.
 
-The steps that are not runs (fetch, scan, import, index build: `math2.util.progress`) show
-through `stage_reporter`: rich bars on a terminal, a line per stage otherwise."""
+Stages (fetch, scan, import, index build) through `stage_reporter`: rich bars on a terminal, the
+facility's `LineReporter` otherwise. A run (`ProgressDisplay`): a live table on a terminal (done
+/ passed / failed / running, items/s, ETA, retries and timeouts, each resource's busy share, each
+stage's share of the busy time); without one, a stage of the facility whose line is the run's:
+its first at once, then one every `every_s` seconds on the facility's clock, and how it ended.
+
+Light to import (every command imports it): rich's live display and tables, and `math2.runs`,
+are imported where they are used."""
 
 from __future__ import annotations
 
-import time
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.live import Live
-from rich.table import Table
 
-from math2.runs import Progress
-from math2.util.progress import LineReporter
+from math2.util.progress import LineReporter, Stage
+
+if TYPE_CHECKING:
+    from rich.live import Live
+    from rich.table import Table
+
+    from math2.runs import Progress
 
 
 def _eta(p: Progress) -> str:
@@ -54,6 +61,8 @@ def line(p: Progress) -> str:
 
 def render(p: Progress) -> Table:
     """One table of a run's progress."""
+    from rich.table import Table
+
     t = Table(title=f"run {p.run_id} · {p.job}", show_header=True, expand=False)
     cols = ("done", "outcomes", "errors", "running", "skipped", "items/s", "elapsed", "ETA")
     for col in (*cols, "retries", "timeouts"):
@@ -93,26 +102,42 @@ class ProgressDisplay:
         self.every_s = every_s
         self.last: Progress | None = None
         self._live: Live | None = None
-        self._printed = 0.0
+        self._reporter = _lines(console, every_s) if self.lines else None
+        self._stage: Stage | None = None
 
     def __enter__(self) -> ProgressDisplay:
         if self.enabled:
+            from rich.live import Live
+
             self._live = Live(console=self.console, refresh_per_second=4, transient=False)
             self._live.__enter__()
         return self
+
+    def _describe(self, _st: Stage, _finished: bool) -> str:
+        assert self.last is not None
+        return line(self.last)
 
     def __call__(self, p: Progress) -> None:
         self.last = p
         if self._live is not None:
             self._live.update(render(p))
-        elif self.lines and not p.finished and time.monotonic() - self._printed >= self.every_s:
-            self._printed = time.monotonic()
-            self.console.print(line(p), highlight=False, soft_wrap=True)
+        elif self._reporter is not None and not p.finished:
+            if self._stage is None:  # the run's first line at once, then on the clock
+                self._stage = Stage(
+                    f"run {p.run_id} {p.job}", p.total, "items", self._reporter, self._describe
+                )
+                self._reporter.start(self._stage)
+                self._reporter.show(self._stage)
+            else:
+                self._stage.update(done=p.done, total=p.total)
 
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
             self._live.__exit__(*exc)  # type: ignore[arg-type]
-        elif self.last is not None and self.lines:  # how it ended, one line like the others
+        elif self._stage is not None and self._reporter is not None:
+            self._reporter.finish(self._stage)  # how it ended, one line like the others
+            self._stage = None
+        elif self.last is not None and self.lines:
             self.console.print(line(self.last), highlight=False, soft_wrap=True)
         elif self.last is not None:
             self.console.print(render(self.last))
@@ -148,7 +173,7 @@ class StageBars:
         self._tasks: dict[int, int] = {}
         self._fallback: LineReporter | None = None  # when another live display holds the screen
 
-    def start(self, st) -> None:
+    def start(self, st: Stage) -> None:
         from rich.errors import LiveError
 
         if not self._tasks and self._fallback is None:
@@ -161,13 +186,13 @@ class StageBars:
             return
         self._tasks[id(st)] = self._bars.add_task(st.name, total=st.total)
 
-    def update(self, st) -> None:
+    def update(self, st: Stage) -> None:
         if self._fallback is not None:
             self._fallback.update(st)
         elif (task := self._tasks.get(id(st))) is not None:
             self._bars.update(task, completed=st.done, total=st.total)
 
-    def finish(self, st) -> None:
+    def finish(self, st: Stage) -> None:
         if self._fallback is not None:
             self._fallback.finish(st)
             return

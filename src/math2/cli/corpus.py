@@ -107,7 +107,8 @@ def _say(message: str) -> None:
 
 
 def _import(name: str, path: Path | None, force: bool = False, no_wait: bool = False):
-    """Import one source and print the outcome; exit 2 when it was refused, 1 when it failed."""
+    """Import one source and print the outcome; exit 2 when it was refused or its data could
+    not be had (one `error:` line saying why and how to supply it), 1 when it failed."""
     from math2.build import import_one
 
     try:
@@ -124,6 +125,8 @@ def _import(name: str, path: Path | None, force: bool = False, no_wait: bool = F
         )
     except Math2Error as exc:
         raise fail(escape(str(exc))) from exc
+    if outcome.status == "skipped":  # asked for by name, and not imported: say why, exit 2
+        raise fail(f"{escape(name)} not imported: {escape(outcome.reason)}")
     _print_outcome(outcome)
     if outcome.status == "failed":
         raise typer.Exit(1)
@@ -223,8 +226,10 @@ def build_cmd(
     ] = False,
     no_wait: Annotated[bool, _NO_WAIT] = False,
 ) -> None:
-    """The main job: import every source this machine has (fetching Mathlib at its pin where
-    there is a network), build the search indexes, print the report."""
+    """The main job: import every source this machine has (fetching Mathlib and the data sets
+    it imports at their pins where there is a network), build the search indexes, print the
+    report. Exit 1 when an import failed, 3 when Mathlib (the main library) could not be had;
+    the last line says which."""
     from math2.build import build
     from math2.report import build_report
 
@@ -241,10 +246,15 @@ def build_cmd(
         )
     except Math2Error as exc:
         raise fail(escape(str(exc))) from exc
+    from math2.util.progress import stage
+
     for step, status in summary.steps:
         out.print(f"{'step':>8}  {step:<28} " + escape(status), highlight=False)
     with store.session() as s:
-        print_report(build_report(s))
-    failed = [o.source for o in summary.outcomes if o.status == "failed"]
-    if failed:
-        raise fail(f"imports failed: {', '.join(failed)}", code=1)
+        with stage("corpus report"):
+            report = build_report(s)
+        print_report(report)
+    err.file.flush()
+    out.print(escape(summary.last_line()), highlight=False)  # the last line, whatever the code
+    if summary.exit_code:
+        raise typer.Exit(summary.exit_code)

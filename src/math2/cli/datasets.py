@@ -26,8 +26,8 @@ def build_cmd(
         Path | None,
         typer.Option(
             "--data",
-            help="Benchmarks to decontaminate against (default: MATH2_BENCHMARKS, else math2's "
-            "data/benchmarks).",
+            help="Benchmarks to decontaminate against (default: MATH2_BENCHMARKS, else the "
+            "fate-m data set).",
         ),
     ] = None,
 ) -> None:

@@ -26,21 +26,30 @@ DataOpt = Annotated[
         "--data",
         help="Folder of minif2f.jsonl / proofnet.jsonl (DeepSeek-Prover-V1.5's format; "
         "evaluation-only text, not shipped) and fate_m.json. Default: MATH2_BENCHMARKS, else "
-        "math2's data/benchmarks (FATE-M only).",
+        "the FATE-M data set (`math2 data fetch fate-m`, or MATH2_DATA__DIR).",
     ),
 ]
 _DATA = None
 
 
-def benchmarks_dir(data: Path | None) -> Path:
-    """The benchmark folder: --data, else MATH2_BENCHMARKS, else the vendored data/benchmarks."""
+def benchmarks_dir(data: Path | None, quiet: bool = False) -> Path:
+    """The benchmark folder: --data, else MATH2_BENCHMARKS, else the FATE-M data set's folder
+    (hash-checked; missing: one line saying how to get it, exit 2 — or, `quiet`, DataMissing
+    for a caller that can do without it)."""
     if data is not None:
         return data
     if env := os.environ.get("MATH2_BENCHMARKS"):
         return Path(env)
-    from math2.config import vendored_data_dir
+    from math2.data import DataMismatch, DataMissing, locate
 
-    return vendored_data_dir() / "benchmarks"
+    try:
+        return locate(state.settings, "fate-m")
+    except DataMissing as exc:
+        if quiet:
+            raise
+        raise fail(escape(str(exc))) from exc
+    except DataMismatch as exc:
+        raise fail(escape(str(exc))) from exc
 
 
 HarnessOpt = Annotated[
@@ -50,12 +59,17 @@ HarnessOpt = Annotated[
 
 
 def _registry(data: Path | None, harness: list[Path] | None):
+    from math2.data import DataMissing
     from math2.eval import load_registry
 
-    data = benchmarks_dir(data)
-    reg = load_registry(data, harness or [])
+    folder: Path | None
+    try:
+        folder = benchmarks_dir(data, quiet=bool(harness))
+    except DataMissing:  # harness files given, FATE-M not here: the harness files alone
+        folder = None
+    reg = load_registry(folder, harness or [])
     if not len(reg):
-        raise fail(f"no benchmarks: {data} does not exist and no --harness file was given")
+        raise fail(f"no benchmarks: {folder} does not exist and no --harness file was given")
     return reg
 
 

@@ -2,7 +2,7 @@
 
     from math2.eval import shared_registry, score, write_report, Decontaminator
 
-    reg = shared_registry("data/benchmarks")   # content-hashed versions
+    reg = shared_registry(folder)              # content-hashed versions (`fate-m`'s folder, …)
     scores = score(sample_results, ks=[1, 8], model="m")     # SC, CC per judge, κ, macro
     write_report(scores, "out/")                              # table.md, PNGs, report.html
     kept, rep = Decontaminator(reg).run(records, ["informal", "formal"])

@@ -7,7 +7,7 @@ so two copies of the same data have one hash and any edit gives a new one; every
 it. Benchmarks are evaluate-only (intake class `evaluate`, K6.8): `Registry.refuse_training`
 raises when a record meant for a training set is a benchmark item or comes from a benchmark.
 
-    reg = shared_registry("data/benchmarks")
+    reg = shared_registry(folder)        # miniF2F/ProofNet jsonl, FATE-M's json (data set fate-m)
     v = reg.get("minif2f-test")          # by name (the only lineage) or label or hash prefix
     v.version_hash, v.items, v.defects
 """
@@ -236,7 +236,7 @@ _DS_NOTE = "not recorded in the data; DeepSeek-Prover-V1.5 built it against its 
 
 
 def shared_registry(folder: str | Path) -> Registry:
-    """The benchmarks of a folder in the layout of data/benchmarks (SOURCE.md there): miniF2F and
+    """The benchmarks of a folder (a data folder's benchmarks/, data/README.md): miniF2F and
     ProofNet in DeepSeek-Prover-V1.5's jsonl, FATE-M's json; one version each, those present."""
     folder = Path(folder)
     reg = Registry()

@@ -9,7 +9,10 @@ when there is a network (never with `--offline`):
   with its progress lines, verified before it is used;
 - `hf`: a Hugging Face dataset at the pinned revision through the `datasets` library, saved as
   one parquet file named by the revision;
-- `web`: a page without versions (Wiedijk's list), saved under the date it was read.
+- `web`: a page without versions (Wiedijk's list), saved under the date it was read;
+- `data`: an external data set of `data/external.yaml` (the theorem lists), from
+  `MATH2_DATA__DIR` or the data cache, else fetched at its pin through `math2.data`, every file
+  hash-checked (a file that differs is refused, never fetched over).
 
 Each answer says which of these it was, so the build's line for the source does too.
 """
@@ -76,6 +79,8 @@ def supply(
         return _hf(settings, entry, spec, offline, say)
     if spec.fetch == "web":
         return _web(settings, entry, spec, offline, say)
+    if spec.fetch == "data" and spec.data_set:
+        return _data(settings, spec.data_set, offline, say)
     return Supplied(None, why)
 
 
@@ -141,14 +146,17 @@ def _hf(
     except ImportError:
         return Supplied(None, f"the `datasets` package is not installed to fetch {repo}; {hint}")
     say(f"fetching {repo} at revision {revision[:12]} (Hugging Face)")
+    from math2.util.progress import stage
+
     try:
-        ds = datasets.load_dataset(
-            repo, revision=revision, split="train", cache_dir=str(cache / "hf")
-        )
-        cache.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
-        ds.to_parquet(str(partial))
-        partial.rename(target)  # whole, or not there
+        with stage(f"fetch {repo} at {revision[:12]} (Hugging Face)"):  # a line on the clock
+            ds = datasets.load_dataset(
+                repo, revision=revision, split="train", cache_dir=str(cache / "hf")
+            )
+            cache.mkdir(parents=True, exist_ok=True)
+            partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
+            ds.to_parquet(str(partial))
+            partial.rename(target)  # whole, or not there
     except Exception as exc:  # the network, the hub, a revision it lacks: a skip that says so
         return Supplied(None, f"could not fetch {repo} at {revision[:12]} ({exc}); {hint}")
     return Supplied(target, f"fetched {repo} at revision {revision[:12]} into {target}")
@@ -176,9 +184,12 @@ def _web(
     if offline:
         return Supplied(None, f"not read (--offline): {url}; {hint}")
     say(f"reading {url}")
+    from math2.util.progress import stage
+
     try:
-        res = httpx.get(url, timeout=httpx.Timeout(60, connect=10), follow_redirects=True)
-        res.raise_for_status()
+        with stage(f"read {url}"):  # a line on the clock while the page comes
+            res = httpx.get(url, timeout=httpx.Timeout(60, connect=10), follow_redirects=True)
+            res.raise_for_status()
     except httpx.HTTPError as exc:
         return Supplied(None, f"could not read {url} ({exc}); {hint}")
     cache.mkdir(parents=True, exist_ok=True)
@@ -186,3 +197,28 @@ def _web(
     partial.write_bytes(res.content)
     partial.rename(target)
     return Supplied(target, f"read from {url} on {today} into {target}")
+
+
+def _data(settings: Settings, name: str, offline: bool, say: Callable[[str], None]) -> Supplied:
+    """An external data set from `MATH2_DATA__DIR` or the data cache, else fetched at its pin
+    into the cache (unless offline); a set whose file differs from the manifest's hash is
+    refused (the file and both hashes), not fetched over."""
+    from math2.data import DataMismatch, DataMissing, FetchError, fetch_set, locate
+
+    try:
+        path = locate(settings, name)
+        return Supplied(path, f"from {path} (data set {name}, hash-checked)")
+    except DataMismatch as exc:
+        return Supplied(None, str(exc))
+    except DataMissing as exc:
+        if offline:
+            return Supplied(None, f"not fetched (--offline): {exc}")
+    try:
+        path = fetch_set(settings, name, progress=say)
+    except (FetchError, DataMissing, DataMismatch) as exc:
+        return Supplied(
+            None,
+            f"could not fetch data set {name} ({exc}); `math2 data fetch {name}` where there is "
+            "a network, or MATH2_DATA__DIR (data/README.md)",
+        )
+    return Supplied(path, f"fetched data set {name} at its pin into {path}")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from math2.config import Settings, vendored_data_dir
+from math2.config import Settings
 from math2.crosswalk.nodes import NodeIndex
 from math2.errors import InputError
 from math2.importers.common import (
@@ -298,30 +298,43 @@ def import_mathlib_lists(store: Store, entry: SourceEntry, path: Path) -> Import
     return write_entries(store, entry, entries, digest, path, notes)
 
 
-def _crosswalk_dir(settings: Settings) -> list[Path]:
-    dirs = [settings.data.crosswalk_dir] if settings.data.crosswalk_dir else []
-    dirs.append(vendored_data_dir() / "crosswalk")
-    return [Path(d).resolve() for d in dirs if d is not None]
+def _locator(data_set: str):
+    """Where a list is: a Mathlib checkout's docs/ for Mathlib's lists when one is given, else
+    the external data set (`MATH2_DATA__DIR` or the data cache, hash-checked; `math2.data`)."""
 
-
-def _locator(sub: str, what: str):
     def locate(settings: Settings) -> tuple[Path | None, str]:
-        mathlib = settings.data.mathlib_dir
-        if sub == "mathlib-docs" and mathlib and (Path(mathlib) / "docs" / "100.yaml").exists():
-            return Path(mathlib) / "docs", ""
-        for d in _crosswalk_dir(settings):
-            if (d / sub).exists():
-                return d / sub, ""
-        return None, f"{what} not found: set MATH2_DATA__CROSSWALK_DIR (a folder with {sub}/)"
+        from math2.data import DataMismatch, DataMissing, locate
+
+        docs = Path(settings.data.mathlib_dir or ".") / "docs"
+        if (
+            data_set == "mathlib-docs"
+            and settings.data.mathlib_dir
+            and (docs / "100.yaml").exists()
+        ):
+            return docs, ""
+        try:
+            return locate(settings, data_set), ""
+        except (DataMissing, DataMismatch) as exc:
+            return None, str(exc)
 
     return locate
 
 
-register(ImporterSpec("1000-plus", _locator("1000-plus", "the 1000+ list"), import_thousand_plus))
+register(
+    ImporterSpec(
+        "1000-plus",
+        _locator("1000-plus"),
+        import_thousand_plus,
+        fetch="data",
+        data_set="1000-plus",
+    )
+)
 register(
     ImporterSpec(
         "mathlib-theorem-lists",
-        _locator("mathlib-docs", "Mathlib's docs/100.yaml and 1000.yaml"),
+        _locator("mathlib-docs"),
         import_mathlib_lists,
+        fetch="data",
+        data_set="mathlib-docs",
     )
 )

@@ -1,4 +1,5 @@
-"""Progress of the long steps that are not runs (fetch, scan, import, index build, a build log).
+"""math2's one progress facility: the stages of builds (fetch, scan, import, index build, a
+build log) and the runs of `math2.runs`, shown as bars on a terminal or as lines in a log.
 
 Library code says what it is doing and how far it is; whoever runs it decides how that shows:
 
@@ -12,9 +13,14 @@ Library code says what it is doing and how far it is; whoever runs it decides ho
 
 Nothing is shown unless a reporter is installed (`with reporting(reporter): ...`); the command
 line installs a rich bar with counts and an ETA on a terminal (`math2.cli._progress`), and
-`LineReporter` otherwise: one line when a stage ends (count, seconds), and one line every
-`every_s` seconds while a long stage runs (count, share, ETA), so a log is never silent long.
-The runs engine has its own `Progress` (items by outcome, resources); this is for the rest.
+`LineReporter` otherwise: one line when a stage ends (count, seconds), one line every `every_s`
+seconds while a stage counts (count, share, ETA), and, on a clock of its own that starts when
+the reporter is made, a line for the innermost open stage whenever `every_s` seconds passed
+without one — a stage that counts nothing still says what it is doing and for how long, so a
+log is never silent longer than `every_s`. A run of `math2.runs` is a stage too: its display
+(`math2.cli._progress.ProgressDisplay`) gives the stage its own line (`Stage.describe`).
+
+This module imports the standard library only (the command line imports it at every start).
 
 `python -m math2.util.progress --stage NAME [--pattern RE]` turns a build log on stdin into the
 same lines (scripts/setup-llama.sh's llama.cpp build).
@@ -26,6 +32,7 @@ import argparse
 import contextlib
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
@@ -38,9 +45,19 @@ BUILD_STEPS = r"^\s*\[\s*(?:(\d+)%|(\d+)/(\d+))\]"
 
 
 class Stage:
-    """One step: a name, a count done out of `total` (None: unknown), since when."""
+    """One step: a name, a count done out of `total` (None: unknown), since when.
 
-    def __init__(self, name: str, total: int | None, unit: str, reporter: Reporter | None):
+    `describe(stage, finished)`, when given, is the stage's line (a run's: items by outcome,
+    errors, retries), instead of `line`'s count, time and ETA."""
+
+    def __init__(
+        self,
+        name: str,
+        total: int | None,
+        unit: str,
+        reporter: Reporter | None,
+        describe: Callable[[Stage, bool], str] | None = None,
+    ):
         self.name = name
         self.total = total
         self.unit = unit
@@ -48,6 +65,7 @@ class Stage:
         self.note = ""
         self.failed = False  # it ended by an exception: no end line (the error says why)
         self.started = time.monotonic()
+        self.describe = describe
         self._reporter = reporter
 
     @property
@@ -173,6 +191,8 @@ def _count(st: Stage) -> str:
 
 def line(st: Stage, finished: bool = False) -> str:
     """One plain line of a stage: its count, the time so far, the ETA while it runs."""
+    if st.describe is not None:
+        return st.describe(st, finished)
     count = _count(st)
     if finished:
         text = (
@@ -189,28 +209,81 @@ def line(st: Stage, finished: bool = False) -> str:
 
 
 class LineReporter:
-    """Without a terminal: a line when a stage ends, one every `every_s` while it runs."""
+    """Without a terminal: a line when a stage ends, one every `every_s` while it counts, and
+    one on the reporter's clock for the innermost open stage when `every_s` passed without any
+    line (the clock starts when the reporter is made; `every_s` <= 0: a line at every update and
+    no clock, for tests)."""
 
     def __init__(self, write: Callable[[str], None], every_s: float = 10.0):
         self.write = write
         self.every_s = every_s
-        self._last: dict[int, float] = {}
+        self.created = time.monotonic()
+        self._last: dict[int, float] = {}  # each open stage's last line (its start before one)
+        self._open: list[Stage] = []  # open stages, innermost last
+        self._wrote = self.created  # the last line of any stage
+        self._lock = threading.RLock()
+        self._clock: tuple[threading.Thread, threading.Event] | None = None
+
+    def _emit(self, text: str, now: float) -> None:
+        self._wrote = now
+        self.write(text)
 
     def start(self, st: Stage) -> None:
-        self._last[id(st)] = time.monotonic()
+        with self._lock:
+            self._last[id(st)] = st.started
+            self._open.append(st)
+            if self.every_s > 0 and self._clock is None:
+                stop = threading.Event()
+                clock = threading.Thread(
+                    target=self._tick, args=(stop,), name="progress clock", daemon=True
+                )
+                self._clock = (clock, stop)
+                clock.start()
+
+    def show(self, st: Stage) -> None:
+        """The stage's line now, whatever the time since its last."""
+        with self._lock:
+            now = time.monotonic()
+            self._last[id(st)] = now
+            self._emit(line(st), now)
 
     def update(self, st: Stage) -> None:
-        now = time.monotonic()
-        if st.total is not None and st.done >= st.total:
-            return  # complete: the stage's end line says so
-        if now - self._last.get(id(st), now) >= self.every_s:
-            self._last[id(st)] = now
-            self.write(line(st))
+        with self._lock:
+            now = time.monotonic()
+            if st.total is not None and st.done >= st.total:
+                return  # complete: the stage's end line says so
+            if now - self._last.get(id(st), now) >= self.every_s:
+                self._last[id(st)] = now
+                self._emit(line(st), now)
 
     def finish(self, st: Stage) -> None:
-        self._last.pop(id(st), None)
-        if not st.failed:
-            self.write(line(st, finished=True))
+        with self._lock:
+            self._last.pop(id(st), None)
+            if st in self._open:
+                self._open.remove(st)
+            if not st.failed:
+                self._emit(line(st, finished=True), time.monotonic())
+            clock = self._clock if not self._open else None
+            if clock is not None:
+                self._clock = None
+                clock[1].set()
+        if clock is not None and clock[0] is not threading.current_thread():
+            clock[0].join()
+
+    def _tick(self, stop: threading.Event) -> None:
+        """The clock: a line for the innermost open stage when `every_s` passed without any
+        line since it started."""
+        step = min(1.0, self.every_s / 4)
+        while not stop.wait(step):
+            with self._lock:
+                if not self._open:
+                    continue
+                st = self._open[-1]
+                now = time.monotonic()
+                if now - max(self._wrote, self._last.get(id(st), now)) < self.every_s:
+                    continue
+                self._last[id(st)] = now
+                self._emit(line(st), now)
 
 
 def follow_log(lines: Iterable[str], name: str, pattern: str | None, reporter: Reporter) -> None:
@@ -223,7 +296,7 @@ def follow_log(lines: Iterable[str], name: str, pattern: str | None, reporter: R
         for raw in lines:
             m = rx.search(raw) if rx else None
             if rx is None:
-                st.advance()
+                st.update(done=st.done + 1, note=raw.strip()[:100] or None)
             elif m:
                 got = [int(g) for g in m.groups() if g is not None]
                 # one number: a percentage; two ("[12/345]"): a step of a total

@@ -23,9 +23,9 @@ from sqlalchemy import select
 from math2.llm import add_model
 from math2.runs.context import CALL_FAILED
 from math2.store import Attempt, RunItem, Store
+from tests.data_conformance import real_data
 
-pytestmark = pytest.mark.llm
-DATA = Path(__file__).resolve().parents[3] / "data" / "benchmarks" / "fate_m.json"
+pytestmark = [pytest.mark.llm, pytest.mark.data("fate-m")]  # the real FATE-M (conformance)
 ITEMS = 16
 
 
@@ -49,8 +49,9 @@ def _env(tmp: Path, base_url: str, db: Path) -> dict[str, str]:
 
 
 def test_formalize_16_fate_m_statements_with_smollm2(tmp_path, llama_server):
-    rows = json.loads(DATA.read_text(encoding="utf-8"))[:ITEMS]
-    assert len(rows) == ITEMS, f"{DATA} has fewer than {ITEMS} statements"
+    data = real_data("fate-m") / "fate_m.json"
+    rows = json.loads(data.read_text(encoding="utf-8"))[:ITEMS]
+    assert len(rows) == ITEMS, f"{data} has fewer than {ITEMS} statements"
     inp = tmp_path / "fate16.jsonl"
     inp.write_text(
         "".join(

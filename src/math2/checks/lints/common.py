@@ -32,7 +32,8 @@ PRECISION_FILE = Path(__file__).with_name("precision.json")
 @cache
 def measured_precision() -> dict[str, dict[str, Any]]:
     """The committed precision of each lint on the dev set (`precision.json`, written by
-    `benchmarks/lint_precision.py` from `math2 check data/checks-dev/pairs.jsonl --labels`)."""
+    `benchmarks/lint_precision.py` from `math2 check DIR/pairs.jsonl --labels`, DIR the data
+    set checks-dev)."""
     if not PRECISION_FILE.exists():
         return {}
     lints: dict[str, dict[str, Any]] = json.loads(PRECISION_FILE.read_text(encoding="utf-8")).get(
