@@ -30,7 +30,12 @@ def main() -> None:
             ray_job.job(template),
             ray_job.items(int(n)),
             executor="ray",
-            ray=RayOptions(address=address, batch_size=2, lean=ray_job.pool_config(Path(repl_log))),
+            ray=RayOptions(
+                address=address,
+                batch_size=2,
+                items_per_node=4,
+                lean=ray_job.pool_config(Path(repl_log)),
+            ),
             services_factory=functools.partial(ray_job.services, base_url),
             resources=ray_job.resources(),
             params=ray_job.params(base_url, repl_log, template, int(n)),
