@@ -3,13 +3,15 @@
     python benchmarks/retrieval.py --db sqlite:///m.db --work .math2/bench-retrieval \
         --crosswalk /path/to/crosswalk --mathlib /path/to/mathlib4 [--benchmarks DIR]
 
-Dev sets (none is MathlibQR/MathlibMPR or a file of MathForm's harness):
+Dev sets (`retrieval_sets.py`; none is MathlibQR/MathlibMPR or a file of MathForm's harness):
 - `titles`: a seeded half of the theorem lists' titles → their Mathlib declarations (Mathlib's
   docs/100.yaml and docs/1000.yaml, the 1000+ theorems pages under `--crosswalk`). The list
   titles of every target of this half are held out of the search aids; the other half's titles
   stay in as aids and are not measured;
-- `natural`, `lean`, `latex`: queries written for issue 24 from the mathematics
-  (`benchmarks/devsets/*.yaml`: plain-English descriptions, Lean-style statements, LaTeX);
+- `natural`, `lean`, `latex`, `slogans`, `nicknames`, `special`: queries written for issue 24
+  from the mathematics (`benchmarks/devsets/*.yaml`), 93 % of them for theorems;
+- `users-*`: the same six styles written for issue 33, 79 % of them for structures, classes,
+  defs, instances and inductives, each with its target kind;
 - `docstrings`: a seeded held-out split of Mathlib docstrings: the docstring is the query, its
   declaration the one relevant document, and that docstring is left out of every index built
   here (and of the aids);
@@ -21,7 +23,10 @@ pool). The baseline is plain BM25 as before issue 24 (index text v3: words + phr
 in the same run beside v4 (Snowball stems) with and without the search aids (module-doc main
 results and list titles from `--mathlib` and the store; the enclosing declarations'
 docstrings). Reported per set and configuration: nDCG@10 and its ratio to the baseline,
-Recall@10, Recall@50, MRR (binary relevance), and p50/p95 latency of one query.
+Recall@10, Recall@50, MRR (binary relevance), and p50/p95 latency of one query; then every
+figure per query style and per target kind (`retrieval_report.py`), p50/p95 of the command
+line's own call (`Searcher.search`, names not preloaded) at k = 10 and k = 100 on the default
+path, and the run's CPU time and load average beside its wall time.
 
 With `--dense ENCODER` the v4 index also gets its dense part (every declaration embedded, an
 HNSW graph at this size; resumable), timed, and the fused configurations are measured beside the
@@ -33,19 +38,26 @@ cosine rank with the BM25 rank.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import math
 import os
 import platform
-import re
 import resource
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
-import yaml
+from check_devsets import declarations
+from retrieval_report import RunClock, Scores, cli_latency, mean, print_breakdowns, score
+from retrieval_sets import (
+    Item,
+    docstring_split,
+    kinds,
+    lists,
+    premises,
+    split_lists,
+    written,
+)
 from sqlalchemy import select
 
 from math2.retrieval.encoder import ENCODERS, load_encoder
@@ -63,88 +75,25 @@ from math2.retrieval.index import (
 from math2.retrieval.text import TEXT_VERSION, document_text
 from math2.store import Mention, Source, Store
 
-_IDENT = re.compile(r"[A-Za-z_][\w.'!?]*")
-_OPEN = re.compile(r"^open\s+(.+)$", re.M)
 
-Item = tuple[str, str, set[str]]  # (id, query, relevant names)
-
-
-def premises(data: Path, names: set[str]) -> list[Item]:
-    items = []
-    for f in ("minif2f.jsonl", "proofnet.jsonl"):
-        for line in (data / f).read_text().splitlines():
-            it = json.loads(line)
-            opens = [ns for ln in _OPEN.findall(it.get("header", "")) for ns in ln.split()]
-            rel = set()
-            for t in set(_IDENT.findall(it["formal_statement"])):
-                for cand in (t, *(f"{ns}.{t}" for ns in opens)):
-                    if cand in names:
-                        rel.add(cand)
-                        break
-            q = (it.get("informal_prefix") or it.get("informal_statement") or "").strip()
-            q = q.replace("/--", "").replace("-/", "").strip()
-            if rel and q:
-                items.append((it["name"], q, rel))
-    return items
-
-
-def lists(crosswalk: Path, names: set[str]) -> list[Item]:
-    by_title: dict[str, set[str]] = {}
-    for n in ("100", "1000"):
-        data = yaml.safe_load((crosswalk / "mathlib-docs" / f"{n}.yaml").read_text())
-        for v in data.values():
-            if isinstance(v, dict) and v.get("title"):
-                decls = ([v["decl"]] if v.get("decl") else []) + list(v.get("decls") or [])
-                by_title.setdefault(v["title"].strip(), set()).update(decls)
-    for page in sorted((crosswalk / "1000-plus" / "_thm").glob("*.md")):
-        parts = page.read_text().split("---")
-        front = yaml.safe_load(parts[1]) or {}
-        title = next((ln[2:].strip() for ln in parts[1].splitlines() if ln.startswith("# ")), "")
-        for e in front.get("lean") or []:
-            if e.get("library") == "L" and title:
-                by_title.setdefault(title, set()).update(e.get("identifiers") or [])
-    return [(t, t, rel & names) for t, rel in sorted(by_title.items()) if rel & names]
-
-
-def docstring_split(db: str, n: int, seed: int) -> tuple[list[Item], set[int]]:
-    """`n` declarations with a docstring of at least 40 characters, chosen by a seeded hash."""
-    store = Store(db)
-    with store.session() as s:
-        src = s.scalar(select(Source).where(Source.name == "mathlib"))
-        rows = s.execute(
-            select(Mention.id, Mention.name, Mention.docstring).where(
-                Mention.source_id == src.id,
-                Mention.status == "active",
-                Mention.allow_completion.is_(True),
-                Mention.docstring.is_not(None),
-            )
-        ).all()
-
-    def key(name: str) -> str:
-        return hashlib.sha256(f"{seed}:{name}".encode()).hexdigest()
-
-    chosen = sorted((r for r in rows if len(r[2]) >= 40), key=lambda r: key(r[1]))[:n]
-    return [(r[1], r[2], {r[1]}) for r in chosen], {r[0] for r in chosen}
-
-
-def metrics(ix: SearchIndex, items: list[Item], parts, **kw) -> dict[str, float]:
-    tot = dict.fromkeys(("nDCG@10", "R@10", "R@50", "MRR"), 0.0)
+def item_scores(ix: SearchIndex, items: list[Item], parts, **kw) -> list[dict[str, float]]:
+    """Each item's nDCG@10, Recall@10, Recall@50 and reciprocal rank (`retrieval_report.score`)."""
+    out = []
     for start in range(0, len(items), 64):
         chunk = items[start : start + 64]
         batch = ix.search_batch([q for _, q, _ in chunk], k=50, pool=100, parts=parts, **kw)
         for hits, (_, _, rel) in zip(batch, chunk, strict=True):
-            _score([h.name for h in hits], rel, tot)
-    return {k: v / max(1, len(items)) for k, v in tot.items()}
+            out.append(score([h.name for h in hits], rel))
+    return out
+
+
+def metrics(ix: SearchIndex, items: list[Item], parts, **kw) -> dict[str, float]:
+    return mean(item_scores(ix, items, parts, **kw))
 
 
 def _score(names: list[str], rel: set[str], tot: dict[str, float]) -> None:
-    dcg = sum(1 / math.log2(i + 2) for i, n in enumerate(names[:10]) if n in rel)
-    idcg = sum(1 / math.log2(i + 2) for i in range(min(len(rel), 10)))
-    tot["nDCG@10"] += dcg / idcg
-    tot["R@10"] += len(rel & set(names[:10])) / len(rel)
-    tot["R@50"] += len(rel & set(names[:50])) / len(rel)
-    first = next((i for i, n in enumerate(names) if n in rel), None)
-    tot["MRR"] += 1 / (first + 1) if first is not None else 0.0
+    for key, value in score(names, rel).items():
+        tot[key] += value
 
 
 def compare_encoders(
@@ -206,29 +155,6 @@ def latency(ix: SearchIndex, queries: list[str], parts, **kw) -> tuple[float, fl
     return statistics.median(ts), ts[int(0.95 * (len(ts) - 1))]
 
 
-def written(folder: Path, names: set[str]) -> dict[str, list[Item]]:
-    """The dev sets written for issue 24 (`benchmarks/devsets/*.yaml`: natural-language
-    descriptions, Lean-style and LaTeX-style queries), targets present in the index only."""
-    out = {}
-    for f in sorted(folder.glob("*.yaml")):
-        items = yaml.safe_load(f.read_text())
-        out[f.stem] = [
-            (it["q"], it["q"], set(it["a"]) & names) for it in items if set(it["a"]) & names
-        ]
-    return out
-
-
-def split_lists(items: list[Item], seed: int) -> tuple[list[Item], set[str]]:
-    """A seeded half of the title queries as the dev set; its targets' list titles are kept
-    out of the search aids (the other half's titles stay in as aids and are not measured)."""
-
-    def key(title: str) -> str:
-        return hashlib.sha256(f"lists:{seed}:{title}".encode()).hexdigest()
-
-    dev = [it for it in items if key(it[0]) < "8"]
-    return dev, {n for _, _, rel in dev for n in rel}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--db", default="sqlite:///math2.db")
@@ -277,6 +203,7 @@ def main() -> None:
     )
     ap.add_argument("--reuse", action="store_true", help="reuse indexes already under --work")
     args = ap.parse_args()
+    clock = RunClock()
     store = Store(args.db)
     doc_items, hidden = docstring_split(args.db, args.docstrings, args.seed)
     with store.session() as s:
@@ -317,6 +244,8 @@ def main() -> None:
     sets["docstrings"] = doc_items
     if args.benchmarks:
         sets["premises"] = premises(args.benchmarks, names)
+    decl_kinds = {name: d[0] for name, d in declarations(args.db).items()}
+    target_kinds = kinds(sets, args.devsets, names, decl_kinds)
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     print(f"machine: {machine} (shared with other jobs: timings are upper bounds)")
     print(f"full index: {len(indexes[4])} declarations; aids: {indexes[4].meta.get('aids')} "
@@ -371,14 +300,17 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     lat = {}
     baseline: dict[str, float] = {}
+    per_item: dict[str, Scores] = {}
     for label, version, parts, aids_w, parents_w, syn_w, tr_w, *dw in configs:
         ix = indexes[version]
         ix.aids_weight, ix.parents_weight = aids_w, parents_w
         ix.synonym_weight, ix.translated_weight = syn_w, tr_w
         ix.shape_weight = dw[1] if len(dw) > 1 else 0.0
         kw = {"prior_weight": 0.0, **({"dense_weight": dw[0]} if dw else {})}
+        per_item[label] = {}
         for name, items in sets.items():
-            m = metrics(ix, items, parts, **kw)
+            per_item[label][name] = item_scores(ix, items, parts, **kw)
+            m = mean(per_item[label][name])
             baseline.setdefault(name, m["nDCG@10"])
             ratio = m["nDCG@10"] / baseline[name] if baseline[name] else float("nan")
             print(
@@ -391,6 +323,26 @@ def main() -> None:
     print("|---|---|---|")
     for label, (p50, p95) in lat.items():
         print(f"| {label} | {p50:.1f} | {p95:.1f} |")
+    print("\nPer query style (a set's name less `users-`) and per target kind; sets: new = "
+          "users-*, old = the issue-24 sets and titles; held-out mix = nDCG@10 weighted by the "
+          "held-out benchmark's kinds (theorem 37 %, structure 20 %, class 15 %, def 14 %, "
+          "instance 12 %, inductive 3 %)")  # fmt: skip
+    print("| table | configuration | style or kind | sets | n | nDCG@10 (ratio) | R@10 | R@50 "
+          "| MRR |\n|---|---|---|---|---|---|---|---|---|")  # fmt: skip
+    cell_base: dict = {}
+    for label, scores in per_item.items():
+        print_breakdowns(label, scores, target_kinds, cell_base)
+    default = f"v{TEXT_VERSION}"
+    print(
+        f"\nThe command line's own call on the default path: Searcher({args.work}).search(q, "
+        f"{default!r}, k), no store, names not preloaded; {len(qs)} queries, one at a time"
+    )
+    print("| k | wall p50 ms | wall p95 ms | CPU p50 ms | CPU p95 ms | CPU mean ms |")
+    print("|---|---|---|---|---|---|")
+    for k in (10, 100):
+        c = cli_latency(args.work, default, qs, k)
+        print(f"| {k} | {c['wall p50']:.1f} | {c['wall p95']:.1f} | {c['cpu p50']:.1f} "
+              f"| {c['cpu p95']:.1f} | {c['cpu mean']:.1f} |", flush=True)  # fmt: skip
     if args.compare_encoders:
         print(f"\nencoders reordering the v4 BM25 top {args.rerank_top} (full index):")
         res = compare_encoders(store, indexes[4], hidden, sets, args.rerank_top)
@@ -399,6 +351,7 @@ def main() -> None:
         for (enc, set_name), m in res.items():
             print(f"| {enc} | {set_name} | {m['nDCG@10']:.3f} | {m['R@10']:.3f} "
                   f"| {m['R@50']:.3f} | {m['MRR']:.3f} |")  # fmt: skip
+    print(f"\n{clock.summary()}")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from retrieval_sets import docstring_split, lists, split_lists, written
 from sqlalchemy import select
 
 from math2.retrieval.dense import MAX_TOKENS
@@ -38,7 +39,7 @@ from math2.retrieval.encoder import load_encoder
 from math2.retrieval.index import RRF_K, SearchIndex
 from math2.retrieval.text import dense_text, prose_tokens
 from math2.store import Mention, Source, Store
-from retrieval import _score, docstring_split, lists, metrics, split_lists, written
+from retrieval import _score, metrics
 
 
 def features(bm25_rank: np.ndarray, cos: np.ndarray, share: float) -> np.ndarray:

@@ -1,6 +1,7 @@
-"""Wall time of `math2 search` from the command line, cold and warm, over a store's indexes.
+"""Wall and CPU time of `math2 search` from the command line, cold and warm, over a store's
+indexes.
 
-    python benchmarks/search_cli.py --store /path/to/store-folder [--runs 10]
+    python benchmarks/search_cli.py --store /path/to/store-folder [--runs 10] [--before SRC]
 
 The folder holds math2.db and `.math2/index/` (as `math2 build` leaves them, here with all of
 Mathlib and set.mm). Each run is a new `math2 search` process (what a user types), timed from
@@ -13,8 +14,14 @@ start to exit:
 
 Three scopes: the default (Mathlib), `--library setmm`, and `--library all` (every built
 index, merged). Queries are fixed below (a title, a description, a Lean statement). The
-baseline, in the same run, is `math2 search --help`: the same process start and imports (every
-command module), no index read, so the difference is what searching costs.
+baselines, in the same run, are `math2 --version` (the process start, no command's imports)
+and `math2 search --help` (the search command's imports, no index read), so the differences
+are what importing and searching cost. With `--before SRC` (the `src/` folder of another
+checkout, e.g. `git archive BASE src | tar -x -C /tmp/base`), every row is measured for it too,
+interleaved, so a change is a ratio within one run. Each process is `python -m math2 …` with
+`PYTHONPATH` set to the `src/` measured. CPU time is the child's user + system time (what the
+machine spends, which the load of other jobs inflates far less than wall time); the load
+average is printed before and after.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -48,22 +56,33 @@ def drop_cache(folder: Path) -> None:
                 os.close(fd)
 
 
-def run(store: Path, query: str | None, scope: list[str]) -> float:
-    math2 = Path(sys.executable).with_name("math2")
-    args = [query, *scope] if query is not None else ["--help"]
-    cmd = [str(math2), "--db", f"sqlite:///{store / 'math2.db'}", "search", *args]
+BASELINES = {"baseline: `math2 --version`": ["--version"], "baseline: `math2 search --help`":
+             ["search", "--help"]}  # fmt: skip
+
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def run(store: Path, args: list[str], src: Path = SRC) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system) of one `math2 --db STORE …` process."""
+    cmd = [sys.executable, "-m", "math2", "--db", f"sqlite:///{store / 'math2.db'}", *args]
+    env = os.environ | {"PYTHONPATH": str(src)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    res = subprocess.run(cmd, cwd=store, capture_output=True, text=True, check=False)
+    res = subprocess.run(cmd, cwd=store, env=env, capture_output=True, text=True, check=False)
     dt = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if res.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr}")
-    return dt
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return dt, cpu
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--store", type=Path, required=True)
     ap.add_argument("--runs", type=int, default=5, help="runs per query, scope and state")
+    ap.add_argument("--before", type=Path, help="the src/ folder of a checkout to compare with")
     args = ap.parse_args()
     index = args.store / ".math2" / "index"
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
@@ -71,17 +90,29 @@ def main() -> None:
     for lib in sorted(p.name for p in index.iterdir() if (p / "meta.json").exists()):
         size = sum(f.stat().st_size for f in (index / lib).rglob("*") if f.is_file())
         print(f"index {lib}: {size / 2**20:.0f} MiB on disk")
-    print("\n| scope | cold p50 s | cold max s | warm p50 s | warm max s |")
-    print("|---|---|---|---|---|")
-    for label, scope in {"baseline: `math2 search --help`": [], **SCOPES}.items():
-        cold, warm = [], []
+    print(f"load average before: {'/'.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print("\n| command | cold wall p50 s | cold CPU p50 s | cold CPU max s | warm wall p50 s "
+          "| warm CPU p50 s | warm CPU max s |\n|---|---|---|---|---|---|---|")  # fmt: skip
+    rows = {k: [v] * len(QUERIES) for k, v in BASELINES.items()}
+    rows |= {k: [["search", q, *scope] for q in QUERIES] for k, scope in SCOPES.items()}
+    srcs = {"": SRC} | ({" (before)": args.before} if args.before else {})
+    for label, commands in rows.items():
+        cold: dict[str, list] = {t: [] for t in srcs}
+        warm: dict[str, list] = {t: [] for t in srcs}
         for _ in range(args.runs):
-            for q in QUERIES if not label.startswith("baseline") else [None] * len(QUERIES):
-                drop_cache(index)
-                cold.append(run(args.store, q, scope))
-                warm.append(run(args.store, q, scope))
-        print(f"| {label} | {statistics.median(cold):.2f} | {max(cold):.2f} "
-              f"| {statistics.median(warm):.2f} | {max(warm):.2f} |", flush=True)  # fmt: skip
+            for cmd in commands:
+                for tag, src in srcs.items():
+                    drop_cache(index)
+                    cold[tag].append(run(args.store, cmd, src))
+                    warm[tag].append(run(args.store, cmd, src))
+        for tag in srcs:
+            c, w = cold[tag], warm[tag]
+            print(f"| {label}{tag} | {statistics.median(x for x, _ in c):.2f} "
+                  f"| {statistics.median(x for _, x in c):.2f} | {max(x for _, x in c):.2f} "
+                  f"| {statistics.median(x for x, _ in w):.2f} "
+                  f"| {statistics.median(x for _, x in w):.2f} | {max(x for _, x in w):.2f} |",
+                  flush=True)  # fmt: skip
+    print(f"load average after: {'/'.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

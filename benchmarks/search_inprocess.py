@@ -1,51 +1,71 @@
-"""The one search's own cost, in one process: `math2.retrieval.search` (scope, merge, resolve)
-against the index's lower-level path (`SearchIndex.search` + a snippet per hit, what
-`math2 search` ran before issue 23.2), alternating, the index files dropped from the page cache
-before each call (cold), and checking both give the same hits.
+"""What one query costs the command line's own call, in one process: `Searcher.search` over a
+Searcher without a store (the index's names not preloaded: what `math2 search` does), at
+several k, wall and CPU time per call, warm (after a first query opened the index's parts).
 
-    python benchmarks/search_inprocess.py --store /path/to/store-folder [--runs 5]
+    python benchmarks/search_inprocess.py --store /path/to/store-folder [--k 10 100] \
+        [--queries 200] [--before SRC]
+
+The queries are every dev set's (`benchmarks/devsets/*.yaml`), a fixed sample. With `--before
+SRC` (the `src/` folder of another checkout: `git archive BASE src | tar -x -C /tmp/base`),
+the same measurement (`retrieval_report.cli_latency`) runs in a child process importing that
+code, interleaved by k with this checkout's, so a change is a ratio within one run. CPU is
+`time.process_time` (user + system of the process); the load average is printed beside.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
-from search_cli import QUERIES, drop_cache
+import yaml
+from retrieval_report import cli_latency
 
-from math2.retrieval import Searcher
-from math2.retrieval.index import SearchIndex
+DEVSETS = Path(__file__).parent / "devsets"
+
+
+def queries(n: int) -> list[str]:
+    every = [
+        it["q"] for f in sorted(DEVSETS.glob("*.yaml")) for it in yaml.safe_load(f.read_text())
+    ]
+    return every[:: max(1, len(every) // n)][:n]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--store", type=Path, required=True)
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--library", default="mathlib")
+    ap.add_argument("--k", type=int, nargs="+", default=[10, 100])
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--before", type=Path, help="the src/ folder of a checkout to compare with")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     root = args.store / ".math2" / "index"
-
-    def lower(q: str) -> list:
-        ix = SearchIndex(root / "mathlib")
-        return [(h.name, ix.snippet(h.position)) for h in ix.search(q, 10)]
-
-    def one_search(q: str) -> list:
-        return [(h.name, h.statement) for h in Searcher(root).search(q, "mathlib", 10)]
-
-    paths = {"SearchIndex + snippets": lower, "math2.retrieval.search": one_search}
-    times: dict[str, list[float]] = {k: [] for k in paths}
-    for rep in range(args.runs):
-        for q in QUERIES:
-            for label, fn in list(paths.items())[:: 1 if rep % 2 else -1]:
-                drop_cache(root)
-                t0 = time.perf_counter()
-                fn(q)
-                times[label].append(time.perf_counter() - t0)
-            assert lower(q) == one_search(q), q
-    print("| path (cold) | p50 ms | max ms |\n|---|---|---|")
-    for label, ts in times.items():
-        print(f"| {label} | {statistics.median(ts) * 1000:.0f} | {max(ts) * 1000:.0f} |")
+    qs = queries(args.queries)
+    if args.child:  # one k, as JSON, for the parent
+        print(json.dumps(cli_latency(root, args.library, qs, args.k[0])))
+        return
+    print(f"{len(qs)} queries, {os.cpu_count()} CPUs, load average before "
+          f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())}")  # fmt: skip
+    print("| code | k | wall p50 ms | wall p95 ms | CPU p50 ms | CPU p95 ms | CPU mean ms |")
+    print("|---|---|---|---|---|---|---|")
+    for k in args.k:
+        rows = {"this checkout": cli_latency(root, args.library, qs, k)}
+        if args.before:
+            cmd = [sys.executable, __file__, "--store", str(args.store), "--library",
+                   args.library, "--k", str(k), "--queries", str(args.queries),
+                   "--child"]  # fmt: skip
+            env = os.environ | {"PYTHONPATH": str(args.before)}
+            out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+            rows[f"before ({args.before})"] = json.loads(out.stdout)
+        for label, m in rows.items():
+            print(f"| {label} | {k} | {m['wall p50']:.1f} | {m['wall p95']:.1f} "
+                  f"| {m['cpu p50']:.1f} | {m['cpu p95']:.1f} | {m['cpu mean']:.1f} |",
+                  flush=True)  # fmt: skip
+    print(f"load average after: {'/'.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

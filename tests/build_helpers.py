@@ -85,3 +85,21 @@ def assert_clean_error(res: subprocess.CompletedProcess, *needles: str) -> None:
     text = " ".join(ln.strip() for ln in lines)
     for n in needles:
         assert n in text, (n, text)
+
+
+def pinned_manifest(
+    folder: Path, pins: dict[str, str], keep: tuple[str, ...] | None = None, **fields: dict
+) -> Path:
+    """The real manifest with each source of `pins` pinned at that commit alone (cut down to
+    `keep` when given; `fields[NAME]` adds to or overrides a source's fields)."""
+    data = yaml.safe_load((REPO / "manifests" / "sources.yaml").read_text())
+    if keep is not None:
+        data["sources"] = [s for s in data["sources"] if s["name"] in keep]
+    for s in data["sources"]:
+        if s["name"] in pins:
+            s.pop("unpinned_reason", None)
+            s["pins"] = [{"commit": pins[s["name"]]}]
+        s.update(fields.get(s["name"].replace("-", "_"), {}))
+    path = folder / "sources.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path

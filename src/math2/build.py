@@ -31,11 +31,6 @@ NOT_IMPORTED = {
 }
 
 
-# Sources `math2 build` can fetch at their pin when this machine has no copy (their manifest
-# `url` is a git repository and the pin a commit).
-FETCHABLE = {"mathlib": "mathlib_dir"}
-
-
 class SourceOutcome(BaseModel):
     """What the build did with one source."""
 
@@ -75,35 +70,6 @@ def _build_skip(entry: SourceEntry, importers: dict[str, ImporterSpec]) -> Sourc
     return SourceOutcome(source=entry.name, status="skipped", reason=reason)
 
 
-def _fetch(
-    settings: Settings, entry: SourceEntry, offline: bool, say: Callable[[str], None]
-) -> tuple[Path | None, str]:
-    """The source at its pin from the cache, else fetched (unless offline); else why not."""
-    from math2.importers.fetch import FetchError, cached_checkout, fetch_pinned
-
-    pin = entry.current_pin
-    commit = pin.commit if pin else None
-    field = FETCHABLE[entry.name]
-    supply = (
-        f"give a checkout at commit {commit} with MATH2_DATA__{field.upper()}=PATH, or a git "
-        f"URL to fetch it from with MATH2_DATA__{entry.name.upper()}_URL"
-    )
-    if not commit:
-        return None, "no commit pinned in the manifest to fetch"
-    cache = Path(settings.data.cache_dir)
-    if (done := cached_checkout(cache, entry.name, commit)) is not None:
-        return done, ""
-    url = getattr(settings.data, f"{entry.name}_url", None) or entry.url
-    if offline:
-        return None, f"not fetched (--offline): {entry.name} at {commit[:12]} from {url}; {supply}"
-    if not url:
-        return None, f"no URL to fetch {entry.name} from; {supply}"
-    try:
-        return fetch_pinned(url, commit, cache, entry.name, progress=say), ""
-    except FetchError as exc:
-        return None, f"could not fetch {entry.name} at {commit[:12]} from {url} ({exc}); {supply}"
-
-
 def _run_importer(
     settings: Settings,
     store: Store,
@@ -114,19 +80,21 @@ def _run_importer(
     offline: bool = True,
     say: Callable[[str], None] = lambda _m: None,
 ) -> SourceOutcome:
-    """Run one importer on `path`, or wherever it looks (or a fetch at its pin); a skip when
-    its data is not here."""
+    """Run one importer on `path`, or on what `importers.supply` finds (a local copy, an
+    earlier fetch, or a fetch at the pin); a skip that says why when the data is not here."""
+    how = f"from {path}"
     if path is None:
-        path, why = spec.locate(settings)
-        if path is None and entry.name in FETCHABLE:
-            path, why = _fetch(settings, entry, offline, say)
-        if path is None:
-            return SourceOutcome(source=entry.name, status="skipped", reason=why)
+        from math2.importers.supply import supply
+
+        got = supply(settings, entry, spec, offline=offline, say=say)
+        if got.path is None:
+            return SourceOutcome(source=entry.name, status="skipped", reason=got.how)
+        path, how = got.path, got.how
     from math2.util.progress import stage
 
     with stage(f"import {entry.name}"):
         result = spec.run(store, entry, Path(path))
-    reason = "already imported at this pin" if result.skipped_already_done else f"from {path}"
+    reason = f"already imported at this pin ({how})" if result.skipped_already_done else how
     return SourceOutcome(source=entry.name, status="imported", reason=reason, result=result)
 
 
@@ -308,17 +276,20 @@ def _build(
             on_outcome(outcome)
     from math2.crosswalk.cluster import cluster
     from math2.crosswalk.select import select_nodes
+    from math2.importers.wiedijk import share_facts
     from math2.util.progress import stage
 
     with store.session() as s, stage("crosswalks, clustering and node selection"):
         rep = cluster(s)
+        shared = share_facts(s)
         sel = select_nodes(s, "mathlib", settings.select.requests)
     steps = [
         (
             "crosswalks + clustering (K6.7)",
             f"{rep.edges_linked} edges linked to imported declarations, "
             f"{rep.mentions_joined} mentions joined nodes, {rep.type_hash_joined} by type hash, "
-            f"{rep.nodes_merged} nodes merged by Wikidata id, {rep.conflicts} conflicts left",
+            f"{rep.nodes_merged} nodes merged by Wikidata id, {rep.conflicts} conflicts left, "
+            f"{shared} 1000+ nodes given Wiedijk's facts",
         ),
         (
             "node selection (K6.4)",

@@ -92,9 +92,24 @@ class DataSettings(BaseModel):
     mizar_dir: Path | None = None
     stacks_dir: Path | None = None
     theoremgraph_dir: Path | None = None
+    # The other systems' checkouts (K6.6), each at its manifest pin.
+    rocq_stdlib_dir: Path | None = None
+    hol_light_dir: Path | None = None
+    hol4_dir: Path | None = None
+    naproche_dir: Path | None = None
+    nasalib_dir: Path | None = None
+    acl2_books_dir: Path | None = None
+    # A saved copy of Wiedijk's "Formalizing 100 Theorems" page (facts only, K6.7).
+    wiedijk_100: Path | None = None
+    # The AI-written informal datasets (search aids, K6.4): a parquet/JSONL file or folder.
+    herald_dir: Path | None = None
+    frenzymath_mathlib_informal_dir: Path | None = None
     # Where `math2 build` fetches a pinned source from when no local copy is given (the
-    # manifest's url when unset), and the folder its verified checkouts are kept in.
+    # manifest's url when unset): `mathlib_url`, or `urls` by source name
+    # (MATH2_DATA__URLS='{"hol4": "file:///srv/mirror/HOL"}'); and the folder its verified
+    # checkouts are kept in.
     mathlib_url: str | None = None
+    urls: dict[str, str] = Field(default_factory=dict)
     cache_dir: Path = Path(".math2/cache")
 
 

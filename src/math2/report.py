@@ -35,10 +35,25 @@ class SourceRow(BaseModel):
     crosswalk_candidates: int = 0
 
 
+class SystemRow(BaseModel):
+    """One system's line of the report: its libraries' mentions and the nodes they sit on, and
+    the crosswalk edges whose target is a declaration of this system (accepted, and of those
+    the ones linked to an imported mention; candidates the align role has not judged)."""
+
+    system: str
+    sources: list[str] = []
+    mentions_active: int = 0
+    nodes: int = 0
+    crosswalks: int = 0
+    crosswalks_linked: int = 0
+    crosswalk_candidates: int = 0
+
+
 class CorpusReport(BaseModel):
     """The whole report, as data (the CLI renders it)."""
 
     sources: list[SourceRow]
+    systems: list[SystemRow] = []
     nodes: int
     nodes_by_selection: dict[str, int]
     bindings: int
@@ -99,6 +114,7 @@ def build_report(session: Session) -> CorpusReport:
     )
     return CorpusReport(
         sources=list(rows.values()),
+        systems=_systems(session),
         nodes=session.scalar(select(func.count()).select_from(Node)) or 0,
         nodes_by_selection={str(k): v for k, v in _grouped(session, Node.selected_by).items()},
         bindings=session.scalar(select(func.count()).select_from(Binding)) or 0,
@@ -115,6 +131,41 @@ def build_report(session: Session) -> CorpusReport:
         text_by_licence={str(k): v for k, v in _grouped(session, TextRecord.licence).items()},
         text_by_author={str(k): v for k, v in _grouped(session, TextRecord.author_kind).items()},
     )
+
+
+def _systems(session: Session) -> list[SystemRow]:
+    """Mentions, nodes and crosswalks per system (K6.6)."""
+    rows: dict[str, SystemRow] = {}
+
+    def row(system: str) -> SystemRow:
+        return rows.setdefault(system, SystemRow(system=system))
+
+    for system, name in session.execute(
+        select(Source.system, Source.name).join(Mention, Mention.source_id == Source.id).distinct()
+    ):
+        row(system).sources.append(name)
+    active = Mention.status == "active"
+    q = (
+        select(Source.system, func.count(), func.count(func.distinct(Mention.node_id)))
+        .join(Mention, Mention.source_id == Source.id)
+        .where(active)
+        .group_by(Source.system)
+    )
+    for system, n, nodes in session.execute(q):
+        row(system).mentions_active, row(system).nodes = n, nodes
+    q2 = select(
+        Crosswalk.system, Crosswalk.status, Crosswalk.mention_id.is_not(None), func.count()
+    ).group_by(Crosswalk.system, Crosswalk.status, Crosswalk.mention_id.is_not(None))
+    for system, status, linked, n in session.execute(q2):
+        r = row(system)
+        if status == "accepted":
+            r.crosswalks += n
+            r.crosswalks_linked += n if linked else 0
+        elif status == "candidate":
+            r.crosswalk_candidates += n
+    for r in rows.values():
+        r.sources.sort()
+    return sorted(rows.values(), key=lambda r: r.system)
 
 
 # Columns that say when or in which order rows were written, not what the corpus holds.

@@ -6,8 +6,10 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 
 from math2.store import Store, open_store
@@ -50,18 +52,22 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def live_server(web_store) -> Iterator[tuple[str, Store, Seeded]]:
-    """The app under uvicorn on a free port of 127.0.0.1, in a thread of this process."""
+@contextmanager
+def serving(app) -> Iterator[str]:
+    """`app` under uvicorn on a free port of 127.0.0.1, in a thread of this process (uvicorn's
+    own proxy-header reading off, as `math2 serve` runs it); yields the base URL."""
     import uvicorn
 
-    from math2.web import create_app
-
-    store, seeded, index_dir = web_store
     port = _free_port()
-    app = create_app(store, index_dir, secret="test-secret")
     server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+        uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            lifespan="off",
+            proxy_headers=False,
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -70,6 +76,25 @@ def live_server(web_store) -> Iterator[tuple[str, Store, Seeded]]:
         if time.monotonic() > deadline or not thread.is_alive():
             pytest.fail("the web app did not start")
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", store, seeded
-    server.should_exit = True
-    thread.join(10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def client_from(base: str, address: str, **kw) -> httpx.Client:
+    """An HTTP client whose connections come from `address` (any of 127.0.0.0/8 on Linux), so
+    that one test can be several peers."""
+    transport = httpx.HTTPTransport(local_address=address)
+    return httpx.Client(base_url=base, transport=transport, timeout=60, **kw)
+
+
+@pytest.fixture
+def live_server(web_store) -> Iterator[tuple[str, Store, Seeded]]:
+    """The app under uvicorn on a free port of 127.0.0.1, in a thread of this process."""
+    from math2.web import create_app
+
+    store, seeded, index_dir = web_store
+    with serving(create_app(store, index_dir, secret="test-secret")) as base:
+        yield base, store, seeded

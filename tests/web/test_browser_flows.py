@@ -143,3 +143,47 @@ def test_pages_fit_a_phone(browser, live_server) -> None:  # noqa: F811
         header = pg.evaluate("document.querySelector('header').getBoundingClientRect().right")
         assert header <= 376, (path, header)
     context.close()
+
+
+def test_an_edit_another_reviewer_overtook_stays_in_the_box(page, live_server) -> None:  # noqa: F811
+    from math2.store import TextRecord
+    from math2.web import Decision, decide_agent_text
+
+    base, store, seeded = live_server
+    _sign_in(page, base)
+    item = page.locator(f"#agent-text-{seeded.agent_text_id}")
+    edited = "For a right triangle with legs $a, b$ and hypotenuse $c$: $a^2 + b^2 = c^2$."
+    item.locator("textarea[name=body]").fill(edited)
+    item.locator("input[name=reason]").fill("names the hypotenuse")
+    with store.session() as s:  # meanwhile, Carol rejects it
+        decide_agent_text(s, seeded.agent_text_id, Decision.REJECT, "carol", "too loose")
+    with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        item.locator("button[value=edit]").click()
+    assert answer.value.status == 409
+    page.wait_for_selector("#flash")
+    assert "already decided (rejected by carol)" in page.text_content("#flash")
+    item = page.locator(f"#refused ~ #agent-text-{seeded.agent_text_id}")
+    assert item.locator("textarea[name=body]").input_value() == edited
+    assert item.locator("input[name=reason]").input_value() == "names the hypotenuse"
+    assert item.locator("button[value=edit]").is_disabled()
+    assert page.locator(f"#decided-{seeded.agent_text_id}").text_content() == "rejected"
+    assert _reviews(store) == 1
+    with store.session() as s:
+        count = select(func.count()).select_from(TextRecord)
+        assert s.scalar(count.where(TextRecord.node_id == seeded.node_id)) == 0
+
+
+def test_a_docstring_shows_its_markdown_and_maths(page, live_server) -> None:  # noqa: F811
+    from math2.store import Mention
+
+    base, store, _ = live_server
+    with store.session() as s:
+        m = s.scalar(select(Mention).where(Mention.name == "Nat.add_comm"))
+        m.docstring = "Addition is **commutative**: $a_1 + b_1 = b_1 + a_1$.\n\n- `Nat.add`"
+        mention_id = m.id
+    page.goto(f"{base}/decl/{mention_id}")
+    page.wait_for_selector("body[data-math=done]")
+    doc = page.locator("#decl-docstring")
+    assert doc.locator("strong").text_content() == "commutative"
+    assert doc.locator("li code").text_content() == "Nat.add"
+    assert doc.locator(".katex").count() == 1 and "*" not in doc.text_content()

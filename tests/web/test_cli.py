@@ -73,3 +73,29 @@ def test_serve_refuses_a_trusted_header_without_a_trusted_proxy(tmp_path: Path) 
         app, ["--db", db, "serve", "--host", "0.0.0.0", "--trusted-header", "X-Remote-User"]
     )
     assert res.exit_code == 2 and "--trust-proxy" in res.output
+
+
+def test_serve_refuses_a_bad_proxy_address(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    res = CliRunner().invoke(app, ["--db", db, "serve", "--trust-proxy", "not-an-ip"])
+    assert res.exit_code == 2
+    said = " ".join(res.output.split())
+    assert "--trust-proxy 'not-an-ip' is not an IP address or network" in said
+
+
+def test_serve_leaves_forwarded_headers_to_the_app(tmp_path: Path, monkeypatch) -> None:
+    import uvicorn
+
+    db = str(tmp_path / "m.db")
+    assert CliRunner().invoke(app, ["--db", db, "init"]).exit_code == 0
+    seen: dict = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app_, **kw: seen.update(kw, app=app_))
+    res = CliRunner().invoke(app, ["--db", db, "serve"])
+    assert res.exit_code == 0, res.output
+    assert seen["proxy_headers"] is False and seen["forwarded_allow_ips"] == []
+    assert not seen["app"].state.trusted_proxies
+    args = ["--trust-proxy", "10.0.0.0/24", "--trust-proxy", "loopback"]
+    res = CliRunner().invoke(app, ["--db", db, "serve", "--trusted-header", "X-Remote-User", *args])
+    assert res.exit_code == 0, res.output
+    assert seen["forwarded_allow_ips"] == ["10.0.0.0/24", "127.0.0.1/32", "::1/128"]
+    assert "10.0.0.9" in seen["app"].state.trusted_proxies

@@ -124,7 +124,9 @@ def test_trusted_header_only_when_configured(web_store) -> None:
         assert (
             c.get("/review", headers={"x-user": "alice"}, follow_redirects=False).status_code == 303
         )
-    app = create_app(store, index_dir, secret="s", trusted_header="X-User")
+    app = create_app(
+        store, index_dir, secret="s", trusted_header="X-User", trusted_proxies=["loopback"]
+    )
     with TestClient(app, client=local) as c:
         assert c.get("/review", headers={"x-user": "alice"}).status_code == 200
         assert (
@@ -144,8 +146,12 @@ def _login(c: TestClient, password: str, username: str = "alice") -> int:
 
 
 def test_wrong_passwords_slow_the_guesser_not_the_reviewer(web_store) -> None:
+    from math2.web.throttle import LoginThrottle
+
     store, _, index_dir = web_store
-    app = create_app(store, index_dir, secret="s")
+    # The shared cap of new addresses out of the way (tests/web/test_throttle.py tries it).
+    roomy = LoginThrottle(unknown_burst=1000, unknown_per_s=1000.0)
+    app = create_app(store, index_dir, secret="s", login_throttle=roomy)
     with TestClient(app, client=("10.0.0.66", 1)) as attacker:
         codes = [_login(attacker, "wrong password") for _ in range(6)]
         assert codes[:3] == [401] * 3 and 429 in codes[3:]  # the name's delay, then the bucket
@@ -281,3 +287,132 @@ def test_every_search_hit_has_a_declaration_page(client) -> None:
     page = c.get(f"/decl/{decl.group(1)}").text
     assert f'href="/node/{seeded.node_id}"' in page
     assert '<option value="mathlib" selected>' in r.text  # the library menu
+
+
+def _api_routes(routes) -> list:
+    """Every APIRoute, in included routers too."""
+    from fastapi.routing import APIRoute
+
+    out = []
+    for route in routes:
+        if isinstance(route, APIRoute):
+            out.append(route)
+        elif hasattr(route, "original_router"):  # FastAPI's included router
+            out.extend(_api_routes(route.original_router.routes))
+    return out
+
+
+def _route_paths(app, value_of) -> list[tuple[str, str]]:
+    """(method, path) of every route of the app with each path parameter filled by
+    `value_of(annotation)`."""
+    out = []
+    for route in _api_routes(app.routes):
+        if not route.dependant.path_params:
+            continue
+        path = route.path
+        for p in route.dependant.path_params:
+            path = path.replace("{" + p.name + "}", value_of(p.field_info.annotation))
+        for method in sorted(route.methods - {"HEAD"}):
+            out.append((method, path))
+    return out
+
+
+def test_every_id_beyond_64_bits_is_a_404_on_every_route(client) -> None:
+    c, _, _ = client
+    token = _sign_in(c)
+    routes = _route_paths(c.app, lambda t: HUGE if t is int else "x")
+    assert len([r for r in routes if HUGE in r[1]]) >= 8
+    for method, path in routes:
+        if HUGE not in path:
+            continue
+        data = {"csrf_token": token, "decision": "reject", "reason": "x", "grade": "major"}
+        r = c.post(path, data=data) if method == "POST" else c.get(path)
+        assert r.status_code == 404, (method, path, r.status_code)
+        assert 'id="error"' in r.text
+        _has_headers(r)
+    assert c.get(f"/review?kind=binding&after={HUGE}").status_code == 422
+    assert c.get("/review?kind=nonsense").status_code == 422
+
+
+def test_head_is_answered_on_every_get_route(client) -> None:
+    c, _, seeded = client
+    routes = _api_routes(c.app.routes)
+    assert len(routes) > 15
+    for route in routes:
+        if "GET" in route.methods:
+            assert "HEAD" in route.methods, route.path
+    _sign_in(c)
+    for path in (
+        "/",
+        "/search?q=prime",
+        f"/node/{seeded.node_id}",
+        "/node?key=Q11518",
+        "/decl/1",
+        "/library/mathlib",
+        "/runs",
+        f"/runs/{seeded.run_id}",
+        f"/runs/{seeded.run_id}/trajectory?item=item-c",
+        "/audit",
+        f"/audit/{seeded.audit}",
+        "/login",
+        "/review",
+        f"/review/binding/{seeded.binding_id}",
+        "/static-lean.css",
+        "/static/app.css",
+        "/node/999",
+    ):
+        got = c.get(path, follow_redirects=False)
+        head = c.head(path, follow_redirects=False)
+        assert head.status_code == got.status_code, path
+        assert head.content == b"", path
+        assert head.headers.get("content-type") == got.headers.get("content-type"), path
+    assert c.head("/logout").status_code == 405  # a POST-only route
+
+
+def test_the_queue_comes_a_page_at_a_time_and_by_kind(client) -> None:
+    from math2.store import AgentText, ModelEntry
+    from math2.web.queue import PAGE
+
+    c, store, seeded = client
+    with store.session() as s:
+        model = s.scalar(select(ModelEntry))
+        for i in range(PAGE + 5):
+            s.add(
+                AgentText(
+                    kind="description" if i % 2 else "informal_statement",
+                    body=f"queued text {i}",
+                    node_id=seeded.node_id,
+                    model_id=model.id,
+                    template_id="t",
+                    template_hash="h" * 64,
+                )
+            )
+    _sign_in(c)
+    first = c.get("/review").text
+    ids = [int(x) for x in re.findall(r'id="agent-text-(\d+)"', first)]
+    assert len(ids) == PAGE and ids == sorted(ids)
+    nxt = re.search(r'id="next-agent-text" href="([^"]+)"', first)[1].replace("&amp;", "&")
+    second = c.get(nxt).text
+    more = [int(x) for x in re.findall(r'id="agent-text-(\d+)"', second)]
+    assert more and min(more) > max(ids) and len(ids) + len(more) == PAGE + 6
+    assert 'id="next-agent-text"' not in second
+    only = c.get("/review?kind=description").text
+    described = re.findall(r'id="agent-text-\d+".*?<strong>(\w+)</strong>', only, re.S)
+    assert described and set(described) == {"description"}
+    assert f'id="binding-{seeded.binding_id}"' not in only
+    bindings = c.get("/review?kind=binding").text
+    assert f'id="binding-{seeded.binding_id}"' in bindings and 'id="agent-text-' not in bindings
+
+
+def test_a_docstring_is_rendered_as_markdown_on_its_pages(client) -> None:
+    from math2.store import Mention
+
+    c, store, seeded = client
+    with store.session() as s:
+        m = s.scalar(select(Mention).where(Mention.name == "Nat.add_comm"))
+        m.docstring = "Addition is **commutative**: $a + b = b + a$. <script>x()</script>"
+        mention_id = m.id
+    for path in (f"/decl/{mention_id}", f"/node/{seeded.xss_node_id}"):
+        html = c.get(path).text
+        assert "<strong>commutative</strong>" in html, path
+        assert 'data-tex="a + b = b + a"' in html and "<script>x()" not in html, path

@@ -190,3 +190,24 @@ def test_run_items_come_a_page_at_a_time(any_web_store) -> None:
         assert [x["it"].item for x in second["items"]] == ["it3", "it4", "it5"]
         last = run_view(s, run.id, after=second["next_after"], page=3)
         assert [x["it"].item for x in last["items"]] == ["it6"] and last["next_after"] is None
+
+
+def test_docstrings_are_markdown_without_raw_html() -> None:
+    from math2.web.render import markdown_html
+
+    html = str(
+        markdown_html(
+            "The **sum** of `Finset.sum` is $\\sum_{i \\in s} f_i$; *see* [docs](https://x.org) "
+            "and [bad](javascript:alert(1)).\n\n<script>alert(1)</script> <b onclick=x>b</b>\n\n"
+            "$$a_1 * b_2 < c$$\n\n- one $x_1$ and $y_2$\n"
+        )
+    )
+    assert "<strong>sum</strong>" in html and "<code>Finset.sum</code>" in html
+    assert "<em>see</em>" in html and '<a href="https://x.org">docs</a>' in html
+    assert "javascript:" not in html.replace("[bad](javascript:alert(1))", "")
+    assert "<script>" not in html and "&lt;script&gt;" in html and "<b " not in html
+    # TeX is left to KaTeX whole: Markdown does not read its _ and * as emphasis.
+    assert 'data-tex="\\sum_{i \\in s} f_i"' in html
+    assert '<span class="math display" data-tex="a_1 * b_2 &lt; c">' in html
+    assert '<li>one <span class="math" data-tex="x_1">' in html
+    assert str(markdown_html(None)) == ""

@@ -1,38 +1,100 @@
-"""The `math2` command line: thin wrappers over the library, one module per capability."""
+"""The `math2` command line: thin wrappers over the library, one module per capability.
+
+The `math2` script imports only the module of the command it runs (`COMMANDS`): the others
+pull in the store, the model clients and the run engine, which cost `math2 search` most of its
+start-up. `from math2.cli import app` gives the app with every command registered.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import TYPE_CHECKING, Any
 
-from math2.cli import (  # noqa: F401 (each module registers its commands)
-    align,
-    audit,
-    check,
-    corpus,
-    datasets,
-    eval,
-    formalize,
-    informalize,
-    lean,
-    runs,
-    search,
-    serve,
-    sources,
-)
-from math2.cli._common import app, err
-from math2.errors import Math2Error
+if TYPE_CHECKING:
+    import typer
 
-__all__ = ["app", "main"]
+__all__ = ["COMMANDS", "app", "command_modules", "main"]
+
+# Each top-level command or command group → the module under math2.cli that registers it
+# (tests/test_cli_lazy.py checks this against what the modules register).
+COMMANDS = {
+    "align": "align",
+    "bindings": "align",
+    "audit": "audit",
+    "check": "check",
+    "copy-index": "check",
+    "report": "corpus",
+    "import": "corpus",
+    "crosswalk": "corpus",
+    "bump": "corpus",
+    "select": "corpus",
+    "build": "corpus",
+    "datasets": "datasets",
+    "eval": "eval",
+    "formalize": "formalize",
+    "informalize": "informalize",
+    "lean": "lean",
+    "runs": "runs",
+    "models": "runs",
+    "index": "search",
+    "search": "search",
+    "reviewers": "serve",
+    "serve": "serve",
+    "sources": "sources",
+    "init": "sources",
+}
+# The app's own options (math2.cli._common._main): those that take a value, and the others.
+_VALUED = {"--db"}
+_FLAGS = {"--verbose", "-v", "--version", "--help"}
+
+
+def _load(modules: set[str] | None) -> typer.Typer:
+    """The app with the commands of these modules registered (every module's for None)."""
+    for module in sorted(set(COMMANDS.values()) if modules is None else modules):
+        importlib.import_module(f"math2.cli.{module}")
+    from math2.cli._common import app
+
+    return app
+
+
+def command_modules(argv: list[str]) -> set[str] | None:
+    """The modules whose commands `argv` needs: the command's own; none for `--version`
+    alone; every module (None) for help, no command or a command not in the table."""
+    args = iter(argv)
+    for arg in args:
+        if arg in _VALUED:
+            next(args, None)
+        elif arg == "--version":
+            return set()  # eager: it prints and exits before any command is looked at
+        elif arg.startswith("-"):
+            if arg.split("=", 1)[0] not in _VALUED | _FLAGS and not arg.startswith("-v"):
+                return None
+        else:
+            module = COMMANDS.get(arg)
+            return {module} if module else None
+    return None
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        return _load(None)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
     """Entry point of the `math2` script."""
     import os
 
+    from math2.errors import Math2Error
+
     if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
         os.environ["COLUMNS"] = "200"  # help boxes full width in a pipe or a log, not 80
+    app = _load(command_modules(sys.argv[1:]))
     try:
         app()
     except Math2Error as exc:
+        from math2.cli._common import err
+
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
         sys.exit(2)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import logging
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from math2.config import Settings, load_settings
+
+if TYPE_CHECKING:
+    from math2.store import Store
+    from math2.util.progress import Reporter, Stage
 
 app = typer.Typer(
     help="math2: a corpus of mathematics, informal and formal side by side.",
@@ -54,15 +58,40 @@ def _main(
     # libraries that set their own loggers to DEBUG (bm25s) follow -v too, never more
     for name in ("bm25s", "httpx", "httpcore", "urllib3"):
         logging.getLogger(name).setLevel(max(level, logging.INFO if verbose < 2 else level))
-    from math2.cli._progress import stage_reporter
     from math2.util.progress import install
 
-    install(stage_reporter(err))  # fetch, scan, import, index build: bars or lines on stderr
+    install(_Stages(err))  # fetch, scan, import, index build: bars or lines on stderr
     overrides = {"db_url": db} if db else {}
     state.settings = load_settings(**overrides)
     from math2.util.textlimit import set_text_limit
 
     set_text_limit(state.settings.input.max_text_chars)  # every text input, one limit
+
+
+class _Stages:
+    """The command line's stage reporter (`math2.cli._progress.stage_reporter`), made when the
+    first stage starts: a command that reports no stage (`math2 search`) never imports it, nor
+    the run engine it shows."""
+
+    def __init__(self, console: Console):
+        self._console = console
+        self._real: Reporter | None = None
+
+    def _reporter(self) -> Reporter:
+        if self._real is None:
+            from math2.cli._progress import stage_reporter
+
+            self._real = stage_reporter(self._console)
+        return self._real
+
+    def start(self, st: Stage) -> None:
+        self._reporter().start(st)
+
+    def update(self, st: Stage) -> None:
+        self._reporter().update(st)
+
+    def finish(self, st: Stage) -> None:
+        self._reporter().finish(st)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -71,7 +100,7 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _store(migrate: bool = False, create: bool = False):
+def _store(migrate: bool = False, create: bool = False) -> Store:
     """The store of this invocation. Only `create` makes a new one (`math2 init` and `math2
     build` pass it); every other command on a missing store says so, exits 2 and leaves no
     file behind (README: "only init and build create a store")."""

@@ -50,6 +50,20 @@ def print_report(report) -> None:
             str(r.crosswalk_candidates),
         )
     out.print(table)
+    systems = Table(title="corpus report: per system")
+    for col in ("system", "sources", "mentions", "nodes", "crosswalks", "linked", "candidates"):
+        systems.add_column(col, justify="left" if col in ("system", "sources") else "right")
+    for sr in report.systems:
+        systems.add_row(
+            sr.system,
+            ", ".join(sr.sources) or "-",
+            str(sr.mentions_active),
+            str(sr.nodes),
+            str(sr.crosswalks),
+            str(sr.crosswalks_linked),
+            str(sr.crosswalk_candidates),
+        )
+    out.print(systems)
     empty = [r.name for r in report.sources if not (r.mentions_active or r.crosswalks)]
     out.print(f"sources with nothing in the store yet ({len(empty)}): {', '.join(empty)}")
     out.print(f"nodes: {report.nodes}  by selection signal: {report.nodes_by_selection or '-'}")

@@ -131,8 +131,9 @@ def serve(
         list[str] | None,
         typer.Option(
             "--trust-proxy",
-            help="The address of the reverse proxy whose --trusted-header is believed "
-            "(repeatable; 'loopback' for 127.0.0.1 and ::1).",
+            help="A reverse proxy (an address, a network such as 10.0.0.0/24, or 'loopback' for "
+            "127.0.0.1 and ::1) whose X-Forwarded-For/-Proto and --trusted-header are believed "
+            "(repeatable; none by default).",
         ),
     ] = None,
     https_only: Annotated[
@@ -150,9 +151,12 @@ def serve(
             "--trusted-header needs --trust-proxy ADDRESS (the proxy that sets it; "
             "'loopback' when it runs on this machine): otherwise anyone could send the header"
         )
-    proxies: list[str] = []
-    for p in trust_proxy or []:
-        proxies.extend(["127.0.0.1", "::1"] if p == "loopback" else [p])
+    from math2.web.proxy import ProxyError, TrustedProxies
+
+    try:
+        proxies = TrustedProxies.parse(trust_proxy or [])
+    except ProxyError as exc:
+        raise fail(str(exc)) from exc
     if not _loopback(host):
         plain = "" if https_only else " (without --https-only, over plain HTTP)"
         err.print(
@@ -169,8 +173,17 @@ def serve(
         Path(state.settings.retrieval.index_dir),
         secret=os.environ.get("MATH2_WEB_SECRET"),
         trusted_header=trusted_header,
-        trusted_proxies=tuple(proxies),
+        trusted_proxies=proxies,
         https_only=https_only,
     )
     out.print(f"math2 on http://{host}:{port}/")
-    uvicorn.run(app_, host=host, port=port, log_level="warning")
+    # The app reads forwarded headers itself, from --trust-proxy peers only (math2.web.proxy):
+    # uvicorn's own reading, which trusts 127.0.0.1 by default, stays off.
+    uvicorn.run(
+        app_,
+        host=host,
+        port=port,
+        log_level="warning",
+        proxy_headers=False,
+        forwarded_allow_ips=proxies.as_strings(),
+    )

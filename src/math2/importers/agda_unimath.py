@@ -179,7 +179,10 @@ def _notice(root: Path) -> str:
 
 
 def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
-    """Every `.lagda.md` under `path` (a checkout, or its `src/`)."""
+    """Every `.lagda.md` under `path` (a checkout at the pin, or its `src/`)."""
+    from math2.importers.systems import checkout_commit
+
+    checkout_commit(path, entry)  # a checkout at another commit is refused
     files = files_under(path, "**/*.lagda.md", ".lagda.md files")
     notice = _notice(path if any(path.glob("LICENSE*")) else path.parent)
 
@@ -256,6 +259,10 @@ def import_agda_unimath(store: Store, entry: SourceEntry, path: Path) -> ImportR
 
 register(
     ImporterSpec(
-        SOURCE, dir_locator("agda_unimath_dir", "agda-unimath checkout"), import_agda_unimath
+        SOURCE,
+        dir_locator("agda_unimath_dir", "agda-unimath checkout"),
+        import_agda_unimath,
+        fetch="git",
+        data_field="agda_unimath_dir",
     )
 )

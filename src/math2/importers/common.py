@@ -20,7 +20,16 @@ from math2.runs.lifecycle import find_run, finish_in
 from math2.sources.intake import IntakeClass
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
-from math2.store.models import Binding, Crosswalk, Mention, Node, Pin, Source, TextRecord
+from math2.store.models import (
+    Binding,
+    Crosswalk,
+    Mention,
+    Node,
+    Pin,
+    SearchAid,
+    Source,
+    TextRecord,
+)
 from math2.store.work import Run, RunItem
 from math2.util.files import file_digest  # noqa: F401 (importers' name for it)
 
@@ -223,6 +232,10 @@ def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
     session.execute(
         delete(TextRecord).where(TextRecord.source_id == src.id, TextRecord.pin_id == pin.id)
     )
+    aids = session.execute(
+        delete(SearchAid).where(SearchAid.source_id == src.id, SearchAid.pin_id == pin.id)
+    )
+    counts["search aids removed"] = getattr(aids, "rowcount", 0)
     counts["edges removed"] = session.execute(
         delete(Crosswalk).where(Crosswalk.source_id == src.id)
     ).rowcount

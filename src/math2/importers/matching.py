@@ -1,6 +1,7 @@
 """Matching datasets as candidate pairs (K6.7 step 3): TheoremGraph and the Stacks-to-Mathlib
-alignment. A pair becomes a crosswalk row with status `candidate`; only the align role, by
-accepting it, makes it an edge. No text of the dataset is copied."""
+alignment (whose importer, reading Mathlib's own `@[stacks]` attributes, is `stacks.py`). A pair
+becomes a crosswalk row with status `candidate`; only the align role, by accepting it, makes it
+an edge. No text of the dataset is copied."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import csv
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from math2.crosswalk.nodes import NodeIndex
 from math2.errors import InputError
@@ -71,12 +73,15 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict]]:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
-            try:
-                table = pq.read_table(f)
+            try:  # a batch at a time: a dataset of 580,000 rows is not held as dicts at once
+                batches = pq.ParquetFile(f).iter_batches(batch_size=10_000)
+                i = 0
+                for batch in batches:
+                    for row in batch.to_pylist():
+                        i += 1
+                        yield i, {**row, "__file": str(f)}
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputError(f, None, f"not a readable parquet file: {exc}") from exc
-            for i, row in enumerate(table.to_pylist(), 1):
-                yield i, {**row, "__file": str(f)}
             continue
         if f.suffix == ".jsonl":  # objects only, the text limit applied, file:line errors
             for i, obj in read_jsonl(f):
@@ -109,8 +114,24 @@ def import_pairs(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
         score, judge = _pick(row, spec.score), row.get("judge")
         extra = {"score": float(score)} if score is not None else {}
         pairs.append((other, lean, extra | ({"dataset_judge": judge} if judge else {})))
+    return write_pairs(store, entry, path, digest, pairs)
+
+
+Pair = tuple[str, str, dict[str, Any]]  # (the other side's id, the Lean declaration, extra)
+
+
+def write_pairs(
+    store: Store,
+    entry: SourceEntry,
+    path: Path,
+    digest: str,
+    pairs: list[Pair],
+    **params: Any,
+) -> ImportResult:
+    """Each pair as a candidate crosswalk row of a node `PREFIX:ID`, in one transaction."""
+    spec = SPECS[entry.name]
     refuse_empty(path, len(pairs), "pairs", entry.name)
-    with import_transaction(store, entry, path, digest) as (s, src, pin, run):
+    with import_transaction(store, entry, path, digest, **params) as (s, src, pin, run):
         index = NodeIndex(s)
         for other, lean, extra in pairs:
             node = index.node(f"{spec.node_prefix}:{other}", selected_by=entry.name)
@@ -132,11 +153,6 @@ def import_pairs(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     return ImportResult(source=entry.name, pin=pin.key, path=str(path), counts=counts)
 
 
-register(
-    ImporterSpec(
-        "stacks-mathlib", dir_locator("stacks_dir", "Stacks-to-Mathlib data"), import_pairs
-    )
-)
 register(
     ImporterSpec("theoremgraph", dir_locator("theoremgraph_dir", "TheoremGraph data"), import_pairs)
 )

@@ -394,4 +394,6 @@ def locate(settings: Settings) -> tuple[Path | None, str]:
     )
 
 
-register(ImporterSpec("mathlib", locate, import_lean_library))
+register(
+    ImporterSpec("mathlib", locate, import_lean_library, fetch="git", data_field="mathlib_dir")
+)

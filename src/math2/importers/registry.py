@@ -28,11 +28,19 @@ class ImportResult(BaseModel):
 
 @dataclass(frozen=True)
 class ImporterSpec:
-    """An importer: finds its input (or says why not) and imports it at the source's pin."""
+    """An importer: finds its input (or says why not) and imports it at the source's pin.
+
+    `fetch` says how `math2 build` gets the source at its pin when this machine has no copy:
+    `git` (a shallow fetch of the pinned commit of the manifest's url), `hf` (a Hugging Face
+    dataset at the pinned revision, through `datasets`), `web` (a page without versions); None
+    when it cannot. `data_field` names the setting a local copy is given by
+    (`MATH2_DATA__<FIELD>`)."""
 
     source: str
     locate: Callable[[Settings], tuple[Path | None, str]]
     run: Callable[[Store, SourceEntry, Path], ImportResult]
+    fetch: str | None = None
+    data_field: str | None = None
 
 
 IMPORTERS: dict[str, ImporterSpec] = {}

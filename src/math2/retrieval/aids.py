@@ -11,6 +11,9 @@ docstring, and never stored in the corpus (they live only in the index folder).
   in `Node.extra["named_by"]`), and the topic names of Mathlib's two maps of its contents,
   `docs/overview.yaml` and `docs/undergrad.yaml` (`vector space` → `Module`, `dual basis` →
   `Module.Basis.dualBasis`), each with the heading it sits under.
+  And the texts the AI-written informal datasets give it (Herald, FrenzyMath's
+  mathlib_informal: `SearchAid` rows that `math2.importers.ai_informal` joined to it by name;
+  K6.4: a search aid, never node text).
 - `parents` (part `parents`): the docstring of the nearest enclosing declaration, the
   namespace or structure a declaration belongs to (`Nat.Prime`'s for `Nat.Prime.two_le`).
 
@@ -25,8 +28,12 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 _MODULE_DOC = re.compile(r"/-!(.*?)-/", re.S)
 _MAIN = re.compile(
@@ -168,6 +175,20 @@ def list_titles(session, mention_ids: Iterable[int]) -> dict[int, list[str]]:
     return out
 
 
+def dataset_aids(session: Session, mention_ids: Iterable[int]) -> dict[int, list[str]]:
+    """Mention id → the texts the AI-written informal datasets give it (`SearchAid` rows)."""
+    from math2.store import SearchAid
+
+    wanted = set(mention_ids)
+    out: dict[int, list[str]] = defaultdict(list)
+    for mid, body in session.execute(
+        select(SearchAid.mention_id, SearchAid.body).order_by(SearchAid.id)
+    ):
+        if mid in wanted and body not in out[mid]:
+            out[mid].append(body)
+    return out
+
+
 def parent_docstrings(names: list[str], docstrings: list[str | None]) -> dict[int, str]:
     """Position → the docstring of the nearest enclosing declaration that has one."""
     doc_of = {n: d for n, d in zip(names, docstrings, strict=True) if d}
@@ -203,6 +224,9 @@ def collect(
                 titles[i] += topics
     pos = {m: i for i, m in enumerate(ids)}
     for mid, ts in list_titles(session, ids).items():
+        if names[pos[mid]] not in hold_out:
+            titles[pos[mid]] += ts
+    for mid, ts in dataset_aids(session, ids).items():
         if names[pos[mid]] not in hold_out:
             titles[pos[mid]] += ts
     parents = parent_docstrings(names, docstrings)

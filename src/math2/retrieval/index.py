@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -48,6 +50,10 @@ from math2.retrieval.text import (
     query_tokens,
     v1_tokens,
 )
+
+if TYPE_CHECKING:
+    from math2.retrieval.build import build_index, doc_text, name_words, pagerank
+    from math2.retrieval.dense import DenseIndex
 
 log = logging.getLogger(__name__)
 
@@ -143,15 +149,17 @@ class SearchIndex:
 
     @cached_property
     def ids(self) -> np.ndarray:
-        return np.load(self.folder / "ids.npy", mmap_mode="r")
+        return lexical.mapped(self.folder / "ids.npy")
 
     @cached_property
     def names(self) -> list[str]:
-        return json.loads((self.folder / "names.json").read_text())
+        """Every name, loaded at once (`name(position)` reads one from the mapped file)."""
+        names: list[str] = json.loads((self.folder / "names.json").read_text())
+        return names
 
     @cached_property
     def prior(self) -> np.ndarray:
-        return np.load(self.folder / "prior.npy", mmap_mode="r")
+        return lexical.mapped(self.folder / "prior.npy")
 
     def _part(self, name: str) -> lexical.Lexical | None:
         folder = self.folder / name
@@ -183,10 +191,11 @@ class SearchIndex:
 
     @cached_property
     def desc_pos(self) -> np.ndarray:
-        return np.load(self.folder / "desc" / "positions.npy")
+        positions: np.ndarray = np.load(self.folder / "desc" / "positions.npy")
+        return positions
 
     @cached_property
-    def dense(self):
+    def dense(self) -> DenseIndex | None:
         from math2.retrieval.dense import DenseIndex
 
         return DenseIndex.load(self.folder, self.meta, len(self))
@@ -214,15 +223,24 @@ class SearchIndex:
             found.append("descriptions")
         return found
 
+    @cached_property
+    def _name_lines(self) -> lexical.Lines | None:
+        names = self.folder / "names"
+        return lexical.Lines(names) if names.with_suffix(".txt").exists() else None
+
+    @cached_property
+    def _snippets(self) -> lexical.Lines:
+        return lexical.Lines(self.folder / "snippets")
+
     def snippet(self, position: int) -> str:
-        """The start of a document's statement (stored beside the index)."""
-        return lexical.read_line(self.folder / "snippets", position)
+        """The start of a document's statement (stored beside the index, mapped once)."""
+        return self._snippets[position]
 
     def name(self, position: int) -> str:
-        """One document's name, without loading them all."""
-        if "names" in self.__dict__ or not (self.folder / "names.txt").exists():
+        """One document's name, without loading them all (the names file is mapped once)."""
+        if "names" in self.__dict__ or self._name_lines is None:
             return self.names[position]
-        return lexical.read_line(self.folder / "names", position)
+        return self._name_lines[position]
 
     def _query_tokens(self, query: str) -> list[str]:
         if self.text_version == 1:
@@ -258,7 +276,7 @@ class SearchIndex:
                     score = score + w * share * part.scores(words)
         return score
 
-    def coverage(self, query: str, positions: np.ndarray) -> np.ndarray:
+    def coverage(self, query: str, positions: Sequence[int] | np.ndarray) -> np.ndarray:
         """The share (0…1) of the query's tokens each document's words contain: comparable
         across libraries, where fused scores (ranks) and BM25 scores (corpus statistics) are
         not."""
@@ -276,7 +294,7 @@ class SearchIndex:
         if self.desc is None:
             return [np.zeros(0, dtype=np.int64) for _ in queries]
         toks = [query_tokens(q, self.stemmed, self.folded) for q in queries]
-        return [self.desc_pos[self.desc.top(t, pool)] for t in toks]
+        return [np.asarray(self.desc_pos[self.desc.top(t, pool)]) for t in toks]
 
     def rank_dense(self, queries: list[str], pool: int) -> list[np.ndarray]:
         """Top `pool` document positions per query by cosine similarity (ANN at size)."""
@@ -326,17 +344,22 @@ class SearchIndex:
         n = len(queries)
         # The encoder reads the queries while the lexical parts are scored (onnxruntime lets
         # go of the GIL): a search with the dense part costs the longer of the two, not both.
+        dense = self.dense if "dense" in parts and "bm25" in parts and self.has_dense else None
         encoding = None
-        if "dense" in parts and "bm25" in parts and self.has_dense:
-            encoding = _ENCODER_THREAD.submit(self.dense.encode_queries, queries)
-        b = self.rank_bm25(queries, pool, use_aids) if "bm25" in parts else [None] * n
-        d: list = [None] * n
-        if "dense" in parts and "bm25" in parts:
+        if dense is not None:
+            encoding = _ENCODER_THREAD.submit(dense.encode_queries, queries)
+        none: list[np.ndarray | None] = [None] * n
+        lex = self.rank_bm25(queries, pool, use_aids) if "bm25" in parts else None
+        b: list[np.ndarray | None] = list(lex) if lex is not None else none
+        d: list[np.ndarray | None] = none
+        if "dense" in parts and lex is not None:
             vectors = encoding.result() if encoding is not None else None
-            d = self.rerank_dense(queries, self._candidates(queries, b), vectors)
+            d = list(self.rerank_dense(queries, self._candidates(queries, lex), vectors))
         elif "dense" in parts:
-            d = self.rank_dense(queries, pool)
-        x = self.rank_desc(queries, pool) if "desc" in parts else [None] * n
+            d = list(self.rank_dense(queries, pool))
+        x: list[np.ndarray | None] = none
+        if "desc" in parts:
+            x = list(self.rank_desc(queries, pool))
         results = []
         for rb, rd, rx in zip(b, d, x, strict=True):
             scores: dict[int, float] = {}
@@ -352,9 +375,11 @@ class SearchIndex:
                 for p in scores:
                     scores[p] *= 1.0 + prior_weight * float(self.prior[p])
             top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+            # built without validation: every value is already of its field's type, and
+            # validating a hundred hits costs a query as much as a tenth of its scoring
             results.append(
                 [
-                    Hit(
+                    Hit.model_construct(
                         mention_id=int(self.ids[p]),
                         name=self.name(p),
                         score=s,
@@ -368,18 +393,23 @@ class SearchIndex:
             )
         return results
 
-    def search(self, query: str, k: int = 10, **kw) -> list[Hit]:
+    def search(self, query: str, k: int = 10, **kw: Any) -> list[Hit]:
         """Fused results for one query."""
         return self.search_batch([query], k, **kw)[0]
 
 
-# Building lives in `build.py`; these names stay importable from here.
-from math2.retrieval.build import (  # noqa: E402
-    build_index,
-    doc_text,
-    name_words,
-    pagerank,
-)
+# Building lives in `build.py`; these names stay importable from here, loaded on first use (the
+# build reads the store, which a search never opens).
+_BUILD = ("build_index", "doc_text", "name_words", "pagerank")
+
+
+def __getattr__(name: str) -> object:
+    if name in _BUILD:
+        from math2.retrieval import build
+
+        return getattr(build, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BETA_PRIOR", "PARTS", "RERANK_TOP", "RRF_K", "W_AIDS", "W_BM25", "W_DENSE", "W_DESC",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import mmap
+import os
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +57,14 @@ def build(docs: list[list[str]], folder: Path) -> int:
     return len(vocab)
 
 
+def mapped(path: Path) -> np.ndarray:
+    """An `.npy` file memory-mapped read-only, as a plain array over the map: numpy's memmap
+    subclass runs Python code on every element read and slice, which a query does thousands of
+    times (the map stays open as the array's base)."""
+    array: np.ndarray = np.load(path, mmap_mode="r").view(np.ndarray)
+    return array
+
+
 def exists(folder: Path) -> bool:
     """Whether `folder` holds an index in this format."""
     p = folder / "params.json"
@@ -70,11 +79,11 @@ class Lexical:
         if params.get("format") != FORMAT:
             raise ValueError(f"{folder} is not a {FORMAT} index: rebuild it (math2 index build)")
         self.num_docs = int(params["num_docs"])
-        self.data = np.load(folder / "data.npy", mmap_mode="r")
-        self.indices = np.load(folder / "indices.npy", mmap_mode="r")
-        self.indptr = np.load(folder / "indptr.npy", mmap_mode="r")
-        self._starts = np.load(folder / "vocab_starts.npy", mmap_mode="r")
-        self._ids = np.load(folder / "vocab_ids.npy", mmap_mode="r")
+        self.data = mapped(folder / "data.npy")
+        self.indices = mapped(folder / "indices.npy")
+        self.indptr = mapped(folder / "indptr.npy")
+        self._starts = mapped(folder / "vocab_starts.npy")
+        self._ids = mapped(folder / "vocab_ids.npy")
         self._n = len(self._ids)
         self._fh = open(folder / "vocab.txt", "rb")  # noqa: SIM115 (held for the mmap)
         size = (folder / "vocab.txt").stat().st_size
@@ -132,12 +141,23 @@ def write_lines(stem: Path, lines: list[str]) -> None:
     np.save(stem.with_suffix(".npy"), np.cumsum([0] + [len(b) for b in blobs], dtype=np.int64))
 
 
-def read_line(stem: Path, position: int) -> str:
-    """Line `position` of a `write_lines` file, reading only that line."""
-    starts = np.load(stem.with_suffix(".npy"), mmap_mode="r")
-    with open(stem.with_suffix(".txt"), "rb") as f:
-        f.seek(int(starts[position]))
-        return f.read(int(starts[position + 1] - starts[position])).decode().rstrip("\n")
+class Lines:
+    """A `write_lines` file opened once and memory-mapped: `lines[i]` reads line i from the
+    mapped pages, so a process that shows many hits opens the two files once, not per hit."""
+
+    def __init__(self, stem: Path):
+        self._starts = mapped(stem.with_suffix(".npy"))
+        with open(stem.with_suffix(".txt"), "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            # the map holds its own reference to the file: closing the handle leaves it valid
+            self._text = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def __getitem__(self, position: int) -> str:
+        a, b = int(self._starts[position]), int(self._starts[position + 1])
+        return self._text[a:b].decode().rstrip("\n")
 
 
 def top_positions(score: np.ndarray, k: int) -> np.ndarray:

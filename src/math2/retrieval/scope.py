@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from math2.retrieval.index import Hit, SearchIndex
 
@@ -60,7 +61,7 @@ def default_library(built: dict[str, Path], cwd: Path) -> str | None:
 
 
 def search_libraries(
-    indexes: dict[str, SearchIndex], query: str, k: int, first: str | None = None, **kw
+    indexes: dict[str, SearchIndex], query: str, k: int, first: str | None = None, **kw: Any
 ) -> list[LibraryHit]:
     """The top `k` over several libraries, merged by the comparable score; ties go to `first`
     (the default library), then to the better fused rank."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -30,6 +31,9 @@ from math2.retrieval.scope import (
     default_library,
     search_libraries,
 )
+
+if TYPE_CHECKING:
+    from math2.store import Store
 
 
 class NoIndex(LookupError):
@@ -78,7 +82,7 @@ class Searcher:
     """Searches the indexes under `index_dir` (one folder per library); opened indexes are kept
     and reopened when rebuilt. With a `store`, hits are resolved to declarations and nodes."""
 
-    def __init__(self, index_dir: Path, store=None, cwd: Path | None = None):
+    def __init__(self, index_dir: Path, store: Store | None = None, cwd: Path | None = None):
         self.root = Path(index_dir)
         self.store = store
         self.cwd = cwd
@@ -125,6 +129,7 @@ class Searcher:
         folder = self.built().get(library)
         if folder is None:
             self.scope([library])  # raises with the message
+            raise NoIndex(f"No search index is built for {library!r} under {self.root}")
         stamp = (folder / "meta.json").stat().st_mtime_ns
         with self._lock:
             cached = self._open.get(library)
@@ -162,12 +167,13 @@ class Searcher:
         for f in found:
             decl, node = rows.get(f.hit.mention_id, (None, None))
             statement = decl.statement if decl else indexes[f.library].snippet(f.hit.position)
-            hits.append(SearchHit(library=f.library, hit=f.hit, score=f.score,
-                                  statement=statement, declaration=decl, node=node))  # fmt: skip
+            # unvalidated: the values come typed from the index and the store (see index.py)
+            hits.append(SearchHit.model_construct(library=f.library, hit=f.hit, score=f.score,
+                        statement=statement, declaration=decl, node=node))  # fmt: skip
         return hits
 
     def _declarations(self, ids: list[int]) -> dict[int, tuple[Declaration, NodeRef | None]]:
-        if not ids:
+        if not ids or self.store is None:
             return {}
         from sqlalchemy import select
 
@@ -194,7 +200,7 @@ def search(
     k: int = 10,
     *,
     index_dir: Path,
-    store=None,
+    store: Store | None = None,
     cwd: Path | None = None,
 ) -> list[SearchHit]:
     """The top `k` hits for `query` (see `Searcher.search`); `libraries`: None for the default

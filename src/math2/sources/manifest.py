@@ -126,6 +126,9 @@ class SourceEntry(_Strict):
     written_confirmation: Confirmation | None = None
     copy_check_reference: bool = False
     notes: str | None = None
+    # An AI-written dataset: the model that wrote its text as its card names it; None when the
+    # card names none, recorded as `unknown` (X08).
+    model: str | None = None
 
     _check_licence = field_validator("licence")(_licence)
 
@@ -158,6 +161,8 @@ class SourceEntry(_Strict):
             raise ValueError("an override is only for a dataset with red_flags")
         if self.per_item_licence and self.kind is not Kind.LIBRARY:
             raise ValueError("per_item_licence is for libraries")
+        if self.model is not None and self.kind is not Kind.AI_INFORMAL:
+            raise ValueError("model is for AI-written informal datasets")
         return self
 
     @property

@@ -14,6 +14,7 @@ from math2.store.models import (
     Node,
     Pin,
     Review,
+    SearchAid,
     Source,
     TextRecord,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "RunLease",
     "RunSegment",
     "RunStatus",
+    "SearchAid",
     "SegmentStatus",
     "Source",
     "Store",

@@ -233,7 +233,7 @@ class Binding(Created, Base):
             "origin IS NULL OR origin IN ('formalize', 'align', 'crosswalk', 'person')",
             name="origin",
         ),
-        Index("ix_bindings_status", "status"),
+        Index("ix_bindings_status_id", "status", "id"),  # the review queue (migration 0010)
     )
 
 
@@ -292,6 +292,28 @@ class TextRecord(Created, Base):
         Index("ix_texts_node_id", "node_id"),
         Index("ix_texts_mention_id", "mention_id"),
         Index("ix_texts_source_id", "source_id"),
+    )
+
+
+class SearchAid(Created, Base):
+    """Text an AI-written informal dataset gives a declaration (K6.4: Herald, FrenzyMath's
+    mathlib_informal): a search aid and an input to the clustering, never text of a node and
+    never shown as a declaration's statement; the model that wrote it, as the dataset's card
+    names it, else `unknown` (X08)."""
+
+    __tablename__ = "search_aids"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    source_id: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
+    pin_id: Mapped[int] = mapped_column(ForeignKey("pins.id"))
+    mention_id: Mapped[int] = mapped_column(ForeignKey("mentions.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(40))  # informal_statement, informal_name, …
+    body: Mapped[str] = mapped_column(Text)
+    model: Mapped[str] = mapped_column(String(200))
+    extra: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+    __table_args__ = (
+        Index("ix_search_aids_mention_id", "mention_id"),
+        Index("ix_search_aids_source_id", "source_id"),
     )
 
 

@@ -265,7 +265,9 @@ class AgentText(Created, Base):
     __table_args__ = (
         CheckConstraint(_in("kind", AgentTextKind), name="kind"),
         CheckConstraint(_in("status", ReviewStatus), name="status"),
-        Index("ix_agent_texts_status_kind", "status", "kind"),
+        # the review queue's keyset pages (migration 0010)
+        Index("ix_agent_texts_status_kind_id", "status", "kind", "id"),
+        Index("ix_agent_texts_status_id", "status", "id"),
         Index("ix_agent_texts_node_id", "node_id"),
     )
 

@@ -4,36 +4,35 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse
+from fastapi.routing import APIRouter
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from fastapi.types import DecoratedCallable
 from starlette.exceptions import HTTPException
 from starlette.middleware.sessions import SessionMiddleware
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from math2.store import Store
 from math2.web import render
-from math2.web.security import (
-    CSRF_FIELD,
-    LOOPBACK,
-    SecurityHeaders,
-    csrf_token,
-    current_reviewer,
-    secure,
-)
+from math2.web.proxy import PeerRecorder, TrustedProxies
+from math2.web.security import CSRF_FIELD, SecurityHeaders, csrf_token, current_reviewer, secure
 from math2.web.throttle import LoginThrottle
 
 HERE = Path(__file__).parent
 SESSION_COOKIE = "math2_session"
 log = logging.getLogger(__name__)
 # A row id in a path: beyond the database's 64-bit integers there is no such row (404, never an
-# OverflowError).
-RowId = Annotated[int, PathParam(ge=0, le=2**63 - 1)]
+# OverflowError). Every integer in a path is one (tests/web/test_http.py checks each route).
+MAX_ROW_ID = 2**63 - 1
+RowId = Annotated[int, PathParam(ge=0, le=MAX_ROW_ID)]
 
 
 def _templates() -> Jinja2Templates:
@@ -42,6 +41,7 @@ def _templates() -> Jinja2Templates:
     env.autoescape = True  # every template, whatever its name
     env.globals.update(
         math=render.math_html,
+        markdown=render.markdown_html,
         lean=render.lean_html,
         crosswalk_url=render.crosswalk_url,
         csrf_field=CSRF_FIELD,
@@ -49,7 +49,7 @@ def _templates() -> Jinja2Templates:
     return templates
 
 
-def page(request: Request, template: str, status_code: int = 200, **context) -> HTMLResponse:
+def page(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     """Render a template with the signed-in reviewer, the CSRF token and the flash message."""
     templates: Jinja2Templates = request.app.state.templates
     flash = request.session.pop("flash", None)
@@ -66,13 +66,21 @@ def page(request: Request, template: str, status_code: int = 200, **context) -> 
     )
 
 
+class Router(APIRouter):
+    """The web app's routers: every GET route answers HEAD too (the server sends the GET's
+    status and headers without its body)."""
+
+    def get(self, path: str, **kw: Any) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        return self.api_route(path, methods=["GET", "HEAD"], **kw)
+
+
 def create_app(
     store: Store,
     index_dir: Path,
     *,
     secret: str | None = None,
     trusted_header: str | None = None,
-    trusted_proxies: tuple[str, ...] = LOOPBACK,
+    trusted_proxies: Iterable[str] | TrustedProxies = (),
     https_only: bool = False,
     login_throttle: LoginThrottle | None = None,
 ) -> FastAPI:
@@ -80,10 +88,20 @@ def create_app(
 
     `secret` signs session cookies (a random one per start when None: sessions end with the
     process; the cookie only carries a session token, the session itself lives in the store).
-    `trusted_header` names a header a reverse proxy sets to the signed-in user's name; it is
-    believed only from the `trusted_proxies` addresses (loopback by default).
+    `trusted_proxies` (addresses, networks or `loopback`; none by default) are the reverse
+    proxies whose `X-Forwarded-For`/`-Proto` are believed (`math2.web.proxy`); `trusted_header`
+    names a header such a proxy sets to the signed-in user's name, read only when the socket
+    peer is one of them. A bad address raises `ProxyError`.
     """
-    from math2.web import actions, bindings, pages
+    from math2.web import actions, bindings, pages, signin
+
+    proxies = (
+        trusted_proxies
+        if isinstance(trusted_proxies, TrustedProxies)
+        else TrustedProxies.parse(trusted_proxies)
+    )
+    if trusted_header and not proxies:
+        raise ValueError("a trusted header needs the trusted proxies that set it")
 
     app = FastAPI(title="math2", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
@@ -91,7 +109,7 @@ def create_app(
     app.state.indexes = {}
     app.state.run_totals = {}
     app.state.trusted_header = trusted_header
-    app.state.trusted_proxies = frozenset(trusted_proxies)
+    app.state.trusted_proxies = proxies
     app.state.templates = _templates()
     app.state.login_throttle = login_throttle or LoginThrottle()
     app.state.lean_css = render.lean_css()
@@ -104,19 +122,23 @@ def create_app(
         https_only=https_only,
         max_age=12 * 3600,
     )
+    if proxies:  # X-Forwarded-For and -Proto, from these peers only
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=proxies.as_strings())
+    app.add_middleware(PeerRecorder)  # outermost of ours: the socket peer, before any header
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(pages.router)
+    app.include_router(signin.router)
     app.include_router(actions.router)
     app.include_router(bindings.router)
 
     # Plain functions: Starlette runs them in its thread pool (`page` asks the store who is
     # signed in, never on the event loop).
     @app.exception_handler(HTTPException)
-    def _http_error(request: Request, exc: HTTPException):
+    def _http_error(request: Request, exc: HTTPException) -> HTMLResponse:
         return page(request, "error.html", status_code=exc.status_code, message=exc.detail)
 
     @app.exception_handler(RequestValidationError)
-    def _bad_request(request: Request, exc: RequestValidationError):
+    def _bad_request(request: Request, exc: RequestValidationError) -> HTMLResponse:
         errors = exc.errors()
         if any(e.get("loc", ("",))[0] == "path" for e in errors):
             return page(request, "error.html", status_code=404, message="there is no such page")
@@ -127,7 +149,7 @@ def create_app(
         return page(request, "error.html", status_code=422, message=f"bad request ({wrong})")
 
     @app.exception_handler(Exception)
-    async def _server_error(request: Request, exc: Exception):
+    async def _server_error(request: Request, exc: Exception) -> HTMLResponse:
         # Answered by the outermost middleware, past SecurityHeaders: set the headers here.
         log.exception("error on %s %s", request.method, request.url.path)
         templates: Jinja2Templates = request.app.state.templates

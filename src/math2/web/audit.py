@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from math2.store import AuditGrade, AuditSample, Grade
+from math2.store.upsert import upsert
 from math2.web.review import ReviewError
 
 
@@ -93,13 +94,18 @@ def grade_sample(
     sample = s.get(AuditSample, sample_id)
     if sample is None or sample.audit != audit:
         raise ReviewError(f"audit {audit!r} has no sample {sample_id}")
-    row = s.scalar(
-        select(AuditGrade).where(AuditGrade.sample_id == sample_id, AuditGrade.grader == grader)
+    # One statement, so two grades of one grader racing leave one row (the later one), never
+    # a unique-key error.
+    upsert(
+        s,
+        AuditGrade,
+        {"sample_id": sample_id, "grader": grader, "grade": value.value, "reason": reason},
+        keys=("sample_id", "grader"),
+        update=("grade", "reason"),
     )
-    if row is None:
-        row = AuditGrade(sample_id=sample_id, grader=grader, grade=value.value, reason=reason)
-        s.add(row)
-    else:
-        row.grade, row.reason = value.value, reason
-    s.flush()
+    row = s.scalars(
+        select(AuditGrade)
+        .where(AuditGrade.sample_id == sample_id, AuditGrade.grader == grader)
+        .execution_options(populate_existing=True)
+    ).one()
     return row

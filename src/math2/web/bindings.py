@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import RedirectResponse
+from fastapi import HTTPException, Request
+from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from math2.roles.align.bindings import definitions_to_review
 from math2.roles.align.lifecycle import OPEN, can_confirm
 from math2.store import AgentText, Binding, Mention, Node, Source
-from math2.web.app import RowId, page
+from math2.web.app import Router, RowId, page
 from math2.web.security import current_reviewer
 
-router = APIRouter()
+router = Router()
 
 
 def binding_detail(s: Session, binding_id: int) -> dict[str, Any] | None:
@@ -44,7 +44,7 @@ def binding_detail(s: Session, binding_id: int) -> dict[str, Any] | None:
 
 
 @router.get("/review/binding/{binding_id}")
-def binding_page(request: Request, binding_id: RowId):
+def binding_page(request: Request, binding_id: RowId) -> Response:
     if current_reviewer(request) is None:
         return RedirectResponse(f"/login?next=/review/binding/{binding_id}", status_code=303)
     with request.app.state.store.session() as s:

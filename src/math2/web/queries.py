@@ -7,8 +7,6 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from math2.roles.align.bindings import definitions_to_review
-from math2.roles.align.lifecycle import OPEN as OPEN_BINDING
 from math2.store import (
     AgentText,
     Binding,
@@ -24,7 +22,8 @@ from math2.store import (
 )
 
 
-def _models(s: Session, ids: set[int]) -> dict[int, str]:
+def model_names(s: Session, ids: set[int]) -> dict[int, str]:
+    """`name@revision` of each model id."""
     if not ids:
         return {}
     rows = s.execute(select(ModelEntry).where(ModelEntry.id.in_(ids))).scalars()
@@ -98,7 +97,7 @@ def node_view(s: Session, node_id: int) -> dict[str, Any] | None:
         .scalars()
         .all()
     )
-    models = _models(s, {t.model_id for t in texts if t.model_id} | {a.model_id for a in agent})
+    models = model_names(s, {t.model_id for t in texts if t.model_id} | {a.model_id for a in agent})
     sources = dict(s.execute(select(Source.id, Source.name)).all())
     return {
         "node": node,
@@ -275,64 +274,4 @@ def library_view(s: Session, name: str, state: Any = None) -> dict[str, Any] | N
         or 0,
         "levels": dict(sorted(levels.items())),
         "pins": pins,
-    }
-
-
-def review_queue(s: Session, limit: int = 100) -> dict[str, Any]:
-    """Agent text waiting for a person, and proposed bindings: the oldest `limit` of each, and
-    how many wait in all."""
-    agent = s.execute(
-        select(AgentText, Node.key, Node.title, Node.level)
-        .outerjoin(Node, Node.id == AgentText.node_id)
-        .where(AgentText.status == "pending")
-        .order_by(AgentText.id)
-        .limit(limit)
-    ).all()
-    agent_total = s.scalar(
-        select(func.count()).select_from(AgentText).where(AgentText.status == "pending")
-    )
-    open_binding = Binding.status.in_([v.value for v in OPEN_BINDING])
-    binding_total = s.scalar(select(func.count()).select_from(Binding).where(open_binding))
-    models = _models(s, {a.model_id for a, *_ in agent})
-    checks: dict[int, list[CheckResultRow]] = {}
-    ids = [a.id for a, *_ in agent]
-    if ids:
-        for c in s.execute(
-            select(CheckResultRow).where(CheckResultRow.agent_text_id.in_(ids))
-        ).scalars():
-            checks.setdefault(c.agent_text_id, []).append(c)
-    bindings = s.execute(
-        select(Binding, Node.key, Node.title, Node.level, Mention.name, Mention.statement)
-        .join(Node, Node.id == Binding.node_id)
-        .outerjoin(Mention, Mention.id == Binding.mention_id)  # none: a model's statement
-        .where(open_binding)
-        .order_by(Binding.id)
-        .limit(limit)
-    ).all()
-    return {
-        "agent_total": agent_total or 0,
-        "binding_total": binding_total or 0,
-        "agent_texts": [
-            {
-                "a": a,
-                "node_key": key,
-                "node_title": title,
-                "level": level,
-                "model": models.get(a.model_id),
-                "checks": checks.get(a.id, []),
-            }
-            for a, key, title, level in agent
-        ],
-        "bindings": [
-            {
-                "b": b,
-                "node_key": key,
-                "node_title": title,
-                "level": level,
-                "name": n,
-                "stmt": st,
-                "ai_defs": definitions_to_review(s, b.id),  # K6.5
-            }
-            for b, key, title, level, n, st in bindings
-        ],
     }

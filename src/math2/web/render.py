@@ -1,6 +1,8 @@
-"""Turning untrusted text into safe HTML: Lean highlighted on the server, LaTeX marked for KaTeX.
+"""Turning untrusted text into safe HTML: Lean highlighted on the server, LaTeX marked for KaTeX,
+docstrings as Markdown.
 
-Everything here escapes first: the only markup in the output is what this module writes.
+Everything here escapes first: the only markup in the output is what this module (or the
+Markdown renderer, with raw HTML off) writes.
 """
 
 from __future__ import annotations
@@ -8,7 +10,9 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
+from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import Lean4Lexer
@@ -51,6 +55,41 @@ def math_html(text: str | None) -> Markup:
         pos = m.end()
     parts.append(str(escape(text[pos:])))
     return Markup("".join(parts))
+
+
+def _math_span(tex: str, display: bool) -> str:
+    cls = "math display" if display else "math"
+    delim = "$$" if display else "$"
+    return f'<span class="{cls}" data-tex="{escape(tex)}">{escape(delim + tex + delim)}</span>'
+
+
+def _markdown() -> MarkdownIt:
+    """CommonMark with raw HTML off (`<script>` in a docstring is text), no images (nothing is
+    fetched for a docstring), links only to what markdown-it's link check lets through (no
+    `javascript:`), and `$…$` / `$$…$$` as spans `static/math.js` hands to KaTeX."""
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.disable("image")
+    md.use(dollarmath_plugin, allow_labels=False, allow_space=True, allow_digits=False,
+           double_inline=True)  # fmt: skip
+    md.add_render_rule("math_inline", lambda self, t, i, o, e: _math_span(t[i].content, False))
+    md.add_render_rule(
+        "math_inline_double", lambda self, t, i, o, e: _math_span(t[i].content, True)
+    )
+    md.add_render_rule(
+        "math_block", lambda self, t, i, o, e: f"<p>{_math_span(t[i].content.strip(), True)}</p>\n"
+    )
+    return md
+
+
+_MD = _markdown()
+
+
+def markdown_html(text: str | None) -> Markup:
+    """A docstring (Mathlib writes Markdown with TeX) as HTML: emphasis, code, lists and links
+    rendered, raw HTML escaped, maths left to KaTeX."""
+    if not text:
+        return Markup("")
+    return Markup(_MD.render(text))
 
 
 # Where a crosswalk target of each system can be read; only these fixed https prefixes are links.

@@ -18,15 +18,20 @@ The level never goes down through a review: `new = max(old, level_for(node))`.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import CursorResult
 
 from math2.errors import Math2Error
 from math2.store import (
     AgentText,
     AgentTextKind,
     Binding,
+    BindingStatus,
     ModelEntry,
     Node,
     Review,
@@ -56,6 +61,11 @@ class Decision(StrEnum):
 
 class ReviewError(Math2Error):
     """A decision that cannot be applied (item gone, already decided, bad input)."""
+
+
+class AlreadyDecided(ReviewError):
+    """Another decision on the item came first (a person's, or a Lean check's status change):
+    this one wrote nothing."""
 
 
 def level_for(s: Session, node_id: int) -> str:
@@ -91,13 +101,22 @@ def level_for(s: Session, node_id: int) -> str:
     return "W3" if not pending and confirmed else "W2"
 
 
-def _raise_level(s: Session, node_id: int | None) -> None:
+def _lock_node(s: Session, node_id: int | None) -> Node | None:
+    """The node row, locked until the transaction ends (PostgreSQL; on SQLite the decision's
+    first write already holds the database's write lock): decisions on one node's items raise
+    its level one after another, each seeing the other's texts and bindings."""
     if node_id is None:
-        return
-    node = s.get(Node, node_id)
+        return None
+    return s.scalars(
+        select(Node).where(Node.id == node_id).with_for_update(key_share=True)
+    ).one_or_none()
+
+
+def _raise_level(s: Session, node: Node | None) -> None:
     if node is None:
         return
-    new = level_for(s, node_id)
+    s.flush()
+    new = level_for(s, node.id)
     old = node.level if node.level in LEVELS else "W0"
     if LEVELS.index(new) > LEVELS.index(old):
         node.level = new
@@ -110,6 +129,36 @@ def _reason(reason: str) -> str:
     return reason
 
 
+def _claim(s: Session, model: type[AgentText] | type[Binding], item_id: int,
+           open_statuses: tuple[str, ...], new_status: str) -> bool:  # fmt: skip
+    """The decision's one conditional write: the item moves from an open status to
+    `new_status` only if it is still open, and this is the first write of the decision. True
+    when this transaction won the item; a racing decision on PostgreSQL waits for the row lock,
+    then finds the status changed and updates nothing; on SQLite the UPDATE takes the
+    database's write lock, so the second one reads the first one's status."""
+    result = cast(
+        "CursorResult[Any]",
+        s.execute(
+            update(model)
+            .where(model.id == item_id, model.status.in_(open_statuses))
+            .values(status=new_status)
+            .execution_options(synchronize_session=False)
+        ),
+    )
+    return result.rowcount == 1
+
+
+def _already(s: Session, what: str, status: str, review_id: int | None) -> AlreadyDecided:
+    who = s.get(Review, review_id) if review_id is not None else None
+    by = f" by {who.reviewer}" if who is not None else ""
+    return AlreadyDecided(f"{what} was already decided ({status}{by}) before this decision")
+
+
+def _edited(edited_body: str | None) -> str | None:
+    # Browsers send a textarea's line ends as CRLF.
+    return edited_body.replace("\r\n", "\n").strip() if edited_body is not None else None
+
+
 def decide_agent_text(
     s: Session,
     agent_text_id: int,
@@ -118,16 +167,20 @@ def decide_agent_text(
     reason: str,
     edited_body: str | None = None,
 ) -> Review:
-    """Confirm, reject or edit one pending agent text; returns the review written."""
+    """Confirm, reject or edit one pending agent text; returns the review written.
+
+    Everything that can refuse the decision is checked before its one conditional write
+    (`_claim`); a decision that loses a race to another raises `AlreadyDecided` having written
+    nothing, and only the winner writes the review, the node text and the level."""
     reason = _reason(reason)
     row = s.get(AgentText, agent_text_id)
     if row is None:
         raise ReviewError(f"agent text {agent_text_id} does not exist")
+    what = f"agent text {agent_text_id}"
     if row.status != ReviewStatus.PENDING.value:
-        raise ReviewError(f"agent text {agent_text_id} was already decided ({row.status})")
+        raise _already(s, what, row.status, row.review_id)
     body = row.body
-    # Browsers send a textarea's line ends as CRLF.
-    edited = (edited_body or "").replace("\r\n", "\n").strip() if edited_body is not None else None
+    edited = _edited(edited_body)
     if decision is Decision.EDIT:
         if not edited:
             raise ReviewError("an edit needs the new text")
@@ -136,6 +189,18 @@ def decide_agent_text(
         body = edited
     elif decision is Decision.CONFIRM and edited is not None and edited != row.body.strip():
         raise ReviewError("the text was changed: save it as an edit, or undo the change")
+    status = {
+        Decision.CONFIRM: ReviewStatus.CONFIRMED,
+        Decision.EDIT: ReviewStatus.EDITED,
+        Decision.REJECT: ReviewStatus.REJECTED,
+    }[decision].value
+    won = _claim(s, AgentText, agent_text_id, (ReviewStatus.PENDING.value,), status)
+    row = s.get(AgentText, agent_text_id, populate_existing=True)
+    if row is None:
+        raise ReviewError(f"agent text {agent_text_id} does not exist")
+    if not won:
+        raise _already(s, what, row.status, row.review_id)
+    node = _lock_node(s, row.node_id)
     verdict = "rejected" if decision is Decision.REJECT else "confirmed"
     note = reason if decision is not Decision.EDIT else f"edited: {reason}"
     review = Review(
@@ -148,37 +213,49 @@ def decide_agent_text(
     s.add(review)
     s.flush()
     row.review_id = review.id
-    row.status = {
-        Decision.CONFIRM: ReviewStatus.CONFIRMED,
-        Decision.EDIT: ReviewStatus.EDITED,
-        Decision.REJECT: ReviewStatus.REJECTED,
-    }[decision].value
     role = NODE_TEXT_ROLE.get(row.kind)
-    if decision is not Decision.REJECT and role is not None and row.node_id is not None:
-        model = s.get(ModelEntry, row.model_id)
-        model_name = f"{model.name}@{model.revision}" if model and model.revision else model.name
-        how = "edited and confirmed" if decision is Decision.EDIT else "confirmed"
-        s.add(
-            TextRecord(
-                node_id=row.node_id,
-                mention_id=row.mention_id,
-                role=role[0],
-                body=body,
-                zone=role[1],
-                licence=AGENT_TEXT_LICENCE,
-                attribution=(
-                    f"written by {model_name} (template {row.template_id}), "
-                    f"{how} by {reviewer} (review {review.id})"
-                ),
-                author_kind="agent",
-                author=reviewer if decision is Decision.EDIT else None,
-                model_id=row.model_id,
-                prompt_hash=row.template_hash,
-            )
-        )
-        s.flush()
-    _raise_level(s, row.node_id)
+    if decision is not Decision.REJECT and role is not None and node is not None:
+        s.add(_node_text(s, row, node.id, role, body, reviewer, review.id, decision))
+    _raise_level(s, node)
     return review
+
+
+def _node_text(
+    s: Session,
+    row: AgentText,
+    node_id: int,
+    role: tuple[str, str],
+    body: str,
+    reviewer: str,
+    review_id: int,
+    decision: Decision,
+) -> TextRecord:
+    """The node text a confirmed (or edited) agent text becomes, naming model and reviewer."""
+    model = s.get(ModelEntry, row.model_id)
+    model_name = (
+        "an unknown model"
+        if model is None
+        else f"{model.name}@{model.revision}"
+        if model.revision
+        else model.name
+    )
+    how = "edited and confirmed" if decision is Decision.EDIT else "confirmed"
+    return TextRecord(
+        node_id=node_id,
+        mention_id=row.mention_id,
+        role=role[0],
+        body=body,
+        zone=role[1],
+        licence=AGENT_TEXT_LICENCE,
+        attribution=(
+            f"written by {model_name} (template {row.template_id}), "
+            f"{how} by {reviewer} (review {review_id})"
+        ),
+        author_kind="agent",
+        author=reviewer if decision is Decision.EDIT else None,
+        model_id=row.model_id,
+        prompt_hash=row.template_hash,
+    )
 
 
 def decide_binding(
@@ -188,7 +265,8 @@ def decide_binding(
 
     Only a binding Lean checked (`checked`) can be confirmed, and (K6.5) only once each
     definition of an AI-written library its statement uses is confirmed; rejecting is possible
-    at every stage before a person's decision.
+    at every stage before a person's decision. As for agent text, one conditional write
+    decides: a racing decision (or a Lean check that changed the status meanwhile) loses it.
     """
     from math2.roles.align.bindings import BindingBlocked, require_definitions_confirmed
     from math2.roles.align.lifecycle import OPEN, can_confirm
@@ -199,8 +277,9 @@ def decide_binding(
     row = s.get(Binding, binding_id)
     if row is None:
         raise ReviewError(f"binding {binding_id} does not exist")
+    what = f"binding {binding_id}"
     if row.status not in OPEN:
-        raise ReviewError(f"binding {binding_id} was already decided ({row.status})")
+        raise _already(s, what, row.status, row.review_id)
     verdict = "confirmed" if decision is Decision.CONFIRM else "rejected"
     if decision is Decision.CONFIRM:
         if (why := can_confirm(row)) is not None:
@@ -209,12 +288,21 @@ def decide_binding(
             require_definitions_confirmed(s, binding_id)
         except BindingBlocked as exc:
             raise ReviewError(str(exc)) from exc
+    may = (BindingStatus.CHECKED.value,) if decision is Decision.CONFIRM else tuple(OPEN)
+    won = _claim(s, Binding, binding_id, tuple(str(x) for x in may), verdict)
+    row = s.get(Binding, binding_id, populate_existing=True)
+    if row is None:
+        raise ReviewError(f"binding {binding_id} does not exist")
+    if not won:
+        if row.status in OPEN:  # a Lean check changed it meanwhile
+            raise AlreadyDecided(f"binding {binding_id} cannot be confirmed: {can_confirm(row)}")
+        raise _already(s, what, row.status, row.review_id)
+    node = _lock_node(s, row.node_id)
     review = Review(
         target_table="bindings", target_id=row.id, reviewer=reviewer, verdict=verdict, note=reason
     )
     s.add(review)
     s.flush()
     row.review_id = review.id
-    row.status = verdict
-    _raise_level(s, row.node_id)
+    _raise_level(s, node)
     return review

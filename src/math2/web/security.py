@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import secrets
+from typing import TypeVar
 
 from fastapi import HTTPException, Request
-from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.responses import Response
 
 from math2.util.textlimit import too_long
 from math2.web.accounts import active_reviewer, session_reviewer
+from math2.web.proxy import from_trusted_proxy
 
+R = TypeVar("R", bound=Response)
 CSRF_FIELD = "csrf_token"
 SESSION_KEY = "sid"  # the session token in the signed cookie; the store holds its digest
-LOOPBACK = ("127.0.0.1", "::1")
 # KaTeX writes inline style attributes, hence 'unsafe-inline' for styles only; no inline script
 # runs at all, so text that slipped past escaping still could not execute.
 CSP = (
@@ -33,14 +36,14 @@ def csrf_token(request: Request) -> str:
 
 def current_reviewer(request: Request) -> str | None:
     """The signed-in reviewer: from the session held in the store, or from the trusted proxy
-    header when the app was started with one and the request comes from a trusted proxy
-    address. Checked against the store on every request (once per request)."""
+    header when the app was started with one and the socket peer is a trusted proxy (whatever
+    `X-Forwarded-For` says). Checked against the store on every request (once per request)."""
     if hasattr(request.state, "reviewer"):
         return request.state.reviewer
     store = request.app.state.store
     header = request.app.state.trusted_header
     name = None
-    if header and request.client and request.client.host in request.app.state.trusted_proxies:
+    if header and from_trusted_proxy(request):
         name = active_reviewer(store, request.headers.get(header))
     if name is None:
         name = session_reviewer(store, request.session.get(SESSION_KEY))
@@ -76,7 +79,7 @@ def require_reviewer(request: Request) -> str:
     return who
 
 
-def secure(response, no_store: bool = False):
+def secure(response: R, no_store: bool = False) -> R:
     """Set the security headers (and, for pages with a reviewer's data, no caching)."""
     response.headers.setdefault("Content-Security-Policy", CSP)
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
@@ -92,7 +95,7 @@ class SecurityHeaders(BaseHTTPMiddleware):
     kept in a cache. (Unhandled errors are answered outside this middleware: the app's 500
     handler calls `secure` itself.)"""
 
-    async def dispatch(self, request, call_next):
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
         response = await call_next(request)
         signed_in = getattr(request.state, "reviewer", None) is not None
         return secure(response, no_store=signed_in or request.url.path in NO_STORE)

@@ -7,13 +7,20 @@ confirmation (a `reviews` row on the definition's mention, verdict `confirmed`).
 
 from __future__ import annotations
 
+import datetime as dt
+
 from pydantic import BaseModel
-from sqlalchemy import select
+from sqlalchemy import DateTime, Text, insert, literal, select
 from sqlalchemy.orm import Session
 
 from math2.errors import Math2Error
 from math2.roles.align.sides import same_library_decls, used_names
 from math2.store.models import AI_AUTHORED, Binding, Mention, Review, Source
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
 
 DEFINITION_KINDS = ("def", "abbrev", "structure", "class", "inductive", "instance", "opaque")
 
@@ -70,17 +77,35 @@ def require_definitions_confirmed(s: Session, binding_id: int) -> None:
         )
 
 
+class DefinitionDecided(Math2Error):
+    """The definition was confirmed already (by another person, or a racing request)."""
+
+
 def confirm_definition(s: Session, mention_id: int, reviewer: str, note: str = "") -> Review:
-    """A person's confirmation of one definition of an AI-written library."""
-    if s.get(Mention, mention_id) is None:
-        raise Math2Error(f"declaration {mention_id} does not exist")
-    review = Review(
-        target_table="mentions",
-        target_id=mention_id,
-        reviewer=reviewer,
-        verdict="confirmed",
-        note=note or None,
+    """A person's confirmation of one definition of an AI-written library: one `reviews` row per
+    definition, written by one conditional INSERT (a second confirmation, or a racing one,
+    raises `DefinitionDecided` and writes nothing)."""
+    # PostgreSQL: the mention's row lock makes a racing confirmation wait, then its INSERT (a new
+    # statement, a new snapshot) sees the first one's row. SQLite: the INSERT … WHERE NOT EXISTS
+    # runs under the database's write lock.
+    found = s.scalar(
+        select(Mention.id).where(Mention.id == mention_id).with_for_update(key_share=True)
     )
-    s.add(review)
-    s.flush()
-    return review
+    if found is None:
+        raise Math2Error(f"declaration {mention_id} does not exist")
+    confirmed = (
+        Review.target_table == "mentions",
+        Review.target_id == mention_id,
+        Review.verdict == "confirmed",
+    )
+    values = select(
+        literal("mentions"), literal(mention_id), literal(reviewer), literal("confirmed"),
+        literal(note or None, type_=Text), literal(_now(), type_=DateTime(timezone=True)),
+    ).where(~select(Review.id).where(*confirmed).exists())  # fmt: skip
+    cols = ["target_table", "target_id", "reviewer", "verdict", "note", "created_at"]
+    written = s.scalar(
+        insert(Review).from_select(cols, values, include_defaults=False).returning(Review.id)
+    )
+    if written is None:
+        raise DefinitionDecided(f"declaration {mention_id} was already confirmed")
+    return s.get_one(Review, written)

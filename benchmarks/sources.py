@@ -1,0 +1,212 @@
+"""The other systems' importers (issue 37) on real checkouts at their pins: declarations per
+system against a count by the system's own convention where one is published, the time each
+import takes (wall, the process's CPU time and the load average) against reading the same
+files' bytes in the same run (the baseline), and the crosswalk edges each adds once the 1000+
+list is imported and the clustering pass has run.
+
+    python benchmarks/sources.py --checkout rocq-stdlib=/path/stdlib \\
+        --checkout hol-light=/path/hol-light --checkout hol4=/path/HOL \\
+        --checkout naproche=/path/naproche --checkout nasalib=/path/pvslib \\
+        [--checkout agda-unimath=/path/agda-unimath] [--stacks /path/mathlib4] [--json out.json]
+
+Each system is imported into a fresh SQLite store (a temporary folder). The checkouts are read
+where they are and never copied; each must be at its manifest pin (the importer refuses
+another commit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import resource
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from math2.config import vendored_data_dir
+from math2.crosswalk.cluster import cluster
+from math2.importers.masking import read_source
+from math2.importers.registry import load_builtin_importers
+from math2.importers.systems import SystemReader
+from math2.sources import load_manifest, sync_manifest
+from math2.store import Crosswalk, Mention, Source, open_store
+
+READERS = {
+    "rocq-stdlib": "math2.importers.rocq",
+    "hol-light": "math2.importers.hol_light",
+    "hol4": "math2.importers.hol4",
+    "naproche": "math2.importers.naproche",
+    "nasalib": "math2.importers.nasalib",
+    "acl2-books": "math2.importers.acl2",
+}  # and agda-unimath, whose importer is older than SystemReader
+
+
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def reader_of(name: str) -> SystemReader:
+    import importlib
+
+    return importlib.import_module(READERS[name]).READER
+
+
+def files_of(name: str, root: Path) -> list[Path]:
+    """The files the importer of `name` reads."""
+    if name == "agda-unimath":
+        return sorted(root.glob("**/*.lagda.md"))
+    return reader_of(name).files(root)
+
+
+def baseline(name: str, root: Path) -> tuple[float, float, int]:
+    """Read and decode every file the importer reads: (wall s, CPU s, bytes)."""
+    w0, c0 = time.perf_counter(), cpu()
+    size = 0
+    for f in files_of(name, root):
+        text, _ = read_source(f)
+        size += len(text)
+    return time.perf_counter() - w0, cpu() - c0, size
+
+
+def convention(name: str, root: Path, names: set[str], kinds: Counter[str]) -> str:
+    """The system's own count where it publishes one, and how the import compares."""
+    if name == "hol-light":
+        db = root / "Multivariate" / "complex_database.ml"
+        listed = set(re.findall(r'"([^"]+)",\s*[A-Za-z_0-9\']+', db.read_text(errors="replace")))
+        found = len(listed & names)
+        return (
+            f"{len(listed)} names in Multivariate/complex_database.ml (HOL Light's search "
+            f"database after Multivariate + complex analysis); {found} of them imported "
+            f"({found / len(listed):.1%})"
+        )
+    if name == "nasalib":
+        proved = 0
+        for f in (root / "summaries").glob("*.summary"):
+            for ln in f.read_text(errors="replace").splitlines():
+                m = re.match(r"\s{4}(\S+?)\.{2,}", ln)
+                if m and "_TCC" not in m.group(1):
+                    proved += 1
+        ours = sum(n for k, n in kinds.items() if k not in ("theory", "datatype", "codatatype"))
+        return (
+            f"{proved} named formulas with a proof in summaries/*.summary (PVS's proveit, "
+            f"TCCs left out; the summaries are older than the pin); {ours} named formulas "
+            "imported (axioms and assumptions included)"
+        )
+    return "none published"
+
+
+def measure(name: str, root: Path, manifest_path: Path) -> dict:
+    manifest = load_manifest(manifest_path)
+    entry = manifest.get(name)
+    spec = load_builtin_importers()[name]
+    b_wall, b_cpu, size = baseline(name, root)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(f"sqlite:///{tmp}/m.db", migrate=True, create=True)
+        with store.session() as s:
+            sync_manifest(s, manifest)
+        load0 = os.getloadavg()
+        w0, c0 = time.perf_counter(), cpu()
+        result = spec.run(store, entry, root)
+        wall, cpu_s = time.perf_counter() - w0, cpu() - c0
+        load1 = os.getloadavg()
+        lists = load_builtin_importers()["1000-plus"]
+        lists.run(store, manifest.get("1000-plus"), vendored_data_dir() / "crosswalk" / "1000-plus")
+        with store.session() as s:
+            cluster(s)
+            sid = s.scalar(select(Source.id).where(Source.name == name))
+            mention_ids = select(Mention.id).where(Mention.source_id == sid)
+            edges = s.scalar(
+                select(func.count())
+                .select_from(Crosswalk)
+                .where(Crosswalk.mention_id.in_(mention_ids))
+            )
+            named = set(s.scalars(select(Mention.name).where(Mention.source_id == sid)))
+            kinds = Counter(s.scalars(select(Mention.kind).where(Mention.source_id == sid)))
+        store.close()
+    return {
+        "source": name,
+        "files": result.counts.get("files read", result.counts.get("modules")),
+        "declarations": result.counts.get("declarations", result.counts.get("mentions")),
+        "counts": result.counts,
+        "notes": result.notes,
+        "bytes": size,
+        "baseline_wall_s": round(b_wall, 2),
+        "baseline_cpu_s": round(b_cpu, 2),
+        "import_wall_s": round(wall, 2),
+        "import_cpu_s": round(cpu_s, 2),
+        "ratio_cpu": round(cpu_s / b_cpu, 1) if b_cpu else None,
+        "load_before": [round(x, 2) for x in load0],
+        "load_after": [round(x, 2) for x in load1],
+        "crosswalk_edges": edges,
+        "convention": convention(name, root, named, kinds),
+    }
+
+
+def measure_stacks(root: Path, manifest_path: Path) -> dict:
+    """Mathlib's @[stacks] attributes as candidate pairs: scan, write, time."""
+    manifest = load_manifest(manifest_path)
+    spec = load_builtin_importers()["stacks-mathlib"]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(f"sqlite:///{tmp}/m.db", migrate=True, create=True)
+        with store.session() as s:
+            sync_manifest(s, manifest)
+        load0 = os.getloadavg()
+        w0, c0 = time.perf_counter(), cpu()
+        result = spec.run(store, manifest.get("stacks-mathlib"), root)
+        wall, cpu_s = time.perf_counter() - w0, cpu() - c0
+        store.close()
+    return {
+        "source": "stacks-mathlib",
+        "counts": result.counts,
+        "import_wall_s": round(wall, 2),
+        "import_cpu_s": round(cpu_s, 2),
+        "load_before": [round(x, 2) for x in load0],
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--checkout", action="append", default=[], help="SOURCE=PATH")
+    ap.add_argument("--stacks", type=Path, help="a Mathlib checkout at the pin: @[stacks] pairs")
+    ap.add_argument("--manifest", type=Path, default=Path("manifests/sources.yaml"))
+    ap.add_argument("--json", type=Path)
+    a = ap.parse_args()
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    )
+    rows = []
+    for spec in a.checkout:
+        name, _, path = spec.partition("=")
+        row = measure(name, Path(path), a.manifest)
+        rows.append(row)
+        print(json.dumps(row, indent=1))
+    print(
+        "\n| system | files | declarations | import wall s | CPU s | baseline CPU s | ratio |"
+        " load 1-min before/after | crosswalk edges | own convention |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in (r for r in rows if r["source"] != "stacks-mathlib"):
+        print(
+            f"| {r['source']} | {r['files']} | {r['declarations']} | {r['import_wall_s']} | "
+            f"{r['import_cpu_s']} | {r['baseline_cpu_s']} | {r['ratio_cpu']}x | "
+            f"{r['load_before'][0]} / {r['load_after'][0]} | {r['crosswalk_edges']} | "
+            f"{r['convention']} |"
+        )
+    if a.stacks:
+        st = measure_stacks(a.stacks, a.manifest)
+        rows.append(st)
+        print(json.dumps(st, indent=1))
+    if a.json:
+        a.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

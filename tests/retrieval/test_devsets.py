@@ -1,0 +1,81 @@
+"""The retrieval dev sets (`benchmarks/devsets/*.yaml`): their format, the target kinds of the
+sets of issue 33, and the checker that holds them against a store."""
+
+import importlib.util
+from collections import Counter
+
+from tests.conftest import REPO
+
+_spec = importlib.util.spec_from_file_location(
+    "check_devsets", REPO / "benchmarks" / "check_devsets.py"
+)
+check_devsets = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(check_devsets)
+
+STYLES = ("lean", "latex", "natural", "slogans", "nicknames", "special")
+
+
+def _sets():
+    sets = check_devsets.load_sets()
+    assert sets, "no dev set found under benchmarks/devsets"
+    return sets
+
+
+def test_every_set_parses_with_queries_and_answers():
+    for name, items in _sets().items():
+        assert items, name
+        for it in items:
+            assert isinstance(it["q"], str) and it["q"].strip(), (name, it)
+            assert all(isinstance(a, str) and a for a in it["a"]), (name, it)
+
+
+def test_user_sets_cover_every_style_and_mostly_ask_for_non_theorems():
+    sets = _sets()
+    users = {n: v for n, v in sets.items() if n.startswith("users-")}
+    assert {n.removeprefix("users-") for n in users} == set(STYLES)
+    kinds: Counter[str] = Counter()
+    for name, items in users.items():
+        assert all(it.get("kind") in check_devsets.TARGET_KINDS for it in items), name
+        own = Counter(it["kind"] for it in items)
+        assert own["theorem"] <= len(items) / 2, (name, own)
+        kinds += own
+    assert sum(kinds.values()) >= 300
+    for kind in ("structure", "class", "def", "instance", "inductive", "theorem"):
+        assert kinds[kind] > 0, kind
+
+
+def test_user_sets_repeat_no_query_of_another_set():
+    sets = _sets()
+    older = {it["q"] for n, v in sets.items() if not n.startswith("users-") for it in v}
+    seen: set[str] = set()
+    for name, items in sets.items():
+        if name.startswith("users-"):
+            for it in items:
+                assert it["q"] not in older and it["q"] not in seen, (name, it["q"])
+                seen.add(it["q"])
+
+
+def test_checker_flags_missing_deprecated_and_wrongly_kinded_answers():
+    sets = {
+        "a": [
+            {"q": "groups", "kind": "class", "a": ["Group"]},
+            {"q": "old", "kind": "theorem", "a": ["old_name"]},
+            {"q": "gone", "kind": "def", "a": ["Nowhere"]},
+            {"q": "kinded", "kind": "structure", "a": ["Nat.factorial"]},
+        ],
+        "b": [{"q": "groups", "kind": "class", "a": ["Group"]}],
+    }
+    decls = {
+        "Group": ("class", True, True, False),
+        "old_name": ("alias", True, True, True),
+        "Nat.factorial": ("def", True, True, False),
+    }
+    found = check_devsets.problems(sets, decls)
+    assert any("old_name is deprecated" in p for p in found)
+    assert any("Nowhere is not a Mathlib declaration" in p for p in found)
+    assert any("kind structure but Nat.factorial is a def" in p for p in found)
+    assert any("the same query is in a" in p for p in found)
+    assert sum("'groups'" in p for p in found) == 1  # only the repeat in b
+    assert check_devsets.kind_of("abbrev") == "def"
+    assert check_devsets.kind_of("class inductive") == "class"
+    assert check_devsets.kind_of("lemma") == "theorem"
