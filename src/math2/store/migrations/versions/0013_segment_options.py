@@ -1,8 +1,8 @@
 """a run segment's executor options (Ray: batch size, items per node, Lean actors per node, …),
 so `math2 runs resume` drives the run with them again
 
-Revision ID: 0015
-Revises: 0009
+Revision ID: 0013
+Revises: 0012
 """
 
 from collections.abc import Sequence
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0015"
-down_revision: str | None = "0009"
+revision: str = "0013"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
