@@ -19,7 +19,9 @@ medians.
    run of N. CPU seconds are what holds on a loaded machine, where wall time does not. A local
    run counts its own process, its REPLs and PostgreSQL (Ray's idle processes are left out).
 2. **Throughput** (check latency `--latency`, a `time.sleep` in the fake REPL: it costs no CPU)
-   at k Lean actors of one REPL each, against a local pool of k REPLs: items/s over the whole
+   at k REPLs — one Lean actor with a pool of k (`--shape repls`, what docs/scale.md
+   recommends: one actor per node) or k actors of one REPL each (`--shape actors`) —
+   against a local pool of k REPLs: items/s over the whole
    run, and in its steady part (from the 10th to the 90th percentile of the items' finish times,
    which leaves out each executor's start and its last batch).
 
@@ -48,6 +50,7 @@ from math2.lean import CheckItem, LeanChecker, PoolConfig, ReplBackend
 from math2.runs import ItemContext, Job, Resource, RunServices, execute, step
 from math2.runs.ray_actors import NAMESPACE, WorkerEnv
 from math2.runs.ray_exec import RayOptions
+from math2.store import Run as RunRow
 from math2.store import RunItem, Store
 from math2.store.aio import AsyncStore
 
@@ -204,6 +207,8 @@ class Run:
     steady: float  # items/s between the 10th and 90th percentile of the finish times
     cpu: dict[str, float]
     load: float
+    writes: int = 0  # Ray: the writes the run's one writer committed …
+    commits: int = 0  # … in this many commits
 
     def total(self) -> float:
         roles = LOCAL_ROLES if self.kind == "local" else ROLES
@@ -242,10 +247,19 @@ async def run_local(dbs: Databases, meter: CpuMeter, n: int, workers: int, laten
 
 
 async def run_ray(
-    dbs: Databases, meter: CpuMeter, n: int, actors: int, latency: float, batch: int
+    dbs: Databases,
+    meter: CpuMeter,
+    n: int,
+    actors: int,
+    latency: float,
+    batch: int,
+    shape: str = "repls",
 ) -> Run:
     store = dbs.new()
-    opts = RayOptions(batch_size=batch, lean=pool(1, latency), lean_actors_per_node=actors)
+    if shape == "repls":  # one actor, a pool of `actors` REPLs
+        opts = RayOptions(batch_size=batch, lean=pool(actors, latency))
+    else:
+        opts = RayOptions(batch_size=batch, lean=pool(1, latency), lean_actors_per_node=actors)
     load = os.getloadavg()[0]
     with meter:
         t0 = time.monotonic()
@@ -260,14 +274,18 @@ async def run_ray(
         )
         wall = time.monotonic() - t0
     assert s.done == n, s
-    return Run("ray", n, wall, steady_rate(store, n), meter.cpu, load)
+    with store.session() as ses:
+        writer = ses.scalars(select(RunRow.stats).where(RunRow.id == s.run_id)).one()["writer"]
+    out = Run("ray", n, wall, steady_rate(store, n), meter.cpu, load)
+    out.writes, out.commits = writer["writes"], writer["commits"]
+    return out
 
 
 async def pair(dbs, meter, a, n: int, k: int, latency: float, rep: int) -> tuple[Run, Run]:
     """A local run and a Ray run, in alternating order from one repeat to the next (so neither
     always runs on the quieter half of a shared machine)."""
     go_local = run_local(dbs, meter, n, k, latency)
-    go_ray = run_ray(dbs, meter, n, k, latency, a.batch)
+    go_ray = run_ray(dbs, meter, n, k, latency, a.batch, a.shape)
     if rep % 2:
         r = await go_ray
         lo = await go_local
@@ -278,7 +296,8 @@ async def pair(dbs, meter, a, n: int, k: int, latency: float, rep: int) -> tuple
         print(
             f"  repeat {rep + 1}, {x.kind}, {n} items, k={k}, latency {latency * 1000:.0f} ms: "
             f"{x.wall:.2f} s, {n / x.wall:.1f} items/s (steady {x.steady:.1f}), CPU "
-            f"{x.total():.2f} s, load {x.load:.1f}",
+            f"{x.total():.2f} s, load {x.load:.1f}"
+            + (f", {x.writes} writes in {x.commits} commits" if x.kind == "ray" else ""),
             flush=True,
         )
     return lo, r
@@ -299,6 +318,12 @@ async def main() -> None:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--cpus", type=int, default=2)
     p.add_argument("--skip-throughput", action="store_true")
+    p.add_argument(
+        "--shape",
+        choices=("repls", "actors"),
+        default="repls",
+        help="k REPLs as one Lean actor's pool (repls) or as k actors of one REPL (actors)",
+    )
     a = p.parse_args()
     if not a.pg_url:
         p.error("give --pg-url (or MATH2_TEST_PG_URL): the Ray executor needs PostgreSQL")
@@ -363,17 +388,24 @@ async def main() -> None:
     print(f"\nFixed CPU of a run (starting and ending it): {', '.join(fixed_runs)}")
     print(
         f"Ray's extra CPU per item: **{(per_item['ray'] - per_item['local']) * 1000:.2f} ms** "
-        f"({per_item['ray'] * 1000:.2f} against {per_item['local'] * 1000:.2f})"
+        f"({per_item['ray'] * 1000:.2f} against {per_item['local'] * 1000:.2f}: Ray / local "
+        f"{per_item['ray'] / per_item['local']:.2f})"
+    )
+    ray_runs = [x for (kind, _), xs in cpu_runs.items() if kind == "ray" for x in xs]
+    writes, commits = sum(x.writes for x in ray_runs), sum(x.commits for x in ray_runs)
+    print(
+        f"Ray's one writer: {writes} writes in {commits} commits "
+        f"({writes / max(commits, 1):.1f} writes a commit) over the CPU runs"
     )
     if not rows:
         return
     print(
         f"\n## Throughput ({a.throughput_items} items, check latency {a.latency * 1000:.0f} ms, "
-        f"batches of {a.batch}, median of {a.repeats})\n"
+        f"batches of {a.batch}, k REPLs as {a.shape}, median of {a.repeats})\n"
     )
     print(
         "| k | local items/s (steady) | Ray items/s (steady) | Ray / local (steady) "
-        "| Ray vs 1 actor (steady) | ideal | load |"
+        "| Ray vs k=1 (steady) | ideal | load |"
     )
     print("|---|---|---|---|---|---|---|")
     base = None

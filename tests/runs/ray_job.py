@@ -141,3 +141,10 @@ async def _resume(run: Run, settings: Any, store: Store, resume: Resume) -> RunS
 
 
 register_job("test.ray", _resume)
+
+
+class Idle:
+    """An actor that does nothing (it stands for one a run left behind, in the actors tests)."""
+
+    def ping(self) -> int:
+        return 1

@@ -15,7 +15,7 @@ from math2.cli._executor import merged_options
 from math2.lean.identity import LeanIdentity
 from math2.lean.pool import PoolConfig
 from math2.runs.ray_exec import RayOptions, items_per_node
-from math2.runs.ray_hub import EndpointLimiter, same_lean
+from math2.runs.ray_hub import EndpointLimiter, left_over, same_lean
 
 
 def test_items_per_node_follow_the_repls_and_the_endpoints():
@@ -95,3 +95,16 @@ def test_a_ray_option_on_the_local_executor_is_refused(sqlite_store, tmp_path):
     argv = ["--db", url, "formalize", str(inp), "--model", "g", "--judge", "j"]
     r = CliRunner().invoke(app, [*argv, "--ray-option", "batch_size=8"])
     assert r.exit_code == 2 and "--ray-option is only for --executor ray" in r.output, r.output
+
+
+def test_left_over_actors_are_those_no_live_hub_owns():
+    node = "ab" * 28
+    names = [
+        "math2-hub-0123456789ab",  # a live run's hub …
+        f"math2-lean-0123456789ab-{node}-0",  # … and its Lean actor
+        f"math2-lean-fedcba987654-{node}-0",  # a Lean actor whose hub is gone
+        f"math2-lean-{node}",  # an older math2's detached Lean actor
+        "math2-writer-0123456789abcdef",  # and its detached writer
+    ]
+    assert left_over(names) == names[2:]
+    assert left_over(names[:2]) == []

@@ -259,6 +259,8 @@ async def test_endpoint_concurrency_holds_across_nodes(nodes, pg, tmp_path):  # 
     assert most == cap  # reached, never passed, at the server
     (limit,) = stats["limits"].values()
     assert limit["capacity"] == cap and limit["max_in_flight"] == cap and limit["calls"] == n
+    shown = CliRunner().invoke(app, ["--db", store.url, "runs", "show", str(summary.run_id)])
+    assert f"fake-model@{srv.base_url}: ≤ 2 calls at once (most 2)" in shown.output, shown.output
 
 
 async def test_nodes_that_join_mid_run(nodes, pg, tmp_path):  # noqa: F811

@@ -160,6 +160,10 @@ def _segment_lines(n: int, seg: SegmentRow, lean: LeanIdentity | None) -> list[s
         + (f" · {counts}" if counts else "")
         + (f" · items per node: {per_node}" if per_node else "")
     ]
+    if seg.executor == "ray" and seg.options:
+        lines.append("     " + _ray_line(seg.options, st))
+    for node, why in sorted((st.get("refused_nodes") or {}).items()):
+        lines.append(f"     refused {node}: {why}")
     if seg.reason:
         lines.append(f"     why: {seg.reason}")
     if seg.lean is not None and seg.lean != lean:
@@ -167,6 +171,23 @@ def _segment_lines(n: int, seg: SegmentRow, lean: LeanIdentity | None) -> list[s
     for change in seg.changes:
         lines.append(f"     changed: {change}")
     return lines
+
+
+def _ray_line(options: dict[str, Any], stats: dict[str, Any]) -> str:
+    """A Ray segment's limits: its batches, the items in flight per node (and the most it had
+    in flight), each endpoint's cluster-wide bound (and the most calls it had in flight), the
+    writer's commits."""
+    flight = stats.get("in_flight") or {}
+    per_node = flight.get("per_node", options.get("items_per_node"))
+    parts = [f"batches of {options.get('batch_size')}", f"≤ {per_node} items in flight per node"]
+    if "most" in flight:
+        parts[-1] += f" (most {flight['most']} in all)"
+    for key, lim in sorted((stats.get("limits") or {}).items()):
+        parts.append(f"{key}: ≤ {lim['capacity']} calls at once (most {lim['max_in_flight']})")
+    writer = stats.get("writer") or {}
+    if writer.get("commits"):
+        parts.append(f"{writer['writes']} writes in {writer['commits']} commits")
+    return "ray: " + " · ".join(parts)
 
 
 def _recorded_executor(s: Session, run: Run) -> tuple[str, dict[str, Any]]:
@@ -328,3 +349,57 @@ def models_list() -> None:
                 m.notes or "-",
             )
     out.print(table)
+
+
+actors_app = typer.Typer(
+    help="math2's actors on a Ray cluster: each run's actors end with it; these are for what "
+    "is left over (a cluster that outlived an older math2, a driver Ray has not noticed dead).",
+    no_args_is_help=True,
+)
+runs_app.add_typer(actors_app, name="actors")
+
+
+def _cluster(address: str | None) -> Any:
+    """The `ray` module joined to the cluster at `address` (else `[ray] address`, else `auto`)."""
+    from math2.runs.ray_exec import RayOptions, RayUnavailable, connect
+
+    where = address or state.settings.ray.address or "auto"
+    try:
+        return connect(RayOptions(address=where, init_kwargs={"logging_level": "WARNING"}))
+    except RayUnavailable as exc:
+        raise fail(escape(str(exc))) from exc
+    except ConnectionError as exc:
+        raise fail(escape(f"no Ray cluster at {where}: {exc}")) from exc
+
+
+@actors_app.command("list")
+def actors_list(address: Address = None) -> None:
+    """math2's named actors on the cluster; `left over` marks those no live run owns."""
+    from math2.runs.ray_hub import left_over, named_actors
+
+    names = named_actors(_cluster(address))
+    spare = set(left_over(names))
+    for n in names:
+        out.print(escape(n) + ("  left over" if n in spare else ""), highlight=False)
+    out.print(f"{len(names)} actors, {len(spare)} left over", highlight=False)
+
+
+@actors_app.command("stop")
+def actors_stop(
+    address: Address = None,
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Every math2 actor, live runs' hubs too (those runs can no longer write: "
+            "stop their drivers first).",
+        ),
+    ] = False,
+) -> None:
+    """Stop math2's left-over actors (with --all, every one)."""
+    from math2.runs.ray_hub import stop_actors
+
+    stopped = stop_actors(_cluster(address), every=every)
+    for n in stopped:
+        out.print(f"stopped {escape(n)}", highlight=False)
+    out.print(f"{len(stopped)} actors stopped", highlight=False)

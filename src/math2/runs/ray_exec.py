@@ -35,7 +35,7 @@ from math2.runs.identity import Provenance, run_identity
 from math2.runs.lifecycle import ClaimedRun, End, Executor, RunRequest, drive
 from math2.runs.progress import RunSummary
 from math2.runs.ray_actors import NAMESPACE, ActorBackend, WorkerEnv
-from math2.runs.ray_hub import RunHub, new_tag
+from math2.runs.ray_hub import RunHub, hub_name, new_tag
 from math2.runs.ray_tasks import BatchResult, BatchTask, ServicesFactory, run_batch
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
@@ -218,7 +218,7 @@ async def execute_ray(
     hub = (
         ray.remote(RunHub)
         .options(
-            name=f"math2-hub-{tag}",
+            name=hub_name(tag),
             namespace=NAMESPACE,
             num_cpus=0,
             max_concurrency=1000,  # writes from every worker, each a call

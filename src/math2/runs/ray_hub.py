@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import time
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 from math2.lean.identity import LeanIdentity
@@ -261,10 +260,9 @@ class ClusterLimiter(Resource):
                 _LIMITERS.popitem(last=False)
         return _LIMITERS[k]
 
-    @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
+    async def _take(self) -> tuple[Any, str]:
+        """A permit of the endpoint's limiter, by a fresh token."""
         token = uuid.uuid4().hex
-        self.waiting += 1
         actor = None
         try:
             actor = await self._actor()
@@ -273,17 +271,11 @@ class ClusterLimiter(Resource):
             if actor is not None:  # the permit, granted or not, is not kept
                 actor.release.remote(token)
             raise
-        finally:
-            self.waiting -= 1
-        self._account()
-        self.in_use += 1
-        self.acquired += 1
-        try:
-            yield
-        finally:
-            self._account()
-            self.in_use -= 1
-            actor.release.remote(token)  # its order does not matter: a permit is by token
+        return actor, token
+
+    def _give(self, held: Any) -> None:
+        actor, token = held
+        actor.release.remote(token)  # its order does not matter: a permit is by token
 
 
 def bind_clients(services: Any, hub: Any, tag: str) -> None:
@@ -294,3 +286,44 @@ def bind_clients(services: Any, hub: Any, tag: str) -> None:
 
 def new_tag() -> str:
     return uuid.uuid4().hex[:12]
+
+
+def hub_name(tag: str) -> str:
+    """The name of the hub of the run segment whose tag is `tag`."""
+    return f"math2-hub-{tag}"
+
+
+def named_actors(ray: Any) -> list[str]:
+    """math2's named actors alive on the cluster (runs' hubs and Lean actors; also the detached
+    writers and Lean actors of math2 before runs owned their actors), sorted."""
+    names = ray.util.list_named_actors(all_namespaces=True)
+    return sorted(
+        str(a["name"])
+        for a in names
+        if a.get("namespace") == NAMESPACE and str(a["name"]).startswith("math2-")
+    )
+
+
+def left_over(names: list[str]) -> list[str]:
+    """Of `names`, the actors no live run owns: not a hub, and no hub of their tag alive (a
+    Lean actor is `math2-lean-TAG-…`; the detached `math2-writer-…` and `math2-lean-NODE` of
+    older versions have none)."""
+    hubs = {n.removeprefix("math2-hub-") for n in names if n.startswith("math2-hub-")}
+    return [
+        n
+        for n in names
+        if not n.startswith("math2-hub-")
+        and not (n.startswith("math2-lean-") and n.split("-")[2] in hubs)
+    ]
+
+
+def stop_actors(ray: Any, *, every: bool = False) -> list[str]:
+    """Kill math2's actors that no live run owns — with `every`, every math2 actor, the hubs
+    of live runs too (their runs can no longer write: stop their drivers first); the names
+    killed."""
+    names = named_actors(ray)
+    doomed = names if every else left_over(names)
+    for n in doomed:
+        with contextlib.suppress(ValueError):  # gone meanwhile (its hub ended)
+            ray.kill(ray.get_actor(n, namespace=NAMESPACE), no_restart=True)
+    return doomed
