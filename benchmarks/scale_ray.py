@@ -1,18 +1,31 @@
-"""Throughput of the Ray executor with 1, 2 and 4 Lean actors against the local executor with
-as many REPL workers, in the same run, on the fake REPL with a fixed per-check latency (no Lean:
-the figures measure the executors, not Lean).
+"""The Ray executor against the local one in the same run, on the fake REPL (no Lean: the
+figures measure the executors, not Lean): CPU per item of every process each executor uses, and
+throughput with 1, 2 and 4 Lean actors against as many local REPL workers.
 
     python benchmarks/scale_ray.py --pg-url postgresql://postgres@127.0.0.1:5432/postgres \
-        [--items 240] [--latency 0.2] [--actors 1 2 4] [--repeats 3]
+        [--items 160] [--latency 0.2] [--actors 1 2 4] [--repeats 3] [--cpus 2]
 
-Each configuration runs the same job (one Lean check per item: hygiene, the result cache, the
-REPL pool, an attempt, the item's state) over the same `--items` items, in a fresh PostgreSQL
-database. The fake REPL's check latency is a `time.sleep` (it costs no CPU, so on a small
-machine the executors' own work, not the latency, is what competes for cores). Both executors'
-REPLs are warmed and one untimed run of each goes first; every configuration is repeated
-`--repeats` times, local and Ray in alternating order, and the median is reported. Prints a
-Markdown table: items/s of each executor, Ray as a ratio of local, the speed-up from 1 actor,
-and Ray's overhead per item (its extra wall time per item at zero check latency, one worker).
+Every run is the same job (one Lean check per item: hygiene, the result cache, the REPL pool, an
+attempt, the item's state) over the same items, in a fresh PostgreSQL database, each executor
+starting what it uses (the local REPL pool; Ray's hub — the run's writer — and Lean actors with
+their REPLs), as a command does. Local and Ray alternate in order from one repeat to the next;
+medians.
+
+1. **CPU per item** (zero check latency, one worker): user + sys of every process, read with
+   psutil every 0.2 s while the run goes (the meter's own thread taken out) — the driver (this
+   process), Ray's batch tasks, the run's hub (its writer), the Lean actors, the REPLs, Ray's
+   own processes (raylet, GCS, …) and PostgreSQL's —, for runs of N and 3N items: the CPU per item
+   is what the 2N more items cost ((CPU(3N) − CPU(N)) / 2N), the fixed cost what remains of a
+   run of N. CPU seconds are what holds on a loaded machine, where wall time does not. A local
+   run counts its own process, its REPLs and PostgreSQL (Ray's idle processes are left out).
+2. **Throughput** (check latency `--latency`, a `time.sleep` in the fake REPL: it costs no CPU)
+   at k REPLs — one Lean actor with a pool of k (`--shape repls`, what docs/scale.md
+   recommends: one actor per node) or k actors of one REPL each (`--shape actors`) —
+   against a local pool of k REPLs: items/s over the whole
+   run, and in its steady part (from the 10th to the 90th percentile of the items' finish times,
+   which leaves out each executor's start and its last batch).
+
+The 1-minute load average is printed beside every figure.
 """
 
 from __future__ import annotations
@@ -22,22 +35,27 @@ import asyncio
 import os
 import statistics
 import sys
-import tempfile
+import threading
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
 from pydantic import BaseModel
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
 
 from math2.lean import CheckItem, LeanChecker, PoolConfig, ReplBackend
 from math2.runs import ItemContext, Job, Resource, RunServices, execute, step
 from math2.runs.ray_actors import NAMESPACE, WorkerEnv
-from math2.runs.ray_exec import RayOptions, stop_actors
-from math2.store import Store
+from math2.runs.ray_exec import RayOptions
+from math2.store import Run as RunRow
+from math2.store import RunItem, Store
 from math2.store.aio import AsyncStore
+
+ROLES = ("driver", "tasks", "hub (writer)", "lean actors", "repl", "ray system", "postgres")
+LOCAL_ROLES = ("driver", "repl", "postgres")
 
 
 class Item(BaseModel):
@@ -90,141 +108,320 @@ class Databases:
                 c.execute(text(f'DROP DATABASE IF EXISTS "{n}" WITH (FORCE)'))
 
 
+class CpuMeter:
+    """CPU seconds (user + sys) of this process, its descendants (Ray's processes, the REPLs)
+    and PostgreSQL's server, by role, over a span; sampled every `every` seconds so processes
+    that end with the run (a run's actors) are counted up to their last sample."""
+
+    def __init__(self, pg_port: int | None, every: float = 0.2):
+        self.me, self.pg_port, self.every = os.getpid(), pg_port, every
+        self.last: dict[int, tuple[str, float]] = {}
+        self.base: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._own = 0.0  # the sampler thread's own CPU, taken out of the driver's
+
+    def _role(self, p: psutil.Process, pg: set[int]) -> str:
+        if p.pid == self.me:
+            return "driver"
+        if p.pid in pg:
+            return "postgres"
+        try:
+            cmd = " ".join(p.cmdline()) or p.name()
+        except psutil.Error:
+            return "ray system"
+        if "fake_repl" in cmd:
+            return "repl"
+        if cmd.startswith("ray::"):
+            for key, role in (
+                ("RunHub", "hub (writer)"),
+                ("StoreWriter", "hub (writer)"),
+                ("EndpointLimiter", "hub (writer)"),
+                ("LeanActor", "lean actors"),
+                ("Agent", "ray system"),
+            ):
+                if key in cmd:
+                    return role
+            return "tasks"
+        return "ray system"
+
+    def _postgres(self) -> list[psutil.Process]:
+        for p in psutil.process_iter(["name", "cmdline"]):
+            cmd = p.info["cmdline"] or []
+            if p.info["name"] == "postgres" and str(self.pg_port) in cmd:
+                return [p, *p.children(recursive=True)]
+        return []
+
+    def sample(self) -> None:
+        t0 = time.thread_time()
+        me = psutil.Process(self.me)
+        pg = self._postgres() if self.pg_port else []
+        pgs = {p.pid for p in pg}
+        for p in [me, *me.children(recursive=True), *pg]:
+            try:
+                t = p.cpu_times()
+            except psutil.Error:
+                continue
+            with self._lock:
+                old = self.last.get(p.pid)
+                # an idle Ray worker is "ray::IDLE" until it runs an actor or a task
+                keep = old is not None and old[0] not in ("tasks", "ray system")
+                role = old[0] if keep and old is not None else self._role(p, pgs)
+                self.last[p.pid] = (role, t.user + t.system)
+        self._own += time.thread_time() - t0
+
+    def __enter__(self) -> CpuMeter:
+        self.last.clear()
+        self._own = 0.0
+        self.sample()
+        self.base = {pid: c for pid, (_, c) in self.last.items()}
+        self._own = 0.0
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every):
+            self.sample()
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.sample()
+        self.cpu = dict.fromkeys(ROLES, 0.0)
+        for pid, (role, c) in self.last.items():
+            self.cpu[role] += c - self.base.get(pid, 0.0)
+        self.cpu["driver"] -= self._own
+
+
 def records(n: int) -> list[Item]:
     return [Item(id=f"x{k}") for k in range(n)]
 
 
-async def run_local(store: Store, n: int, workers: int, latency: float) -> float:
-    astore = AsyncStore(store)
-    backend = ReplBackend.from_config(pool(workers, latency))
-    # Warm the pool (every REPL loads the header) outside the timing, as the Ray actors are.
-    await asyncio.gather(
-        *(backend.run("import Mathlib", "example : True := trivial", 60) for _ in range(workers))
-    )
-    svc = services(WorkerEnv(astore=astore, lean_backend=backend, store=store))
-    t0 = time.monotonic()
-    try:
-        s = await execute(
-            astore,
-            Job("bench.ray", "local", [check()]),
-            records(n),
-            resources={"lean": Resource("lean", workers)},
-            services=svc,
-        )
-        assert s.done == n, s
-        return time.monotonic() - t0
-    finally:
-        await backend.close()
-        await astore.aclose()
+@dataclass
+class Run:
+    kind: str
+    n: int
+    wall: float
+    steady: float  # items/s between the 10th and 90th percentile of the finish times
+    cpu: dict[str, float]
+    load: float
+    writes: int = 0  # Ray: the writes the run's one writer committed …
+    commits: int = 0  # … in this many commits
+
+    def total(self) -> float:
+        roles = LOCAL_ROLES if self.kind == "local" else ROLES
+        return sum(self.cpu[r] for r in roles)
 
 
-async def run_ray(ray, store: Store, n: int, actors: int, latency: float, batch: int) -> float:
-    stop_actors(ray)
-    opts = RayOptions(batch_size=batch, lean=pool(1, latency), lean_actors_per_node=actors)
-    # Warm the actors (their REPLs load the header) and the store's writer outside the timing.
-    from math2.runs.ray_exec import ensure_lean_actors, ensure_writer
+def steady_rate(store: Store, n: int) -> float:
+    with store.session() as s:
+        ts = sorted(t.timestamp() for t in s.scalars(select(RunItem.finished_at)))
+    lo, hi = ts[int(0.1 * (n - 1))], ts[int(0.9 * (n - 1))]
+    return (int(0.9 * (n - 1)) - int(0.1 * (n - 1))) / max(hi - lo, 1e-9)
 
-    for a in ensure_lean_actors(ray, opts).values():
-        await a.run.remote("import Mathlib", "example : True := trivial", 60)
-    await ensure_writer(ray, store).counts.remote()
-    t0 = time.monotonic()
-    s = await execute(
-        store,
-        Job("bench.ray", "ray", [check()]),
-        records(n),
-        executor="ray",
-        ray=opts,
-        services_factory=services,
-        resources={"lean": Resource("lean", actors)},
-    )
+
+async def run_local(dbs: Databases, meter: CpuMeter, n: int, workers: int, latency: float) -> Run:
+    store = dbs.new()
+    load = os.getloadavg()[0]
+    with meter:
+        t0 = time.monotonic()
+        astore = AsyncStore(store)
+        backend = ReplBackend.from_config(pool(workers, latency))
+        svc = services(WorkerEnv(astore=astore, lean_backend=backend, store=store))
+        try:
+            s = await execute(
+                astore,
+                Job("bench.ray", "local", [check()]),
+                records(n),
+                resources={"lean": Resource("lean", workers)},
+                services=svc,
+            )
+        finally:
+            await backend.close()
+            await astore.aclose()
+        wall = time.monotonic() - t0
     assert s.done == n, s
-    return time.monotonic() - t0
+    return Run("local", n, wall, steady_rate(store, n), meter.cpu, load)
 
 
-async def pair(ray, dbs, a, k: int, latency: float, rep: int) -> tuple[float, float]:
-    """One timed local run and one timed Ray run, in alternating order from one repeat to the
-    next (so neither executor always runs on the quieter half of a shared machine)."""
-    if rep % 2:
-        tr = await run_ray(ray, dbs.new(), a.items, k, latency, a.batch)
-        tl = await run_local(dbs.new(), a.items, k, latency)
+async def run_ray(
+    dbs: Databases,
+    meter: CpuMeter,
+    n: int,
+    actors: int,
+    latency: float,
+    batch: int,
+    shape: str = "repls",
+) -> Run:
+    store = dbs.new()
+    if shape == "repls":  # one actor, a pool of `actors` REPLs
+        opts = RayOptions(batch_size=batch, lean=pool(actors, latency))
     else:
-        tl = await run_local(dbs.new(), a.items, k, latency)
-        tr = await run_ray(ray, dbs.new(), a.items, k, latency, a.batch)
-    print(
-        f"  repeat {rep + 1}, k={k}, latency {latency * 1000:.0f} ms: local {tl:.2f} s, "
-        f"Ray {tr:.2f} s",
-        flush=True,
-    )
-    return tl, tr
+        opts = RayOptions(batch_size=batch, lean=pool(1, latency), lean_actors_per_node=actors)
+    load = os.getloadavg()[0]
+    with meter:
+        t0 = time.monotonic()
+        s = await execute(
+            store,
+            Job("bench.ray", "ray", [check()]),
+            records(n),
+            executor="ray",
+            ray=opts,
+            services_factory=services,
+            resources={"lean": Resource("lean", actors)},
+        )
+        wall = time.monotonic() - t0
+    assert s.done == n, s
+    with store.session() as ses:
+        writer = ses.scalars(select(RunRow.stats).where(RunRow.id == s.run_id)).one()["writer"]
+    out = Run("ray", n, wall, steady_rate(store, n), meter.cpu, load)
+    out.writes, out.commits = writer["writes"], writer["commits"]
+    return out
+
+
+async def pair(dbs, meter, a, n: int, k: int, latency: float, rep: int) -> tuple[Run, Run]:
+    """A local run and a Ray run, in alternating order from one repeat to the next (so neither
+    always runs on the quieter half of a shared machine)."""
+    go_local = run_local(dbs, meter, n, k, latency)
+    go_ray = run_ray(dbs, meter, n, k, latency, a.batch, a.shape)
+    if rep % 2:
+        r = await go_ray
+        lo = await go_local
+    else:
+        lo = await go_local
+        r = await go_ray
+    for x in (lo, r):
+        print(
+            f"  repeat {rep + 1}, {x.kind}, {n} items, k={k}, latency {latency * 1000:.0f} ms: "
+            f"{x.wall:.2f} s, {n / x.wall:.1f} items/s (steady {x.steady:.1f}), CPU "
+            f"{x.total():.2f} s, load {x.load:.1f}"
+            + (f", {x.writes} writes in {x.commits} commits" if x.kind == "ray" else ""),
+            flush=True,
+        )
+    return lo, r
+
+
+def med(xs: list[float]) -> float:
+    return statistics.median(xs)
 
 
 async def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--pg-url", default=os.environ.get("MATH2_TEST_PG_URL"))
-    p.add_argument("--items", type=int, default=240)
+    p.add_argument("--items", type=int, default=160, help="N: the CPU runs have N and 3N items")
+    p.add_argument("--throughput-items", type=int, default=240)
     p.add_argument("--latency", type=float, default=0.2)
     p.add_argument("--actors", type=int, nargs="+", default=[1, 2, 4])
-    p.add_argument("--batch", type=int, default=RayOptions.batch_size)
+    p.add_argument("--batch", type=int, default=RayOptions().batch_size)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--cpus", type=int, default=2)
+    p.add_argument("--skip-throughput", action="store_true")
+    p.add_argument(
+        "--shape",
+        choices=("repls", "actors"),
+        default="repls",
+        help="k REPLs as one Lean actor's pool (repls) or as k actors of one REPL (actors)",
+    )
     a = p.parse_args()
     if not a.pg_url:
         p.error("give --pg-url (or MATH2_TEST_PG_URL): the Ray executor needs PostgreSQL")
     import ray
 
     root = Path(__file__).resolve().parents[1]
+    paths = ("src", "benchmarks")  # the workers import math2 and this module's job
     ray.init(
         num_cpus=a.cpus,
         namespace=NAMESPACE,
         include_dashboard=False,
         logging_level="WARNING",
-        runtime_env={"env_vars": {"PYTHONPATH": str(root / "src")}},
+        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(str(root / d) for d in paths)}},
     )
     dbs = Databases(a.pg_url)
+    meter = CpuMeter(make_url(a.pg_url).port)
+    n = a.items
+    cpu_runs: dict[tuple[str, int], list[Run]] = {}
     rows = []
     try:
-        # Warm-up, untimed: start Ray's worker processes (they import math2 once, then serve
-        # every batch), as the local executor's process has.
-        await run_ray(ray, dbs.new(), 4 * a.batch, 1, 0.0, a.batch)
-        await run_local(dbs.new(), 4 * a.batch, 1, 0.0)
-        # Ray's overhead per item: both executors at zero check latency, one worker.
-        zero = [await pair(ray, dbs, a, 1, 0.0, r) for r in range(a.repeats)]
-        zl = statistics.median(t for t, _ in zero)
-        zr = statistics.median(t for _, t in zero)
-        for k in a.actors:
-            times = [await pair(ray, dbs, a, k, a.latency, r) for r in range(a.repeats)]
-            tl = statistics.median(t for t, _ in times)
-            tr = statistics.median(t for _, t in times)
-            rows.append((k, a.items / tl, a.items / tr, a.items / max(t for _, t in times)))
-            print(f"actors={k}: local {a.items / tl:.1f}/s ray {a.items / tr:.1f}/s", flush=True)
+        # Warm-up, untimed: Ray's worker processes start and import math2 once.
+        await run_ray(dbs, meter, 2 * a.batch, 1, 0.0, a.batch)
+        await run_local(dbs, meter, 2 * a.batch, 1, 0.0)
+        for rep in range(a.repeats):
+            for size in (n, 3 * n):
+                lo, r = await pair(dbs, meter, a, size, 1, 0.0, rep)
+                cpu_runs.setdefault(("local", size), []).append(lo)
+                cpu_runs.setdefault(("ray", size), []).append(r)
+        if not a.skip_throughput:
+            for k in a.actors:
+                runs = [
+                    await pair(dbs, meter, a, a.throughput_items, k, a.latency, rep)
+                    for rep in range(a.repeats)
+                ]
+                rows.append((k, runs))
     finally:
-        stop_actors(
-            ray, [f"{dbs.admin.set(database=n).render_as_string(False)}" for n in dbs.names]
-        )
         ray.shutdown()
         dbs.drop()
-    base = rows[0][2]
+
+    print(f"\n## CPU per item (zero check latency, one worker; runs of {n} and {3 * n} items)\n")
+    print("| | " + " | ".join(ROLES) + " | total | load |")
+    print("|---|" + "---|" * (len(ROLES) + 2))
+    per_item: dict[str, float] = {}
+    fixed_runs: list[str] = []
+    for kind in ("local", "ray"):
+        small, big = cpu_runs[kind, n], cpu_runs[kind, 3 * n]
+        roles = LOCAL_ROLES if kind == "local" else ROLES
+        marg = {
+            r: (med([x.cpu[r] for x in big]) - med([x.cpu[r] for x in small])) / (2 * n)
+            for r in roles
+        }
+        total = (med([x.total() for x in big]) - med([x.total() for x in small])) / (2 * n)
+        fixed = med([x.total() for x in small]) - n * total
+        per_item[kind] = total
+        loads = [x.load for x in small + big]
+        cells = " | ".join(f"{marg[r] * 1000:.2f}" if r in marg else "–" for r in ROLES)
+        print(
+            f"| {kind}, ms/item | {cells} | **{total * 1000:.2f}** | "
+            f"{min(loads):.1f}–{max(loads):.1f} |"
+        )
+        fixed_runs.append(f"{kind} {fixed:.2f} s")
+    print(f"\nFixed CPU of a run (starting and ending it): {', '.join(fixed_runs)}")
     print(
-        f"\n{a.items} items, check latency {a.latency * 1000:.0f} ms (sleep), batches of "
-        f"{a.batch}, median of {a.repeats} repeats\n"
+        f"Ray's extra CPU per item: **{(per_item['ray'] - per_item['local']) * 1000:.2f} ms** "
+        f"({per_item['ray'] * 1000:.2f} against {per_item['local'] * 1000:.2f}: Ray / local "
+        f"{per_item['ray'] / per_item['local']:.2f})"
+    )
+    ray_runs = [x for (kind, _), xs in cpu_runs.items() if kind == "ray" for x in xs]
+    writes, commits = sum(x.writes for x in ray_runs), sum(x.commits for x in ray_runs)
+    print(
+        f"Ray's one writer: {writes} writes in {commits} commits "
+        f"({writes / max(commits, 1):.1f} writes a commit) over the CPU runs"
+    )
+    if not rows:
+        return
+    print(
+        f"\n## Throughput ({a.throughput_items} items, check latency {a.latency * 1000:.0f} ms, "
+        f"batches of {a.batch}, k REPLs as {a.shape}, median of {a.repeats})\n"
     )
     print(
-        "| Lean actors (= local REPL workers) | local items/s | Ray items/s | Ray / local "
-        "| Ray speed-up vs 1 actor | ideal items/s | Ray's slowest repeat |"
+        "| k | local items/s (steady) | Ray items/s (steady) | Ray / local (steady) "
+        "| Ray vs k=1 (steady) | ideal | load |"
     )
     print("|---|---|---|---|---|---|---|")
-    for k, lt, rt, worst in rows:
+    base = None
+    for k, runs in rows:
+        lw = med([a.throughput_items / lo.wall for lo, _ in runs])
+        rw = med([a.throughput_items / r.wall for _, r in runs])
+        ls = med([lo.steady for lo, _ in runs])
+        rs = med([r.steady for _, r in runs])
+        base = base or (rw, rs)
+        loads = [x.load for pr in runs for x in pr]
         print(
-            f"| {k} | {lt:.1f} | {rt:.1f} | {rt / lt:.2f} | {rt / base:.2f}× "
-            f"| {k / a.latency:.1f} | {worst:.1f} |"
+            f"| {k} | {lw:.1f} ({ls:.1f}) | {rw:.1f} ({rs:.1f}) | {rw / lw:.2f} ({rs / ls:.2f}) "
+            f"| {rw / base[0]:.2f}× ({rs / base[1]:.2f}×) | {k / a.latency:.1f} "
+            f"| {min(loads):.1f}–{max(loads):.1f} |"
         )
-    print(
-        f"\nZero latency, 1 worker (median of {a.repeats}): local {zl / a.items * 1000:.1f} "
-        f"ms/item, Ray {zr / a.items * 1000:.1f} ms/item; Ray's overhead "
-        f"{(zr - zl) / a.items * 1000:.1f} ms/item"
-    )
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory():
-        asyncio.run(main())
+    asyncio.run(main())

@@ -155,6 +155,29 @@ class InputSettings(BaseModel):
     max_text_chars: int = Field(default=100_000, ge=1)
 
 
+class RaySettings(BaseModel):
+    """The Ray executor (`--executor ray`, docs/scale.md): where the cluster is and how a run's
+    work is cut up; `--ray-option KEY=VALUE` sets one for a command, and `math2 runs resume`
+    reuses the ones the run recorded."""
+
+    model_config = {"extra": "forbid"}
+
+    address: str | None = Field(
+        None, description="ray://HOST:10001, auto, or None: a cluster started for the run"
+    )
+    batch_size: int = Field(32, ge=1, description="items per Ray task")
+    items_per_node: int | None = Field(
+        None,
+        ge=1,
+        description="items in flight per node; None: from the model endpoints' concurrency and "
+        "the node's REPLs (Little's law, docs/scale.md)",
+    )
+    lean_actors_per_node: int = Field(1, ge=1, description="Lean actors (REPL pools) per node")
+    task_cpus: float = Field(0.5, ge=0, description="CPUs a batch task reserves")
+    task_max_retries: int = Field(3, ge=0, description="tries of a batch whose worker died")
+    actor_max_restarts: int = Field(8, ge=0, description="restarts of a Lean actor that died")
+
+
 class SelectSettings(BaseModel):
     """Node selection (K6.4): declarations a person asks for (signal 3)."""
 
@@ -189,6 +212,7 @@ class Settings(BaseSettings):
     select: SelectSettings = Field(default_factory=SelectSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     input: InputSettings = Field(default_factory=InputSettings)
+    ray: RaySettings = Field(default_factory=RaySettings)
 
     @classmethod
     def settings_customise_sources(

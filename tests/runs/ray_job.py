@@ -4,7 +4,6 @@ and its resumer (`math2 runs resume` of a run of it, on the executor it names)."
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import sys
 from dataclasses import dataclass
@@ -78,8 +77,13 @@ def write_template(folder: Path) -> str:
     return str(p)
 
 
-def pool_config(repl_log: Path, size: int = 2, check_delay: float = 0.0) -> PoolConfig:
-    argv = [sys.executable, "-m", "math2.lean.testing.fake_repl", "--log", str(repl_log)]
+def pool_config(
+    repl_log: Path,
+    size: int = 2,
+    check_delay: float = 0.0,
+    module: str = "math2.lean.testing.fake_repl",
+) -> PoolConfig:
+    argv = [sys.executable, "-m", module, "--log", str(repl_log)]
     argv += ["--check-delay", str(check_delay)]
     return PoolConfig(argv=argv, size=size, timeout_s=30, memory_limit_mb=None)
 
@@ -99,10 +103,11 @@ class JobServices(RunServices):
         await self.client.aclose()
 
 
-def services(base_url: str, env: WorkerEnv) -> JobServices:
+def services(base_url: str, env: WorkerEnv, concurrency: int = 4) -> JobServices:
     """The steps' services, built where they run (a Ray worker or the local driver)."""
     client = LLMClient(
-        Endpoint(base_url=base_url, model="fake-model", concurrency=4), StoreCache(env.astore)
+        Endpoint(base_url=base_url, model="fake-model", concurrency=concurrency),
+        StoreCache(env.astore),
     )
     return JobServices(client, LeanChecker(env.lean_backend, cache=env.result_cache()))
 
@@ -120,7 +125,7 @@ async def _resume(run: Run, settings: Any, store: Store, resume: Resume) -> RunS
     p = run.params
     if resume.ray is None:
         raise CannotResume("the test job resumes on Ray only")
-    options = dataclasses.replace(resume.ray, batch_size=2, lean=pool_config(Path(p["repl_log"])))
+    options = resume.ray.model_copy(update={"lean": pool_config(Path(p["repl_log"]))})
     return await execute(
         store,
         job(p["template"]),
@@ -136,3 +141,10 @@ async def _resume(run: Run, settings: Any, store: Store, resume: Resume) -> RunS
 
 
 register_job("test.ray", _resume)
+
+
+class Idle:
+    """An actor that does nothing (it stands for one a run left behind, in the actors tests)."""
+
+    def ping(self) -> int:
+        return 1

@@ -1,6 +1,7 @@
 """The Ray executor against the local one, on a Ray cluster the tests start themselves, with the
 fake model server and the fake REPL: the same run items and attempts; a Lean actor killed
-mid-run; the driver SIGKILLed and started again.
+mid-run; the driver SIGKILLed and resumed with the options it recorded; a changed REPL command
+reaching the REPL in the next run; no actor of a run outliving it.
 
 Normalised before comparing (and nothing else): database ids (`id`, `run_id`), times
 (`finished_at`, `started_at`, `duration_s`, and the `latency_s` / `time_s` / `queue_s` fields
@@ -32,8 +33,8 @@ from math2.lean import ReplBackend
 from math2.llm.testing import FakeServer
 from math2.llm.testing.fake_server import read_log, repeats, request_hash
 from math2.runs import Resource, execute
-from math2.runs.ray_actors import NAMESPACE, WorkerEnv, lean_actor_name
-from math2.runs.ray_exec import RayOptions, RayUnavailable, stop_actors
+from math2.runs.ray_actors import NAMESPACE, WorkerEnv
+from math2.runs.ray_exec import RayOptions, RayUnavailable
 from math2.store import Attempt, LLMResponse, Run, RunItem, RunSegment, Store
 from math2.store.aio import AsyncStore
 from tests.runs import ray_job
@@ -114,8 +115,6 @@ def pg():
         return store
 
     yield make
-    if "ray" in sys.modules and sys.modules["ray"].is_initialized():
-        stop_actors(sys.modules["ray"], [store.url for _, store in made])  # their writers
     for name, store in made:
         store.close()
         with engine.connect() as conn:
@@ -123,10 +122,19 @@ def pg():
     engine.dispose()
 
 
+def math2_actors(ray) -> list[str]:
+    """math2's named actors alive on the cluster (a run's hub, writer and Lean actors)."""
+    return [n for n in ray.util.list_named_actors() if str(n).startswith("math2-")]
+
+
 @pytest.fixture
 def lean_actors(cluster):
+    """The test's runs leave no actor behind: each run's actors end with it."""
     yield
-    stop_actors(cluster)
+    deadline = time.monotonic() + 30
+    while math2_actors(cluster):
+        assert time.monotonic() < deadline, f"actors outlived their run: {math2_actors(cluster)}"
+        time.sleep(0.2)
 
 
 _TIMES = {"latency_s", "time_s", "queue_s"}
@@ -243,7 +251,10 @@ async def test_same_items_and_attempts_as_local(cluster, lean_actors, pg, tmp_pa
     with ray_db.session() as s:
         run = s.scalars(select(Run)).one()
         assert run.stats["executor"] == "ray" and len(run.stats["nodes"]) == 1
-        assert run.stats["writer"]["writes"] >= 4 * N  # item states and attempts, one writer
+        writer = run.stats["writer"]
+        assert writer["writes"] >= 4 * N  # item states and attempts, one writer
+        # in batches: each call of a worker carries every write it queued, in one commit
+        assert writer["commits"] <= writer["calls"] < writer["writes"]
         node = run.stats["nodes"][0]
     r = CliRunner().invoke(app, ["--db", ray_db.url, "runs", "show", str(remote.run_id)])
     assert r.exit_code == 0 and f"executor: ray on 1 node(s): {node}" in r.output
@@ -279,11 +290,19 @@ async def test_lean_actor_killed_mid_run(cluster, lean_actors, pg, tmp_path):
         while len(_checks(repl_log)) < 4:
             await asyncio.sleep(0.05)
         node = cluster.get_runtime_context().get_node_id()
-        actor = cluster.get_actor(lean_actor_name(node), namespace=NAMESPACE)
+        (name,) = [n for n in math2_actors(cluster) if n.startswith("math2-lean-") and node in n]
+        actor = cluster.get_actor(name, namespace=NAMESPACE)
         before = await actor.info.remote()
         cluster.kill(actor, no_restart=False)
-        summary = await asyncio.wait_for(run, 120)
+        # The restarted actor, asked while the run lives (the run's actors end with it); a call
+        # sent before the kill lands may still reach the old process.
+        deadline = time.monotonic() + 60
         after = await actor.info.remote()
+        while after["pid"] == before["pid"]:
+            assert time.monotonic() < deadline and not run.done(), "the actor never restarted"
+            await asyncio.sleep(0.1)
+            after = await actor.info.remote()
+        summary = await asyncio.wait_for(run, 120)
     assert after["pid"] != before["pid"]  # Ray restarted it
     assert (summary.done, summary.failed) == (n, 0)
     with store.session() as s:
@@ -305,8 +324,9 @@ def _count_done(store: Store) -> int:
 
 def test_driver_sigkilled_and_resumed_on_ray(cluster, lean_actors, pg, tmp_path):
     """A live Ray run is `running` and held: `runs resume` is refused naming its driver. Killed
-    with SIGKILL, `runs resume` takes it over at once and drives it on Ray again (the executor
-    and the address the run recorded): done items skipped, nothing finished asked again."""
+    with SIGKILL, `runs resume` takes it over at once and drives it on Ray again (the executor,
+    the address and the options the run recorded: batches of 2, 4 items in flight per node):
+    done items skipped, nothing finished asked again; the dead driver's actors went with it."""
     n = 24
     template = ray_job.write_template(tmp_path)
     store = pg()
@@ -358,3 +378,101 @@ def test_driver_sigkilled_and_resumed_on_ray(cluster, lean_actors, pg, tmp_path)
         ("ray", address, "done"),
     ]
     assert sum(segs[1].stats["items_per_node"].values()) == n - done_before
+    # The resume ran with the options the driver gave, not the defaults (batches of 32, items
+    # in flight from the capacities: 2 × (2 REPLs + 4 model slots) = 12).
+    assert segs[0].options == segs[1].options
+    assert (segs[1].options["batch_size"], segs[1].options["items_per_node"]) == (2, 4)
+    assert segs[1].stats["in_flight"] == {"per_node": 4, "most": 4}
+    shown = runner.invoke(app, ["--db", store.url, "runs", "show", str(run_id)])
+    assert "ray: batches of 2 · ≤ 4 items in flight per node (most 4 in all)" in shown.output
+
+
+def test_a_second_driver_on_a_live_ray_run_is_refused(cluster, lean_actors, pg, tmp_path):
+    """Two drivers of one Ray run: while the first lives (it holds the run's lease, renewed by
+    its heartbeat), the second exits 2 naming it, having run nothing; the run ends with exactly
+    one result per item — one model call, one check, two attempts each."""
+    n = 32  # 4 in flight, 1 s a call: the first driver lives for 8 s at least
+    template = ray_job.write_template(tmp_path)
+    store = pg()
+    repl_log = tmp_path / "repl.jsonl"
+    address = cluster.get_runtime_context().gcs_address
+    with FakeServer(ray_job.script(latency_s=1.0), log_path=tmp_path / "llm.jsonl") as srv:
+        argv = [sys.executable, "-m", "tests.runs.ray_driver", address, store.url, srv.base_url]
+        argv += [str(repl_log), template, str(n)]
+        first = subprocess.Popen(argv, env=_driver_env(), cwd=ROOT, stdout=subprocess.PIPE)
+        deadline = time.monotonic() + 90
+        while _count_done(store) < 2:
+            assert first.poll() is None, "the first driver ended before the second started"
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        second = subprocess.run(
+            argv, env=_driver_env(), cwd=ROOT, capture_output=True, text=True, timeout=180
+        )
+        assert first.poll() is None, "the first driver ended before the second was answered"
+        out, _ = first.communicate(timeout=180)
+    assert second.returncode == 2, second.stderr[-3000:]
+    assert "is being driven by" in second.stderr and f"pid {first.pid}" in second.stderr
+    assert first.returncode == 0
+    assert json.loads(out.decode().strip().splitlines()[-1])["done"] == n
+    with store.session() as s:
+        assert s.scalar(select(func.count()).select_from(Run)) == 1
+        items = s.scalars(select(RunItem)).all()
+        assert sorted(i.item for i in items) == sorted(f"t{k}" for k in range(n))
+        assert {i.status for i in items} == {"done"}
+        assert s.scalar(select(func.count()).select_from(Attempt)) == 2 * n
+        segs = s.scalars(select(RunSegment)).all()
+    assert [(g.executor, g.status) for g in segs] == [("ray", "done")]  # the second opened none
+    entries = read_log(tmp_path / "llm.jsonl")
+    assert len(entries) == n and repeats(entries) == {}
+    assert _checks(repl_log) == Counter({f"t{k}": 1 for k in range(n)})
+
+
+async def test_a_changed_repl_command_reaches_the_repl(cluster, lean_actors, pg, tmp_path):
+    """Each run's Lean actors are made from its own `[lean]` settings and end with it: a second
+    run with another REPL command (here: another log file) checks on REPLs started with that
+    command, never on the first run's."""
+    template = ray_job.write_template(tmp_path)
+    store = pg()
+    first_log, second_log = tmp_path / "repl-first.jsonl", tmp_path / "repl-second.jsonl"
+    with FakeServer(ray_job.script()) as srv:
+        first = await _ray_run(store, srv.base_url, template, first_log, n=4)
+        before = _checks(first_log)
+        second = await execute(
+            store,
+            ray_job.job(template, key="another input"),
+            ray_job.items(8)[4:],  # other theorems: not answered by the Lean result cache
+            executor="ray",
+            ray=RayOptions(batch_size=3, lean=ray_job.pool_config(second_log)),
+            services_factory=functools.partial(ray_job.services, srv.base_url),
+            resources=_resources(),
+        )
+    assert (first.done, second.done) == (4, 4) and first.run_id != second.run_id
+    assert before == Counter({f"t{k}": 1 for k in range(4)})
+    assert _checks(first_log) == before  # the first run's REPLs got nothing more
+    assert _checks(second_log) == Counter({f"t{k}": 1 for k in range(4, 8)})
+
+
+def test_runs_actors_list_and_stop_what_no_run_owns(cluster, lean_actors, tmp_path):
+    """`math2 runs actors stop` stops the actors no live run owns (an older math2's detached
+    writer and Lean actor here) and leaves a live run's hub and Lean actor; `--all` stops them
+    too."""
+    old = ["math2-writer-0123456789abcdef", "math2-lean-" + "ab" * 28]
+    live = ["math2-hub-0123456789ab", "math2-lean-0123456789ab-" + "cd" * 28 + "-0"]
+    idle = cluster.remote(ray_job.Idle)
+    handles = [
+        idle.options(name=n, namespace=NAMESPACE, lifetime="detached", num_cpus=0).remote()
+        for n in old + live
+    ]
+    cluster.get([h.ping.remote() for h in handles])
+    runner = CliRunner()
+    db = ["--db", f"sqlite:///{tmp_path / 'unused.db'}"]
+    listed = runner.invoke(app, [*db, "runs", "actors", "list"])
+    assert listed.exit_code == 0, listed.output
+    assert "4 actors, 2 left over" in listed.output
+    assert all(f"{n}  left over" in listed.output for n in old)
+    stopped = runner.invoke(app, [*db, "runs", "actors", "stop"])
+    assert stopped.exit_code == 0 and "2 actors stopped" in stopped.output, stopped.output
+    assert math2_actors(cluster) == sorted(live)
+    stopped = runner.invoke(app, [*db, "runs", "actors", "stop", "--all"])
+    assert stopped.exit_code == 0 and "2 actors stopped" in stopped.output, stopped.output
+    assert math2_actors(cluster) == []

@@ -1,6 +1,8 @@
-"""The Ray executor on a two-node cluster started with Ray's own tools on this machine
-(`ray start --head` and a second `ray start --address`, loopback, one CPU each): a run's items land
-on both nodes and `runs show` names both; a worker node killed mid-run loses no finished item.
+"""The Ray executor on a cluster of several nodes started with Ray's own tools on this machine
+(`ray start --head` and more `ray start --address`, loopback, one CPU each; one cluster for the
+module): a run's items land on every node and `runs show` names them; a model endpoint's
+concurrency holds across the nodes; nodes that join mid-run get work — or, running another Lean
+than the run's, are refused —; a worker node killed mid-run loses no finished item.
 
 The nodes are separate raylets (each with its own Lean actor) sharing one host; "killing a node"
 SIGKILLs that raylet and every process under it, which is what Ray sees when a machine is lost.
@@ -8,7 +10,9 @@ SIGKILLs that raylet and every process under it, which is what Ray sees when a m
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import json
 import os
 import secrets
@@ -28,16 +32,17 @@ from typer.testing import CliRunner
 from math2.cli import app
 from math2.llm.testing import FakeServer
 from math2.llm.testing.fake_server import read_log, request_hash
-from math2.runs.ray_actors import NAMESPACE, lean_actor_name, writer_name
-from math2.runs.ray_exec import stop_actors
+from math2.runs import execute
+from math2.runs.ray_actors import NAMESPACE
+from math2.runs.ray_exec import RayOptions
 from math2.store import Attempt, LLMResponse, Run, RunItem, Store
 from tests.runs import ray_job
-from tests.runs.test_ray import _checks, _count_done, _ray, pg  # noqa: F401
+from tests.runs.test_ray import _checks, _count_done, _ray, math2_actors, pg  # noqa: F401
 
 pytestmark = [pytest.mark.ray, pytest.mark.postgres]
 ROOT = Path(__file__).resolve().parents[2]
 RAY = Path(sys.executable).with_name("ray")
-# Small nodes: one CPU (one batch task at a time), 1 GB of task memory, the smallest object store.
+# Small nodes: one CPU (two batch tasks at a time), 1 GB of task memory, the smallest object store.
 NODE = ["--num-cpus", "1", "--memory", str(10**9), "--object-store-memory", str(80 * 10**6)]
 
 
@@ -70,10 +75,12 @@ class Cluster:
         }
         self.address = f"127.0.0.1:{_port()}"
 
-    def _start(self, *args: str) -> None:
+    def _start(self, *args: str, env: dict[str, str] | None = None) -> None:
         argv = [str(RAY), "start", "--node-ip-address", "127.0.0.1", *NODE, *args]
         argv += ["--temp-dir", str(self.dir / "t"), "--dashboard-agent-listen-port", str(_port())]
-        out = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=180)
+        out = subprocess.run(
+            argv, env={**self.env, **(env or {})}, capture_output=True, text=True, timeout=180
+        )
         if out.returncode != 0:
             raise RuntimeError(
                 f"{' '.join(argv)} failed:\n{out.stdout[-2000:]}{out.stderr[-2000:]}"
@@ -91,8 +98,10 @@ class Cluster:
             str(_port()),
         )
 
-    def add_node(self) -> None:
-        self._start("--address", self.address)
+    def add_node(self, env: dict[str, str] | None = None) -> None:
+        """Another node; `env`: its own environment beside the cluster's (its workers and
+        actors, and the REPLs they start, see it)."""
+        self._start("--address", self.address, env=env)
 
     def driver_env(self) -> dict[str, str]:
         return dict(self.env)
@@ -135,34 +144,41 @@ class Cluster:
 _AUTH_VARS = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
 
 
-@pytest.fixture
-def two_nodes(monkeypatch) -> Iterator[Cluster]:
+@pytest.fixture(scope="module")
+def nodes() -> Iterator[Cluster]:
+    """A head node and two more: the cluster of this module's tests (they run in order; the
+    last one loses a node)."""
     ray = _ray()
     if ray.is_initialized():
         ray.shutdown()
     from ray._private.authentication_test_utils import reset_auth_token_state
 
     c = Cluster()
-    try:
-        c.start_head()
-        c.add_node()
-        # This process joins with the cluster's token (Ray caches a token per process).
-        monkeypatch.delenv("RAY_AUTH_TOKEN", raising=False)
-        monkeypatch.setenv("RAY_AUTH_MODE", "token")
-        monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(c.token))
-        reset_auth_token_state()
-        ray.init(address=c.address, namespace=NAMESPACE, logging_level="WARNING")
-        deadline = time.monotonic() + 60
-        while sum(1 for n in ray.nodes() if n["Alive"]) < 2:
-            assert time.monotonic() < deadline, "the second node never joined"
-            time.sleep(0.2)
-        yield c
-    finally:
-        if ray.is_initialized():
-            ray.shutdown()
-        c.stop()
-        monkeypatch.undo()  # this process's auth settings as they were, and Ray's cache with them
-        reset_auth_token_state()
+    with pytest.MonkeyPatch.context() as mp:
+        try:
+            c.start_head()
+            c.add_node()
+            c.add_node()
+            # This process joins with the cluster's token (Ray caches a token per process).
+            mp.delenv("RAY_AUTH_TOKEN", raising=False)
+            mp.setenv("RAY_AUTH_MODE", "token")
+            mp.setenv("RAY_AUTH_TOKEN_PATH", str(c.token))
+            reset_auth_token_state()
+            ray.init(address=c.address, namespace=NAMESPACE, logging_level="WARNING")
+            _wait_nodes(ray, 3)
+            yield c
+        finally:
+            if ray.is_initialized():
+                ray.shutdown()
+            c.stop()
+    reset_auth_token_state()  # this process's auth settings as they were, Ray's cache with them
+
+
+def _wait_nodes(ray, n: int) -> None:
+    deadline = time.monotonic() + 90
+    while len(_alive(ray)) < n:
+        assert time.monotonic() < deadline, f"the cluster never reached {n} nodes"
+        time.sleep(0.2)
 
 
 def _driver(c: Cluster, store: Store, base_url: str, tmp_path: Path, n: int) -> list[str]:
@@ -175,15 +191,24 @@ def _alive(ray) -> list[str]:
     return sorted(n["NodeID"] for n in ray.nodes() if n["Alive"])
 
 
-def test_items_land_on_both_nodes(two_nodes, pg, tmp_path):  # noqa: F811
+def _named(ray, prefix: str, node: str | None = None) -> list:
+    """The live actors of a run on this cluster whose names start with `prefix` (on `node`)."""
+    return [
+        ray.get_actor(n, namespace=NAMESPACE)
+        for n in math2_actors(ray)
+        if n.startswith(prefix) and (node is None or node in n)
+    ]
+
+
+def test_items_land_on_every_node(nodes, pg, tmp_path):  # noqa: F811
     ray = _ray()
     n = 24
     store = pg()
-    nodes = _alive(ray)
+    alive = _alive(ray)
     with FakeServer(ray_job.script(latency_s=0.05), log_path=tmp_path / "llm.jsonl") as srv:
-        argv = _driver(two_nodes, store, srv.base_url, tmp_path, n)
+        argv = _driver(nodes, store, srv.base_url, tmp_path, n)
         out = subprocess.run(
-            argv, env=two_nodes.driver_env(), cwd=ROOT, capture_output=True, text=True, timeout=300
+            argv, env=nodes.driver_env(), cwd=ROOT, capture_output=True, text=True, timeout=300
         )
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
@@ -191,55 +216,119 @@ def test_items_land_on_both_nodes(two_nodes, pg, tmp_path):  # noqa: F811
     with store.session() as s:
         run = s.scalars(select(Run)).one()
         stats = run.stats
-    assert sorted(stats["nodes"]) == nodes
+    assert sorted(stats["nodes"]) == alive
     per_node = stats["items_per_node"]
-    assert sorted(per_node) == nodes and all(per_node[x] > 0 for x in nodes), per_node
+    assert sorted(per_node) == alive and all(per_node[x] > 0 for x in alive), per_node
     assert sum(per_node.values()) == n
+    # Each node got its own Lean actor, made when its first batch asked, all running one Lean.
+    assert sorted(stats["lean_nodes"]) == alive and stats["refused_nodes"] == {}
     # Each node's own Lean actor did that node's checks; every check was made once.
     assert _checks(tmp_path / "repl.jsonl") == {f"t{k}": 1 for k in range(n)}
     r = CliRunner().invoke(app, ["--db", store.url, "runs", "show", str(run.id)])
     assert r.exit_code == 0, r.output
-    assert "executor: ray on 2 node(s):" in r.output
-    assert all(x in r.output for x in nodes)
-    stop_actors(ray, [store.url])
+    assert f"executor: ray on {len(alive)} node(s):" in r.output
+    assert all(x in r.output for x in alive)
 
 
-def test_worker_node_lost_mid_run(two_nodes, pg, tmp_path):  # noqa: F811
+def _run(store: Store, base_url: str, tmp_path: Path, n: int, concurrency: int, **pool):
+    """The test job on this process's cluster, its endpoint at `concurrency` calls at once."""
+    return execute(
+        store,
+        ray_job.job(ray_job.write_template(tmp_path)),
+        ray_job.items(n),
+        executor="ray",
+        ray=RayOptions(batch_size=2, lean=ray_job.pool_config(tmp_path / "repl.jsonl", **pool)),
+        services_factory=functools.partial(ray_job.services, base_url, concurrency=concurrency),
+        resources=ray_job.resources(),
+    )
+
+
+async def test_endpoint_concurrency_holds_across_nodes(nodes, pg, tmp_path):  # noqa: F811
+    """Concurrency 2 for the model's endpoint: never more than 2 calls in flight at the server,
+    however many nodes and batch tasks call it (each task used to allow 2 of its own)."""
+    ray = _ray()
+    n, cap = 24, 2
+    store = pg()
+    with FakeServer(ray_job.script(latency_s=0.3)) as srv:
+        summary = await _run(store, srv.base_url, tmp_path, n, cap)
+        most = srv.max_active
+    assert (summary.done, summary.failed) == (n, 0)
+    with store.session() as s:
+        stats = s.scalars(select(Run)).one().stats
+    assert len([x for x, k in stats["items_per_node"].items() if k]) == len(_alive(ray)) >= 3
+    assert most == cap  # reached, never passed, at the server
+    (limit,) = stats["limits"].values()
+    assert limit["capacity"] == cap and limit["max_in_flight"] == cap and limit["calls"] == n
+    shown = CliRunner().invoke(app, ["--db", store.url, "runs", "show", str(summary.run_id)])
+    assert f"fake-model@{srv.base_url}: ≤ 2 calls at once (most 2)" in shown.output, shown.output
+
+
+async def test_nodes_that_join_mid_run(nodes, pg, tmp_path):  # noqa: F811
+    """Two nodes join mid-run. One gets its Lean actor from the run's hub and items to run; the
+    other runs another Lean than the run's (here: the fake REPL with the other wording) and is
+    refused — its batches go to the other nodes. The run finishes with every item once."""
+    ray = _ray()
+    n = 80
+    store = pg()
+    before = set(_alive(ray))
+    with FakeServer(ray_job.script(latency_s=0.3)) as srv:
+        run = asyncio.create_task(
+            _run(store, srv.base_url, tmp_path, n, 1, module="tests.runs.node_repl")
+        )
+        while _count_done(store) < 4:
+            assert not run.done(), "the run ended before a node joined"
+            await asyncio.sleep(0.1)
+        # one after the other: two raylets starting at once on one machine can race for a port
+        await asyncio.to_thread(nodes.add_node)
+        await asyncio.to_thread(nodes.add_node, {"MATH2_TEST_NODE_WORDING": "old"})
+        new = set(_alive(ray)) - before
+        assert len(new) == 2
+        (hub,) = _named(ray, "math2-hub-")
+        while not (await hub.report.remote())["refused_nodes"]:
+            assert not run.done(), "the run ended before the other Lean's node got a batch"
+            await asyncio.sleep(0.2)
+        summary = await asyncio.wait_for(run, 300)
+    assert (summary.done, summary.failed) == (n, 0)
+    with store.session() as s:
+        stats = s.scalars(select(Run)).one().stats
+    ((other, why),) = stats["refused_nodes"].items()
+    (joined,) = new - {other}
+    assert "fake-repl" in why and "not the run's Lean" in why
+    assert other not in stats["items_per_node"]
+    assert stats["items_per_node"].get(joined, 0) > 0, stats["items_per_node"]
+    assert joined in stats["lean_nodes"] and joined in stats["nodes"]
+    assert _checks(tmp_path / "repl.jsonl") == {f"t{k}": 1 for k in range(n)}
+
+
+def test_worker_node_lost_mid_run(nodes, pg, tmp_path):  # noqa: F811
     ray = _ray()
     n = 32
     store = pg()
-    # A third node: the driver and the store's writer each sit on some node (on one machine Ray
-    # may put them on different ones); the node lost is a third that is doing work.
-    two_nodes.add_node()
-    deadline = time.monotonic() + 60
-    while len(_alive(ray)) < 3:
-        assert time.monotonic() < deadline, "the third node never joined"
-        time.sleep(0.2)
     with FakeServer(ray_job.script(latency_s=0.2), log_path=tmp_path / "llm.jsonl") as srv:
         node_file = tmp_path / "driver-node"
-        argv = [*_driver(two_nodes, store, srv.base_url, tmp_path, n), str(node_file)]
+        argv = [*_driver(nodes, store, srv.base_url, tmp_path, n), str(node_file)]
         proc = subprocess.Popen(
-            argv, env=two_nodes.driver_env(), cwd=ROOT, stdout=subprocess.PIPE, text=True
+            argv, env=nodes.driver_env(), cwd=ROOT, stdout=subprocess.PIPE, text=True
         )
         deadline = time.monotonic() + 120
         while _count_done(store) < 4:
             assert proc.poll() is None, "the driver ended before the node was lost"
             assert time.monotonic() < deadline
             time.sleep(0.05)
-        # Lose a node that holds neither the driver nor the store's writer, while it works
+        # Lose a node that holds neither the driver nor the run's hub and writer, while it works
         # (its Lean actor has checked items of this run).
-        writer = ray.get_actor(writer_name(store.url), namespace=NAMESPACE)
-        keep = {node_file.read_text(), ray.get(writer.counts.remote())["node"]}
+        (hub,) = _named(ray, "math2-hub-")  # the run's writer
+        keep = {node_file.read_text(), ray.get(hub.counts.remote())["node"]}
         lost = None
         while lost is None:
             assert proc.poll() is None and time.monotonic() < deadline
             for x in set(_alive(ray)) - keep:
-                actor = ray.get_actor(lean_actor_name(x), namespace=NAMESPACE)
-                if ray.get(actor.info.remote())["calls"] > 0:
+                actors = _named(ray, "math2-lean-", x)
+                if actors and ray.get(actors[0].info.remote())["calls"] > 0:
                     lost = x
                     break
             time.sleep(0.05)
-        two_nodes.kill_node(lost)
+        nodes.kill_node(lost)
         with store.session() as s:
             done_before = set(s.scalars(select(RunItem.item).where(RunItem.status == "done")).all())
             stored = {request_hash(r.request) for r in s.scalars(select(LLMResponse))}
@@ -268,4 +357,3 @@ def test_worker_node_lost_mid_run(two_nodes, pg, tmp_path):  # noqa: F811
     assert not {e["hash"] for e in after} & stored
     again = _checks(tmp_path / "repl.jsonl") - checks_before
     assert not set(again) & checked
-    stop_actors(ray, [store.url])

@@ -120,3 +120,27 @@ def test_the_writer_thread_cannot_wait_on_itself(sqlite_store: Store) -> None:
     writer = sqlite_store.writer
     with pytest.raises(RuntimeError, match="inside the writer"):
         writer.write(lambda s: writer.write(lambda s2: None))
+
+
+def test_writes_submitted_together_share_one_commit(sqlite_store: Store) -> None:
+    """`submit_many` (the Ray writer's `write_many`: every write a worker queued meanwhile) is
+    one arrival: its writes go in one commit; one that fails is retried alone and fails alone."""
+    writer = sqlite_store.writer
+    writer.flush()
+    commits, writes = writer.commits, writer.writes
+    futs = writer.submit_many([lambda s, k=k: s.add(Run(job="j", key=f"k{k}")) for k in range(20)])
+    for f in futs:
+        f.result()
+    assert (writer.commits - commits, writer.writes - writes) == (1, 20)
+
+    def boom(s):
+        raise ValueError("bad write")
+
+    commits = writer.commits
+    futs = writer.submit_many([lambda s: s.add(Run(job="j", key="x")), boom])
+    futs[0].result()
+    with pytest.raises(ValueError, match="bad write"):
+        futs[1].result()
+    assert writer.commits - commits == 1  # the good one, alone, after the batch failed
+    with sqlite_store.session() as s:
+        assert len(s.scalars(select(Run.key)).all()) == 21

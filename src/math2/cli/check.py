@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
-from math2.cli._executor import Address, Executor, ray_options
+from math2.cli._executor import Address, Executor, RaySet, ray_options
 from math2.cli._outcome import finish_run
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ def check_cmd(
     ] = None,
     executor: Executor = "local",
     address: Address = None,
+    ray_set: RaySet = None,
 ) -> None:
     """Run the checks on every pair; verdicts go to the store (check_results), resumable."""
     check_range("--limit", limit, 1)
@@ -109,7 +110,7 @@ def check_cmd(
                 lean[o.evidence["compiled_by"]] += 1
 
     store = _store(migrate=True)
-    ray = ray_options(executor, address, store)
+    ray = ray_options(executor, address, store, ray_set)
     try:
         with ProgressDisplay(err) as show:
             summary = asyncio.run(

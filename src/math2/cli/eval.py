@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
-from math2.cli._executor import Address, Executor, ray_options
+from math2.cli._executor import Address, Executor, RaySet, ray_options
 from math2.cli._outcome import finish_run
 
 if TYPE_CHECKING:
@@ -113,6 +113,7 @@ def run_cmd(
     ] = None,
     executor: Executor = "local",
     address: Address = None,
+    ray_set: RaySet = None,
 ) -> None:
     """Draw k samples per item, compile, judge; print SC/CC pass@k (resumes a killed run)."""
     import asyncio
@@ -163,7 +164,7 @@ def run_cmd(
         max_rounds=max_rounds,
     )
     store = _store(migrate=True)
-    ray = ray_options(executor, address, store)
+    ray = ray_options(executor, address, store, ray_set)
     try:
         with ProgressDisplay(err) as show:
             summary, samples = asyncio.run(

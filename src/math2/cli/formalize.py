@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, check_backend, check_range, err, fail, out, state
-from math2.cli._executor import Address, Executor, ray_options
+from math2.cli._executor import Address, Executor, RaySet, ray_options
 from math2.cli._outcome import finish_run
 
 if TYPE_CHECKING:
@@ -85,6 +85,7 @@ def formalize_cmd(
     index: Annotated[str, typer.Option(help="Library whose search index is used.")] = "mathlib",
     executor: Executor = "local",
     address: Address = None,
+    ray_set: RaySet = None,
     from_system: Annotated[
         str | None,
         typer.Option(
@@ -127,7 +128,7 @@ def formalize_cmd(
     )
     settings = state.settings
     store = _store(migrate=True)
-    ray = ray_options(executor, address, store)
+    ray = ray_options(executor, address, store, ray_set)
     if from_system is not None:
         input_path = _cross_inputs(store, from_system, input_file)
     elif len(input_file) != 1:

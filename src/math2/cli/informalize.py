@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, err, fail, out, state
-from math2.cli._executor import Address, Executor, ray_options
+from math2.cli._executor import Address, Executor, RaySet, ray_options
 from math2.cli._outcome import finish_run
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ def informalize_cmd(
     ] = None,
     executor: Executor = "local",
     address: Address = None,
+    ray_set: RaySet = None,
 ) -> None:
     """Write the informal statement of each declaration in dependency order; check; store."""
     import asyncio
@@ -87,7 +88,7 @@ def informalize_cmd(
         verdicts["accepted" if result.accepted else result.verdict] += 1
 
     store = _store(migrate=True)
-    ray = ray_options(executor, address, store)
+    ray = ray_options(executor, address, store, ray_set)
     try:
         with ProgressDisplay(err) as show:
             summary = asyncio.run(

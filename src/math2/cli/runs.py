@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from math2.cli._common import _store, app, err, fail, out, state
-from math2.cli._executor import Address, ray_options
+from math2.cli._executor import Address, RaySet, ray_options
+from math2.cli._ray_actors import actors_app
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 runs_app = typer.Typer(help="Long jobs: list, show and resume runs.", no_args_is_help=True)
 app.add_typer(runs_app, name="runs")
+runs_app.add_typer(actors_app, name="actors")
 models_app = typer.Typer(help="The model register (rule X08).", no_args_is_help=True)
 app.add_typer(models_app, name="models")
 
@@ -160,6 +162,10 @@ def _segment_lines(n: int, seg: SegmentRow, lean: LeanIdentity | None) -> list[s
         + (f" · {counts}" if counts else "")
         + (f" · items per node: {per_node}" if per_node else "")
     ]
+    if seg.executor == "ray" and seg.options:
+        lines.append("     " + _ray_line(seg.options, st))
+    for node, why in sorted((st.get("refused_nodes") or {}).items()):
+        lines.append(f"     refused {node}: {why}")
     if seg.reason:
         lines.append(f"     why: {seg.reason}")
     if seg.lean is not None and seg.lean != lean:
@@ -169,8 +175,26 @@ def _segment_lines(n: int, seg: SegmentRow, lean: LeanIdentity | None) -> list[s
     return lines
 
 
-def _recorded_executor(s: Session, run: Run) -> tuple[str, str | None]:
-    """The executor the run was last driven on, with its Ray address."""
+def _ray_line(options: dict[str, Any], stats: dict[str, Any]) -> str:
+    """A Ray segment's limits: its batches, the items in flight per node (and the most it had
+    in flight), each endpoint's cluster-wide bound (and the most calls it had in flight), the
+    writer's commits."""
+    flight = stats.get("in_flight") or {}
+    per_node = flight.get("per_node", options.get("items_per_node"))
+    parts = [f"batches of {options.get('batch_size')}", f"≤ {per_node} items in flight per node"]
+    if "most" in flight:
+        parts[-1] += f" (most {flight['most']} in all)"
+    for key, lim in sorted((stats.get("limits") or {}).items()):
+        parts.append(f"{key}: ≤ {lim['capacity']} calls at once (most {lim['max_in_flight']})")
+    writer = stats.get("writer") or {}
+    if writer.get("commits"):
+        parts.append(f"{writer['writes']} writes in {writer['commits']} commits")
+    return "ray: " + " · ".join(parts)
+
+
+def _recorded_executor(s: Session, run: Run) -> tuple[str, dict[str, Any]]:
+    """The executor the run was last driven on, with its options (Ray: the address, batch
+    size, items per node, …)."""
     from sqlalchemy import select
 
     from math2.store import RunSegment
@@ -179,9 +203,9 @@ def _recorded_executor(s: Session, run: Run) -> tuple[str, str | None]:
         select(RunSegment).where(RunSegment.run_id == run.id).order_by(RunSegment.id.desc())
     ).first()
     if last is not None:
-        return last.executor, last.address
+        return last.executor, {**(last.options or {}), "address": last.address}
     params = run.params or {}
-    return str(params.get("executor") or "local"), params.get("address")
+    return str(params.get("executor") or "local"), {"address": params.get("address")}
 
 
 @runs_app.command("resume")
@@ -196,6 +220,7 @@ def runs_resume(
         ),
     ] = None,
     address: Address = None,
+    ray_set: RaySet = None,
     allow_changed: Annotated[
         bool,
         typer.Option(
@@ -221,14 +246,20 @@ def runs_resume(
         if run is None:
             raise fail(f"no run {run_id} in the store (see `math2 runs list`)")
         held = holder(s, run_id)
-        recorded, recorded_address = _recorded_executor(s, run)
+        recorded, recorded_options = _recorded_executor(s, run)
         s.expunge(run)
     if held is not None:
         raise fail(escape(f"run {run_id} is being driven by {held}: wait for it to end"))
     if executor is None:  # the run's own executor (`--address` alone means Ray there)
         executor = "ray" if address else recorded
-        address = address or (recorded_address if recorded == "ray" else None)
-    ray = ray_options(executor, address if executor == "ray" else None, store)
+    # on the executor it recorded, with the options it recorded; --address and --ray-option win
+    ray = ray_options(
+        executor,
+        address if executor == "ray" else None,
+        store,
+        ray_set,
+        recorded=recorded_options if recorded == "ray" else None,
+    )
     try:
         resume_fn = resumer(run.job)
         with ProgressDisplay(err) as show:

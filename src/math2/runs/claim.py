@@ -49,10 +49,12 @@ class SpecChanged(CannotResume):
 @dataclass(frozen=True)
 class Executor:
     """Where a segment of a run is driven: `local`, or `ray` on the cluster at `address`
-    (None: a cluster started for the run)."""
+    (None: a cluster started for the run) with its `options` (`RaySettings`' fields: what
+    `math2 runs resume` drives the run with again)."""
 
     kind: str = "local"
     address: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,7 @@ def open_segment(
             run_id=run.id,
             executor=executor.kind,
             address=executor.address,
+            options=executor.options,
             host=me.host,
             pid=me.pid,
             holder=me.holder,

@@ -41,6 +41,7 @@ class SegmentRow(BaseModel):
     id: int
     executor: str
     address: str | None
+    options: dict[str, Any]  # the executor's (Ray: `RaySettings`' fields)
     host: str
     pid: int
     status: str
@@ -69,6 +70,7 @@ def segments(session: Session, run_id: int) -> list[SegmentRow]:
                 id=seg.id,
                 executor=seg.executor,
                 address=seg.address,
+                options=seg.options or {},
                 host=seg.host,
                 pid=seg.pid,
                 status=status,

@@ -1,12 +1,14 @@
-"""What the Ray executor runs on the cluster: the run's one writer, one Lean actor per node, and
-the store and Lean backend a worker task's steps see.
+"""What the Ray executor runs on the cluster: the run's one writer, its Lean actors, and the
+store and Lean backend a worker task's steps see. The run's hub (`math2.runs.ray_hub`) makes the
+actors, on demand, and they live with the run.
 
 - `StoreWriter` (an async actor on the driver's node) owns the run's `AsyncStore`: every write of
   every worker (item states, attempts, model replies, Lean results) is a closure sent to it and
   committed in its batches before the worker goes on ("stored before used", one writer).
-- `LeanActor` (one per node, restarted by Ray) owns a header-keyed `ReplPool` with the local
-  pool's limits, recycling and kill rules; `ActorBackend` is the `LeanBackend` a worker's checker
-  uses to reach the actor of its node. Ray retries a call that was in flight when the actor died.
+- `LeanActor` (one per node, or `lean_actors_per_node`; restarted by Ray) owns a header-keyed
+  `ReplPool` with the local pool's limits, recycling and kill rules, and reports the Lean it runs
+  (asked once); `ActorBackend` is the `LeanBackend` a worker's checker uses to reach the actors
+  of its node. Ray retries a call that was in flight when the actor died.
 - `RemoteStore` stands in for `AsyncStore` in a worker: reads go straight to PostgreSQL, writes go
   to the `StoreWriter`.
 """
@@ -32,18 +34,6 @@ T = TypeVar("T")
 NAMESPACE = "math2"
 
 
-def writer_name(url: str) -> str:
-    """The name of a store's writer (one per store, whichever drivers use it)."""
-    import hashlib
-
-    return "math2-writer-" + hashlib.sha256(url.encode()).hexdigest()[:16]
-
-
-def lean_actor_name(node_id: str, index: int = 0) -> str:
-    """The name of a node's Lean actor (`index` when a node holds more than one)."""
-    return f"math2-lean-{node_id}" if index == 0 else f"math2-lean-{node_id}-{index}"
-
-
 class StoreWriter:
     """The run's single writer (a Ray actor): `write(fn)` commits `fn(session)`, batched."""
 
@@ -55,9 +45,11 @@ class StoreWriter:
         return await self.astore.write(fn)
 
     async def write_many(self, fns: list[Callable[[Session], Any]]) -> list[tuple[bool, Any]]:
-        """Several writes in one call: [(ok, result or exception)], each committed."""
+        """Several writes in one call, handed to the store's writer together (so they share a
+        commit): [(ok, result or exception)], each committed."""
         self.calls += 1
-        out = await asyncio.gather(*(self.astore.write(fn) for fn in fns), return_exceptions=True)
+        futs = self.astore.store.writer.submit_many(fns)
+        out = await asyncio.gather(*(asyncio.wrap_future(f) for f in futs), return_exceptions=True)
         return [(not isinstance(r, BaseException), r) for r in out]
 
     async def counts(self) -> dict[str, Any]:
@@ -83,6 +75,7 @@ class LeanActor:
         self.backend = ReplBackend.from_config(config)
         self.pid = os.getpid()
         self.calls = 0
+        self._identity: asyncio.Future[LeanIdentity] | None = None
 
     async def run(self, header: str, body: str, timeout: float) -> dict[str, Any]:
         self.calls += 1
@@ -90,9 +83,12 @@ class LeanActor:
         return out.model_dump(mode="json")
 
     async def identity(self, header: str) -> dict[str, Any]:
-        """Which Lean this actor's pool runs, as the backend reports it."""
-        ident = await self.backend.identity(header)
-        return ident.model_dump(mode="json")
+        """Which Lean this actor's pool runs, as the backend reports it (asked of a REPL once
+        per actor; `header` is the one the caller's checks use)."""
+        if self._identity is None or (self._identity.done() and self._identity.exception()):
+            self._identity = asyncio.ensure_future(self.backend.identity(header))
+        ident = await asyncio.shield(self._identity)
+        return ident.model_copy(update={"header": header}).model_dump(mode="json")
 
     async def info(self) -> dict[str, Any]:
         import ray
@@ -152,10 +148,9 @@ class ActorBackend:
 class RemoteStore:
     """`AsyncStore`'s interface in a worker: reads from PostgreSQL, writes through the writer."""
 
-    def __init__(self, writer: Any, url: str, readers: int = 2):
+    def __init__(self, writer: Any, url: str):
         self.writer = writer
-        self.store = _shared_store(url)
-        self._readers = ThreadPoolExecutor(readers, thread_name_prefix="math2-remote-reader")
+        self.store, self._readers = _shared_store(url)
         self._loop = asyncio.get_running_loop()
         self._queued: list[tuple[Callable[[Session], Any], asyncio.Future[Any]]] = []
         self._flusher: asyncio.Future[None] | None = None
@@ -204,16 +199,18 @@ class RemoteStore:
         return await asyncio.get_running_loop().run_in_executor(self._readers, run)
 
     async def aclose(self) -> None:
-        self._readers.shutdown(wait=False)  # the store's connections serve the next batch
+        """Nothing to release: the store and its readers serve the process's next batch."""
 
 
-_STORES: dict[str, Store] = {}
+_STORES: dict[str, tuple[Store, ThreadPoolExecutor]] = {}
 
 
-def _shared_store(url: str) -> Store:
-    """One `Store` (one connection pool) per URL in a worker process."""
+def _shared_store(url: str) -> tuple[Store, ThreadPoolExecutor]:
+    """One `Store` (one connection pool) and its two reader threads per URL in a worker
+    process."""
     if url not in _STORES:
-        _STORES[url] = Store(url)
+        readers = ThreadPoolExecutor(2, thread_name_prefix="math2-remote-reader")
+        _STORES[url] = (Store(url), readers)
     return _STORES[url]
 
 

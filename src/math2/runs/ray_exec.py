@@ -3,63 +3,87 @@ Ray cluster.
 
 The driver reads the input, skips what the store says is finished (exactly as the local executor
 does, so a driver killed with SIGKILL and started again resumes the same way), and sends the
-other items to Ray tasks in batches of `batch_size`, at most `max_batches` at once (the next
-record is read only when a batch comes back: back-pressure, flat memory). A task
-(`ray_tasks.run_batch`) runs its items through `engine.run_item` — the one code path — with a
-store whose writes go to the run's single writer (`StoreWriter`) and a Lean backend that reaches
-its node's `LeanActor`. The run's lifecycle — identity, lease, skipping, segments, how it ends —
-is `math2.runs.lifecycle`'s, as on the local executor. Model endpoints stay outside the cluster.
-PostgreSQL only: a SQLite file cannot be read by other machines.
+other items to Ray tasks in batches of `batch_size`, spread over the nodes, with at most
+`items_per_node` items in flight per node (by default from the model endpoints' concurrency and
+the node's REPLs: `items_per_node`); the next record is read only when there is room
+(back-pressure, flat memory). The nodes are asked of Ray again every few seconds, so a node that
+joins mid-run gets work and raises the bound. A task (`ray_tasks.run_batch`) runs its items
+through `engine.run_item` — the one code path — with a store whose writes go to the run's single
+writer, the Lean backend of its node's actors and model clients bound by their endpoints'
+cluster-wide limiters, all made by the run's hub (`ray_hub.RunHub`) and living with the run. The
+run's lifecycle — identity, lease, skipping, segments, how it ends — is `math2.runs.lifecycle`'s,
+as on the local executor. Model endpoints stay outside the cluster. PostgreSQL only: a SQLite
+file cannot be read by other machines.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import math
+import time
 from collections.abc import AsyncIterable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ConfigDict, Field
+
+from math2.config import RaySettings
+from math2.errors import Math2Error
 from math2.lean.pool import PoolConfig
 from math2.runs.context import RunServices
 from math2.runs.identity import Provenance, run_identity
 from math2.runs.lifecycle import ClaimedRun, End, Executor, RunRequest, drive
 from math2.runs.progress import RunSummary
-from math2.runs.ray_actors import (
-    NAMESPACE,
-    ActorBackend,
-    LeanActor,
-    StoreWriter,
-    WorkerEnv,
-    lean_actor_name,
-    writer_name,
-)
-from math2.runs.ray_tasks import BatchTask, ServicesFactory, run_batch
+from math2.runs.ray_actors import NAMESPACE, ActorBackend, WorkerEnv
+from math2.runs.ray_hub import RunHub, hub_name, new_tag
+from math2.runs.ray_tasks import BatchResult, BatchTask, ServicesFactory, run_batch
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
 from math2.store.db import Store
 from math2.util.limits import Resource
+
+#: How often the driver asks Ray which nodes are alive (a node that joined gets work).
+REFRESH_S = 2.0
 
 
 class RayUnavailable(RuntimeError):
     """Ray is not installed, or the store cannot be shared by a cluster."""
 
 
-@dataclass
-class RayOptions:
-    """Where the cluster is and how work is cut up."""
+class NoNodeForRun(Math2Error):
+    """No node of the cluster may run the run's items (each runs another Lean than the run's)."""
 
-    address: str | None = None  # None: a local cluster; "auto"; "ray://host:10001"
-    batch_size: int = 32
-    max_batches: int | None = None  # default: 4 per node
-    lean: PoolConfig | None = None  # each node's Lean actor(s) own a pool like this; None: no Lean
-    lean_actors_per_node: int = 1
-    # CPUs a batch task reserves. Its items mostly wait on models and Lean (which run in the
-    # Lean actors' REPLs and outside the cluster), so two tasks share a core: while one is
-    # between batches (returning, starting the next) the other keeps its node's actors fed.
-    task_cpus: float = 0.5
-    actor_max_restarts: int = 8
-    task_max_retries: int = 3
-    init_kwargs: dict[str, Any] = field(default_factory=dict)
+
+class RayOptions(RaySettings):
+    """Where the cluster is and how work is cut up (`RaySettings`: `[ray]` in math2.toml,
+    `--ray-option` on the command line), with the Lean pool each node's actors own (None: the
+    run checks nothing) and extra `ray.init` arguments."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    lean: PoolConfig | None = None
+    init_kwargs: dict[str, Any] = Field(default_factory=dict)
+
+    def recorded(self) -> dict[str, Any]:
+        """What a run's segment records of them (for `math2 runs resume`)."""
+        return self.model_dump(mode="json", include=set(RaySettings.model_fields))
+
+
+def items_per_node(options: RayOptions, capacities: dict[str, int], nodes: int) -> int:
+    """Items in flight per node. By Little's law (items in flight = throughput × time an item
+    takes), a node's REPLs stay busy while its items cover them and the node's share of the
+    model calls in flight — the model endpoints' concurrency, a cluster-wide bound — so a node
+    holds twice (REPLs + endpoint concurrency / nodes) items, as the local executor holds twice
+    its capacities; and at least two batches, so one keeps the node busy while the other drains
+    and returns. `items_per_node` set in the options wins; a run with neither REPLs nor model
+    limits holds 4 batches per node."""
+    if options.items_per_node:
+        return options.items_per_node
+    repls = options.lean.size * options.lean_actors_per_node if options.lean is not None else 0
+    model = sum(c for n, c in capacities.items() if n == "model" or n.startswith("model:"))
+    if repls + model == 0:
+        return 4 * options.batch_size
+    return max(2 * options.batch_size, 2 * (repls + math.ceil(model / max(1, nodes))))
 
 
 def require_ray() -> Any:
@@ -91,51 +115,71 @@ def connect(options: RayOptions) -> Any:
     return ray
 
 
-def ensure_lean_actors(ray: Any, options: RayOptions) -> dict[tuple[str, int], Any]:
-    """The long-lived Lean actors of every alive node (created when missing):
-    {(node id, index): handle}."""
-    actors: dict[tuple[str, int], Any] = {}
-    for node in ray.nodes():
-        if not node.get("Alive"):
-            continue
-        nid = node["NodeID"]
-        for i in range(options.lean_actors_per_node):
-            actors[nid, i] = _lean_actor(ray, options, nid, i)
-    return actors
+def _node_id(ray: Any) -> str | None:
+    try:
+        return str(ray.get_runtime_context().get_node_id())
+    except Exception:  # a Ray Client driver has no node of its own
+        return None
 
 
-def _lean_actor(ray: Any, options: RayOptions, nid: str, index: int) -> Any:
+def _here(ray: Any) -> Any:
+    """Schedule on the driver's node (the run's hub and writer live beside the driver)."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    return (
-        ray.remote(LeanActor)
-        .options(
-            name=lean_actor_name(nid, index),
-            namespace=NAMESPACE,
-            get_if_exists=True,
-            lifetime="detached",
-            max_restarts=options.actor_max_restarts,
-            max_task_retries=-1,  # a check in flight when the actor died is sent again
-            num_cpus=0,
-            scheduling_strategy=NodeAffinitySchedulingStrategy(nid, soft=False),
-        )
-        .remote(options.lean)
-    )
+    node = _node_id(ray)
+    return NodeAffinitySchedulingStrategy(node, soft=True) if node is not None else "DEFAULT"
+
+
+class Nodes:
+    """The nodes a run's batches may go to: alive, with CPUs, not refused; asked of Ray at most
+    every `REFRESH_S` seconds."""
+
+    def __init__(self, ray: Any):
+        self.ray = ray
+        self.refused: dict[str, str] = {}
+        self.seen: set[str] = set()
+        self._alive: list[str] = []
+        self._at = -math.inf
+        self._label = "ray.io/node-id"  # the label that names a node (Ray sets it)
+
+    def usable(self) -> list[str]:
+        if time.monotonic() - self._at > REFRESH_S:
+            self._at = time.monotonic()
+            alive = [n for n in self.ray.nodes() if n.get("Alive")]
+            for n in alive:
+                for k, v in (n.get("Labels") or {}).items():
+                    if v == n["NodeID"]:
+                        self._label = k
+            working = [n for n in alive if (n.get("Resources") or {}).get("CPU", 0) > 0]
+            self._alive = sorted(n["NodeID"] for n in working or alive)
+            self.seen |= set(self._alive)
+        return [n for n in self._alive if n not in self.refused]
+
+    def refuse(self, node: str, why: str) -> None:
+        self.refused.setdefault(node, why)
+
+    def strategy(self) -> Any:
+        """Spread over the nodes; none of the refused."""
+        if not self.refused:
+            return "SPREAD"
+        from ray.util import scheduling_strategies as ss
+
+        not_in: Any = ss.NotIn  # untyped in Ray
+        return ss.NodeLabelSchedulingStrategy(hard={self._label: not_in(*sorted(self.refused))})
 
 
 async def _provenance(
-    ray: Any,
-    store: Store,
-    actors: dict[tuple[str, int], Any],
-    services_factory: ServicesFactory[Any] | None,
+    store: Store, hub: Any, node: str | None, services_factory: ServicesFactory[Any] | None
 ) -> Provenance:
     """What the run's results come from, asked on the driver of the services the workers will
-    build (their Lean through a node's Lean actor): part of the run's identity."""
+    build (their Lean through the Lean actors of `node`, whose Lean becomes the run's): part of
+    the run's identity."""
     if services_factory is None:
         return Provenance()
-    here = _node_id(ray)
-    mine = [a for (node, _), a in sorted(actors.items()) if node == here]
-    backend = ActorBackend(mine or [a for _, a in sorted(actors.items())][:1]) if actors else None
+    backend = None
+    if node is not None:
+        actors, _ = await hub.lean.remote(node)  # the first node asked sets the run's Lean
+        backend = ActorBackend(actors) if actors else None
     astore = AsyncStore(store)
     services: RunServices = services_factory(
         WorkerEnv(astore=astore, lean_backend=backend, store=store, executor="ray")
@@ -145,13 +189,6 @@ async def _provenance(
     finally:
         await services.aclose()
         await astore.aclose()
-
-
-def _node_id(ray: Any) -> str | None:
-    try:
-        return str(ray.get_runtime_context().get_node_id())
-    except Exception:  # a Ray Client driver has no node of its own
-        return None
 
 
 async def execute_ray(
@@ -168,87 +205,146 @@ async def execute_ray(
 
     `services_factory(env)` builds the steps' services where they run (clients, a checker on
     `env.lean_backend` with `env.result_cache(...)`); `resources` give each task's limits by
-    capacity; `request` is what the caller asks of the run (params, resume, progress…). The
-    run's lifecycle (identity, lease, skipping, segments, how it ends) is
-    `math2.runs.lifecycle`'s, as on the local executor.
+    capacity (a model client's own limit is its endpoint's, across the cluster); `request` is
+    what the caller asks of the run (params, resume, progress…). The run's lifecycle (identity,
+    lease, skipping, segments, how it ends) is `math2.runs.lifecycle`'s, as on the local
+    executor. The run's actors (hub, writer, Lean actors, limiters) end with it.
     """
     check_store(store)
     ray = connect(options)
-    nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
-    actors = ensure_lean_actors(ray, options) if options.lean is not None else {}
-    identity = run_identity(job, await _provenance(ray, store, actors, services_factory))
-    executor = Executor("ray", options.address)
-    async with drive(store, identity, executor=executor, request=request) as run:
-        return await _run_on_cluster(
-            run, ray, store, job, records, options, nodes, actors, services_factory, resources
+    nodes = Nodes(ray)
+    tag = new_tag()
+    home = _node_id(ray)
+    hub = (
+        ray.remote(RunHub)
+        .options(
+            name=hub_name(tag),
+            namespace=NAMESPACE,
+            num_cpus=0,
+            max_concurrency=1000,  # writes from every worker, each a call
+            scheduling_strategy=_here(ray),
         )
+        .remote(
+            tag, store.url, options.lean, options.lean_actors_per_node, options.actor_max_restarts
+        )
+    )
+    try:
+        first = home if home in nodes.usable() else next(iter(nodes.usable()), None)
+        node = first if options.lean is not None else None
+        identity = run_identity(job, await _provenance(store, hub, node, services_factory))
+        executor = Executor("ray", options.address, options.recorded())
+        async with drive(store, identity, executor=executor, request=request) as run:
+            return await _run_on_cluster(
+                run, ray, hub, tag, store, job, records, options, nodes, services_factory,
+                resources,
+            )  # fmt: skip
+    finally:
+        ray.kill(hub)  # the run's actors (writer, Lean actors, limiters) go with it
 
 
 async def _run_on_cluster(
     run: ClaimedRun,
     ray: Any,
+    hub: Any,
+    tag: str,
     store: Store,
     job: Job,
     records: Iterable[Any] | AsyncIterable[Any],
     options: RayOptions,
-    nodes: list[str],
-    actors: dict[tuple[str, int], Any],
+    nodes: Nodes,
     services_factory: ServicesFactory[Any] | None,
     resources: dict[str, Resource] | None,
 ) -> RunSummary:
     """The Ray executor's part of a claimed run: batches of its items on the cluster."""
-    width = options.max_batches or 4 * len(nodes)
+    capacities = {n: r.capacity for n, r in (resources or {}).items()}
     spec = BatchTask(
         job=job,
         run_id=run.run_id,
         segment_id=run.segment_id,
         url=store.url,
-        writer=ensure_writer(ray, store),
+        hub=hub,
+        tag=tag,
+        writer=hub,  # the hub is the run's writer
         services_factory=services_factory,
-        capacities={n: r.capacity for n, r in (resources or {}).items()},
-        lean_actors=options.lean_actors_per_node if actors else 0,
+        capacities=capacities,
+        lean=options.lean is not None,
     )
-    task = ray.remote(run_batch).options(
-        max_retries=options.task_max_retries, num_cpus=options.task_cpus
-    )
+    task = ray.remote(run_batch)
     inflight: dict[asyncio.Future[Any], list[tuple[Any, int]]] = {}
+    requeued: collections.deque[list[tuple[Any, int]]] = collections.deque()
     per_node: dict[str, int] = {}  # items each node ran (a retried batch counts where it ended)
+    widest = 0
 
-    async def drain(until: int) -> None:
-        while len(inflight) > until:
-            done, _ = await asyncio.wait(list(inflight), return_when=asyncio.FIRST_COMPLETED)
-            for fut in done:
-                batch = inflight.pop(fut)
-                recs = {str(r.id): r for r, _ in batch}
-                node, results = fut.result()
-                ran = sum(1 for _, end, _ in results if end.end is not End.STOPPED)
-                per_node[node] = per_node.get(node, 0) + ran
-                for item, end, cur in results:
-                    run.end(recs[item], end, cur)
-                if run.on_progress:
-                    run.on_progress(run.snapshot())
+    def limit() -> int:
+        usable = nodes.usable()
+        if not usable:
+            raise NoNodeForRun(
+                f"run {run.run_id}: no node of the cluster may run its items: "
+                + "; ".join(nodes.refused.values())
+            )
+        return items_per_node(options, capacities, len(usable)) * len(usable)
 
-    def submit(batch: list[tuple[Any, int]]) -> None:
-        ref = task.remote(spec, batch)
+    def take(fut: asyncio.Future[Any]) -> None:
+        batch = inflight.pop(fut)
+        res: BatchResult = fut.result()
+        if res.refused is not None:  # another Lean on that node: the batch goes elsewhere
+            nodes.refuse(res.node, res.refused)
+            requeued.append(batch)
+            return
+        recs = {str(r.id): r for r, _ in batch}
+        ran = sum(1 for _, end, _ in res.results if end.end is not End.STOPPED)
+        per_node[res.node] = per_node.get(res.node, 0) + ran
+        for item, end, cur in res.results:
+            run.end(recs[item], end, cur)
+
+    async def collect(timeout: float | None = None) -> None:
+        done, _ = await asyncio.wait(
+            list(inflight), timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        for fut in done:
+            take(fut)
+        if done and run.on_progress:
+            run.on_progress(run.snapshot())
+
+    async def send(batch: list[tuple[Any, int]], again: bool = False) -> None:
+        """Submit once there is room (the bound is asked again while waiting: a node that
+        joined raises it)."""
+        nonlocal widest
+        while inflight and sum(map(len, inflight.values())) + len(batch) > limit():
+            await collect(timeout=REFRESH_S)
+        if run.halted:
+            return
+        ref = task.options(
+            max_retries=options.task_max_retries,
+            num_cpus=options.task_cpus,
+            scheduling_strategy=nodes.strategy(),
+        ).remote(spec, batch)
         inflight[asyncio.wrap_future(ref.future())] = batch
-        run.begin(len(batch))
+        widest = max(widest, sum(map(len, inflight.values())))
+        if not again:
+            run.begin(len(batch))
 
     try:
         batch: list[tuple[Any, int]] = []
         async for rec, count in run.pending(records):
             batch.append((rec, count))
             if len(batch) >= options.batch_size:
-                await drain(width - 1)
+                while requeued and not run.halted:
+                    await send(requeued.popleft(), again=True)
+                await send(batch)
+                batch = []
                 if run.halted:
                     break
-                submit(batch)
-                batch = []
         if batch and not run.halted:
-            await drain(width - 1)
-            if not run.halted:
-                submit(batch)
-        await drain(0)
-        counts = await spec.writer.counts.remote()
+            await send(batch)
+        while inflight or (requeued and not run.halted):
+            if requeued and not run.halted:
+                await send(requeued.popleft(), again=True)
+            else:
+                await collect()
+        for b in requeued:  # the run stopped before they went elsewhere: they stay pending
+            run.progress.running -= len(b)
+        report = await hub.report.remote()
     finally:
         for fut in inflight:
             fut.cancel()
@@ -256,55 +352,13 @@ async def _run_on_cluster(
         {
             "executor": "ray",
             "address": options.address,
-            "nodes": nodes,
-            "lean_actors": len(actors),
+            "nodes": sorted(nodes.seen),
+            "lean_actors": options.lean_actors_per_node * len(report["lean_nodes"]),
             "items_per_node": per_node,
-            "writer": counts,
+            "in_flight": {
+                "per_node": items_per_node(options, capacities, len(nodes.usable()) or 1),
+                "most": widest,
+            },
+            **report,
         }
     )
-
-
-def ensure_writer(ray: Any, store: Store) -> Any:
-    """The store's single writer (created on this node when missing)."""
-    return (
-        ray.remote(StoreWriter)
-        .options(
-            name=writer_name(store.url),
-            namespace=NAMESPACE,
-            get_if_exists=True,
-            lifetime="detached",
-            num_cpus=0,
-            max_concurrency=1000,
-            scheduling_strategy=_here(ray),
-        )
-        .remote(store.url)
-    )
-
-
-def _here(ray: Any) -> Any:
-    """Schedule on the driver's node (the writer lives beside the driver)."""
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-    node = _node_id(ray)
-    return NodeAffinitySchedulingStrategy(node, soft=True) if node is not None else "DEFAULT"
-
-
-def stop_actors(ray: Any, store_urls: Iterable[str] = ()) -> int:
-    """Kill every node's Lean actors and the writers of `store_urls` (they are detached: they
-    outlive runs); how many there were."""
-    n = 0
-    for url in store_urls:
-        try:
-            ray.kill(ray.get_actor(writer_name(url), namespace=NAMESPACE), no_restart=True)
-            n += 1
-        except ValueError:
-            pass
-    for node in ray.nodes():
-        for i in range(64):
-            try:
-                actor = ray.get_actor(lean_actor_name(node["NodeID"], i), namespace=NAMESPACE)
-            except ValueError:
-                break
-            ray.kill(actor, no_restart=True)
-            n += 1
-    return n

@@ -1,14 +1,17 @@
 """What a Ray worker runs for the Ray executor: a batch task — its items through
 `engine.run_item`, the one item path, on the worker process's long-lived event loop, with the
-services built there by the run's factory, a store that writes through the run's `StoreWriter`
-and the Lean backend of the node's `LeanActor`(s). The driver's side is `math2.runs.ray_exec`."""
+services built there by the run's factory, a store that writes through the run's `StoreWriter`,
+the Lean backend of its node's `LeanActor`(s) (made by the run's hub when the node first asks)
+and model clients bound by their endpoints' cluster-wide limiters. The driver's side is
+`math2.runs.ray_exec`."""
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from sqlalchemy import select
@@ -17,7 +20,8 @@ from sqlalchemy.orm import Session
 from math2.runs.context import RunServices
 from math2.runs.engine import run_item
 from math2.runs.lifecycle import End, ItemEnd
-from math2.runs.ray_actors import NAMESPACE, ActorBackend, RemoteStore, WorkerEnv, lean_actor_name
+from math2.runs.ray_actors import ActorBackend, RemoteStore, WorkerEnv
+from math2.runs.ray_hub import bind_clients
 from math2.runs.spec import Job
 from math2.store.work import ItemStatus, RunItem
 from math2.util.limits import Resource
@@ -36,24 +40,31 @@ class BatchTask:
     run_id: int
     segment_id: int
     url: str  # the store's, read by the workers
-    writer: Any  # the store's `StoreWriter` actor
+    hub: Any  # the segment's `RunHub` actor
+    tag: str  # the hub's tag (what a worker process caches the run's actors under)
+    writer: Any  # the run's `StoreWriter` actor
     services_factory: ServicesFactory[Any] | None
     capacities: dict[str, int]
-    lean_actors: int  # per node; 0: the run checks nothing
+    lean: bool  # False: the run checks nothing
 
 
-def run_batch(
-    task: BatchTask, batch: list[tuple[Any, int]]
-) -> tuple[str, list[tuple[str, ItemEnd, Any]]]:
-    """A Ray task: run a batch of items; (the node it ran on, [(item, how it ended, value)]).
+@dataclass
+class BatchResult:
+    """A batch's outcome: the node it ran on and each item's end, or — its node refused (it
+    runs another Lean than the run's) — why, its items not run."""
 
-    The batch runs on the worker process's one long-lived event loop (its connections to the
-    store stay open from one batch to the next).
-    """
+    node: str
+    results: list[tuple[str, ItemEnd, Any]] = field(default_factory=list)
+    refused: str | None = None
+
+
+def run_batch(task: BatchTask, batch: list[tuple[Any, int]]) -> BatchResult:
+    """A Ray task: run a batch of items on the worker process's one long-lived event loop (its
+    connections to the store and its actor handles stay from one batch to the next)."""
     import ray
 
-    results = asyncio.run_coroutine_threadsafe(_batch(task, batch), _worker_loop()).result()
-    return ray.get_runtime_context().get_node_id(), results
+    node = ray.get_runtime_context().get_node_id()
+    return asyncio.run_coroutine_threadsafe(_batch(task, node, batch), _worker_loop()).result()
 
 
 _LOOP: asyncio.AbstractEventLoop | None = None
@@ -69,25 +80,34 @@ def _worker_loop() -> asyncio.AbstractEventLoop:
         return _LOOP
 
 
-def _node_backend(lean_actors: int) -> ActorBackend | None:
-    """The Lean backend of this node's actor(s), or None for a run that checks nothing."""
-    import ray
-
-    if not lean_actors:
-        return None
-    node = ray.get_runtime_context().get_node_id()
-    return ActorBackend(
-        [ray.get_actor(lean_actor_name(node, i), namespace=NAMESPACE) for i in range(lean_actors)]
-    )
+#: This process's Lean actors per (run's hub, node): asked of the hub once.
+_LEAN: collections.OrderedDict[tuple[str, str], tuple[list[Any], str | None]] = (
+    collections.OrderedDict()
+)
 
 
-async def _batch(task: BatchTask, batch: list[tuple[Any, int]]) -> list[tuple[str, ItemEnd, Any]]:
+async def _node_lean(task: BatchTask, node: str) -> tuple[list[Any], str | None]:
+    key = (task.tag, node)
+    if key not in _LEAN:
+        _LEAN[key] = await task.hub.lean.remote(node)
+        while len(_LEAN) > 64:  # runs long gone
+            _LEAN.popitem(last=False)
+    return _LEAN[key]
+
+
+async def _batch(task: BatchTask, node: str, batch: list[tuple[Any, int]]) -> BatchResult:
+    backend = None
+    if task.lean:
+        actors, refused = await _node_lean(task, node)
+        if refused is not None:
+            return BatchResult(node, refused=refused)
+        backend = ActorBackend(actors)
     run_id = task.run_id
     astore = RemoteStore(task.writer, task.url)
-    backend = _node_backend(task.lean_actors)
     env = WorkerEnv(astore=astore, lean_backend=backend, store=astore.store, executor="ray")
     factory = task.services_factory
     services: RunServices = factory(env) if factory is not None else RunServices()
+    bind_clients(services, task.hub, task.tag)
     resources = {n: Resource(n, c) for n, c in task.capacities.items()}
     ids = [str(rec.id) for rec, _ in batch]
 
@@ -113,7 +133,7 @@ async def _batch(task: BatchTask, batch: list[tuple[Any, int]]) -> list[tuple[st
             )
             return item, end, cur
 
-        return list(await asyncio.gather(*(one(r, c) for r, c in batch)))
+        return BatchResult(node, list(await asyncio.gather(*(one(r, c) for r, c in batch))))
     finally:
         await services.aclose()
         await astore.aclose()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import AsyncIterable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -49,7 +48,7 @@ async def execute_role(
         from math2.services.lean import pool_config
 
         if spec.lean and ray.lean is None:
-            ray = dataclasses.replace(ray, lean=pool_config(settings))
+            ray = ray.model_copy(update={"lean": pool_config(settings)})
 
         def capacity(m: str) -> Resource:
             return Resource(f"model:{m}", endpoint_for(settings, m).concurrency)

@@ -156,6 +156,8 @@ class RunSegment(Base):
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
     executor: Mapped[str] = mapped_column(String(20))  # local | ray
     address: Mapped[str | None] = mapped_column(String(300))  # the Ray cluster, if any
+    # the executor's options (Ray: batch size, items per node, …), for a resume to reuse
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict, server_default=text("'{}'"))
     host: Mapped[str] = mapped_column(String(200))
     pid: Mapped[int] = mapped_column(Integer)
     holder: Mapped[str] = mapped_column(String(200))

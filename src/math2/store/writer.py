@@ -17,7 +17,7 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -62,6 +62,21 @@ class SerialWriter:
         self._queue.put((fn, fut))
         return fut
 
+    def submit_many(self, fns: list[Callable[[Session], Any]]) -> list[Future[Any]]:
+        """Queue several writes as one arrival, so they go in one commit (unless one fails:
+        then each is retried alone); a future each."""
+        futs: list[Future[Any]] = [Future() for _ in fns]
+        if not fns:
+            return futs
+        if self._closed:
+            raise WriterClosed(f"the writer of store {self.store.name} is closed")
+        with self._start_lock:
+            if not self._started:
+                self._started = True
+                self._thread.start()
+        self._queue.put(list(zip(fns, futs, strict=True)))
+        return futs
+
     def write(self, fn: Callable[[Session], T]) -> T:
         """Run `fn(session)` in the writer and return its result after the commit (blocking:
         from a thread, never from an event loop; `AsyncStore.write` is the async form)."""
@@ -77,7 +92,7 @@ class SerialWriter:
             first = self._queue.get()
             if first is _STOP:
                 return
-            batch = [first]
+            batch = first if isinstance(first, list) else [first]
             stop = False
             while len(batch) < self.max_batch:
                 try:
@@ -87,7 +102,7 @@ class SerialWriter:
                 if nxt is _STOP:
                     stop = True
                     break
-                batch.append(nxt)
+                batch.extend(nxt if isinstance(nxt, list) else [nxt])
             self._commit(batch)
             if stop:
                 return

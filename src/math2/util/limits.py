@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 
 class Resource:
@@ -29,12 +30,20 @@ class Resource:
         self._busy_s += self.in_use * (now - self._last_change)
         self._last_change = now
 
+    async def _take(self) -> Any:
+        """Wait for a slot; what `_give` needs to hand it back (a subclass may hold its slots
+        elsewhere: the Ray executor's cluster-wide limiter)."""
+        await self._sem.acquire()
+
+    def _give(self, held: Any) -> None:
+        self._sem.release()
+
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
         """Hold one slot for the duration of the block."""
         self.waiting += 1
         try:
-            await self._sem.acquire()
+            held = await self._take()
         finally:
             self.waiting -= 1
         self._account()
@@ -45,7 +54,7 @@ class Resource:
         finally:
             self._account()
             self.in_use -= 1
-            self._sem.release()
+            self._give(held)
 
     def utilisation(self) -> float:
         """Busy slot-seconds over capacity × elapsed seconds, since creation (0..1)."""

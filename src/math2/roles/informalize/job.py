@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import hashlib
 import json
 from collections.abc import Callable
@@ -441,8 +440,8 @@ async def run_informalize(
     if ray is not None:
         # A batch waits for the declarations it uses, written by earlier batches: every batch in
         # flight must be running (none queued behind a waiting one for a CPU), so a batch takes
-        # no CPU slot; `max_batches` still bounds how many are in flight.
-        ray = dataclasses.replace(ray, task_cpus=0)
+        # no CPU slot; `items_per_node` still bounds how many are in flight.
+        ray = ray.model_copy(update={"task_cpus": 0})
     return await execute_role(
         settings,
         store,

@@ -1,0 +1,110 @@
+"""The Ray executor's limits without a cluster: the items in flight per node (Little's law), the
+endpoint limiter's permits (the cluster-wide bound on a model's calls in flight), the Lean a node
+must run, and the options a run is driven with (`[ray]`, what a run recorded, `--ray-option`)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from math2.cli import app
+from math2.cli._executor import merged_options
+from math2.lean.identity import LeanIdentity
+from math2.lean.pool import PoolConfig
+from math2.runs.ray_exec import RayOptions, items_per_node
+from math2.runs.ray_hub import EndpointLimiter, left_over, same_lean
+
+
+def test_items_per_node_follow_the_repls_and_the_endpoints():
+    lean = PoolConfig(argv=["repl"], size=63)
+    opts = RayOptions(lean=lean)
+    # 63 REPLs, two models of 64 slots over 2 nodes: twice (63 + 64) per node.
+    assert items_per_node(opts, {"model:gen": 64, "model:judge": 64, "lean": 63}, 2) == 254
+    # More nodes share the model slots: each holds less beside its own REPLs.
+    assert items_per_node(opts, {"model:gen": 64, "model:judge": 64}, 4) == 2 * (63 + 32)
+    # No Lean, one model: the node's share of its slots; at least two batches.
+    assert items_per_node(RayOptions(), {"model": 8}, 2) == 64
+    assert items_per_node(RayOptions(batch_size=2), {"model": 8}, 2) == 8
+    assert items_per_node(RayOptions(batch_size=2), {}, 2) == 8  # nothing known: 4 batches
+    assert items_per_node(RayOptions(items_per_node=7, lean=lean), {"model": 8}, 2) == 7
+
+
+async def test_the_endpoint_limiter_never_grants_more_than_its_capacity():
+    lim = EndpointLimiter("m@u", capacity=2, hold_s=60)
+    in_flight = most = 0
+
+    async def call(k: int) -> None:
+        nonlocal in_flight, most
+        assert await lim.acquire(f"t{k}")
+        in_flight += 1
+        most = max(most, in_flight)
+        await asyncio.sleep(0.01)
+        in_flight -= 1
+        await lim.release(f"t{k}")
+
+    await asyncio.gather(*(call(k) for k in range(10)))
+    assert most == 2 and (await lim.stats())["max_in_flight"] == 2
+    assert (await lim.stats())["calls"] == 10 and lim.held == {}
+
+
+async def test_a_permit_given_up_or_left_by_a_dead_worker_comes_back():
+    lim = EndpointLimiter("m@u", capacity=1, hold_s=0.2)
+    await lim.release("early")  # released before its acquire ran (the caller gave up)
+    assert await lim.acquire("early") is False and lim.held == {}
+    assert await lim.acquire("dead")  # its worker dies holding it
+    waiting = asyncio.ensure_future(lim.acquire("next"))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    await lim.release("queued")  # not held, not queued: never granted later
+    assert "queued" in lim.given_up
+    await asyncio.sleep(0.3)
+    lim._reclaim()  # what the reaper does every hold_s / 4
+    assert await asyncio.wait_for(waiting, 1) and set(lim.held) == {"next"}
+    assert (await lim.stats())["reclaimed"] == 1
+
+
+def test_a_node_must_run_the_runs_lean():
+    run = LeanIdentity(kind="repl", lean_version="4.19.0", mathlib_commit="abc", header="h")
+    assert same_lean(run, run.model_copy(update={"header": "other header"}))
+    assert not same_lean(run, run.model_copy(update={"lean_version": "4.20.0"}))
+    assert not same_lean(run, run.model_copy(update={"mathlib_commit": "def"}))
+
+
+def test_options_from_settings_then_the_run_then_the_command_line():
+    configured = {"address": "ray://head:10001", "batch_size": 16, "items_per_node": None}
+    opts = merged_options(configured, None, None, None)
+    assert (opts.address, opts.batch_size, opts.items_per_node) == ("ray://head:10001", 16, None)
+    recorded = {"address": "auto", "batch_size": 2, "items_per_node": 4, "retired_knob": 1}
+    opts = merged_options(configured, recorded, None, None)
+    assert (opts.address, opts.batch_size, opts.items_per_node) == ("auto", 2, 4)
+    opts = merged_options(configured, recorded, ["batch-size=8", "items_per_node=none"], "x:1")
+    assert (opts.address, opts.batch_size, opts.items_per_node) == ("x:1", 8, None)
+    with pytest.raises(typer.BadParameter, match="KEY one of batch_size"):
+        merged_options({}, None, ["batchsize=8"], None)
+    with pytest.raises(typer.BadParameter, match="batch_size: Input should be greater"):
+        merged_options({}, None, ["batch_size=0"], None)
+
+
+def test_a_ray_option_on_the_local_executor_is_refused(sqlite_store, tmp_path):
+    inp = tmp_path / "in.jsonl"
+    inp.write_text('{"id": "a", "statement": "x"}\n')
+    url = str(sqlite_store.engine.url)
+    argv = ["--db", url, "formalize", str(inp), "--model", "g", "--judge", "j"]
+    r = CliRunner().invoke(app, [*argv, "--ray-option", "batch_size=8"])
+    assert r.exit_code == 2 and "--ray-option is only for --executor ray" in r.output, r.output
+
+
+def test_left_over_actors_are_those_no_live_hub_owns():
+    node = "ab" * 28
+    names = [
+        "math2-hub-0123456789ab",  # a live run's hub …
+        f"math2-lean-0123456789ab-{node}-0",  # … and its Lean actor
+        f"math2-lean-fedcba987654-{node}-0",  # a Lean actor whose hub is gone
+        f"math2-lean-{node}",  # an older math2's detached Lean actor
+        "math2-writer-0123456789abcdef",  # and its detached writer
+    ]
+    assert left_over(names) == names[2:]
+    assert left_over(names[:2]) == []
