@@ -129,3 +129,29 @@ async def test_cancelled_waiter_does_not_lose_the_worker() -> None:
         second.cancel()
         await first
         assert isinstance(await pool.run(H, "def c := 1"), CommandResponse)
+
+
+async def test_a_repl_killed_from_outside_is_asked_again_a_repeated_crash_is_the_verdict() -> None:
+    # the backend's rule: a crash once (the REPL killed by its actor's end, by the OOM killer for
+    # another's sake) says nothing of the statement — asked again on a fresh process; a crash
+    # that repeats is the verdict
+    import os
+    import signal
+
+    from math2.lean.backends import ReplBackend
+
+    backend = ReplBackend(ReplPool(config(size=1)))
+    try:
+        run = asyncio.create_task(backend.run(H, "theorem t : True := sorry -- fake: slow 1", 30))
+        while backend.pool.stats.checks < 1:  # the header is loaded, the check sent
+            await asyncio.sleep(0.01)
+        pid = backend.pool._workers[0].proc.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        out = await run
+        assert out.failure is None and out.response is not None and out.response.sorries
+        assert backend.pool.stats.crashes == 1
+        again = await backend.run(H, "-- fake: crash", 30)
+        assert again.failure == "crash" and backend.pool.stats.crashes == 3
+    finally:
+        await backend.pool.close()

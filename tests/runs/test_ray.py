@@ -313,8 +313,9 @@ async def test_lean_actor_killed_mid_run(cluster, lean_actors, pg, tmp_path):
     assert len(entries) == n and repeats(entries) == {}  # no model call made twice
     checks = _checks(repl_log)
     assert set(checks) == {f"t{k}" for k in range(n)}
-    # Only the checks in flight in the killed pool (2 workers) are sent again.
-    assert sum(checks.values()) - n <= 2
+    # Only the checks in flight in the killed pool (2 workers) are sent again: to the restarted
+    # actor, and perhaps once more by the dying one (a REPL killed first is asked again).
+    assert sum(checks.values()) - n <= 4
 
 
 def _count_done(store: Store) -> int:

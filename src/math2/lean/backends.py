@@ -107,7 +107,13 @@ class ReplBackend:
         """Run `body` in a worker that has `header` loaded."""
         t0 = time.monotonic()
         try:
-            resp = await self.pool.run(header, body, timeout)
+            try:
+                resp = await self.pool.run(header, body, timeout)
+            except LeanCrash:
+                # once more on a fresh process: a REPL killed from outside (its Ray actor going
+                # down, the OOM killer for another's sake) says nothing of this statement; a
+                # crash that repeats is the verdict
+                resp = await self.pool.run(header, body, timeout)
         except LeanProcessError as exc:
             return _failure(exc, t0)
         return RawOutcome(response=resp, time_s=time.monotonic() - t0)
