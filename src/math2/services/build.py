@@ -114,26 +114,18 @@ def build_services(
     """The services a spec asks for: one client per model (with the writer's response cache),
     a checker (on `lean_backend`, else the settings' backend; with `result_cache`, else the
     store's) and the retriever. The one place role services are made."""
-    from math2.lean import LeanChecker
     from math2.llm import make_client
-    from math2.services.lean import make_backend
+    from math2.services.lean import make_checker
 
     checker = None  # first: a Lean that is not configured fails before any client is opened
     if spec.lean:
-        if result_cache is None:
-            from math2.lean.cache import ResultCache
-
-            result_cache = ResultCache(store)
-        from math2.lean.library import LibraryNames
-
-        checker = LeanChecker(
-            lean_backend or make_backend(settings, spec.lean_backend),
-            cache=result_cache,
-            header=settings.lean.header,
-            timeout_s=settings.lean.timeout_s,
-            limits=settings.lean.limits,
+        checker = make_checker(
+            settings,
+            store,
+            spec.lean_backend,
             allow_compiled=spec.allow_compiled,
-            known_name=LibraryNames(store),
+            lean_backend=lean_backend,
+            cache=result_cache,
         )
     # a Ray worker's writer (RemoteStore) serves the response cache's reads and writes alike
     cache_store = cast("AsyncStore", writer)

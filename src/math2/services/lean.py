@@ -18,6 +18,7 @@ from math2.lean import (
 
 if TYPE_CHECKING:
     from math2.config import Settings
+    from math2.lean.cache import ResultCache
     from math2.store import Store
 
 
@@ -62,16 +63,19 @@ def make_checker(
     backend: str | None = None,
     *,
     allow_compiled: bool = False,
+    lean_backend: LeanBackend | None = None,
+    cache: ResultCache | None = None,
 ) -> LeanChecker:
-    """A checker with the configured backend and, given a store, the result cache and the
-    library's name table (shadowing); `allow_compiled` (proofs trusting compiled code) only
-    ever from the caller."""
+    """The one way a checker is made: the configured backend (or `lean_backend`, a Ray worker's
+    actor) and, given a store, the result cache (or `cache`) and the library's name table
+    (shadowing); `allow_compiled` (proofs trusting compiled code) only ever from the caller."""
     from math2.lean.cache import ResultCache
     from math2.lean.library import LibraryNames
 
-    cache = ResultCache(store) if store is not None else None
+    if cache is None and store is not None:
+        cache = ResultCache(store)
     return LeanChecker(
-        make_backend(settings, backend),
+        lean_backend or make_backend(settings, backend),
         cache=cache,
         header=settings.lean.header,
         timeout_s=settings.lean.timeout_s,
