@@ -208,6 +208,10 @@ def test_errors_are_pages_with_the_security_headers(client) -> None:
         ("post", f"/review/binding/{HUGE}"),
         ("post", f"/audit/{seeded.audit}/grade/{HUGE}"),
         ("get", "/node/123456"),
+        # ids in range with no row: no such item (not a decision refused, 409)
+        ("post", "/review/agent-text/9223372036854775807"),
+        ("post", "/review/binding/9223372036854775807"),
+        ("post", "/review/definition/9223372036854775807"),
     ):
         data = {"csrf_token": token, "decision": "reject", "reason": "x", "grade": "major"}
         r = c.post(path, data=data) if method == "post" else c.get(path)

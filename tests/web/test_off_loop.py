@@ -67,7 +67,7 @@ def test_no_form_runs_sql_on_the_event_loop(web_store, monkeypatch) -> None:
         r = c.post(g, data={"csrf_token": token, "grade": "bogus"})
         assert r.status_code == 200
         r = c.post("/review/definition/999999", data={"csrf_token": token})
-        assert r.status_code == 200 and "Definition 999999" in r.text
+        assert r.status_code == 404 and "Definition 999999" in r.text  # no such declaration
         assert c.post("/logout", data={"csrf_token": token}).status_code == 200
         assert c.post(path, data={"csrf_token": token}).status_code == 403  # signed out
     assert len(sessions) > 15 and not on_loop

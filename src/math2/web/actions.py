@@ -19,7 +19,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from math2.web import audit
 from math2.web.app import MAX_ROW_ID, Router, RowId, page
 from math2.web.queue import AGENT_TEXT, BINDING, KINDS, queue_item, review_queue
-from math2.web.review import Decision, ReviewError, decide_agent_text, decide_binding
+from math2.web.review import Decision, NotFound, ReviewError, decide_agent_text, decide_binding
 from math2.web.security import check_csrf, current_reviewer, require_reviewer
 
 router = Router()
@@ -102,6 +102,8 @@ def _review(request: Request, kind: str, item_id: int, form: Form, choose: str, 
     try:
         with request.app.state.store.session() as s:
             outcome = decide(s, decision)
+    except NotFound as exc:
+        return page(request, "error.html", 404, message=f"{label} {item_id}: {exc}", back="/review")
     except ReviewError as exc:
         return _refused(request, kind, item_id, form, f"{label} {item_id}: {exc}")
     return back_to(request, _back(form), "ok", f"{label} {item_id}: {decision.value}{outcome}.")
@@ -166,12 +168,14 @@ def review_definition(
     """K6.5: a person confirms one definition of an AI-written library (once: a second or
     racing confirmation is refused with 409)."""
     from math2.errors import Math2Error
-    from math2.roles.align.bindings import DefinitionDecided, confirm_definition
+    from math2.roles.align.bindings import DefinitionDecided, DefinitionMissing, confirm_definition
 
     to = local_path(form.get("next"), "/review")  # back to the page it was confirmed on
     try:
         with request.app.state.store.session() as s:
             confirm_definition(s, mention_id, who)
+    except DefinitionMissing as exc:
+        return page(request, "error.html", 404, message=f"Definition {mention_id}: {exc}", back=to)
     except DefinitionDecided as exc:
         return page(request, "error.html", 409, message=f"Definition {mention_id}: {exc}", back=to)
     except Math2Error as exc:

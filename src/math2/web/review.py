@@ -63,6 +63,10 @@ class ReviewError(Math2Error):
     """A decision that cannot be applied (item gone, already decided, bad input)."""
 
 
+class NotFound(ReviewError):
+    """The item the decision names does not exist (404)."""
+
+
 class AlreadyDecided(ReviewError):
     """Another decision on the item came first (a person's, or a Lean check's status change):
     this one wrote nothing."""
@@ -175,7 +179,7 @@ def decide_agent_text(
     reason = _reason(reason)
     row = s.get(AgentText, agent_text_id)
     if row is None:
-        raise ReviewError(f"agent text {agent_text_id} does not exist")
+        raise NotFound(f"agent text {agent_text_id} does not exist")
     what = f"agent text {agent_text_id}"
     if row.status != ReviewStatus.PENDING.value:
         raise _already(s, what, row.status, row.review_id)
@@ -197,7 +201,7 @@ def decide_agent_text(
     won = _claim(s, AgentText, agent_text_id, (ReviewStatus.PENDING.value,), status)
     row = s.get(AgentText, agent_text_id, populate_existing=True)
     if row is None:
-        raise ReviewError(f"agent text {agent_text_id} does not exist")
+        raise NotFound(f"agent text {agent_text_id} does not exist")
     if not won:
         raise _already(s, what, row.status, row.review_id)
     node = _lock_node(s, row.node_id)
@@ -276,7 +280,7 @@ def decide_binding(
         raise ReviewError("a binding cannot be edited: reject it with the reason")
     row = s.get(Binding, binding_id)
     if row is None:
-        raise ReviewError(f"binding {binding_id} does not exist")
+        raise NotFound(f"binding {binding_id} does not exist")
     what = f"binding {binding_id}"
     if row.status not in OPEN:
         raise _already(s, what, row.status, row.review_id)
@@ -292,7 +296,7 @@ def decide_binding(
     won = _claim(s, Binding, binding_id, tuple(str(x) for x in may), verdict)
     row = s.get(Binding, binding_id, populate_existing=True)
     if row is None:
-        raise ReviewError(f"binding {binding_id} does not exist")
+        raise NotFound(f"binding {binding_id} does not exist")
     if not won:
         if row.status in OPEN:  # a Lean check changed it meanwhile
             raise AlreadyDecided(f"binding {binding_id} cannot be confirmed: {can_confirm(row)}")

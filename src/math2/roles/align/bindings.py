@@ -77,6 +77,10 @@ def require_definitions_confirmed(s: Session, binding_id: int) -> None:
         )
 
 
+class DefinitionMissing(Math2Error):
+    """No declaration has that id."""
+
+
 class DefinitionDecided(Math2Error):
     """The definition was confirmed already (by another person, or a racing request)."""
 
@@ -92,7 +96,7 @@ def confirm_definition(s: Session, mention_id: int, reviewer: str, note: str = "
         select(Mention.id).where(Mention.id == mention_id).with_for_update(key_share=True)
     )
     if found is None:
-        raise Math2Error(f"declaration {mention_id} does not exist")
+        raise DefinitionMissing(f"declaration {mention_id} does not exist")
     confirmed = (
         Review.target_table == "mentions",
         Review.target_id == mention_id,
