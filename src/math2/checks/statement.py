@@ -1,9 +1,9 @@
 """The shape of a Lean theorem statement, read from `math2.lean`'s tokens (never raw regexes).
 
-`parse_statement(code)` splits the code into commands with `math2.lean`'s command splitter (the
-one hygiene uses), takes the **target** declaration — the one named `name` when given, else the
-last `theorem`/`lemma`/`example`, else the last definition — and splits it into binders (each
-with its bracket, names and type tokens) and the goal tokens up to `:=`. Definitions and
+`parse_statement(code)` reads the code with the one statement reader (`math2.lean.reader`): the
+**target** declaration — the one named `name` when given, else the last
+`theorem`/`lemma`/`example`, else the last definition — its binders (each with its bracket,
+names and type tokens) and the goal tokens up to the `:=` of its proof. Definitions and
 instances before the target are context, never linted. A target that is a `structure`,
 `class`, `inductive` or `instance`, or a definition with no type to read, raises `NotAStatement`
 (the lints then skip). Binders are told
@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from math2.lean.brackets import depths, matching, proof_start
+from math2.lean.brackets import balanced, matching, opens
 from math2.lean.brackets import top_level as brackets_top_level
-from math2.lean.commands import Command, split_commands
-from math2.lean.lexer import LexError, Tok, Token, tokenize
-from math2.lean.names import canonical, parts, same
-from math2.lean.targets import _declared_names, declaration_name
+from math2.lean.lexer import Tok, Token
+from math2.lean.reader import NoStatement, read_statement
+from math2.lean.targets import declaration_name
 
 __all__ = [
     "Binder",
@@ -109,83 +108,38 @@ def _match(toks: list[Token], i: int) -> int:
     return j
 
 
-def target_command(code: str, name: str | None = None) -> Command:
-    """The declaration a pair is about (see the module docstring)."""
-    try:
-        toks = tokenize(code)
-    except LexError as e:
-        raise StatementError(str(e)) from None
-    commands = split_commands(toks)
-    decls = [c for c in commands if c.keyword in _THEOREMS | _DEFS | _NOT_STATEMENTS]
-    if name:  # the statement reader's rule: the full name (or the name as written), however spelled
-        full = _declared_names(commands)
-        named = [
-            c
-            for i, c in enumerate(commands)
-            if c.keyword in _THEOREMS | _DEFS | _NOT_STATEMENTS
-            and (t := declaration_name(c)) is not None
-            and (same(name, full.get(i)) or same(name, t.text))
-        ]
-        if not named:  # a short spelling (`foo` for `Nat.foo`): only when one declaration has it
-            last = parts(canonical(name))[-1]
-            short = [c for c in decls if (t := declaration_name(c)) and parts(t.text)[-1] == last]
-            named = short if len(short) == 1 else []
-        if named:
-            return named[-1]
-    for kinds in (_THEOREMS, _DEFS | _NOT_STATEMENTS):
-        found = [c for c in decls if c.keyword in kinds]
-        if found:
-            return found[-1]
-    raise StatementError("no theorem, lemma or example")
-
-
 def parse_statement(code: str, name: str | None = None) -> Statement:
-    """The target declaration of `code`, split into binders and goal."""
-    cmd = target_command(code, name)
-    kind = cmd.keyword
+    """The target declaration of `code` (the one statement reader, `math2.lean.reader`), as the
+    lints read it: binders and goal."""
+    try:
+        st = read_statement(code, name)
+    except NoStatement as e:
+        why = "no theorem, lemma or example" if str(e) == "no declaration" else str(e)
+        raise StatementError(why) from None
+    cmd = st.command
+    assert cmd is not None  # read_statement always names the command it read
+    body = cmd.body
+    if not balanced(body):
+        bad = next((t for i, t in enumerate(body) if opens(t) and matching(body, i) is None), None)
+        where = f"line {bad.line}: unbalanced {bad.text!r}" if bad else "unbalanced brackets"
+        raise StatementError(where)
+    kind = st.keyword
     if kind in _NOT_STATEMENTS:
         raise NotAStatement(f"the target is a {kind}, not a statement")
-    toks = [t for t in cmd.tokens[cmd.keyword_index :] if t.kind is not Tok.DOC]
-    try:
-        return _parse_decl(toks)
-    except StatementError as e:
+    label = st.name or kind
+    if not st.conclusion:
+        why = f"{label}: no ':' before the goal" if st.proof is not None else f"{label}: no goal"
         if kind in _DEFS:  # `def f := …`, `def f : T where …`: nothing a lint reads
-            raise NotAStatement(f"a {kind} without a statement to read ({e})") from None
-        raise
-
-
-def _parse_decl(toks: list[Token]) -> Statement:
-    kind = toks[0].text
-    i = 1
-    name = ""
-    if kind != "example" and i < len(toks) and toks[i].kind is Tok.IDENT:
-        name = toks[i].text
-        i += 1
-    if i < len(toks) and toks[i].text == ".{":  # universe parameters (rare)
-        i = _match(toks, i) + 1
-    st = Statement(kind=kind, name=name)
-    while i < len(toks) and toks[i].kind is Tok.SYMBOL and toks[i].text in _OPEN:
-        j = _match(toks, i)
-        inner = toks[i + 1 : j]
-        level = depths(inner)
-        colon = next((k for k, t in enumerate(inner) if t.text == ":" and level[k] == 0), None)
-        if colon is None:
-            st.binders.append(Binder(toks[i].text, [], inner))
-        else:
-            names = [t.text for t in inner[:colon] if t.kind is Tok.IDENT]
-            st.binders.append(Binder(toks[i].text, names, inner[colon + 1 :]))
-        i = j + 1
-    if i >= len(toks) or toks[i].text != ":":
-        raise StatementError(f"{name or kind}: no ':' before the goal")
-    i += 1
-    # the goal ends at the `:=` that ends the statement, not one of a `let`/`have` inside it
-    rest = toks[i:]
-    stop = proof_start(rest)
-    goal = list(rest if stop is None else rest[:stop])
-    if not goal:
-        raise StatementError(f"{name or kind}: empty goal")
-    st.goal = goal
-    return st
+            raise NotAStatement(f"a {kind} without a statement to read ({why})")
+        raise StatementError(why)
+    binders = [Binder(b.bracket, [n.text for n in b.names], b.type) for b in st.binders]
+    written = declaration_name(cmd)
+    return Statement(
+        kind=kind,
+        name=written.text if written is not None and kind != "example" else "",
+        binders=binders,
+        goal=list(st.conclusion),
+    )
 
 
 def top_level(toks: list[Token], symbols: set[str]) -> list[int]:

@@ -16,7 +16,7 @@ from math2.lean.binders import Binder, binder_groups
 from math2.lean.brackets import depths, proof_start
 from math2.lean.commands import Command, split_code, split_commands
 from math2.lean.lexer import LexError, Tok, Token, tokenize
-from math2.lean.names import KEYWORDS, same
+from math2.lean.names import KEYWORDS, canonical, parts, same
 from math2.lean.syntax import Scope, constants_of, identifiers
 from math2.lean.targets import _declared_names, declaration_name
 
@@ -58,7 +58,8 @@ def _tokens(body: str) -> list[Token]:
 
 
 def read_statement(code: str, name: str | None = None) -> LeanStatement:
-    """The target of `code`: the declaration named `name` (short or full name), else the last
+    """The target of `code`: the declaration named `name` (its full name or the name as
+    written, however spelled; a short spelling only when one declaration has it), else the last
     `theorem`/`lemma`/`example`, else the last declaration. NoStatement when there is none."""
     sc = split_code(code)
     body = sc.body
@@ -75,6 +76,14 @@ def read_statement(code: str, name: str | None = None) -> LeanStatement:
             if (t := declaration_name(commands[i])) is not None
             and (same(name, full_names.get(i)) or same(name, t.text))
         ]
+        if not named:  # a short spelling (`foo` for `Nat.foo`): only when one declaration has it
+            short = parts(canonical(name))[-1]
+            named = [
+                i
+                for i in decls
+                if (t := declaration_name(commands[i])) is not None and parts(t.text)[-1] == short
+            ]
+            named = named if len(named) == 1 else []
         pick = named[-1] if named else None
     if pick is None:
         theorems = [i for i in decls if commands[i].keyword in THEOREM_WORDS]
