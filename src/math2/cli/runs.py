@@ -185,7 +185,10 @@ def _ray_line(options: dict[str, Any], stats: dict[str, Any]) -> str:
     if "most" in flight:
         parts[-1] += f" (most {flight['most']} in all)"
     for key, lim in sorted((stats.get("limits") or {}).items()):
-        parts.append(f"{key}: ≤ {lim['capacity']} calls at once (most {lim['max_in_flight']})")
+        if "unavailable" in lim:
+            parts.append(f"{key}: its limiter's figures were out of reach ({lim['unavailable']})")
+        else:
+            parts.append(f"{key}: ≤ {lim['capacity']} calls at once (most {lim['max_in_flight']})")
     writer = stats.get("writer") or {}
     if writer.get("commits"):
         parts.append(f"{writer['writes']} writes in {writer['commits']} commits")

@@ -73,11 +73,12 @@ class RunHub(StoreWriter):
         return NodeAffinitySchedulingStrategy(node, soft=False)
 
     def _here(self) -> Any:
-        """Beside the hub (the limiters answer every model call)."""
+        """On the hub's node, never elsewhere (the limiters answer every model call, and a node
+        that leaves must not take them: the hub's node lives as long as the run)."""
         import ray
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        return NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
+        return NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
 
     async def lean(self, node: str) -> tuple[list[Any], str | None]:
         """The node's Lean actors, made when it first asks; ([], why) for a refused node."""
@@ -141,7 +142,12 @@ class RunHub(StoreWriter):
             for n, f in self.leans.items()
             if f.done() and f.exception() is None and f.result()[1]
         }
-        limits = {k: await a.stats.remote() for k, a in self.limiters.items()}
+        limits: dict[str, Any] = {}
+        for k, a in self.limiters.items():
+            try:  # the run's items are done: a limiter out of reach costs its figures only
+                limits[k] = await a.stats.remote()
+            except Exception as exc:  # a Ray error: the actor or its node is gone
+                limits[k] = {"unavailable": f"{type(exc).__name__}: {exc}"[:300]}
         writer = await self.counts()
         return {
             "lean_nodes": dict(self.identities),
