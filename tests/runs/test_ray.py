@@ -123,8 +123,9 @@ def pg():
 
 
 def math2_actors(ray) -> list[str]:
-    """math2's named actors alive on the cluster (a run's hub, writer and Lean actors)."""
-    return [n for n in ray.util.list_named_actors() if str(n).startswith("math2-")]
+    """math2's named actors alive on the cluster (a run's hub, writer and Lean actors), in
+    name order (Ray lists them in no fixed order)."""
+    return sorted(n for n in ray.util.list_named_actors() if str(n).startswith("math2-"))
 
 
 @pytest.fixture
