@@ -82,10 +82,13 @@ def already_done(session: Session, source: str, pin_key: str, digest: str) -> bo
     return run is not None and run.status == "done" and run.params.get("digest") == digest
 
 
+_READ_BY = "; read by "
+
+
 def read_by(data_digest: str, reader: str) -> str:
     """The digest of an import: its data's digest and the version of the reader that read it
     (a newer reader reads the same data into more: the import is done again, replacing)."""
-    return f"{data_digest}; read by {reader}"
+    return f"{data_digest}{_READ_BY}{reader}"
 
 
 def rereads(session: Session, source: str, pin_key: str, digest: str) -> bool:
@@ -95,7 +98,7 @@ def rereads(session: Session, source: str, pin_key: str, digest: str) -> bool:
     if run is None or run.status != "done":
         return False
     old = str(run.params.get("digest", ""))
-    return old != digest and old.split("; read by ")[0] == digest.split("; read by ")[0]
+    return old != digest and old.split(_READ_BY)[0] == digest.split(_READ_BY)[0]
 
 
 def skip_if_done(store: Store, entry: SourceEntry, path: Path, digest: str) -> ImportResult | None:

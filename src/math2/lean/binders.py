@@ -63,7 +63,7 @@ def binder_groups(toks: Sequence[Token]) -> list[Binder]:
         if level[k] == 0 and t.kind is Tok.SYMBOL and t.text in BINDER_BRACKETS:
             close = matching(toks, k)
             end = len(toks) if close is None else close
-            out.append(_binder(t, list(toks[k + 1 : end])))
+            out.append(binder_of(t, list(toks[k + 1 : end])))
             k = end + 1
         elif level[k] == 0 and t.text == ":":
             break  # the declaration's own type: no binders after it
@@ -72,7 +72,9 @@ def binder_groups(toks: Sequence[Token]) -> list[Binder]:
     return out
 
 
-def _binder(at: Token, inner: list[Token]) -> Binder:
+def binder_of(at: Token, inner: list[Token]) -> Binder:
+    """One binder group from its tokens inside the brackets (`x y : T`, `Group G`), opened at
+    `at` (a bracket, or the `∃`/`fun` of a group written without brackets)."""
     level = depths(inner)
     colon = next((j for j, t in enumerate(inner) if t.text == ":" and level[j] == 0), None)
     if colon is None:

@@ -31,7 +31,13 @@ from math2.lean.names import has_look_alike, latin_skeleton, look_alike_of
 from math2.lean.rules import CORE_TYPES, DEFINITION_KEYWORDS, LIBRARY_NAMESPACES, normalise_name
 from math2.lean.targets import declaration_name
 from math2.lean.terms import Violation, _v
-from math2.lean.trust import class_like, closed_instance, namespaces, statement_instances
+from math2.lean.trust import (
+    class_like,
+    closed_instance,
+    look_alike_binders,
+    namespaces,
+    statement_instances,
+)
 
 # Tokens Lean or Mathlib already has: a `local notation` of one of them alone redefines it.
 NOTATION_TOKENS = CORE_TYPES | frozenset(
@@ -329,16 +335,15 @@ def _name_flags(
 
 def _look_alike_binders(c: Command, every: set[str], offset: int) -> list[Violation]:
     """A binder of a target named with look-alike letters of a core or another name."""
-    out = []
-    stop = proof_start(c.body)
-    for b in binder_groups(c.body[1:stop]):
-        for n in b.names:
-            name = normalise_name(n.text)
-            like = look_alike_of(name, CORE_TYPES | (every - {name}))
-            if like is not None:
-                why = f"`{name}` is spelled with letters of another script and reads as `{like}`"
-                out.append(_v("look-alike", n, why, offset))
-    return out
+    return [
+        _v(
+            "look-alike",
+            n,
+            f"`{name}` is spelled with letters of another script and reads as `{like}`",
+            offset,
+        )
+        for n, name, like in look_alike_binders(c, every)
+    ]
 
 
 def _binds(c: Command, t: Token) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 
-from math2.lean.binders import Binder, binder_groups
+from math2.lean.binders import Binder, binder_groups, binder_of
 from math2.lean.brackets import depths, matching, proof_start
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
@@ -216,13 +216,8 @@ def _chosen_instances(c: Command, offset: int, bound: set[str] | None) -> list[V
             len(sig),
         )
         part = sig[k + 1 : end]
-        groups = binder_groups(part)
-        if not groups:  # `∃ i j : T,`: one group without brackets
-            colon = next((j for j, u in enumerate(part) if u.text == ":"), None)
-            if colon is None:
-                continue
-            names = [u for u in part[:colon] if u.kind is Tok.IDENT]
-            groups = [Binder("(", names, part[colon + 1 :], t)]
+        # `∃ i j : T,`: one group without brackets
+        groups = binder_groups(part) or [binder_of(t, part)]
         for b in groups:
             if (b.is_instance or _known_class(b)) and _closed(b, known, bound):
                 shown = " ".join(u.text for u in b.type)[:60]
@@ -369,17 +364,32 @@ def _variable_rules(
     return out
 
 
-def _look_alike_binders(c: Command, mentioned: set[str], offset: int) -> list[Violation]:
-    """A binder of the target named with look-alike letters of a core name (`(Νat : Type)`)."""
+def look_alike_binders(c: Command, known: set[str]) -> list[tuple[Token, str, str]]:
+    """The target's binders named with look-alike letters of a core name or of another of
+    `known` (`(Νat : Type)`): (the name's token, the name, what it looks like). Both levels
+    read them so (a model's block is refused, a person's context flagged)."""
     out = []
-    for b in binder_groups(_statement_tokens(c)[c.keyword_index + 2 :]):
+    stop = proof_start(c.body)
+    for b in binder_groups(c.body[1:stop]):
         for n in b.names:
             name = normalise_name(n.text)
-            like = look_alike_of(name, CORE_TYPES | (mentioned - {name}))
+            like = look_alike_of(name, CORE_TYPES | (known - {name}))
             if like is not None:
-                why = f"the binder `{name}` looks like `{like}` (letters of another script)"
-                out.append(_v("generated", n, why, offset))
+                out.append((n, name, like))
     return out
+
+
+def _look_alike_binders(c: Command, mentioned: set[str], offset: int) -> list[Violation]:
+    """A binder of the target named with look-alike letters of a core name (`(Νat : Type)`)."""
+    return [
+        _v(
+            "generated",
+            n,
+            f"the binder `{name}` looks like `{like}` (letters of another script)",
+            offset,
+        )
+        for n, name, like in look_alike_binders(c, mentioned)
+    ]
 
 
 def closed_instance(b: Binder, bound: set[str]) -> str | None:
