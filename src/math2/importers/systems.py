@@ -13,8 +13,11 @@ statement read from the code view, comments blanked). `import_checkout` then
    whose licence statement math2 cannot read (or, for ACL2, that states none) is not imported
    and is counted;
 3. writes the mentions in one transaction (`common.write_import`), each with the source's
-   `authored` copied to it (K6.5), and says what it read: files, declarations by kind,
-   licences seen, the commit.
+   `authored` copied to it (K6.5), and says what it read: files (and how many gave no
+   declaration), declarations by kind (after de-duplication), licences seen, the commit, and
+   every form a reader saw and did not read, counted and named (`not read: Triviality`, with a
+   first place in the notes): a reader's `parse` returns a `Parsed` (its `Decl`s and its
+   `Unread` forms), or a plain list of `Decl`s when it has nothing to declare unread.
 
 Crosswalks need nothing more here: the clustering pass links an edge of a list (the 1000+
 list's `hol_light`, `rocq` blocks) to the mention of the same system with the same name.
@@ -63,6 +66,24 @@ class Decl:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """A form a reader saw in a file and did not import: what it is, as the source writes it
+    (`Triviality`, `environment outside ForTheL`), and the line where it stands."""
+
+    form: str
+    line: int
+
+
+@dataclass(slots=True)
+class Parsed:
+    """What a reader made of one file: the declarations it imports and the forms it saw and
+    did not read."""
+
+    decls: list[Decl]
+    unread: list[Unread] = field(default_factory=list)
+
+
 @dataclass(slots=True)
 class ItemLicence:
     """The licence a file (or its library) states: an SPDX id, or None with why."""
@@ -79,7 +100,8 @@ class SystemReader:
     source: str
     what: str  # "Rocq .v files under theories/", for errors and notes
     files: Callable[[Path], list[Path]]
-    parse: Callable[[Path, Path, str], list[Decl]]  # (root, file, text) -> declarations
+    # (root, file, text) -> the declarations (and, in a `Parsed`, the forms not read)
+    parse: Callable[[Path, Path, str], list[Decl] | Parsed]
     # per-item licence (K6.3): (root, file, text) -> the item's licence; None: the pin's
     licence: Callable[[Path, Path, str], ItemLicence] | None = None
 
@@ -140,6 +162,43 @@ class _Read:
     skipped_examples: dict[str, str] = field(default_factory=dict)
     duplicates: int = 0
     unreadable: list[str] = field(default_factory=list)  # file:line: why (lexing failed)
+    no_declaration: list[str] = field(default_factory=list)  # files read that gave none
+    unread: Counter[str] = field(default_factory=Counter)  # form -> times seen, not read
+    unread_at: dict[str, str] = field(default_factory=dict)  # form -> its first file:line
+
+    def counts(self) -> dict[str, int]:
+        """What was read and what was not, as the import's counts (kinds after de-duplication)."""
+        counts: dict[str, int] = {"files read": self.files, "declarations": len(self.decls)}
+        if self.no_declaration:
+            counts["files with no declaration"] = len(self.no_declaration)
+        for kind, n in sorted(Counter(d.kind for d, _ in self.decls).items()):
+            counts[f"kind {kind}"] = n
+        for form, n in sorted(self.unread.items()):
+            counts[f"not read: {form}"] = n
+        for why, n in sorted(self.skipped.items()):
+            counts[f"not imported ({why})"] = n
+        if self.duplicates:
+            counts["names bound again (kept once)"] = self.duplicates
+        if self.not_utf8:
+            counts["files not UTF-8"] = len(self.not_utf8)
+        if self.unreadable:
+            counts["files not read (lexing failed)"] = len(self.unreadable)
+        return counts
+
+    def notes(self) -> list[str]:
+        """Where each form not read first stands, and the files that gave no declaration."""
+        notes = [
+            f"not read: {form} {n}, e.g. {self.unread_at[form]}"
+            for form, n in sorted(self.unread.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
+        if self.no_declaration:
+            shown = ", ".join(self.no_declaration[:5])
+            more = len(self.no_declaration) - 5
+            notes.append(
+                f"files with no declaration ({len(self.no_declaration)}): {shown}"
+                + (f" and {more} more" if more > 0 else "")
+            )
+        return notes
 
 
 def _read(root: Path, reader: SystemReader, files: list[Path]) -> _Read:
@@ -150,13 +209,21 @@ def _read(root: Path, reader: SystemReader, files: list[Path]) -> _Read:
     for path in files:
         text, utf8 = read_source(path)
         try:
-            decls = reader.parse(root, path, text)
+            parsed = reader.parse(root, path, text)
         except InputError as exc:  # one file the lexer cannot read does not stop the others
             out.unreadable.append(str(exc).replace(f"{root}/", ""))
             continue
+        if isinstance(parsed, list):
+            parsed = Parsed(parsed)
+        decls, rel = parsed.decls, path.relative_to(root).as_posix()
         out.files += 1
         if not utf8:
-            out.not_utf8.append(str(path.relative_to(root)))
+            out.not_utf8.append(rel)
+        if not decls:
+            out.no_declaration.append(rel)
+        for u in parsed.unread:
+            out.unread[u.form] += 1
+            out.unread_at.setdefault(u.form, f"{rel}:{u.line}")
         lic = reader.licence(root, path, text) if reader.licence else None
         if lic is not None and lic.spdx is None and lic.source != "default":
             why = f"licence {lic.source}"
@@ -216,19 +283,9 @@ def import_checkout(
                 )
             )
         insert_mentions(s, rows)
-        counts: dict[str, int] = {"files read": read.files, "declarations": len(rows)}
-        for kind, n in sorted(Counter(d.kind for d, _ in read.decls).items()):
-            counts[f"kind {kind}"] = n
+        counts = read.counts()
         for lic_id, n in sorted(licences.items()):
             counts[f"licence {lic_id}"] = n
-        for why, n in sorted(read.skipped.items()):
-            counts[f"not imported ({why})"] = n
-        if read.duplicates:
-            counts["names bound again (kept once)"] = read.duplicates
-        if read.not_utf8:
-            counts["files not UTF-8"] = len(read.not_utf8)
-        if read.unreadable:
-            counts["files not read (lexing failed)"] = len(read.unreadable)
         return counts
 
     notes = [
@@ -236,6 +293,7 @@ def import_checkout(
         + (f"commit {commit}" if commit else "no git commit (not a git checkout)")
     ]
     notes += [f"not imported ({why}), e.g. {ex}" for why, ex in read.skipped_examples.items()]
+    notes += read.notes()
     if read.unreadable:
         notes.append(f"not read ({len(read.unreadable)}): " + "; ".join(read.unreadable[:5]))
     if read.not_utf8:
