@@ -207,6 +207,7 @@ def mask_lisp(path: str | Path, text: str) -> Masked:
     return _masked(path, text, comments, literals)
 
 
+_HASH_COMMENT = re.compile(r"#[^\n]*")
 _PERCENT_PVS = re.compile(r'%|"')
 _PERCENT_TEX = re.compile(r"\\\\|\\%|%")
 
@@ -234,6 +235,12 @@ def mask_percent(path: str | Path, text: str, *, tex: bool = False) -> Masked:
         else:
             i = m.end()
     return _masked(path, text, comments, literals)
+
+
+def mask_hash(path: str | Path, text: str) -> Masked:
+    """Blank `#` line comments (Naproche's FTL files)."""
+    comments = [(m.start(), m.end()) for m in _HASH_COMMENT.finditer(text)]
+    return _masked(path, text, comments, [])
 
 
 def balanced(code: str, start: int, open_: str = "(", close: str = ")") -> int:
