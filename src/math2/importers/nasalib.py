@@ -1,8 +1,13 @@
 """NASALib: a mention per PVS theory and per named formula (`LEMMA`, `THEOREM`, `COROLLARY`,
 `PROPOSITION`, `AXIOM`, `ASSUMPTION`, …) of each library (a top-level folder of the
-checkout), named as PVS qualifies them: `algebra@group` and `algebra@group.fullset_is_group`.
-The statement is the formula up to the next declaration (or a blank line). `%` comments are
-blanked and never read as text (K6.6).
+checkout), named as PVS qualifies them: `algebra@group` and `algebra@group.fullset_is_group`;
+the keyword may stand on the line after the name, and a formula may have type parameters
+(`find_first_sound[T:TYPE] : LEMMA`, kept in `extra["parameters"]`). The statement is the
+formula up to the next declaration (or a blank line). `%` comments are blanked and never read
+as text (K6.6). Declarations of other kinds that carry a keyword (`TYPE`, `VAR`, `JUDGEMENT`,
+`CONVERSION`, `AUTO_REWRITE`, `RECURSIVE`, `INDUCTIVE`, …) and formulas outside a theory are
+counted as not read; constants declared without a keyword (`f(x: real): real = …`) are not
+read and not counted.
 
 A library is a folder of the checkout (`algebra`, `float/axm_bnd`). The licence is per library
 (K6.3): the README says that contributions by others carry the licence written in the
@@ -22,7 +27,9 @@ from math2.importers.registry import ImportResult, register
 from math2.importers.systems import (
     Decl,
     ItemLicence,
+    Parsed,
     SystemReader,
+    Unread,
     clean_statement,
     git_checkout,
     import_checkout,
@@ -37,13 +44,27 @@ FORMULAS = (
     "SUBLEMMA", "FORMULA", "OBLIGATION", "AXIOM", "POSTULATE", "ASSUMPTION",
 )  # fmt: skip
 _ID = r"[A-Za-z][\w?]*"
+# `name[T: TYPE] :` then the keyword, on the same line or the next ones (the name at a line's
+# start)
+_PARAMS = r"\[(?:[^\[\]]|\[[^\[\]]*\])*\]"
 _FORMULA = re.compile(
-    rf"^[ \t]*(?P<name>{_ID})[ \t]*:[ \t]*(?P<kw>{'|'.join(FORMULAS)})\b", re.M | re.I
+    rf"^[ \t]*(?P<name>{_ID})\s*(?P<params>{_PARAMS})?\s*:\s*(?P<kw>{'|'.join(FORMULAS)})\b",
+    re.M | re.I,
+)
+# Declarations that are not formulas nor theories: seen, counted, not read.
+_OTHER = re.compile(
+    rf"^[ \t]*{_ID}(?:[ \t]*,[ \t]*{_ID})*[ \t]*(?:{_PARAMS})?[ \t]*:\s*"
+    r"(?P<kw>NONEMPTY_TYPE|TYPE\+?|VAR|RECURSIVE|INDUCTIVE|COINDUCTIVE|MACRO|LIBRARY)(?![\w+])"
+    r"|^[ \t]*(?P<bare>JUDGEMENT|CONVERSION[+-]?|AUTO_REWRITE[+-]?)(?![\w+-])",
+    re.M | re.I,
 )
 _THEORY_KW = re.compile(r":\s*(?P<kw>THEORY|DATATYPE|CODATATYPE)\b", re.I)
+_KW = "|".join(FORMULAS)
+_NOT_A_NAME = r"(?!(?:FORALL|EXISTS|LAMBDA|LET|IF|NOT)\b)"  # `FORALL (x: T):` declares nothing
 _NEXT = re.compile(
-    rf"\n[ \t]*\n|^[ \t]*{_ID}(?:[ \t]*,[ \t]*{_ID})*[ \t]*(?:\([^()\n]*\))?[ \t]*:[ \t]*"
-    r"(?:[A-Z]+\b|\[)|^[ \t]*(?:END|ENDASSUMING|IMPORTING|EXPORTING)\b",
+    rf"\n[ \t]*\n|^[ \t]*{_NOT_A_NAME}{_ID}(?:[ \t]*,[ \t]*{_ID})*[ \t]*"
+    rf"(?:\([^()\n]*\)|{_PARAMS})?[ \t]*:(?:[ \t]*(?:[A-Z]+\b|\[)|\s*(?:{_KW})\b)"
+    rf"|^[ \t]*{_ID}\s*:\s*(?:{_KW})\b|^[ \t]*(?:END|ENDASSUMING|IMPORTING|EXPORTING)\b",
     re.M,
 )
 _NAME_BEFORE = re.compile(rf"({_ID})\s*$")
@@ -76,7 +97,7 @@ def _library(root: Path, path: Path) -> str:
     return path.parent.relative_to(root).as_posix().removeprefix(".")
 
 
-def parse_file(root: Path, path: Path, text: str) -> list[Decl]:
+def parse_file(root: Path, path: Path, text: str) -> Parsed:
     """The theories and named formulas of one `.pvs` file."""
     view = mask_percent(path, text)
     lib = _library(root, path)
@@ -88,10 +109,15 @@ def parse_file(root: Path, path: Path, text: str) -> list[Decl]:
         for at, name, kind in theories
     ]  # fmt: skip
     starts = [at for at, _, _ in theories]
+    out = Parsed(decls)
+    for m in _OTHER.finditer(view.structure):
+        kw = (m.group("kw") or m.group("bare")).upper().rstrip("+-")
+        out.unread.append(Unread(f"{kw} declaration", view.line(m.start())))
     for m in _FORMULA.finditer(view.structure):
         k = sum(1 for s in starts if s <= m.start())
-        if k == 0:
-            continue  # a formula outside any theory: not PVS
+        if k == 0:  # a formula outside any theory: not PVS
+            out.unread.append(Unread("formula outside a theory", view.line(m.start())))
+            continue
         theory = theories[k - 1][1]
         end = _NEXT.search(view.structure, m.end())
         body = view.code[m.end() : end.start() if end else len(view.code)]
@@ -102,10 +128,12 @@ def parse_file(root: Path, path: Path, text: str) -> list[Decl]:
                 module=f"{lib}@{theory}",
                 line=view.line(m.start()),
                 statement=clean_statement(body),
-                extra={"file": rel},
+                extra={"file": rel, "parameters": m.group("params")}
+                if m.group("params")
+                else {"file": rel},
             )
         )
-    return decls
+    return out
 
 
 @lru_cache(maxsize=256)
