@@ -233,3 +233,21 @@ def test_hol_light_licence_per_file(corpus, manifest) -> None:
     assert rows["CHOICE_THM"].licence == "CC0-1.0 OR MIT"  # the choices math2 knows
     assert rows["ADD_ZERO_FORM"].licence == "BSD-2-Clause"  # "the same license as HOL Light"
     assert all(m.intake_class == "mentions" for m in rows.values())
+
+
+def test_math2_import_prints_what_was_not_read(tmp_path: Path, store) -> None:
+    from typer.testing import CliRunner
+
+    from math2.cli import app
+
+    manifest = pinned_manifest(tmp_path, {"hol4": "fixture0"})
+    env = {"MATH2_MANIFEST": str(manifest), "MATH2_CONFIG": str(tmp_path / "none.toml")}
+    args = ["--db", str(store.engine.url), "import", "hol4", str(FORMS / "hol4")]
+    res = CliRunner().invoke(app, args, env=env, terminal_width=400)
+    assert res.exit_code == 0, res.output
+    output = " ".join(res.output.split())  # the console wraps long lines
+    assert "not read: Datatype (the theorems it stores): 1" in output  # the counts
+    assert (
+        "not read: Triviality (not stored in the theory) 1, e.g. src/forms/formsScript.sml:26"
+        in (res.output)
+    )  # the notes
