@@ -12,6 +12,12 @@ list is imported and the clustering pass has run.
 Each system is imported into a fresh SQLite store (a temporary folder). The checkouts are read
 where they are and never copied; each must be at its manifest pin (the importer refuses
 another commit).
+
+What each import read and did not (issue 43): its mentions per kind and every form it counted
+as not read. `--against SRC` imports each checkout a second time in the same run with another
+tree's code (`SRC/src` first on the path: a `git worktree` of an earlier commit), in a child
+process, and prints both side by side (mentions, per kind, CPU seconds and their ratio);
+`--no-crosswalk` leaves out the 1000+ list and the clustering pass.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ import os
 import platform
 import re
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -103,7 +111,7 @@ def convention(name: str, root: Path, names: set[str], kinds: Counter[str]) -> s
     return "none published"
 
 
-def measure(name: str, root: Path, manifest_path: Path) -> dict:
+def measure(name: str, root: Path, manifest_path: Path, crosswalk: bool = True) -> dict:
     manifest = load_manifest(manifest_path)
     entry = manifest.get(name)
     spec = load_builtin_importers()[name]
@@ -117,19 +125,22 @@ def measure(name: str, root: Path, manifest_path: Path) -> dict:
         result = spec.run(store, entry, root)
         wall, cpu_s = time.perf_counter() - w0, cpu() - c0
         load1 = os.getloadavg()
-        lists = load_builtin_importers()["1000-plus"]
-        # the 1000+ list, an external data set (MATH2_DATA__DIR or `math2 data fetch 1000-plus`)
-        thousand_plus = locate(load_settings(), "1000-plus")
-        lists.run(store, manifest.get("1000-plus"), thousand_plus)
+        edges = None
+        if crosswalk:
+            lists = load_builtin_importers()["1000-plus"]
+            # the 1000+ list, an external data set (MATH2_DATA__DIR or `math2 data fetch …`)
+            thousand_plus = locate(load_settings(), "1000-plus")
+            lists.run(store, manifest.get("1000-plus"), thousand_plus)
         with store.session() as s:
-            cluster(s)
             sid = s.scalar(select(Source.id).where(Source.name == name))
-            mention_ids = select(Mention.id).where(Mention.source_id == sid)
-            edges = s.scalar(
-                select(func.count())
-                .select_from(Crosswalk)
-                .where(Crosswalk.mention_id.in_(mention_ids))
-            )
+            if crosswalk:
+                cluster(s)
+                mention_ids = select(Mention.id).where(Mention.source_id == sid)
+                edges = s.scalar(
+                    select(func.count())
+                    .select_from(Crosswalk)
+                    .where(Crosswalk.mention_id.in_(mention_ids))
+                )
             named = set(s.scalars(select(Mention.name).where(Mention.source_id == sid)))
             kinds = Counter(s.scalars(select(Mention.kind).where(Mention.source_id == sid)))
         store.close()
@@ -149,7 +160,47 @@ def measure(name: str, root: Path, manifest_path: Path) -> dict:
         "load_after": [round(x, 2) for x in load1],
         "crosswalk_edges": edges,
         "convention": convention(name, root, named, kinds),
+        "kinds": dict(sorted(kinds.items())),
+        "not_read": {
+            k.removeprefix("not read: "): n
+            for k, n in result.counts.items()
+            if k.startswith("not read: ")
+        },
     }
+
+
+def measure_elsewhere(src: Path, spec: str, manifest: Path, crosswalk: bool) -> dict:
+    """`measure` of one checkout run by this script in a child process whose `math2` is the
+    tree at `src` (an earlier commit's worktree): the figures of that code, in the same run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "row.json"
+        cmd = [sys.executable, __file__, "--checkout", spec, "--manifest", str(manifest)]
+        cmd += ["--json", str(out), *([] if crosswalk else ["--no-crosswalk"])]
+        env = {**os.environ, "PYTHONPATH": str(src / "src")}
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
+        row: dict = json.loads(out.read_text())[0]
+    return row
+
+
+def print_against(pairs: list[tuple[dict, dict]]) -> None:
+    """Each source's figures beside the other tree's: mentions, per kind, not read, CPU."""
+    print(
+        "\n| system | mentions before → now | per kind (before → now) | not read (now) |"
+        " import CPU s before / now (ratio) | load 1-min now |"
+    )
+    print("|---|---|---|---|---|---|")
+    for old, new in pairs:
+        kinds = sorted(set(old["kinds"]) | set(new["kinds"]))
+        per_kind = "; ".join(
+            f"{k} {old['kinds'].get(k, 0):,} → {new['kinds'].get(k, 0):,}" for k in kinds
+        )
+        unread = "; ".join(f"{k} {n:,}" for k, n in new["not_read"].items()) or "-"
+        ratio = new["import_cpu_s"] / old["import_cpu_s"] if old["import_cpu_s"] else 0
+        print(
+            f"| {new['source']} | {old['declarations']:,} → {new['declarations']:,} | "
+            f"{per_kind} | {unread} | {old['import_cpu_s']} / {new['import_cpu_s']} "
+            f"({ratio:.2f}×) | {new['load_before'][0]} / {new['load_after'][0]} |"
+        )
 
 
 def measure_stacks(root: Path, manifest_path: Path) -> dict:
@@ -181,16 +232,24 @@ def main() -> None:
     ap.add_argument("--stacks", type=Path, help="a Mathlib checkout at the pin: @[stacks] pairs")
     ap.add_argument("--manifest", type=Path, default=Path("manifests/sources.yaml"))
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--against", type=Path, help="another tree (SRC/src): its figures beside")
+    ap.add_argument("--no-crosswalk", action="store_true", help="no 1000+ list, no clustering")
     a = ap.parse_args()
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     )
     rows = []
+    pairs = []
     for spec in a.checkout:
         name, _, path = spec.partition("=")
-        row = measure(name, Path(path), a.manifest)
+        if a.against:
+            before = measure_elsewhere(a.against, spec, a.manifest, not a.no_crosswalk)
+            print(json.dumps({"against": str(a.against), **before}, indent=1))
+        row = measure(name, Path(path), a.manifest, crosswalk=not a.no_crosswalk)
         rows.append(row)
         print(json.dumps(row, indent=1))
+        if a.against:
+            pairs.append((before, row))
     print(
         "\n| system | files | declarations | import wall s | CPU s | baseline CPU s | ratio |"
         " load 1-min before/after | crosswalk edges | own convention |"
@@ -203,6 +262,8 @@ def main() -> None:
             f"{r['load_before'][0]} / {r['load_after'][0]} | {r['crosswalk_edges']} | "
             f"{r['convention']} |"
         )
+    if pairs:
+        print_against(pairs)
     if a.stacks:
         st = measure_stacks(a.stacks, a.manifest)
         rows.append(st)

@@ -80,6 +80,7 @@ _FUNCTION_NAME = {"CONV": "conversion", "CONVS": "conversion", "TAC": "tactic",
                   "RULE": "rule", "RULES": "rule"}  # fmt: skip
 _COMBINATOR = re.compile(r"\b(THENC|ORELSEC|THEN|THENL|ORELSE)\b")
 _LET_IN = re.compile(r"\b(let|in)\b")
+_BACKQUOTE = re.compile("`")
 _SENTENCE_END = re.compile(r";;|^let[ \t]", re.M)
 _QUOTE = re.compile(r"`([^`]*)`")
 _VALUE_HEAD = re.compile(rf"\s*(?:time\s+)?\(?\s*(?:[A-Z][A-Za-z]*\.)?({_NAME})?")
@@ -97,6 +98,8 @@ _FIRST = ("", "Library", "Multivariate")
 def _depth0(value: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
     """`pattern`'s matches in `value` outside brackets."""
     depth, out = 0, []
+    if pattern.search(value) is None:
+        return out
     for m in re.finditer(r"[()\[\]]|" + pattern.pattern, value):
         if m.group(0) in ("(", "["):
             depth += 1
@@ -117,11 +120,11 @@ def _final_body(value: str) -> str:
     return value[body:]
 
 
-def value_kind(value: str) -> str | None:
-    """What a binding's value is when it is not a theorem, as far as its code says: a
-    `function`, a `conversion` or a `tactic` (combined with `THENC`, `THEN`, …, or a
-    conversion not applied to a term); None when it may be a theorem."""
-    whole = _final_body(value)
+def value_kind(whole: str) -> str | None:
+    """What a binding's value (the expression a `let … in` ends with) is when it is not a
+    theorem, as far as its code says: a `function`, a `conversion` or a `tactic` (combined
+    with `THENC`, `THEN`, …, or a conversion not applied to a term); None when it may be a
+    theorem."""
     body = whole.lstrip(" \t\n(")
     if re.match(r"(fun|function)\b", body):
         return "function"
@@ -129,7 +132,7 @@ def value_kind(value: str) -> str | None:
         return "conversion" if combined[0].group(1).endswith("C") else "tactic"
     head = _VALUE_HEAD.match(body)
     name = head.group(1) if head and head.group(1) else ""
-    if re.search(r"(^|_)CONV$", name) and not _depth0(whole, re.compile("`")):
+    if re.search(r"(^|_)CONV$", name) and not _depth0(whole, _BACKQUOTE):
         return "conversion"  # a conversion applied to a term is a theorem
     if re.search(r"(^|_)TAC$", name):
         return "tactic"
@@ -146,12 +149,13 @@ def _kind(head: str, names: list[str], value: str) -> tuple[str | None, str | No
     if head in AXIOMS:
         return "axiom", None
     theorem_like = all(_THEOREM_NAME.fullmatch(n) for n in names)
+    value = _final_body(value)
     what = value_kind(value)
     if what is None and (by_name := _NOT_A_THEOREM_NAME.search(names[-1])):
         what = _FUNCTION_NAME[by_name.group(1)]
     if what is not None:
         return None, (f"{what} (not a theorem)" if theorem_like else None)
-    body_head = _VALUE_HEAD.match(_final_body(value).lstrip(" \t\n("))
+    body_head = _VALUE_HEAD.match(value.lstrip(" \t\n("))
     final = body_head.group(1) if body_head and body_head.group(1) else head
     if final in THEOREM_MAKERS or head in THEOREM_MAKERS:
         return "derived", None
