@@ -261,13 +261,14 @@ def import_checkout(
     def write(s: Session, src: Source, pin: Pin) -> dict[str, int]:
         rows = []
         licences: Counter[str] = Counter()
+        classes: dict[str, str] = {}  # licence -> its intake class, decided once per licence
         for d, lic in read.decls:
             fields: dict[str, Any] = {}
             if lic is not None:  # a licence of its own: its own class (K6.3)
                 spdx = lic.spdx or pin.licence
-                fields = dict(
-                    licence=spdx, intake_class=entry.decide(item_licence=spdx).intake.value
-                )
+                if spdx not in classes:
+                    classes[spdx] = entry.decide(item_licence=spdx).intake.value
+                fields = dict(licence=spdx, intake_class=classes[spdx])
                 d.extra["licence_source"] = lic.source
             licences[fields.get("licence", pin.licence)] += 1
             rows.append(
