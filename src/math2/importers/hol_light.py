@@ -97,7 +97,8 @@ _FIRST = ("", "Library", "Multivariate")
 
 def _depth0(value: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
     """`pattern`'s matches in `value` outside brackets."""
-    depth, out = 0, []
+    depth = 0
+    out: list[re.Match[str]] = []
     if pattern.search(value) is None:
         return out
     for m in re.finditer(r"[()\[\]]|" + pattern.pattern, value):
