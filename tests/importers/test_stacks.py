@@ -106,3 +106,18 @@ def test_stacks_pairs_carry_mathlibs_licence() -> None:
     entry = load_manifest(REPO / "manifests" / "sources.yaml").get("stacks-mathlib")
     mathlib = load_manifest(REPO / "manifests" / "sources.yaml").get("mathlib")
     assert entry.licence == mathlib.licence == "Apache-2.0"  # read from Mathlib's source
+
+
+def test_report_counts_a_source_of_candidates_only(sqlite_store) -> None:
+    from math2.report import build_report
+
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    import_stacks(sqlite_store, manifest.get("stacks-mathlib"), LEANPROJ)
+    with sqlite_store.session() as s:
+        report = build_report(s)
+    row = next(r for r in report.sources if r.name == "stacks-mathlib")
+    assert (row.mentions_active, row.crosswalk_candidates) == (0, 1) and row.holds_anything
+    assert "stacks-mathlib" not in report.empty_sources  # not "nothing in the store yet"
+    assert "mathlib" in report.empty_sources
