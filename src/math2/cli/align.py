@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, err, fail, out, state
 from math2.cli._outcome import finish_run
+
+if TYPE_CHECKING:
+    from math2.config import Settings
+    from math2.roles.align import AlignResult
+    from math2.store import Store
 
 
 def _searcher(settings, store, index_library: str):
@@ -85,7 +90,9 @@ def align_cmd(
     _report(store, summary, "judged", outcomes, "nothing to judge", "pairs")
 
 
-def _align_systems(settings, store, model: str, top_k: int, limit: int | None) -> None:
+def _align_systems(
+    settings: Settings, store: Store, model: str, top_k: int, limit: int | None
+) -> None:
     """`math2 align --systems`: candidates per system (counted), then each system's judged."""
     import asyncio
 
@@ -123,7 +130,9 @@ def _align_systems(settings, store, model: str, top_k: int, limit: int | None) -
             options = AlignOptions(model=model, dataset=c.source, limit=limit)
             outcomes: dict[str, int] = {}
 
-            def tally(_rec, result, outcomes=outcomes) -> None:
+            def tally(
+                _rec: object, result: AlignResult, outcomes: dict[str, int] = outcomes
+            ) -> None:
                 outcomes[result.outcome.value] = outcomes.get(result.outcome.value, 0) + 1
 
             with ProgressDisplay(err) as show:

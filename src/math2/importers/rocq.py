@@ -26,7 +26,13 @@ from pathlib import Path
 from math2.importers.masking import balanced, mask_ml
 from math2.importers.registry import ImportResult, register
 from math2.importers.rocq_modules import FileRead, Include, Library, ModuleInfo
-from math2.importers.systems import Decl, clean_statement, git_checkout, import_checkout
+from math2.importers.systems import (
+    Decl,
+    SystemReader,
+    clean_statement,
+    git_checkout,
+    import_checkout,
+)
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
 
@@ -269,6 +275,11 @@ def _close(name: str, stack: list[tuple[str, str]]) -> None:
 def _files(root: Path) -> list[Path]:
     base, _ = _library_prefix(root)
     return sorted(p for p in base.rglob("*.v") if p.is_file())
+
+
+# Which files the library has, and one file's own declarations (no `Include` resolved: that
+# needs the whole library, which `import_rocq` reads through `rocq_modules.Library`).
+READER = SystemReader(SOURCE, "Rocq .v files", _files, parse_file)
 
 
 def import_rocq(store: Store, entry: SourceEntry, path: Path) -> ImportResult:

@@ -48,10 +48,11 @@ def stacks_pairs(root: Path) -> tuple[list[Pair], int, int]:
     missing = 0
     for path, f, text in files:
         for d in f.declarations:
-            for tag in dict.fromkeys(d.stacks) if d.name else ():
-                pairs.append((tag, d.name, {"module": d.module, "line": d.line}))
-            if d.stacks and not d.name:
+            if d.name is None:
                 missing += len(d.stacks)
+                continue
+            for tag in dict.fromkeys(d.stacks):
+                pairs.append((tag, d.name, {"module": d.module, "line": d.line}))
         for tags, written, line in _attribute_commands(path, text):
             name = _resolve(written, f, line)
             if name is None:

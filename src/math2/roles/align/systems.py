@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from math2.crosswalk.nodes import NodeIndex
@@ -198,7 +198,7 @@ def _propose(
         return 0
     s.flush()
     s.execute(
-        Crosswalk.__table__.update()
+        update(Crosswalk)
         .where(
             Crosswalk.node_id == node_id,
             Crosswalk.system == system,
