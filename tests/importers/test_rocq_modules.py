@@ -47,7 +47,7 @@ def test_included_lemmas_under_the_modules_own_name(rows) -> None:
     # through `Include NBasicProp` := `NBaseProp N <+ NOrderFacts N`, and NBaseProp's include
     assert rows[f"{nat}.le_0_l"].extra["included_from"].endswith("NBase.NBaseProp.le_0_l")
     assert rows[f"{nat}.lt_irrefl"].extra["included_from"].endswith("NOrderFacts.lt_irrefl")
-    assert rows[f"{nat}.add_comm"].extra["line"] == 14  # the line of the Include
+    assert rows[f"{nat}.add_comm"].extra["line"] == 17  # the line of the Include
     assert "Stdlib.ZArith.BinInt.Z.le_0_l" not in rows  # Z includes NZAddProp only
     # aliases copy nothing: `Module NatAlias := Nat.`, `Module NBaseAlias := NBaseProp.`
     assert not [n for n in rows if "NatAlias" in n or "NBaseAlias" in n]
@@ -65,6 +65,7 @@ def test_definition_statements(rows) -> None:
     assert rows[f"{nat}.double"].statement == "(n : nat) : nat"  # a type: no body
     assert rows[f"{nat}.divide"].statement == "(x y : nat) : Prop := exists z, y = z * x"
     assert rows[f"{nat}.Even"].statement == "n := exists m, n = 2 * m"  # no type written
+    assert rows[f"{nat}.double_comm_stt"].statement is None  # an untyped `fun` proof term
 
 
 def _search(store, folder: Path) -> list[str]:

@@ -7,7 +7,8 @@ comment is read as text (K6.6). Section-local `Let`, `Variable`, `Hypothesis` ar
 declarations of the library and are not read.
 
 Statements: a theorem's binders and type; a definition's binders and type, and its body as
-well (`… : Prop := body`) when it is Prop-valued or states no type (its meaning is its body).
+well (`… : Prop := body`) when it is Prop-valued or states no type (its meaning is its body) —
+except an untyped `fun …` term, a proof or program whose type Rocq infers.
 
 Names users write (`importers.rocq_modules`): a module that `Include`s another — a functor such
 as `NBasicProp`, a functor type, or a plain module (`Include BinIntDef.Z`), also through
@@ -194,7 +195,14 @@ def _statement(kw: str, code: str, rest: str, body_at: int, offset: int) -> str 
     if typ is not None and not _PROP.search(typ):
         return clean_statement(head)
     body = code[body_at + assign.start() : body_at + len(rest)]
+    if typ is None and _FUN.match(body, 2):
+        # `Definition foo := fun n m => eq_trans …`: a proof or program whose type Rocq
+        # infers; its words are not what it states
+        return clean_statement(head)
     return clean_statement(f"{head} {body}")
+
+
+_FUN = re.compile(r"\s*\(?\s*fun\b")
 
 
 _PROP = re.compile(r"(?:^|->|\s)Prop\s*$")
