@@ -86,6 +86,11 @@ def test_attribute_commands_are_read() -> None:
     assert got["00PN"][0] == "Demo.other_eq"  # inside `namespace Demo`: `other_eq`
     assert got["00PM"][1] == {"module": "Mathlib.Demo.Stacks", "line": 18, "by": "attribute"}
     assert "tagged after the fact" not in str(pairs)  # the comment is not copied
+    # a name `@[mk_iff]` makes: in the namespace of the declaration before, and said so
+    assert got["00PQ"] == (
+        "Demo.isFinite_iff",
+        {"module": "Mathlib.Demo.Stacks", "line": 29, "by": "attribute", "name_from": "namespace"},
+    )
 
 
 def test_the_build_names_the_variable_the_folder_came_from(tmp_path: Path) -> None:

@@ -54,12 +54,14 @@ def stacks_pairs(root: Path) -> tuple[list[Pair], int, int]:
             for tag in dict.fromkeys(d.stacks):
                 pairs.append((tag, d.name, {"module": d.module, "line": d.line}))
         for tags, written, line in _attribute_commands(path, text):
-            name = _resolve(written, f, line)
+            name, how = _resolve(written, f, line)
             if name is None:
                 missing += len(tags)
                 continue
-            for tag in tags:
-                pairs.append((tag, name, {"module": f.module, "line": line, "by": "attribute"}))
+            extra = {"module": f.module, "line": line, "by": "attribute"}
+            if how:
+                extra["name_from"] = how
+            pairs += [(tag, name, dict(extra)) for tag in tags]
     return pairs, len(files), missing
 
 
@@ -94,15 +96,27 @@ def _attribute_commands(path: Path, text: str) -> list[tuple[list[str], str, int
     return out
 
 
-def _resolve(written: str, f: SourceFile, line: int) -> str | None:
-    """The declaration of the file an attribute names: by its full name, else the last one
-    declared before the attribute whose name ends with `.written` (the namespace it is in)."""
+def _resolve(written: str, f: SourceFile, line: int) -> tuple[str | None, str | None]:
+    """The declaration an attribute names, and how it was found when not declared in the file:
+    by its full name, else the last declaration before the attribute whose name ends with
+    `.written` (the namespace it is in), else — a name the file does not write out, such as
+    `quasiFinite_iff` that `@[mk_iff]` makes — `written` in the namespace of the declaration
+    just before (not a field of one; `name_from`: "namespace")."""
     written = written.removeprefix("_root_.")
     names = [(d.line, d.name) for d in f.declarations if d.name]
     if any(n == written for _, n in names):
-        return written
-    before = [n for at, n in names if at < line and n.endswith(f".{written}")]
-    return before[-1] if before else None
+        return written, None
+    before = [n for at, n in names if at < line]
+    ends = [n for n in before if n.endswith(f".{written}")]
+    if ends:
+        return ends[-1], None
+    declared = {n for _, n in names}
+    # the declaration just before, not a field or constructor of one (whose parent is declared)
+    outer = [n for n in before if n.rpartition(".")[0] not in declared]
+    if not outer:
+        return None, None
+    space = outer[-1].rpartition(".")[0]
+    return (f"{space}.{written}" if space else written), "namespace"
 
 
 def _is_checkout(path: Path) -> bool:
