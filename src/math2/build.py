@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from math2.config import Settings
-from math2.errors import InputError
+from math2.errors import InputError, Math2Error
 from math2.importers.registry import ImporterSpec, ImportResult, load_builtin_importers
 from math2.importers.runs import JOB as IMPORT_JOB
 from math2.importers.runs import STEPS as IMPORT_STEPS
@@ -99,15 +100,52 @@ def _class_skip(entry: SourceEntry) -> SourceOutcome | None:
     )
 
 
-def _build_skip(entry: SourceEntry, importers: dict[str, ImporterSpec]) -> SourceOutcome | None:
+def _build_skip(
+    settings: Settings, entry: SourceEntry, importers: dict[str, ImporterSpec]
+) -> SourceOutcome | None:
     """A skip when math2 has no importer for the source, or the manifest gives it no pin."""
     if entry.name not in importers:
         reason = f"no importer in this version for its route ({entry.route})"
     elif entry.current_pin is None:
-        reason = f"unpinned: {entry.unpinned_reason}"
+        reason = unpinned_help(settings, entry, importers[entry.name])
     else:
         return None
     return SourceOutcome(source=entry.name, status="skipped", reason=reason)
+
+
+def _entry_place(manifest: Path | str, name: str) -> str:
+    """`FILE:LINE` of a source's entry in the manifest (`FILE` when it cannot be found)."""
+    try:
+        lines = Path(manifest).read_text("utf-8").splitlines()
+    except OSError:
+        return str(manifest)
+    want = re.compile(rf"^\s*-?\s*name:\s*['\"]?{re.escape(name)}['\"]?\s*(#.*)?$")
+    line = next((i for i, text in enumerate(lines, 1) if want.match(text)), None)
+    return f"{manifest}:{line}" if line else str(manifest)
+
+
+def unpinned_help(settings: Settings, entry: SourceEntry, spec: ImporterSpec) -> str:
+    """What a user does about a source the manifest gives no pin: the entry to add and the
+    command to run (an import reads a source only at a pin: K6.3)."""
+    where = f"its entry at {_entry_place(settings.manifest, entry.name)}"
+    if spec.fetch == "hf":
+        what = f"the Hugging Face revision (a commit id) of {entry.url or 'the dataset'}"
+        pin = "pins: [{commit: REVISION}]"
+        data = ("FILE", "a parquet or JSONL copy at that revision; without it math2 fetches one")
+    elif spec.fetch == "git":
+        what = f"the commit of {entry.url or 'the repository'} to read"
+        pin = "pins: [{commit: COMMIT, date: YYYY-MM-DD}]"
+        data = ("CHECKOUT", "a checkout at that commit; without it math2 fetches one")
+    else:
+        what = "the version of the data to read"
+        pin = "pins: [{version: VERSION}]"
+        data = ("PATH", "the data at that version")
+    why = (entry.unpinned_reason or "").rstrip(".")
+    return (
+        f"not pinned{f' ({why})' if why else ''}: add `{pin}` with {what} to {where} "
+        f"(replacing its unpinned_reason), then run `math2 import {entry.name} {data[0]}` "
+        f"({data[0]}: {data[1]})"
+    )
 
 
 def _run_importer(
@@ -179,6 +217,8 @@ def import_one(
             f"no importer for {name!r} in this version (its route: {entry.route}); "
             f"importers: {', '.join(names)}",
         )
+    if entry.current_pin is None:
+        raise Math2Error(f"{name}: {unpinned_help(settings, entry, importers[name])}")
     if path is not None and not Path(path).exists():
         raise InputError(path, None, "no such file or directory")
     with store.lock("build", wait=wait, on_wait=on_wait):
@@ -309,7 +349,7 @@ def _build(
     importers = load_builtin_importers()
     outcomes: list[SourceOutcome] = []
     for entry in manifest.sources:
-        outcome = _class_skip(entry) or _build_skip(entry, importers)
+        outcome = _class_skip(entry) or _build_skip(settings, entry, importers)
         if outcome is None:
             try:
                 outcome = _run_importer(

@@ -6,7 +6,16 @@ from pydantic import BaseModel
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from math2.store.models import AI_AUTHORED, Binding, Crosswalk, Mention, Node, Source, TextRecord
+from math2.store.models import (
+    AI_AUTHORED,
+    Binding,
+    Crosswalk,
+    Mention,
+    Node,
+    SearchAid,
+    Source,
+    TextRecord,
+)
 
 # K15: the open questions K06 lists; shown as unresolved until a person settles them.
 OPEN_QUESTIONS = (
@@ -33,6 +42,19 @@ class SourceRow(BaseModel):
     bindings: int = 0
     crosswalks: int = 0
     crosswalk_candidates: int = 0
+    search_aids: int = 0  # an AI-written informal dataset's rows (K6.4): no mentions of its own
+
+    @property
+    def holds_anything(self) -> bool:
+        """Whether the store holds anything of the source: mentions (active or retired),
+        crosswalk edges (accepted or candidate) or search aids."""
+        return bool(
+            self.mentions_active
+            or self.mentions_retired
+            or self.crosswalks
+            or self.crosswalk_candidates
+            or self.search_aids
+        )
 
 
 class SystemRow(BaseModel):
@@ -65,6 +87,11 @@ class CorpusReport(BaseModel):
     text_by_licence: dict[str, int]
     text_by_author: dict[str, int]
     open_questions: tuple[str, ...] = OPEN_QUESTIONS
+
+    @property
+    def empty_sources(self) -> list[str]:
+        """The sources of which the store holds nothing yet."""
+        return [r.name for r in self.sources if not r.holds_anything]
 
     @property
     def ai_binding_share(self) -> float:
@@ -103,6 +130,8 @@ def build_report(session: Session) -> CorpusReport:
             rows[sid].crosswalks = n
         elif status == "candidate":
             rows[sid].crosswalk_candidates = n
+    for sid, n in _grouped(session, SearchAid.source_id).items():
+        rows[sid].search_aids = n
 
     # K6.5: the declaration's library (or the declaration itself) is marked ai or mixed.
     ai_bindings = session.scalar(

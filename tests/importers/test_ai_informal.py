@@ -85,6 +85,12 @@ def test_herald_joined_by_the_declared_name(corpus, manifest) -> None:
     # the same data again: nothing new
     again = import_dataset(corpus, manifest.get("herald"), AI / "herald_statements.jsonl")
     assert again.skipped_already_done and _count(corpus, SearchAid) == 4
+    from math2.report import build_report
+
+    with corpus.session() as s:  # aids, no mentions: not "nothing in the store yet"
+        report = build_report(s)
+    assert next(r for r in report.sources if r.name == "herald").search_aids == 4
+    assert "herald" not in report.empty_sources
 
 
 def test_mathlib_informal_names_as_parts(corpus, manifest) -> None:

@@ -61,3 +61,68 @@ def test_a_checkout_at_another_commit_is_refused(sqlite_store, tmp_path: Path) -
         import_stacks(sqlite_store, manifest.get("stacks-mathlib"), root)
     with sqlite_store.session() as s:
         assert s.scalar(select(Crosswalk)) is None
+
+
+STACKSPROJ = FIXTURES / "stacksproj"  # written for math2: tags on anonymous instances, commands
+
+
+def test_anonymous_instances_named_as_the_mathlib_import_names_them() -> None:
+    from math2.importers.mathlib import read_checkout
+
+    pairs, scanned, missing = stacks_pairs(STACKSPROJ)
+    named = {t: d for t, d, _ in pairs}
+    mathlib = {r.name for r in read_checkout(STACKSPROJ).records}
+    # `instance [Inhabited α] : IsGood α`: the class (in another file) takes an instance
+    # argument, so no `Of…` part — what only the whole library tells
+    assert named["0A01"] == "Demo.instIsGood" and named["0A02"] == "Demo.instSizeNat"
+    assert {named["0A01"], named["0A02"]} <= mathlib
+    assert (scanned, missing) == (1, 0)
+
+
+def test_attribute_commands_are_read() -> None:
+    pairs, _, _ = stacks_pairs(STACKSPROJ)
+    got = {t: (d, extra) for t, d, extra in pairs}
+    assert got["00PM"][0] == "Demo.size_eq"  # `attribute [stacks 00PM "…"] Demo.size_eq`
+    assert got["00PN"][0] == "Demo.other_eq"  # inside `namespace Demo`: `other_eq`
+    assert got["00PM"][1] == {"module": "Mathlib.Demo.Stacks", "line": 18, "by": "attribute"}
+    assert "tagged after the fact" not in str(pairs)  # the comment is not copied
+    # a name `@[mk_iff]` makes: in the namespace of the declaration before, and said so
+    assert got["00PQ"] == (
+        "Demo.isFinite_iff",
+        {"module": "Mathlib.Demo.Stacks", "line": 29, "by": "attribute", "name_from": "namespace"},
+    )
+
+
+def test_the_build_names_the_variable_the_folder_came_from(tmp_path: Path) -> None:
+    from math2.config import load_settings
+    from math2.importers.registry import load_builtin_importers
+    from math2.importers.supply import supply
+
+    entry = load_manifest(REPO / "manifests" / "sources.yaml").get("stacks-mathlib")
+    spec = load_builtin_importers()["stacks-mathlib"]
+    for field in ("stacks_dir", "mathlib_dir"):
+        settings = load_settings(data={field: str(STACKSPROJ), "cache_dir": str(tmp_path)})
+        got = supply(settings, entry, spec, offline=True, say=print)
+        assert got.path == STACKSPROJ
+        assert got.how == f"from {STACKSPROJ} (a local copy: MATH2_DATA__{field.upper()})"
+
+
+def test_stacks_pairs_carry_mathlibs_licence() -> None:
+    entry = load_manifest(REPO / "manifests" / "sources.yaml").get("stacks-mathlib")
+    mathlib = load_manifest(REPO / "manifests" / "sources.yaml").get("mathlib")
+    assert entry.licence == mathlib.licence == "Apache-2.0"  # read from Mathlib's source
+
+
+def test_report_counts_a_source_of_candidates_only(sqlite_store) -> None:
+    from math2.report import build_report
+
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    import_stacks(sqlite_store, manifest.get("stacks-mathlib"), LEANPROJ)
+    with sqlite_store.session() as s:
+        report = build_report(s)
+    row = next(r for r in report.sources if r.name == "stacks-mathlib")
+    assert (row.mentions_active, row.crosswalk_candidates) == (0, 1) and row.holds_anything
+    assert "stacks-mathlib" not in report.empty_sources  # not "nothing in the store yet"
+    assert "mathlib" in report.empty_sources

@@ -187,16 +187,17 @@ def test_nasalib_library_licence_and_authored(corpus, manifest) -> None:
 
 def test_acl2_packages_and_licence_per_book(corpus, manifest) -> None:
     res = _import(corpus, manifest, "acl2-books")
-    rows = _mentions(corpus, "acl2-books")
-    assert sorted(rows) == [
-        "ACL2::GPL-THM",
-        "ACL2::LOCAL-HELPER",
-        "ACL2::Mixed Case Name",  # |…| keeps its case
-        "ACL2::NATP-OF-PLUS",
-        "ACL2::PLUS-COMM-DISABLED",
-        "BITOPS::LOGAND-SELF",  # the book's in-package
-        "STD::LEN-OF-CONS",  # the package written in the name
+    by_name = _mentions(corpus, "acl2-books")
+    assert sorted(by_name) == [
+        "arith/natp:ACL2::LOCAL-HELPER",
+        "arith/natp:ACL2::Mixed Case Name",  # |…| keeps its case
+        "arith/natp:ACL2::NATP-OF-PLUS",
+        "arith/natp:ACL2::PLUS-COMM-DISABLED",
+        "arith/natp:STD::LEN-OF-CONS",  # the package written in the name
+        "arith/pkg:BITOPS::LOGAND-SELF",  # the book's in-package
+        "misc/gpl:ACL2::GPL-THM",
     ]  # a macro's `(defthm ,name …)`, a string, a comment: not theorems
+    rows = {m.extra["symbol"]: m for m in by_name.values()}  # the symbol as ACL2 prints it
     assert rows["ACL2::LOCAL-HELPER"].extra["local"] is True
     assert rows["ACL2::NATP-OF-PLUS"].extra["local"] is False
     assert rows["ACL2::PLUS-COMM-DISABLED"].kind == "defthmd"
@@ -218,6 +219,11 @@ def test_no_comment_becomes_text(corpus, manifest) -> None:
         statements = " ".join(
             s.scalars(select(Mention.statement).where(Mention.statement.is_not(None)))
         )
+    # Rocq's `Definition str := "… (* no comment *)"`: its body is its statement, and a
+    # string is code, not a comment
+    literal = '"a string with . a dot and (* no comment *)"'
+    assert f":= {literal}" in statements
+    statements = statements.replace(literal, "")
     for word in ("comment", "nested", "Frobnicator", "Copyright"):
         assert word not in statements
 

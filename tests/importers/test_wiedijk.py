@@ -35,7 +35,7 @@ def corpus(sqlite_store):
 def test_parse_the_page() -> None:
     facts = parse_page(PAGE)
     assert [(f.number, f.systems) for f in facts] == [
-        (1, ["isabelle", "hol-light", "lean4"]),
+        (1, ["isabelle", "hol-light", "lean4", "megalodon"]),  # `Megalodon: statement`
         (2, []),  # not formalized
         (3, ["rocq", "acl2", "isabelle"]),  # Coq is Rocq; nqthm/ACL2 is ACL2
     ]
@@ -47,6 +47,7 @@ def test_facts_on_the_nodes_and_no_text(corpus) -> None:
     res = import_wiedijk(store, manifest.get("wiedijk-100"), PAGE)
     assert res.counts["entries"] == 3 and res.counts["entries with isabelle"] == 2
     assert any("Frobnicator" in n for n in res.notes)
+    assert res.counts["duplicate keys"] == 0  # the note of unknown systems is no duplicate
     with store.session() as s:
         node = s.scalar(select(Node).where(Node.key == "w100:3"))
         facts = node.extra["lists"]["wiedijk-100"]
@@ -94,7 +95,12 @@ def test_facts_shared_with_the_1000_plus_node(corpus, tmp_path: Path) -> None:
         wd = s.scalar(select(Node).where(Node.key == "wd:Q42"))
         shared = wd.extra["lists"]["wiedijk-100"]
         assert shared["via"] == "w100:1" and shared["number"] == 1
-        assert [f["system"] for f in shared["formalizations"]] == ["isabelle", "hol-light", "lean4"]
+        assert [f["system"] for f in shared["formalizations"]] == [
+            "isabelle",
+            "hol-light",
+            "lean4",
+            "megalodon",
+        ]
 
 
 def test_not_the_page(tmp_path: Path) -> None:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from math2.cli._common import _store, app, err, fail, out, state
 from math2.cli._outcome import finish_run
+
+if TYPE_CHECKING:
+    from math2.config import Settings
+    from math2.roles.align import AlignResult
+    from math2.store import Store
 
 
 def _searcher(settings, store, index_library: str):
@@ -36,6 +41,15 @@ def align_cmd(
             "Lean binding (e.g. setmm), then judge them."
         ),
     ] = None,
+    systems: Annotated[
+        bool,
+        typer.Option(
+            "--systems",
+            help="Propose candidates first between Mathlib and each of the six other systems "
+            "whose library is stored (Rocq, HOL Light, HOL4, Naproche, PVS, ACL2: by name, and "
+            "by the lists' facts searched in the system's index), then judge each system's.",
+        ),
+    ] = False,
     top_k: Annotated[int, typer.Option(help="Search hits proposed per node.")] = 3,
     index: Annotated[str, typer.Option(help="Library whose search index is used.")] = "mathlib",
     limit: Annotated[int | None, typer.Option(help="At most N nodes (or N pairs).")] = None,
@@ -51,6 +65,9 @@ def align_cmd(
         raise fail("--limit must be at least 1")
     settings = state.settings
     store = _store(migrate=True)
+    if systems:
+        _align_systems(settings, store, model, top_k, limit)
+        return
     try:
         if library is not None:
             search = _searcher(settings, store, index)
@@ -71,6 +88,60 @@ def align_cmd(
     except Math2Error as exc:
         raise fail(escape(str(exc))) from exc
     _report(store, summary, "judged", outcomes, "nothing to judge", "pairs")
+
+
+def _align_systems(
+    settings: Settings, store: Store, model: str, top_k: int, limit: int | None
+) -> None:
+    """`math2 align --systems`: candidates per system (counted), then each system's judged."""
+    import asyncio
+
+    from math2.cli._progress import ProgressDisplay
+    from math2.errors import Math2Error
+    from math2.retrieval import NoIndex, Searcher
+    from math2.roles.align import AlignOptions, propose_for_systems, run_align
+
+    searcher = Searcher(Path(settings.retrieval.index_dir))
+    no_index: set[str] = set()
+
+    def search(library: str, query: str, k: int) -> list[tuple[str, int | None]]:
+        if library in no_index:
+            return []
+        try:
+            searcher.scope(library)
+        except NoIndex:
+            no_index.add(library)
+            return []
+        return [(h.name, h.mention_id) for h in searcher.search(query, library, k)]
+
+    try:
+        with store.session() as s:
+            proposed = propose_for_systems(s, search, k=top_k)
+        for c in proposed:
+            facts = "no search index: facts not searched" if c.source in no_index else (
+                f"{c.by_facts} by the lists' facts ({c.nodes_with_facts} nodes; human link in "
+                f"the top {top_k}: {c.human_in_top} of {c.human_links})"
+            )  # fmt: skip
+            out.print(
+                f"{c.system} ({escape(c.source)}): {c.candidates} new candidates, "
+                f"{c.by_name} by name, {escape(facts)}"
+            )
+        for c in proposed:
+            options = AlignOptions(model=model, dataset=c.source, limit=limit)
+            outcomes: dict[str, int] = {}
+
+            def tally(
+                _rec: object, result: AlignResult, outcomes: dict[str, int] = outcomes
+            ) -> None:
+                outcomes[result.outcome.value] = outcomes.get(result.outcome.value, 0) + 1
+
+            with ProgressDisplay(err) as show:
+                summary = asyncio.run(
+                    run_align(settings, store, options, on_progress=show, on_result=tally)
+                )
+            _report(store, summary, f"judged ({c.system})", outcomes, "nothing to judge", "pairs")
+    except Math2Error as exc:
+        raise fail(escape(str(exc))) from exc
 
 
 bindings_app = typer.Typer(

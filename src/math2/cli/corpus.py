@@ -31,11 +31,12 @@ def print_report(report) -> None:
         "bindings",
         "crosswalks",
         "candidates",
+        "aids",
     )
     for col in cols:
         table.add_column(col, justify="left" if col in ("source", "class", "authored") else "right")
     for r in report.sources:
-        if not (r.mentions_active or r.mentions_retired or r.crosswalks or r.crosswalk_candidates):
+        if not r.holds_anything:
             continue
         table.add_row(
             r.name,
@@ -48,6 +49,7 @@ def print_report(report) -> None:
             str(r.bindings),
             str(r.crosswalks),
             str(r.crosswalk_candidates),
+            str(r.search_aids),
         )
     out.print(table)
     systems = Table(title="corpus report: per system")
@@ -64,7 +66,7 @@ def print_report(report) -> None:
             str(sr.crosswalk_candidates),
         )
     out.print(systems)
-    empty = [r.name for r in report.sources if not (r.mentions_active or r.crosswalks)]
+    empty = report.empty_sources
     out.print(f"sources with nothing in the store yet ({len(empty)}): {', '.join(empty)}")
     out.print(f"nodes: {report.nodes}  by selection signal: {report.nodes_by_selection or '-'}")
     out.print(

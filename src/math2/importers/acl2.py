@@ -1,20 +1,32 @@
 """The ACL2 community books: a mention per `defthm` (and `defthmd`, its disabled form) of the
-`.lisp` books under `books/`, named with its package as ACL2 prints a symbol —
-`ACL2::NAT-LISTP-OF-CONS`, `STD::…`: the package the name is written in (`std::foo`), else the
-book's `(in-package "…")` at that point, else `ACL2`; names are upper-cased as the reader does,
-except `|…|` names. The package is the one the book reads the name in; a symbol the package
-imports from another (its home package) cannot be known without running ACL2. A theorem inside
-`(local …)` is marked `local` (it is not exported from its book). The statement is the term
-after the name. Comments are blanked and never taken as text (K6.6).
+`.lisp` books under `books/`. A book is its own world (two books may each prove a theorem of
+the same name, with different statements; a `local` lemma is gone once its book is certified),
+so a mention is named by its book and its symbol — `arithmetic/top:ACL2::NAT-LISTP-OF-CONS` —
+and nothing is merged across books; the symbol alone, as ACL2 prints it, is kept in
+`extra.symbol`: the package the name is written in (`std::foo`), else the book's
+`(in-package "…")` at that point, else `ACL2`; names are upper-cased as the reader does, except
+`|…|` names. The package is the one the book reads the name in; a symbol the package imports
+from another (its home package) cannot be known without running ACL2. A theorem inside
+`(local …)` is marked `local` (it is not exported from its book); within one book an exported
+theorem wins over a `local` one of the same name, else the first stays (ACL2 takes a redundant
+event as the same theorem). The statement is the term after the name. Comments are blanked
+and never taken as text (K6.6).
 
-The licence is per file (K6.3): ACL2's LICENSE covers every file except the books, so each book
-is read with the licence its own header comments state (`License: A 3-clause BSD license…`,
-`(An MIT/X11-style license)`, the GNU notices); a book that states none, or one math2 cannot
-read, is not imported, and both are counted."""
+The licence is per directory and per file (K6.3; `books/LICENSE`: "License and copyright
+information is provided by individual directories and files"): a book's own header comments
+first (`License: A 3-clause BSD license…`, `(An MIT/X11-style license)`, the GNU notices in
+either order — "Version 2 of the GNU General Public License" —, or a full MIT text that never
+says "MIT"; a header that speaks of a licence without naming one defers to its folder), else
+the `LICENSE` (or `LICENSE.txt`, `COPYING`) of the nearest folder above it below
+`books/` (whose own `LICENSE` only defers to folders and files),
+matched as a whole licence text by `identify` (its SPDX licence texts, within 5% edits) or read
+as a statement. A book with neither, or whose licence math2 cannot read, is not imported, and
+both are counted."""
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from math2.importers.masking import mask_lisp
@@ -78,16 +90,33 @@ def parse_file(root: Path, path: Path, text: str) -> list[Decl]:
             if name is not None and sym is not None:
                 decls.append(
                     Decl(
-                        name=name,
+                        name=f"{book}:{name}",
                         kind=head,
                         module=book,
                         line=view.line(m.start()),
                         statement=clean_statement(_next_form(code, structure, sym.end())),
-                        extra={"file": rel, "local": "local" in heads},
+                        extra={"file": rel, "local": "local" in heads, "symbol": name},
                     )
                 )
         heads.append(head)
-    return decls
+    return _one_per_name(decls)
+
+
+def _one_per_name(decls: list[Decl]) -> list[Decl]:
+    """One declaration per name of a book: an exported theorem wins over a `local` one, else
+    the first stays; the others are named in `also_at`."""
+    kept: dict[str, Decl] = {}
+    for d in decls:
+        first = kept.get(d.name)
+        if first is None:
+            kept[d.name] = d
+            continue
+        if first.extra["local"] and not d.extra["local"]:
+            d.extra.setdefault("also_at", []).append(f"{first.module}:{first.line}")
+            kept[d.name] = d
+        else:
+            first.extra.setdefault("also_at", []).append(f"{d.module}:{d.line}")
+    return list(kept.values())
 
 
 def _next_form(code: str, structure: str, at: int) -> str:
@@ -104,16 +133,90 @@ def _next_form(code: str, structure: str, at: int) -> str:
 
 
 def book_licence(root: Path, path: Path, text: str) -> ItemLicence:
-    """The licence a book's header comments state (the first lines' `;` comments)."""
+    """A book's licence: its header's statement, else its nearest folder's licence file."""
     lines = text.splitlines()[:_HEADER_LINES]
     comment = "\n".join(
         ln.strip().lstrip(";").strip() for ln in lines if ln.lstrip().startswith(";")
     )
-    if not _LICENCE_WORDS.search(comment):
-        return ItemLicence(None, None, "none stated")
-    sentence = next(ln for ln in comment.splitlines() if _LICENCE_WORDS.search(ln))
-    spdx = licence_of_statement(comment)
-    return ItemLicence(spdx, sentence, "stated" if spdx else "unrecognised")
+    if _LICENCE_WORDS.search(comment) or _MIT_TEXT.search(_one_line(comment)):
+        spdx = statement_licence(comment)
+        sentence = next(
+            (ln for ln in comment.splitlines() if _LICENCE_WORDS.search(ln)),
+            "Permission is hereby granted, free of charge, … (the MIT text)",
+        )
+        if spdx is not None:
+            return ItemLicence(spdx, sentence, "stated")
+        # words of a licence that name none ("see the LICENSE file"): the folder's, if any
+        folder = folder_licence(root, path.parent)
+        return folder if folder.spdx else ItemLicence(None, sentence, "unrecognised")
+    return folder_licence(root, path.parent)
+
+
+_MIT_TEXT = re.compile(
+    r"Permission is hereby granted, free of charge, to any person obtaining a copy", re.I
+)
+_GPL_VERSION_FIRST = re.compile(
+    r"version\s+(\d)(?:\.\d)?\s+of\s+the\s+GNU\s+(Lesser\s+|Library\s+)?(Affero\s+)?"
+    r"General\s+Public\s+Licen[cs]e",
+    re.I,
+)
+_LICENCE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING")
+# `identify` names the GNU licences by their texts, which do not say "only" or "or later"
+_TEXT_IDS = {
+    "GPL-2.0": "GPL-2.0-only", "GPL-3.0": "GPL-3.0-only", "LGPL-2.1": "LGPL-2.1-only",
+    "LGPL-3.0": "LGPL-3.0-only", "AGPL-3.0": "AGPL-3.0-only",
+}  # fmt: skip
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def statement_licence(words: str) -> str | None:
+    """The SPDX id of a licence statement as books write it: "Version 2 of the GNU General
+    Public License" (the version first), the MIT text without the word MIT, else the shapes
+    `systems.licence_of_statement` reads."""
+    flat = _one_line(words)
+    if m := _GPL_VERSION_FIRST.search(flat):
+        kind = "LGPL" if m.group(2) else ("AGPL" if m.group(3) else "GPL")
+        minor = "1" if kind == "LGPL" and m.group(1) == "2" else "0"
+        later = re.search(r"any later|or later|\(at your option\)", flat, re.I)
+        return f"{kind}-{m.group(1)}.{minor}-{'or-later' if later else 'only'}"
+    if (spdx := licence_of_statement(flat)) is not None:
+        return spdx
+    return "MIT" if _MIT_TEXT.search(flat) else None
+
+
+def folder_licence(root: Path, folder: Path) -> ItemLicence:
+    """The licence file of `folder` or the nearest folder above it, below `books/` (whose own
+    `LICENSE` only says that folders and files give their terms): the whole text matched by
+    `identify`, else read as a statement."""
+    top = root / "books" if (root / "books").is_dir() else root
+    for at in (folder, *folder.parents):
+        if at == top or not at.is_relative_to(top):
+            break
+        for name in _LICENCE_FILES:
+            file = at / name
+            if file.is_file():
+                return _licence_file(root, file)
+    return ItemLicence(None, None, "none stated")
+
+
+@lru_cache(maxsize=4096)
+def _licence_file(root: Path, file: Path) -> ItemLicence:
+    from identify.identify import license_id
+
+    where = f"{file.relative_to(root).as_posix()}"
+    try:
+        spdx = license_id(str(file))
+    except (UnicodeDecodeError, OSError):
+        spdx = None
+    if spdx is not None:
+        return ItemLicence(_TEXT_IDS.get(spdx, spdx), f"{where}: the {spdx} text", "folder")
+    text = file.read_text("utf-8", errors="replace")
+    spdx = statement_licence(text)
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return ItemLicence(spdx, f"{where}: {first[:120]}", "folder" if spdx else "unrecognised")
 
 
 READER = SystemReader(

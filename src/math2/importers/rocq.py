@@ -2,11 +2,22 @@
 `Inductive`, `Record`, `Class`, `Instance`, `Axiom`, `Parameter`, … of the `.v` files under
 `theories/`, named by its logical path (`Stdlib.Arith.PeanoNat.Nat.add_comm`: the library's
 prefix from `theories/dune` or `_CoqProject`, the file's folders and name, then the enclosing
-`Module`s; a `Section` adds nothing to a name), with its statement (the binders and type; a
-definition's body is left out). LGPL-2.1: mentions and crosswalks only, no comment is read as
-text (K6.6). Declarations inside a `Module Type` are kept, marked `module_type` (they are
-specifications, not constants); section-local `Let`, `Variable`, `Hypothesis` are not
-declarations of the library and are not read."""
+`Module`s; a `Section` adds nothing to a name). LGPL-2.1: mentions and crosswalks only, no
+comment is read as text (K6.6). Section-local `Let`, `Variable`, `Hypothesis` are not
+declarations of the library and are not read.
+
+Statements: a theorem's binders and type; a definition's binders and type, and its body as
+well (`… : Prop := body`) when it is Prop-valued or states no type (its meaning is its body) —
+except an untyped `fun …` term, a proof or program whose type Rocq infers.
+
+Names users write (`importers.rocq_modules`): a module that `Include`s another — a functor such
+as `NBasicProp`, a functor type, or a plain module (`Include BinIntDef.Z`), also through
+`Module Type X := A <+ B` — gets every declaration of what it includes under its own name
+(`Stdlib.Arith.PeanoNat.Nat.add_comm` from `…NZAdd.NZAddProp.add_comm`), marked
+`included_from` (the name it was declared under). Declarations inside a `Module Type` or a
+functor (a module with parameters) are kept, marked `functor_body: true` (and `module_type`
+inside a module type): they are not constants a user can name, and search ranks them after
+usable names (docs/sources.md)."""
 
 from __future__ import annotations
 
@@ -15,6 +26,7 @@ from pathlib import Path
 
 from math2.importers.masking import balanced, mask_ml
 from math2.importers.registry import ImportResult, register
+from math2.importers.rocq_modules import FileRead, Include, Library, ModuleInfo
 from math2.importers.systems import (
     Decl,
     SystemReader,
@@ -97,13 +109,21 @@ def _assumed(rest: str) -> list[tuple[str, str]]:
 
 
 def parse_file(root: Path, path: Path, text: str) -> list[Decl]:
-    """The declarations of one `.v` file (see the module docstring)."""
+    """The declarations of one `.v` file as it states them (see the module docstring; what
+    modules get by `Include` is added by `read_file` over the whole library)."""
+    return read_file(root, path, text).decls
+
+
+def read_file(root: Path, path: Path, text: str) -> FileRead:
+    """One `.v` file: its declarations, its modules and what each includes."""
     base, prefix = _library_prefix(root)
     rel = path.relative_to(base) if path.is_relative_to(base) else path.relative_to(root)
     module = ".".join([*([prefix] if prefix else []), *rel.with_suffix("").parts])
+    file = str(path.relative_to(root))
     view = mask_ml(path, text, doubled_quote_strings=True)
-    stack: list[tuple[str, str]] = []  # (kind, name): module, module type or section
-    decls: list[Decl] = []
+    out = FileRead(file=file)
+    out.modules.append(ModuleInfo(module, "file", False, False, file, 1))
+    stack: list[tuple[str, str]] = []  # (kind, name): module, module type, functor or section
     start = 0
     for end in _END.finditer(view.structure):
         sentence = view.structure[start : end.start()]
@@ -113,8 +133,15 @@ def parse_file(root: Path, path: Path, text: str) -> list[Decl]:
         if not words:
             continue
         kw = words[0]
+        path_names = [name for k, name in stack if k != "section"]
+        here = ".".join([module, *path_names])
+        abstract = any(k in ("module type", "functor") for k, _ in stack)
+        line = view.line(at + kw_at)
         if kw == "Module":
-            _open_module(words, sentence, stack)
+            _open_module(words, sentence, stack, out, here, abstract, file, line)
+            continue
+        if kw == "Include" and len(words) > 1:
+            out.includes += [Include(here, ref, file, line) for ref in _included(sentence)]
             continue
         if kw == "Section" and len(words) > 1:
             stack.append(("section", words[1]))
@@ -126,9 +153,7 @@ def parse_file(root: Path, path: Path, text: str) -> list[Decl]:
             continue
         body_at = at + kw_at + len(kw)
         rest = view.structure[body_at : at + len(sentence)]
-        path_names = [name for k, name in stack if k != "section"]
         in_type = any(k == "module type" for k, _ in stack)
-        line = view.line(at + kw_at)
         if kw in ASSUMPTIONS:
             code = view.code[body_at : at + len(sentence)]
             assumed = _assumed(code)
@@ -140,29 +165,85 @@ def parse_file(root: Path, path: Path, text: str) -> list[Decl]:
                 continue
             names = [m.group(0)]
             offset = len(rest) - len(rest.lstrip()) + m.end()
-            stmt_end = len(rest)
-            if kw not in THEOREMS and (assign := _ASSIGN.search(rest, offset)):
-                stmt_end = assign.start()
-            types = {names[0]: clean_statement(view.code[body_at + offset : body_at + stmt_end])}
+            types = {names[0]: _statement(kw, view.code, rest, body_at, offset)}
+        extra: dict[str, object] = {"file": file}
+        if in_type:
+            extra["module_type"] = True
+        if abstract:
+            extra["functor_body"] = True
         for name in names:
-            decls.append(
+            out.decls.append(
                 Decl(
-                    name=".".join([module, *path_names, name]),
+                    name=f"{here}.{name}",
                     kind=kw.lower().rstrip("s") if kw in ("Axioms", "Parameters") else kw.lower(),
                     module=module,
                     line=line,
                     statement=types.get(name),
-                    extra={"file": str(path.relative_to(root)), "module_type": in_type}
-                    if in_type
-                    else {"file": str(path.relative_to(root))},
+                    extra=dict(extra),
                 )
             )
-    return decls
+    return out
 
 
-def _open_module(words: list[str], sentence: str, stack: list[tuple[str, str]]) -> None:
-    """`Module X.`, `Module Import X (P : T) <: S.`, `Module Type X.` open a module;
-    `Module X := Y.` (one sentence) does not."""
+def _statement(kw: str, code: str, rest: str, body_at: int, offset: int) -> str | None:
+    """A theorem's binders and type; a definition's binders and type, with ` := body` when it
+    is Prop-valued or states no type (its meaning is then its body)."""
+    if kw in THEOREMS or (assign := _ASSIGN.search(rest, offset)) is None:
+        return clean_statement(code[body_at + offset : body_at + len(rest)])
+    head = code[body_at + offset : body_at + assign.start()]
+    typ = _type_of(rest[offset : assign.start()])
+    if typ is not None and not _PROP.search(typ):
+        return clean_statement(head)
+    body = code[body_at + assign.start() : body_at + len(rest)]
+    if typ is None and _FUN.match(body, 2):
+        # `Definition foo := fun n m => eq_trans …`: a proof or program whose type Rocq
+        # infers; its words are not what it states
+        return clean_statement(head)
+    return clean_statement(f"{head} {body}")
+
+
+_FUN = re.compile(r"\s*\(?\s*fun\b")
+
+
+_PROP = re.compile(r"(?:^|->|\s)Prop\s*$")
+
+
+def _type_of(head: str) -> str | None:
+    """The type after the binders (`(n : nat) : nat` gives `nat`): the text after the first
+    `:` outside brackets; None when no type is written."""
+    depth = 0
+    for i, c in enumerate(head):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == ":" and depth == 0 and head[i + 1 : i + 2] not in ("=", ">"):
+            return head[i + 1 :].strip()
+    return None
+
+
+def _included(sentence: str) -> list[str]:
+    """The modules an `Include A N <+ B N <+ C.` sentence names (`A`, `B`, `C`)."""
+    body = re.sub(r"^\s*Include\s+(Type\s+)?", "", sentence.strip())
+    return [m.group(0) for part in body.split("<+") if (m := _QUALID.match(part.strip()))]
+
+
+_QUALID = re.compile(r"[^\W\d][\w']*(?:\.[^\W\d][\w']*)*")
+
+
+def _open_module(
+    words: list[str],
+    sentence: str,
+    stack: list[tuple[str, str]],
+    out: FileRead,
+    here: str,
+    abstract: bool,
+    file: str,
+    line: int,
+) -> None:
+    """`Module X.`, `Module Import X (P : T) <: S.`, `Module Type X.` open a module (a functor
+    when it has parameters); `Module X := A <+ B.` and `Module Type X (P : T) := A P <+ B P.`
+    (one sentence) declare one made of what they name."""
     rest = words[1:]
     kind = "module"
     if rest and rest[0] == "Type":
@@ -172,9 +253,23 @@ def _open_module(words: list[str], sentence: str, stack: list[tuple[str, str]]) 
     if not rest:
         return
     name = _IDENT.match(rest[0])
-    if name is None or _ASSIGN.search(_WITH.sub(" ", sentence)):
+    if name is None:
         return
-    stack.append((kind, name.group(0)))
+    after = sentence[sentence.index(rest[0]) + name.end() :]
+    functor = after.lstrip().startswith("(")
+    full = f"{here}.{name.group(0)}"
+    unconstrained = _WITH.sub(" ", sentence)
+    out.modules.append(
+        ModuleInfo(full, kind, functor, abstract or functor or kind == "module type", file, line)
+    )
+    if assign := _ASSIGN.search(unconstrained):
+        body = unconstrained[assign.end() :]
+        refs = _included(f"Include {body}")
+        # `Module X := Y.`: another name for Y (a functor's alias is a functor), not a copy
+        alias = len(refs) == 1 and bool(_QUALID.fullmatch(body.strip()))
+        out.includes += [Include(full, ref, file, line, alias=alias) for ref in refs]
+        return
+    stack.append(("functor" if functor and kind == "module" else kind, name.group(0)))
 
 
 def _close(name: str, stack: list[tuple[str, str]]) -> None:
@@ -190,12 +285,15 @@ def _files(root: Path) -> list[Path]:
     return sorted(p for p in base.rglob("*.v") if p.is_file())
 
 
+# Which files the library has, and one file's own declarations (no `Include` resolved: that
+# needs the whole library, which `import_rocq` reads through `rocq_modules.Library`).
 READER = SystemReader(SOURCE, "Rocq .v files", _files, parse_file)
 
 
 def import_rocq(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
-    """The standard library's checkout at its pin."""
-    return import_checkout(store, entry, path, READER)
+    """The standard library's checkout at its pin, each module with what it includes."""
+    library = Library(read_file, _files)
+    return import_checkout(store, entry, path, library.reader(SOURCE, "Rocq .v files"))
 
 
 register(git_checkout(SOURCE, "rocq_stdlib_dir", "Rocq stdlib checkout", import_rocq))

@@ -12,6 +12,7 @@ decl) is read as a dataset, as before this route.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,31 +24,99 @@ from math2.store import Store
 
 if TYPE_CHECKING:
     from math2.config import Settings
+    from math2.importers.lean_source import SourceFile
 
 SOURCE = "stacks-mathlib"
 
 
 def stacks_pairs(root: Path) -> tuple[list[Pair], int, int]:
-    """(pairs, files scanned, tagged declarations without a name) of a Mathlib checkout."""
+    """(pairs, files scanned, tags whose declaration was not found) of a Mathlib checkout:
+    `@[stacks TAG]` on a declaration and `attribute [stacks TAG] name …` after it. An
+    anonymous instance is named as the Mathlib import names it (`instance_names`, with the
+    whole library: its classes are in other files), so the pair names the mention."""
     from math2.importers.lean_source import lean_files, scan_file
 
     base = root / "Mathlib" if (root / "Mathlib").is_dir() else root
-    pairs: list[Pair] = []
-    scanned = anonymous = 0
+    files: list[tuple[Path, SourceFile, str]] = []
     for path in lean_files(base):
         text = path.read_text(encoding="utf-8", errors="replace")
-        if "stacks" not in text:
-            continue
-        scanned += 1
-        for d in scan_file(root, path).declarations:
-            if not d.stacks:
-                continue
-            if d.name is None:  # an anonymous instance: its name needs the whole library
-                anonymous += len(d.stacks)
+        if "stacks" in text:
+            files.append((path, scan_file(root, path), text))
+    if any(d.generated and d.stacks for _, f, _ in files for d in f.declarations):
+        _name_instances(root, base, {p: f for p, f, _ in files})
+    pairs: list[Pair] = []
+    missing = 0
+    for path, f, text in files:
+        for d in f.declarations:
+            if d.name is None:
+                missing += len(d.stacks)
                 continue
             for tag in dict.fromkeys(d.stacks):
                 pairs.append((tag, d.name, {"module": d.module, "line": d.line}))
-    return pairs, scanned, anonymous
+        for tags, written, line in _attribute_commands(path, text):
+            name, how = _resolve(written, f, line)
+            if name is None:
+                missing += len(tags)
+                continue
+            extra = {"module": f.module, "line": line, "by": "attribute"}
+            if how:
+                extra["name_from"] = how
+            pairs += [(tag, name, dict(extra)) for tag in tags]
+    return pairs, len(files), missing
+
+
+def _name_instances(root: Path, base: Path, scanned: dict[Path, SourceFile]) -> None:
+    """Anonymous instances renamed as `importers.mathlib.read_checkout` does: every file of
+    the library read, with the `@[to_additive]` twins' names."""
+    from math2.importers.instance_names import name_instances
+    from math2.importers.lean_source import lean_files, scan_file
+    from math2.importers.to_additive import additive_twins
+
+    every = [scanned.get(p) or scan_file(root, p) for p in lean_files(base)]
+    name_instances(every, (d.name for d in additive_twins(every) if d.name))
+
+
+_ATTRIBUTE = re.compile(r"^[ \t]*attribute\s*\[(?P<body>[^\]]*)\]\s*(?P<names>[^\n]*)", re.M)
+_TAGS = re.compile(r"(?<![\w.])stacks\s+([0-9A-Z]{4})")
+
+
+def _attribute_commands(path: Path, text: str) -> list[tuple[list[str], str, int]]:
+    """(tags, name as written, line) of each `attribute [stacks TAG …] name …` of a file,
+    read from the lexer's code view (comments and strings blanked)."""
+    from math2.importers.lean_source import blank
+
+    code, _ = blank(text, path)
+    out = []
+    for m in _ATTRIBUTE.finditer(code):
+        tags = list(dict.fromkeys(_TAGS.findall(m.group("body"))))
+        if not tags:
+            continue
+        line = code.count("\n", 0, m.start()) + 1
+        out += [(tags, n.strip("«»"), line) for n in m.group("names").split()]
+    return out
+
+
+def _resolve(written: str, f: SourceFile, line: int) -> tuple[str | None, str | None]:
+    """The declaration an attribute names, and how it was found when not declared in the file:
+    by its full name, else the last declaration before the attribute whose name ends with
+    `.written` (the namespace it is in), else — a name the file does not write out, such as
+    `quasiFinite_iff` that `@[mk_iff]` makes — `written` in the namespace of the declaration
+    just before (not a field of one; `name_from`: "namespace")."""
+    written = written.removeprefix("_root_.")
+    names = [(d.line, d.name) for d in f.declarations if d.name]
+    if any(n == written for _, n in names):
+        return written, None
+    before = [n for at, n in names if at < line]
+    ends = [n for n in before if n.endswith(f".{written}")]
+    if ends:
+        return ends[-1], None
+    declared = {n for _, n in names}
+    # the declaration just before, not a field or constructor of one (whose parent is declared)
+    outer = [n for n in before if n.rpartition(".")[0] not in declared]
+    if not outer:
+        return None, None
+    space = outer[-1].rpartition(".")[0]
+    return (f"{space}.{written}" if space else written), "namespace"
 
 
 def _is_checkout(path: Path) -> bool:
@@ -66,22 +135,24 @@ def import_stacks(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     digest = f"git:{commit}" if commit else file_digest(base)
     if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
-    pairs, scanned, anonymous = stacks_pairs(path)
+    pairs, scanned, missing = stacks_pairs(path)
     result = write_pairs(store, entry, path, digest, pairs, commit=commit)
     result.counts = {
         **result.counts,
         "files scanned": scanned,
-        "tags on anonymous instances (not read)": anonymous,
+        "tags whose declaration was not found": missing,
     }
     result.notes = [f"read Mathlib's @[stacks] attributes at commit {commit or 'unknown'}"]
     return result
 
 
 def locate(settings: Settings) -> tuple[Path | None, str]:
-    """`data.stacks_dir`, `data.mathlib_dir`, else the Mathlib checkout fetched at the pin."""
-    for d in (settings.data.stacks_dir, settings.data.mathlib_dir):
-        if d and Path(d).is_dir():
-            return Path(d), ""
+    """`data.stacks_dir`, `data.mathlib_dir`, else the Mathlib checkout fetched at the pin;
+    with the folder, which of them it is."""
+    for field in ("stacks_dir", "mathlib_dir"):
+        d = getattr(settings.data, field)
+        if d and Path(d).is_dir():  # found: the second part says where it came from
+            return Path(d), f"a local copy: MATH2_DATA__{field.upper()}"
     from math2.importers.fetch import cached_checkout
     from math2.sources import ManifestError, load_manifest
 
@@ -92,7 +163,7 @@ def locate(settings: Settings) -> tuple[Path | None, str]:
     if pin is not None and pin.commit:
         done = cached_checkout(Path(settings.data.cache_dir), "mathlib", pin.commit)
         if done is not None:
-            return done, ""
+            return done, f"Mathlib's checkout fetched at pin {pin.commit[:12]} by a build"
     return None, (
         "no Mathlib checkout at the pin to read @[stacks] from: set MATH2_DATA__MATHLIB_DIR, or "
         "let `math2 build` fetch Mathlib"

@@ -70,9 +70,9 @@ def supply(
 ) -> Supplied:
     """The source's data: a local copy, what an earlier build fetched, or a fetch now."""
     path, why = spec.locate(settings)
-    if path is not None:
+    if path is not None:  # a locator that found it may say where from (several variables)
         field = f"MATH2_DATA__{spec.data_field.upper()}" if spec.data_field else "its settings"
-        return Supplied(path, f"from {path} (a local copy: {field})")
+        return Supplied(path, f"from {path} ({why or f'a local copy: {field}'})")
     if spec.fetch == "git":
         return _git(settings, entry, spec, offline, say)
     if spec.fetch == "hf":

@@ -258,7 +258,7 @@ def write_entries(
             "nodes created": index.created_nodes,
             "edges created": index.created_edges,
             "formalizations without identifier": facts,
-            "duplicate keys": len(notes),
+            "duplicate keys": sum("duplicate key" in n for n in notes),
         }
         for system in sorted({f.system for e in entries for f in e.formalizations}):
             counts[f"entries with {system}"] = sum(

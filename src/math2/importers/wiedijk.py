@@ -4,9 +4,9 @@ The page has no licence, so the corpus takes only which of the 100 theorems has 
 in which system — never its titles, authors' names or any other text. The page (a saved copy
 given by `MATH2_DATA__WIEDIJK_100`, or read by `math2 build` where there is a network) holds
 the list as an ordered list of the theorems, each with a nested list of its formalizations,
-one item per system: `System, author(s): statement`. The system is the item's text before its
-first comma; the theorem's number is its place in the ordered list (the numbering Mathlib's
-docs/100.yaml uses too).
+one item per system: `System, author(s): statement` (or `System: statement`). The system is
+the item's text before its first comma or colon; the theorem's number is its place in the
+ordered list (the numbering Mathlib's docs/100.yaml uses too).
 
 Each theorem's facts go on its node `w100:N` (`extra.lists["wiedijk-100"]`: the number and the
 systems). `share_facts`, run by the build after the clustering pass, copies them to each 1000+
@@ -19,6 +19,7 @@ facts of the earlier one (the old and new digests are in the import's notes).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -42,6 +43,9 @@ if TYPE_CHECKING:
     from math2.config import Settings
 
 SOURCE = "wiedijk-100"
+# An item is `System, author(s): statement` or `System: statement`: the system ends at the
+# first comma or colon.
+_LABEL_END = re.compile(r"[,:]")
 # The page's system names -> math2's (the manifest's systems, and the others the page lists).
 SYSTEMS = {
     "isabelle": "isabelle",
@@ -146,7 +150,7 @@ def parse_page(path: Path) -> list[Facts]:
         unknown: list[str] = []
         for sub in (c for c in item.children if c.tag in ("ul", "ol")):
             for f in (c for c in sub.children if c.tag == "li"):
-                label = " ".join(f.own_text().split(",", 1)[0].split()).strip(" :")
+                label = " ".join(_LABEL_END.split(f.own_text(), maxsplit=1)[0].split())
                 system = SYSTEMS.get(label.lower())
                 if system is None:
                     if label:

@@ -36,6 +36,7 @@ from math2.roles.align.schemas import (
     Side,
 )
 from math2.roles.align.sides import pair_of
+from math2.roles.align.systems import SystemCandidates, propose_for_systems
 
 __all__ = [
     "AlignOptions",
@@ -54,6 +55,7 @@ __all__ = [
     "Relation",
     "Scores",
     "Side",
+    "SystemCandidates",
     "build_job",
     "can_confirm",
     "confirm_definition",
@@ -64,6 +66,7 @@ __all__ = [
     "pair_of",
     "propose_binding",
     "propose_by_search",
+    "propose_for_systems",
     "propose_from_crosswalks",
     "record_verdict",
     "require_definitions_confirmed",

@@ -183,6 +183,8 @@ def record_verdict(
     if m is None:
         return None
     cw.mention_id = m.id
+    if cw.system != "lean4":
+        return None  # an edge to another system's declaration: a binding is a Lean one
     binding = propose_binding(
         s, cw.node_id, BindingOrigin.ALIGN, mention_id=m.id, attempt_id=result.attempt_id
     )
