@@ -125,6 +125,8 @@ def read_checkout(root: Path) -> LibraryData:
                 "statement_hash": d.statement_hash if d.statement else None,
                 "line": d.line,
                 "attributes": d.attributes[:8],
+                # `scoped`, `protected`, …: the library tables read scoped instances from here
+                **({"modifiers": d.modifiers} if d.modifiers else {}),
                 "stacks": d.stacks,
                 **({"deprecated_since": d.deprecated_since} if d.deprecated_since else {}),
                 # a generated twin's statement is a textual translation (importers/to_additive)
