@@ -69,9 +69,10 @@ class LibraryData:
     route: str
 
 
-def read_checkout(root: Path) -> LibraryData:
-    """Scan a Lean checkout (its `Mathlib/` when there is one); every file before any write."""
-    base = root / "Mathlib" if (root / "Mathlib").is_dir() else root
+def read_checkout(root: Path, folder: str = "Mathlib") -> LibraryData:
+    """Scan a Lean checkout (its `folder`, `Mathlib/`, when there is one); every file before
+    any write."""
+    base = root / folder if (root / folder).is_dir() else root
     records: dict[str, DeclRecord] = {}
     dup = anon = files = 0
     kinds: Counter[str] = Counter()
