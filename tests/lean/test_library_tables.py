@@ -241,6 +241,28 @@ def test_the_stores_tables_and_their_part_in_the_identity(tmp_path: Path) -> Non
     empty.close()
 
 
+def test_batteries_joins_the_tables(tmp_path: Path) -> None:
+    from math2.importers.batteries import import_batteries
+    from math2.sources import load_manifest
+
+    store = _store_with_fixture(tmp_path)
+    root = tmp_path / "batteries"
+    (root / "Batteries").mkdir(parents=True)
+    (root / "Batteries" / "Fixture.lean").write_text(
+        "/-! Shaped as a Batteries file, written for math2's tests. -/\n"
+        "class Batteries.FixtureClass (α : Type) : Prop where\n  out : True\n\n"
+        "def List.fixtureChain (l : List Nat) : Prop := True\n"
+    )
+    (root / "test").mkdir()
+    (root / "test" / "Check.lean").write_text("def notALibraryName : Nat := 0\n")
+    import_batteries(store, load_manifest(tmp_path / "sources.yaml").get("batteries"), root)
+    tables = store_tables(store)
+    assert tables.classes["Batteries.FixtureClass"].prop and tables("List.fixtureChain")
+    assert tables("Real.sqrt")  # Mathlib's names stay
+    assert not tables("notALibraryName")  # only the Batteries/ folder is the library
+    store.close()
+
+
 def test_no_cache_gives_the_same_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = _store_with_fixture(tmp_path)
     store.close()

@@ -130,3 +130,9 @@ def closed_instance(b: Binder, bound: set[str], info: ClassInfo | None = None) -
         "same block; on a closed type it is a hypothesis every theorem may use (it can give a "
         "library type other structure or notation)"
     )
+
+
+def lean_binder_name(name: str) -> bool:
+    """`inst`, `inst_1`, …: the names Lean gives instance binders itself (`inst✝`); a variable
+    named so shadows nothing a statement means by the name."""
+    return name == "inst" or (name.startswith("inst_") and name[5:].isdigit())

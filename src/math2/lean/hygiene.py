@@ -271,8 +271,9 @@ def check_statement(
     if strict is not Strictness.RELAXED:
         targets, picked = _pick_targets(commands, full_names, name, parts, trust)
         v.extend(picked)
-        more = unlabelled_parts(commands, targets) if trust is ContextTrust.BENCHMARK else []
-        if more and not parts:
+        unnamed = trust is ContextTrust.BENCHMARK and not parts and name is None
+        more = unlabelled_parts(commands, targets) if unnamed else []
+        if more:
             targets = more
             why = f"{len(more)} theorems each proved by `sorry` and no part names: all are parts"
             unlabelled.append(_v("unlabelled parts", commands[more[0]].tokens[0], why, line_offset))

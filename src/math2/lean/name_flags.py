@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from math2.lean.classes import library_look_alike, look_alike_binders
+from math2.lean.classes import lean_binder_name, library_look_alike, look_alike_binders
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import LibraryTables
@@ -58,7 +58,12 @@ def name_flags(
                 name = normalise_name(t.text)
                 library = None
                 # a variable shadows only where the item uses the name after it
-                if tables is not None and len(name) > 1 and t.text in later and not _inst(name):
+                if (
+                    tables is not None
+                    and len(name) > 1
+                    and t.text in later
+                    and not lean_binder_name(name)
+                ):
                     library = next((f for f in tables.resolve(name, opened) if tables(f)), None)
                 if (name in CORE_TYPES or library) and _binds(c, t):
                     why = f"the variable `{name}` is named like the library's `{library or name}`"
@@ -118,9 +123,3 @@ def _binds(c: Command, t: Token) -> bool:
         if u.kind is not Tok.IDENT:
             return False
     return False
-
-
-def _inst(name: str) -> bool:
-    """`inst`, `inst_1`, …: the names Lean gives instance binders itself (`inst✝`); a variable
-    named so shadows nothing a statement names."""
-    return name == "inst" or (name.startswith("inst_") and name[5:].isdigit())

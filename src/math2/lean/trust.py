@@ -29,6 +29,7 @@ from math2.lean.classes import (
     class_of,
     closed_instance,
     hypothesis_token,
+    lean_binder_name,
     library_look_alike,
     look_alike_binders,
     scoped_opens,
@@ -109,6 +110,8 @@ def namespaces(commands: list[Command]) -> list[str]:
     inside: list[str] = []
     for c in commands:
         for p in [*c.prefixes, c]:
+            if p.keyword not in ("open", "namespace", "end"):
+                continue
             words = [canonical(t.text) for t in p.body if t.kind is Tok.IDENT]
             if p.keyword == "open":
                 out.extend(words)
@@ -163,12 +166,6 @@ def _open_rules(c: Command, offset: int, tables: LibraryTables | None) -> list[V
     return out
 
 
-def _statement_tokens(c: Command) -> list[Token]:
-    """A target's tokens up to the `:=` of its proof."""
-    stop = proof_start(c.body)
-    return c.tokens[: c.keyword_index + 1] + (c.body[:stop] if stop is not None else c.body)
-
-
 def _mentioned(commands: list[Command], targets: set[int]) -> set[str]:
     """The identifiers the targets mention (their name parts too: `Real.pi` → Real, pi)."""
     out: set[str] = set()
@@ -193,16 +190,23 @@ def statement_instances(
     type under `∃`, `fun`, `Σ` (`∃ i : LT ℕ, (3 : ℕ) < 2`: the proof chooses the instance).
     `bound`: the block's variables (None where they are not known: then a one-word argument
     that is not a core type counts as a variable)."""
+    stop = proof_start(c.body)
+    sig = c.body[:stop] if stop is not None else c.body
+    head = c.tokens[: c.keyword_index + 1]
     out = [
         _instance(t, f"`{t.text}` makes an instance", offset)
-        for t in _statement_tokens(c)
+        for t in [*head, *sig]
         if t.kind is Tok.IDENT and t.text in _INSTANCE_WORDS and t is not c.tokens[0]
     ]
-    return (
-        out
-        + _let_rules(c, offset, tables, opened)
-        + _chosen_instances(c, offset, bound, tables, opened)
-    )
+    words = {t.text for t in sig}  # the passes below only where their words occur
+    if words & _BINDING:
+        out += _let_rules(sig, offset, tables, opened)
+    if words & _CHOOSING:
+        out += _chosen_instances(sig, offset, bound, tables, opened)
+    return out
+
+
+_BINDING = frozenset({"let", "have", "set"})
 
 
 # Binders whose value the statement's proof chooses (an existential) or the statement itself
@@ -211,15 +215,12 @@ _CHOOSING = frozenset({"∃", "∃!", "exists", "fun", "λ", "Σ", "Σ'", "Exist
 
 
 def _chosen_instances(
-    c: Command,
+    sig: list[Token],
     offset: int,
     bound: set[str] | None,
     tables: LibraryTables | None,
     opened: Sequence[str],
 ) -> list[Violation]:
-    body = c.body
-    stop = proof_start(body)
-    sig = body[:stop] if stop is not None else body
     known = set(bound or ()) | {
         normalise_name(n.text) for b in binder_groups(sig[1:]) for n in b.names
     }
@@ -262,14 +263,11 @@ def _closed(b: Binder, known: set[str], bound: set[str] | None) -> bool:
 
 
 def _let_rules(
-    c: Command, offset: int, tables: LibraryTables | None, opened: Sequence[str]
+    sig: list[Token], offset: int, tables: LibraryTables | None, opened: Sequence[str]
 ) -> list[Violation]:
-    """A `let`/`have` inside the statement's own type that binds something of a class (an
-    instance for the rest of the statement): one without a name, or whose type is not a type
-    of objects or a proposition."""
-    body = c.body
-    stop = proof_start(body)
-    sig = body[:stop] if stop is not None else body
+    """A `let`/`have` inside the statement's own type (`sig`: a target's tokens up to its
+    proof) that binds something of a class (an instance for the rest of the statement): one
+    without a name, or whose type is not a type of objects or a proposition."""
     out = []
     level = depths(sig)
     for k, t in enumerate(sig):
@@ -386,7 +384,7 @@ def _shadows(
     like = look_alike_of(name, CORE_TYPES | mentioned) or library_look_alike(name, tables, opened)
     if like is not None and like != name:
         return f"the variable `{name}` looks like `{like}` (letters of another script)"
-    if name not in mentioned:
+    if name not in mentioned or lean_binder_name(name):
         return None
     library = tables is not None and any(tables(f) for f in tables.resolve(name, opened))
     if name in CORE_TYPES or library:
