@@ -341,17 +341,17 @@ def _variable_rules(
         info = class_of(b.type, tables, opened)
         if info is not None and info.prop:
             shown = " ".join(t.text for t in b.type)[:60]
-            why = (
+            hypothesis = (
                 f"`variable [{shown}]` in a model's output: `{info.name}` is a Prop-valued class, "
                 "so the binder is a hypothesis every theorem over its variables assumes (two "
                 "such can contradict each other: `[Nontrivial α] [Subsingleton α]`)"
             )
-            out.append(_v("generated", b.at, why, offset))
-        elif (b.is_instance or info is not None) and (why := closed_instance(b, bound, info)):
-            out.append(_v("generated", b.at, why, offset))
+            out.append(_v("generated", b.at, hypothesis, offset))
+        elif (b.is_instance or info is not None) and (closed := closed_instance(b, bound, info)):
+            out.append(_v("generated", b.at, closed, offset))
         for n in b.names:
-            if why := _shadows(n.text, mentioned, opened, tables):
-                out.append(_v("generated", n, why, offset))
+            if shadow := _shadows(n.text, mentioned, opened, tables):
+                out.append(_v("generated", n, shadow, offset))
             bound.add(normalise_name(n.text))
     return out
 
