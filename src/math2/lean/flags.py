@@ -41,7 +41,7 @@ from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import ClassInfo, LibraryTables
 from math2.lean.name_flags import look_alike_flags, name_flags
-from math2.lean.names import has_look_alike
+from math2.lean.names import has_look_alike, latin_skeleton
 from math2.lean.rules import CORE_TYPES, LIBRARY_NAMESPACES, normalise_name
 from math2.lean.terms import Violation, _v
 from math2.lean.trust import namespaces, statement_instances
@@ -68,12 +68,10 @@ def benchmark_flags(
     attributes = any(c.keyword == "attribute" for c in commands)
     signatures = _signatures(commands, full_names) if attributes else {}
     used_later = _identifiers_after(commands)
-    every = {
-        normalise_name(t.text) if "«" in t.text or "_root_" in t.text else t.text
-        for c in commands
-        for t in c.tokens
-        if t.kind is Tok.IDENT
-    }
+    # the commands with letters that look like Latin ones (only there can a name be a look-alike)
+    texts = ["".join([t.text for t in c.tokens]) for c in commands]
+    exotic = {i for i, x in enumerate(texts) if not x.isascii() and latin_skeleton(x) != x}
+    every = _ItemNames(commands)  # the item's names, read where a look-alike needs them
     out: list[Violation] = []
     bound: set[str] = set()  # the variables the context binds so far
     opened = namespaces(commands)  # where a variable's name may shadow a library name
@@ -102,9 +100,27 @@ def benchmark_flags(
                     why = f"a variable that is a hypothesis (`{t.text}`)"
                     out.append(_v("hypothesis", t, why, offset))
             out.extend(name_flags(c, i, full_names, every, known_name, offset, opened, used_later))
-        elif any(t.kind is Tok.IDENT and has_look_alike(t.text) for t in c.tokens):
+        elif i in exotic and any(t.kind is Tok.IDENT and has_look_alike(t.text) for t in c.tokens):
             out.extend(look_alike_flags(c, every, offset, known_name, opened))
     return out
+
+
+class _ItemNames:
+    """The names an item uses, read once and only when asked (a look-alike's question)."""
+
+    def __init__(self, commands: list[Command]):
+        self.commands = commands
+        self._names: set[str] | None = None
+
+    def __call__(self) -> set[str]:
+        if self._names is None:
+            self._names = {
+                normalise_name(t.text) if "«" in t.text or "_root_" in t.text else t.text
+                for c in self.commands
+                for t in c.tokens
+                if t.kind is Tok.IDENT
+            }
+        return self._names
 
 
 def _variable_instance_flags(

@@ -328,8 +328,10 @@ def check_statement(
         clamped_at = set()
         for c in commands:
             for part in [*c.prefixes, c]:
+                if part.keyword != "set_option":
+                    continue
                 words = [t for t in part.body if t.text != "in"]
-                if part.keyword != "set_option" or len(words) < 2:
+                if len(words) < 2:
                     continue
                 ceiling = over_ceiling(words[0].text, words[1].text)
                 if ceiling is not None:

@@ -5,7 +5,7 @@ or enters (`shadowing`), and a name spelled with letters of another script that 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from math2.lean.classes import lean_binder_name, library_look_alike, look_alike_binders
 from math2.lean.commands import Command
@@ -21,7 +21,7 @@ def name_flags(
     c: Command,
     i: int,
     full_names: dict[int, str],
-    every: set[str],
+    every: Callable[[], set[str]],
     tables: LibraryTables | None,
     offset: int,
     opened: list[str],
@@ -69,7 +69,8 @@ def name_flags(
                     why = f"the variable `{name}` is named like the library's `{library or name}`"
                     out.append(_v("shadowing", t, why, offset))
     for name, t in declared:
-        like = look_alike_of(name.split(".")[-1], CORE_TYPES | every)
+        last = name.split(".")[-1]
+        like = None if last.isascii() else look_alike_of(last, CORE_TYPES | every())
         like = like or library_look_alike(name, tables, opened)
         if like:
             why = f"`{name}` is spelled with letters of another script and reads as `{like}`"
@@ -95,7 +96,7 @@ def _library_like(
 
 def look_alike_flags(
     c: Command,
-    every: set[str],
+    every: Callable[[], set[str]],
     offset: int,
     tables: LibraryTables | None,
     opened: Sequence[str],
@@ -108,7 +109,7 @@ def look_alike_flags(
             f"`{name}` is spelled with letters of another script and reads as `{like}`",
             offset,
         )
-        for n, name, like in look_alike_binders(c, every, tables, opened)
+        for n, name, like in look_alike_binders(c, every(), tables, opened)
     ]
 
 

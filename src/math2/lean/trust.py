@@ -192,13 +192,15 @@ def statement_instances(
     that is not a core type counts as a variable)."""
     stop = proof_start(c.body)
     sig = c.body[:stop] if stop is not None else c.body
+    words = {t.text for t in sig}  # each pass below only where its words occur
     head = c.tokens[: c.keyword_index + 1]
-    out = [
-        _instance(t, f"`{t.text}` makes an instance", offset)
-        for t in [*head, *sig]
-        if t.kind is Tok.IDENT and t.text in _INSTANCE_WORDS and t is not c.tokens[0]
-    ]
-    words = {t.text for t in sig}  # the passes below only where their words occur
+    out = []
+    if words & _INSTANCE_WORDS or any(t.text in _INSTANCE_WORDS for t in head):
+        out = [
+            _instance(t, f"`{t.text}` makes an instance", offset)
+            for t in [*head, *sig]
+            if t.kind is Tok.IDENT and t.text in _INSTANCE_WORDS and t is not c.tokens[0]
+        ]
     if words & _BINDING:
         out += _let_rules(sig, offset, tables, opened)
     if words & _CHOOSING:
