@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from math2.cli import app
 from math2.lean.hygiene import ContextTrust, check_code
+from math2.util.textlimit import set_text_limit, text_limit
 from tests.lean.conftest import requests
 from tests.lean.library_fixture import LIBRARY
 
@@ -49,7 +50,12 @@ def test_an_oversized_field_refuses_its_item_not_the_file(env: Path, monkeypatch
     ]  # fmt: skip
     f = env / "items.jsonl"
     f.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    res = CliRunner().invoke(app, ["lean", "check", "--no-cache", "--context", "benchmark", str(f)])
+    before = text_limit()
+    try:
+        args = ["lean", "check", "--no-cache", "--context", "benchmark", str(f)]
+        res = CliRunner().invoke(app, args)
+    finally:
+        set_text_limit(before)  # the CLI sets the process's one limit: not for later tests
     assert res.exit_code == 1, res.output  # one item failed, the file was read
     lines = {ln.split()[1]: ln for ln in res.output.splitlines() if ln[:4] in ("pass", "FAIL")}
     assert lines["big"].startswith("FAIL") and "items.jsonl:2" in lines["big"], res.output
