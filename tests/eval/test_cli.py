@@ -151,7 +151,11 @@ def test_eval_run_with_only_a_harness_file(tmp_path):
     ]
     harness.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with FakeServer(script()) as srv:
-        env = _env(tmp_path, srv.base_url, db, benchmarks=tmp_path / "no-shared-data")
+        env = _env(tmp_path, srv.base_url, db)
+        # no benchmark sets folder at all: no MATH2_BENCHMARKS, FATE-M not fetched
+        del env["MATH2_BENCHMARKS"]
+        env["MATH2_DATA__DIR"] = str(tmp_path / "no-shared-data")
+        env["MATH2_DATA__CACHE_DIR"] = str(tmp_path / "cache")
         args = ["eval", "run", "--harness", str(harness), "--model", "gen", "--judge", "j1"]
         done = _math2(*args, "-k", "1", "--report", str(tmp_path / "r"), env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr

@@ -40,4 +40,9 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MATH2_LEAN__PROJECT_DIR", str(tmp_path))
     log = tmp_path / "requests.jsonl"
     monkeypatch.setenv("MATH2_LEAN__REPL_COMMAND", json.dumps(fake_argv("--log", str(log))))
+    # the library's tables: the fixture library written for math2 (the store's and Lean core's
+    # in use; tests/lean/test_library_tables.py reads them from a store)
+    from tests.lean.library_fixture import LIBRARY
+
+    monkeypatch.setattr("math2.services.lean.library_tables", lambda settings, store: LIBRARY)
     return tmp_path

@@ -30,12 +30,16 @@ from tests.lean.issue34_corpus import (
     NAMED,
     TRUE_REASONS,
 )
+from tests.lean.library_fixture import LIBRARY
 
 BENCH = ContextTrust.BENCHMARK
 
 
-def known(name: str) -> bool:
-    return name in KNOWN_NAMES
+known = LIBRARY  # the library's tables (KNOWN_NAMES are among its names)
+
+
+def test_the_fixture_library_declares_the_known_names() -> None:
+    assert all(LIBRARY(n) for n in KNOWN_NAMES) and not LIBRARY("Real.nosuch")
 
 
 @pytest.mark.parametrize("case", sorted({**GENERATED_REFUSED, **LIBRARY_SHADOWING}))

@@ -58,15 +58,21 @@ HarnessOpt = Annotated[
 ]
 
 
-def _registry(data: Path | None, harness: list[Path] | None):
+def _folder(data: Path | None, harness: list[Path] | None) -> Path | None:
+    """The benchmark folder; None where harness files are given and the folder is absent (the
+    harness files alone are the benchmarks)."""
     from math2.data import DataMissing
+
+    try:
+        return benchmarks_dir(data, quiet=bool(harness))
+    except DataMissing:
+        return None
+
+
+def _registry(data: Path | None, harness: list[Path] | None):
     from math2.eval import load_registry
 
-    folder: Path | None
-    try:
-        folder = benchmarks_dir(data, quiet=bool(harness))
-    except DataMissing:  # harness files given, FATE-M not here: the harness files alone
-        folder = None
+    folder = _folder(data, harness)
     reg = load_registry(folder, harness or [])
     if not len(reg):
         raise fail(f"no benchmarks: {folder} does not exist and no --harness file was given")
@@ -175,7 +181,7 @@ def run_cmd(
                     options,
                     on_progress=show,
                     ray=ray,
-                    sources=benchmark_sources(benchmarks_dir(data), harness),
+                    sources=benchmark_sources(_folder(data, harness), harness),
                 )
             )
     except EndpointDown as exc:  # the run stopped early; its unfinished items wait for a resume

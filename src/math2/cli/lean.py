@@ -80,7 +80,7 @@ def lean_check(
     """Check Lean code; print a verdict per item; exit 1 when any item fails."""
     import asyncio
 
-    from math2.lean import LeanNotConfigured, Mode
+    from math2.lean import CheckResult, LeanNotConfigured, Mode, Status
     from math2.lean.items import read_items
     from math2.lean.trust import ContextTrust
     from math2.services import make_checker
@@ -106,22 +106,32 @@ def lean_check(
             "[yellow]warning:[/] --relaxed-unsafe: any number of declarations and `sorry` are "
             "accepted; code that runs while elaborating is still refused"
         )
-    store = None
-    if cache:
-        from math2.store import Store
+    from math2.store import Store
 
-        if Store(state.settings.db_url).exists():
-            store = _store(migrate=True)
-        else:  # only init and build create a store: check without the cache
-            err.print("note: no store here, so verdicts are not cached (`math2 init` makes one)")
+    # The store gives the library's tables whatever the cache flag says (a verdict must not
+    # depend on caching); `--no-cache` only leaves the result cache out.
+    store = None
+    if Store(state.settings.db_url).exists():
+        store = _store(migrate=True)
+    else:  # only init and build create a store
+        err.print(
+            "note: no store here, so verdicts are not cached and the library's tables hold only "
+            "Lean core's installed sources, if any (`math2 init` and `math2 build` make them)"
+        )
     try:
         # The verdicts and the cache key name the Lean the backend reports, not the manifest's pin.
-        checker = make_checker(state.settings, store, backend, allow_compiled=trust_compiler)
+        checker = make_checker(
+            state.settings, store, backend, allow_compiled=trust_compiler, use_cache=cache
+        )
     except LeanNotConfigured as exc:
         raise fail(str(exc)) from exc
 
     async def go() -> list[CheckResult]:
         results = []
+        for item_id, why in read.refused.items():  # refused as read: the others are checked
+            r = CheckResult(id=item_id, status=Status.REJECTED, passed=False, reason=why)
+            out.print(f"[red]FAIL[/] {r.id:<30} {r.status.value:<12} " + escape(why))
+            results.append(r)
         try:
             async for r in checker.check_many(items, concurrency=concurrency):
                 mark = "[green]pass[/]" if r.passed else "[red]FAIL[/]"

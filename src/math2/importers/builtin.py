@@ -5,6 +5,7 @@ from math2.importers import (  # noqa: F401
     afp,
     agda_unimath,
     ai_informal,
+    batteries,
     hol4,
     hol_light,
     matching,

@@ -69,9 +69,10 @@ class LibraryData:
     route: str
 
 
-def read_checkout(root: Path) -> LibraryData:
-    """Scan a Lean checkout (its `Mathlib/` when there is one); every file before any write."""
-    base = root / "Mathlib" if (root / "Mathlib").is_dir() else root
+def read_checkout(root: Path, folder: str = "Mathlib") -> LibraryData:
+    """Scan a Lean checkout (its `folder`, `Mathlib/`, when there is one); every file before
+    any write."""
+    base = root / folder if (root / folder).is_dir() else root
     records: dict[str, DeclRecord] = {}
     dup = anon = files = 0
     kinds: Counter[str] = Counter()
@@ -125,6 +126,8 @@ def read_checkout(root: Path) -> LibraryData:
                 "statement_hash": d.statement_hash if d.statement else None,
                 "line": d.line,
                 "attributes": d.attributes[:8],
+                # `scoped`, `protected`, …: the library tables read scoped instances from here
+                **({"modifiers": d.modifiers} if d.modifiers else {}),
                 "stacks": d.stacks,
                 **({"deprecated_since": d.deprecated_since} if d.deprecated_since else {}),
                 # a generated twin's statement is a textual translation (importers/to_additive)

@@ -67,17 +67,21 @@ def top_level(toks: Sequence[Token], texts: Collection[str]) -> list[int]:
 def proof_start(toks: Sequence[Token]) -> int | None:
     """The index of the `:=` that begins the proof (or a definition's body): the first at depth 0
     that does not close a `let`/`letI`/`have`/`haveI`/`set` of the statement. None: no proof."""
-    pending = 0
-    for j, (t, d) in enumerate(zip(toks, depths(toks), strict=True)):
-        if d:
-            continue
-        if t.kind is Tok.IDENT and t.text in BINDING_WORDS:
-            pending += 1
-        elif t.kind is Tok.SYMBOL and t.text == ":=":
-            if pending:
-                pending -= 1
-            else:
-                return j
+    pending = depth = 0  # one pass, the depth kept as `depths` keeps it (hygiene's hot path)
+    for j, t in enumerate(toks):
+        text = t.text
+        if depth == 0:
+            if t.kind is Tok.IDENT and text in BINDING_WORDS:
+                pending += 1
+            elif t.kind is Tok.SYMBOL and text == ":=":
+                if pending:
+                    pending -= 1
+                else:
+                    return j
+        if text in OPEN:
+            depth += 1
+        elif text in CLOSE and depth:
+            depth -= 1
     return None
 
 

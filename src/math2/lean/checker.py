@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -28,6 +28,7 @@ from math2.lean.compiled import (
 from math2.lean.diagnostics import Diagnostic, Kind, diagnostics
 from math2.lean.hygiene import check_statement
 from math2.lean.identity import LeanIdentity
+from math2.lean.library import LibraryTables
 from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
 from math2.lean.names import NAME, axioms_subject, same, source
 from math2.lean.names import parts as name_parts
@@ -134,7 +135,7 @@ class LeanChecker:
         allowed_imports: frozenset[str] | None = None,
         allow_compiled: bool = False,
         limits: Limits = DEFAULT_LIMITS,
-        known_name: Callable[[str], bool] | None = None,
+        known_name: LibraryTables | None = None,
     ):
         self.backend = backend
         # Whether the pinned library declares a name (the store's Mathlib names): a benchmark's
@@ -159,7 +160,9 @@ class LeanChecker:
             self._identity_lock = asyncio.Lock()
         async with self._identity_lock:
             if self.identity is None:
-                self.identity = await self.backend.identity(self.header)
+                reported = await self.backend.identity(self.header)
+                # the library's tables judge as much as Lean does: they key the cache too
+                self.identity = reported.with_tables(self.known_name)
         return self.identity
 
     def _compiled(self, item: CheckItem, code: SplitCode) -> _Plan:

@@ -38,6 +38,8 @@ OTHER_COMMANDS = {
 MODIFIERS = {"private", "protected", "noncomputable", "unsafe", "partial", "local", "scoped",
              "nonrec", "public", "meta"}  # fmt: skip
 PREFIX_COMMANDS = {"open", "set_option", "omit", "include"}  # may end in `in`
+# Every word `_starts_command` may answer yes for (a quick no for any other identifier).
+_COMMAND_WORDS = frozenset(DECL_KEYWORDS | OTHER_COMMANDS | MODIFIERS | {"deriving", "instance"})
 
 
 @dataclass
@@ -114,12 +116,13 @@ class Command:
 
 
 def _starts_command(toks: list[Token], i: int) -> bool:
+    """Whether token i begins a command (its head or its keyword)."""
     t = toks[i]
     if t.kind is Tok.KEYWORD or t.kind is Tok.DOC:
         return True
     if t.kind is Tok.SYMBOL:
         return t.text == "@["
-    if t.kind is not Tok.IDENT:
+    if t.kind is not Tok.IDENT or t.text not in _COMMAND_WORDS:
         return False
     if t.text == "deriving":  # `deriving instance …` is a command; `deriving X` ends a structure
         return i + 1 < len(toks) and toks[i + 1].text == "instance"

@@ -16,28 +16,35 @@ escaped by spelling. Each flag's reason is true of the item.
   (`known_name`: the store's Mathlib names), a core type, or inside a library namespace;
 - `look-alike`: a name spelled with letters of another script that reads as a core name, a
   library name or another name of the item (`Νat` with a Greek Nu);
-- `include`, `hypothesis` (a `variable` of `False`/`Fact …`), and `clamped` (hygiene.py).
+- `hypothesis`: a `variable` that is a proposition (Lean's syntax of one, or a name the
+  library's tables give as Prop-valued: `Nat.Prime`, `False`), or a binder of a Prop-valued
+  class (`[Nontrivial α] [Subsingleton α]` together prove `False`);
+- `open`: `open … renaming`/`hiding` (also `… in`); `instance` also for `open` of a library
+  namespace with scoped instances (`open PiCountable`);
+- `unlabelled parts` (hygiene.py): several theorems each proved by `sorry`, no part names;
+- `include` and `clamped` (hygiene.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 
 from math2.lean.binders import Binder, binder_groups
 from math2.lean.brackets import depths, proof_start
+from math2.lean.classes import (
+    class_of,
+    closed_instance,
+    hypothesis_token,
+    scoped_opens,
+)
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
-from math2.lean.names import has_look_alike, latin_skeleton, look_alike_of
-from math2.lean.rules import CORE_TYPES, DEFINITION_KEYWORDS, LIBRARY_NAMESPACES, normalise_name
-from math2.lean.targets import declaration_name
+from math2.lean.library import ClassInfo, LibraryTables
+from math2.lean.name_flags import look_alike_flags, name_flags
+from math2.lean.names import has_look_alike, latin_skeleton
+from math2.lean.rules import CORE_TYPES, LIBRARY_NAMESPACES, normalise_name
 from math2.lean.terms import Violation, _v
-from math2.lean.trust import (
-    class_like,
-    closed_instance,
-    look_alike_binders,
-    namespaces,
-    statement_instances,
-)
+from math2.lean.trust import namespaces, statement_instances
 
 # Tokens Lean or Mathlib already has: a `local notation` of one of them alone redefines it.
 NOTATION_TOKENS = CORE_TYPES | frozenset(
@@ -53,7 +60,7 @@ def benchmark_flags(
     targets: set[int],
     full_names: dict[int, str],
     offset: int,
-    known_name: Callable[[str], bool] | None = None,
+    known_name: LibraryTables | None = None,
 ) -> list[Violation]:
     """The flags of a person's context (see the module docstring)."""
     own = {n for n in full_names.values()} | {n.split(".")[-1] for n in full_names.values()}
@@ -61,12 +68,10 @@ def benchmark_flags(
     attributes = any(c.keyword == "attribute" for c in commands)
     signatures = _signatures(commands, full_names) if attributes else {}
     used_later = _identifiers_after(commands)
-    every = {
-        normalise_name(t.text) if "«" in t.text or "_root_" in t.text else t.text
-        for c in commands
-        for t in c.tokens
-        if t.kind is Tok.IDENT
-    }
+    # the commands with letters that look like Latin ones (only there can a name be a look-alike)
+    texts = ["".join([t.text for t in c.tokens]) for c in commands]
+    exotic = {i for i, x in enumerate(texts) if not x.isascii() and latin_skeleton(x) != x}
+    every = _ItemNames(commands)  # the item's names, read where a look-alike needs them
     out: list[Violation] = []
     bound: set[str] = set()  # the variables the context binds so far
     opened = namespaces(commands)  # where a variable's name may shadow a library name
@@ -76,52 +81,123 @@ def benchmark_flags(
                 out.append(
                     _v("include", p.tokens[0], "`include` adds variables to the target", offset)
                 )
+            elif p.keyword == "open":
+                out.extend(_open_flags(p, known_name, offset))
+        if c.keyword == "open" and i not in targets:
+            out.extend(_open_flags(c, known_name, offset))
         if i in targets:
-            out.extend(_statement_instance_flags(c, offset))
+            out.extend(_statement_instance_flags(c, offset, known_name, opened))
             if any(j > i for j in targets):  # a part that is an instance: later parts use it
                 out.extend(_instance_flags(c, own, aliases, signatures, known_name, offset))
         if i not in targets:
             out.extend(_instance_flags(c, own, aliases, signatures, known_name, offset))
             if c.keyword in ("variable", "variables"):
-                out.extend(_variable_instance_flags(c, bound, aliases, offset))
+                out.extend(_variable_instance_flags(c, bound, aliases, known_name, opened, offset))
             out.extend(_notation_flags(c, used_later.get(i, set()), known_name, offset))
             if c.keyword in ("variable", "variables"):
-                for t in c.body:
-                    if t.text in ("False", "Fact"):
-                        out.append(_v("hypothesis", t, "a variable that is a hypothesis", offset))
-                        break
-            out.extend(_name_flags(c, i, full_names, every, known_name, offset, opened))
-        elif any(t.kind is Tok.IDENT and has_look_alike(t.text) for t in c.tokens):
-            out.extend(_look_alike_binders(c, every, offset))
+                t = hypothesis_token(c.body, known_name, opened)
+                if t is not None:
+                    why = f"a variable that is a hypothesis (`{t.text}`)"
+                    out.append(_v("hypothesis", t, why, offset))
+            out.extend(name_flags(c, i, full_names, every, known_name, offset, opened, used_later))
+        elif i in exotic and any(t.kind is Tok.IDENT and has_look_alike(t.text) for t in c.tokens):
+            out.extend(look_alike_flags(c, every, offset, known_name, opened))
     return out
 
 
+class _ItemNames:
+    """The names an item uses, read once and only when asked (a look-alike's question)."""
+
+    def __init__(self, commands: list[Command]):
+        self.commands = commands
+        self._names: set[str] | None = None
+
+    def __call__(self) -> set[str]:
+        if self._names is None:
+            self._names = {
+                normalise_name(t.text) if "«" in t.text or "_root_" in t.text else t.text
+                for c in self.commands
+                for t in c.tokens
+                if t.kind is Tok.IDENT
+            }
+        return self._names
+
+
 def _variable_instance_flags(
-    c: Command, bound: set[str], aliases: dict[str, set[str]], offset: int
+    c: Command,
+    bound: set[str],
+    aliases: dict[str, set[str]],
+    tables: LibraryTables | None,
+    opened: Sequence[str],
+    offset: int,
 ) -> list[Violation]:
-    """A `variable` instance binder none of whose class arguments is a variable bound before it
-    (`[Fintype ℕ]`, `[LT (Fin n)]`): a local instance every theorem that can use it assumes."""
+    """A `variable` instance binder none of whose class arguments that Lean finds it by is a
+    variable bound before it (`[Fintype ℕ]`, `[LT (Fin n)]`, `[Membership β (Set ℕ)]`): a
+    local instance every theorem that can use it assumes; a binder of a Prop-valued class: a
+    hypothesis (two can contradict each other)."""
     out = []
     for b in binder_groups(c.body):
-        instance = b.is_instance or (b.type and class_like(b.type))
-        if instance and closed_instance(b, bound):
-            shown = " ".join(t.text for t in b.type)[:60]
+        info = class_of(b.type, tables, opened)
+        instance = b.is_instance or info is not None
+        if info is not None and info.prop:  # `[Nontrivial α] [Subsingleton α]` contradict
+            closed = " on a closed type" if closed_instance(b, bound, info) else ""
+            why = (
+                f"`variable [{shown(b.type)}]`: `{info.name}` is a Prop-valued class, so the "
+                f"binder{closed} is a hypothesis every theorem that can use it assumes"
+            )
+            out.append(_v("hypothesis", b.at, why, offset))
+        elif instance and closed_instance(b, bound, info):
+            text = shown(b.type)
             names = {normalise_name(t.text) for t in b.type if t.kind is Tok.IDENT}
             core = sorted(names & CORE_TYPES) + sorted(
                 f"{n} (an alias of {', '.join(sorted(aliases[n]))})" for n in names & set(aliases)
             )
-            rule, on = ("core instance", f" on {', '.join(core)}") if core else ("instance", "")
+            rule = "core instance" if core else "instance"
+            on = f" (on {', '.join(core)})" if core else ""
             why = (
-                f"`variable [{shown}]`: an instance binder{on} none of whose class's arguments "
-                "is a variable of the context: a local instance every theorem that can use it "
-                "assumes"
+                f"`variable [{text}]`: {_instance_of(b.type, info, tables)}{on} "
+                "and none of the class's arguments it is found by is a variable of the context: "
+                "a local instance every theorem that can use it assumes"
             )
             out.append(_v(rule, b.at, why, offset))
         bound.update(normalise_name(n.text) for n in b.names)
     return out
 
 
-def _statement_instance_flags(c: Command, offset: int) -> list[Violation]:
+def _open_flags(c: Command, tables: LibraryTables | None, offset: int) -> list[Violation]:
+    """`open … renaming`/`hiding` (a name of the statement may mean another constant) and
+    `open` of a library namespace with scoped instances (a change to instance resolution)."""
+    out = [
+        _v("open", t, f"`open … {t.text}` changes what the statement's names refer to", offset)
+        for t in c.body
+        if t.kind is Tok.IDENT and t.text in ("renaming", "hiding")
+    ]
+    return out + [_v("instance", t, why, offset) for t, _, why in scoped_opens(c, tables)]
+
+
+def shown(toks: Sequence[Token]) -> str:
+    """Tokens as one readable line (`(Fin n)`, not `( Fin n )`)."""
+    text = " ".join(t.text for t in toks)
+    for a, b in (("( ", "("), (" )", ")"), ("[ ", "["), (" ]", "]"), (" ,", ",")):
+        text = text.replace(a, b)
+    return text[:60]
+
+
+def _instance_of(kind: list[Token], info: ClassInfo | None, tables: LibraryTables | None) -> str:
+    """`an instance of `LT` on `ℕ`` (with the classes it extends, from the class table)."""
+    head = next((t for t in kind if t.kind is Tok.IDENT), None)
+    if head is None:
+        return "an instance"
+    binder = Binder("[", [], kind, head)
+    on = ", ".join(shown(a) for a in binder.arguments()) or "no argument"
+    parents = tables.ancestors(info)[:6] if tables is not None and info is not None else []
+    extends = f" (which extends {', '.join(parents)})" if parents else ""
+    return f"an instance of `{normalise_name(head.text)}`{extends} on `{on}`"
+
+
+def _statement_instance_flags(
+    c: Command, offset: int, tables: LibraryTables | None, opened: Sequence[str]
+) -> list[Violation]:
     """An instance made inside the target's own type (`letI`, `haveI`, `inferInstanceAs`, a
     `let`/`have` of a class): it changes what the rest of the statement's operations mean."""
     tail = " inside the statement: an instance it makes itself changes what its operations mean"
@@ -129,7 +205,7 @@ def _statement_instance_flags(c: Command, offset: int) -> list[Violation]:
         v.model_copy(
             update={"rule": "instance", "detail": v.detail.split(" in a model's output")[0] + tail}
         )
-        for v in statement_instances(c, offset)
+        for v in statement_instances(c, offset, None, tables, opened)
     ]
 
 
@@ -168,14 +244,19 @@ def _signatures(commands: list[Command], full_names: dict[int, str]) -> dict[str
     return out
 
 
-def _subjects(decl: list[Token]) -> list[str]:
-    """What an instance declared with this signature is on: the head of each argument of its
-    class (`LinearOrder (Polynomial ℚ)` → Polynomial; `LT N` → N)."""
+def _declared_type(decl: list[Token]) -> list[Token]:
+    """The type of a declaration (after its top-level `:`, before `:=`)."""
     stop = proof_start(decl)
     sig = decl[:stop]
     level = depths(sig)
     colon = next((k for k, t in enumerate(sig) if t.text == ":" and not level[k]), -1)
-    kind = sig[colon + 1 :]
+    return sig[colon + 1 :]
+
+
+def _subjects(decl: list[Token]) -> list[str]:
+    """What an instance declared with this signature is on: the head of each argument of its
+    class (`LinearOrder (Polynomial ℚ)` → Polynomial; `LT N` → N)."""
+    kind = _declared_type(decl)
     binder = Binder("[", [], kind, kind[0]) if kind else None
     if binder is None:
         return []
@@ -192,7 +273,7 @@ def _instance_flags(
     own: set[str],
     aliases: dict[str, set[str]],
     signatures: dict[str, list[str]],
-    known_name: Callable[[str], bool] | None,
+    known_name: LibraryTables | None,
     offset: int,
 ) -> list[Violation]:
     """An instance made by keyword or attribute, with what it is on (for an attribute on a
@@ -211,10 +292,15 @@ def _instance_flags(
         return []
     at = c.tokens[c.keyword_index]
     if c.keyword == "attribute":
-        names = [normalise_name(t.text) for t in c.body if t.kind is Tok.IDENT]
-        names = [x for n in names for x in signatures.get(n, [n])]
+        written = [normalise_name(t.text) for t in c.body if t.kind is Tok.IDENT]
+        written = [n for n in written if n not in _INSTANCE_ATTRIBUTES | {"local", "scoped"}]
+        names = [x for n in written for x in signatures.get(n, [n])]
+        what = f"on `{', '.join(written)}`" if written else ""
     else:  # a declaration: what its type is about, not its body
         names = _subjects(c.body)
+        kind = _declared_type(c.body)
+        what = _instance_of(kind, class_of(kind, known_name), known_name)
+    how = f"{how} ({what})" if what else how
     core = sorted({n for n in names if n in CORE_TYPES})
     via = sorted(
         {f"{n} (an alias of {', '.join(sorted(aliases[n]))})" for n in names if n in aliases}
@@ -242,7 +328,7 @@ def _instance_flags(
     if mine:
         why = f"{how} on {', '.join(mine)}, which the item declares"
         return [_v("instance", at, why, offset)]
-    return [_v("instance", at, f"{how} for the target", offset)]
+    return [_v("instance", at, f"{how} changes instance resolution for what follows", offset)]
 
 
 def _instance_attribute(inner: list[Token]) -> bool:
@@ -260,100 +346,18 @@ def _identifiers_after(commands: list[Command]) -> dict[int, set[str]]:
 
 
 def _notation_flags(
-    c: Command, later: set[str], known_name: Callable[[str], bool] | None, offset: int
+    c: Command, later: set[str], known_name: LibraryTables | None, offset: int
 ) -> list[Violation]:
-    """A `local notation` whose only part is a token Lean or the library has, used later."""
+    """A `local notation` one of whose tokens Lean or the library has and the statement uses
+    later, whatever attributes it carries (`(name := …)`, `(priority := …)`, `:prec`)."""
     if c.keyword not in ("notation", "notation3"):
         return []
     arrow = next((k for k, t in enumerate(c.body) if t.text == "=>"), len(c.body))
-    pattern = [t for t in c.body[:arrow] if t.text not in (":", "(") and t.kind is not Tok.NUMBER]
-    atoms = [t.text[1:-1].strip() for t in pattern if t.kind is Tok.STRING]
-    if len(atoms) != 1 or len(pattern) != 1:
-        return []
-    atom = atoms[0]
-    existing = atom in NOTATION_TOKENS or (known_name is not None and known_name(atom))
-    if existing and atom in later:
-        why = f'`{c.keyword} "{atom}"` redefines `{atom}`, which the statement uses'
-        return [_v("notation", c.tokens[c.keyword_index], why, offset)]
-    return []
-
-
-def _name_flags(
-    c: Command,
-    i: int,
-    full_names: dict[int, str],
-    every: set[str],
-    known_name: Callable[[str], bool] | None,
-    offset: int,
-    opened: list[str] = [],  # noqa: B006 (read only)
-) -> list[Violation]:
-    """Declarations and variables named like (or looking like) a library or core name (a
-    variable: under the namespaces the item opens or enters too, `sqrt` after `open Real`)."""
-    out: list[Violation] = []
-    at = c.tokens[c.keyword_index]
-    full = full_names.get(i)
-    declared: list[tuple[str, Token]] = []
-    if full and c.keyword in DEFINITION_KEYWORDS | {"theorem", "lemma"}:
-        t = declaration_name(c)
-        declared.append((full, t or at))
-        parts = full.split(".")
-        written = normalise_name(t.text) if t is not None else full
-        why = None
-        if known_name is not None and (known_name(full) or known_name(written)):
-            why = f"`{full}` is a name the library declares"
-        elif parts[-1] in CORE_TYPES:
-            why = f"`{full}` is named like the core type {parts[-1]}"
-        elif len(parts) > 1 and parts[0] in LIBRARY_NAMESPACES:
-            why = f"`{full}` is declared inside the library namespace {parts[0]}"
-        if why:
-            out.append(_v("shadowing", at, why, offset))
-    elif c.keyword in ("variable", "variables"):
-        for t in c.body:
-            if t.kind is Tok.IDENT and t.text not in ("Type", "Sort", "Prop"):
-                declared.append((normalise_name(t.text), t))
-                name = normalise_name(t.text)
-                library = None
-                if known_name is not None and len(name) > 1:
-                    library = next(
-                        (f for f in [name, *(f"{ns}.{name}" for ns in opened)] if known_name(f)),
-                        None,
-                    )
-                if (name in CORE_TYPES or library) and _binds(c, t):
-                    why = f"the variable `{name}` is named like the library's `{library or name}`"
-                    out.append(_v("shadowing", t, why, offset))
-    for name, t in declared:
-        like = look_alike_of(name.split(".")[-1], CORE_TYPES | every)
-        lib = None
-        if like is None and known_name is not None:
-            skeleton = latin_skeleton(name)
-            lib = skeleton if skeleton != name and known_name(skeleton) else None
-        if like or lib:
-            why = f"`{name}` is spelled with letters of another script and reads as `{like or lib}`"
-            out.append(_v("look-alike", t, why, offset))
+    atoms = [t.text[1:-1].strip() for t in c.body[:arrow] if t.kind is Tok.STRING]
+    out = []
+    for atom in dict.fromkeys(atoms):
+        existing = atom in NOTATION_TOKENS or (known_name is not None and known_name(atom))
+        if existing and atom in later:
+            why = f'`{c.keyword}` with "{atom}" redefines `{atom}`, which the statement uses'
+            out.append(_v("notation", c.tokens[c.keyword_index], why, offset))
     return out
-
-
-def _look_alike_binders(c: Command, every: set[str], offset: int) -> list[Violation]:
-    """A binder of a target named with look-alike letters of a core or another name."""
-    return [
-        _v(
-            "look-alike",
-            n,
-            f"`{name}` is spelled with letters of another script and reads as `{like}`",
-            offset,
-        )
-        for n, name, like in look_alike_binders(c, every)
-    ]
-
-
-def _binds(c: Command, t: Token) -> bool:
-    """Whether an identifier of a `variable` command is one it binds (before a `:` in a
-    binder), not a name in a type."""
-    body = c.body
-    k = body.index(t)
-    for u in body[k + 1 :]:
-        if u.text == ":":
-            return True
-        if u.kind is not Tok.IDENT:
-            return False
-    return False

@@ -12,13 +12,14 @@ constant with the expected full name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from pydantic import BaseModel
 
 from math2.lean.commands import Command, split_code, split_commands
 from math2.lean.flags import benchmark_flags
 from math2.lean.lexer import LexError, Tok, Token, tokenize
+from math2.lean.library import LibraryTables
 from math2.lean.limits import DEFAULT_LIMITS, Limits, operator_nesting, precheck
 from math2.lean.names import same
 from math2.lean.rules import (
@@ -39,6 +40,7 @@ from math2.lean.targets import (
     _declared_names,
     _pick_targets,
     _target_rules,
+    unlabelled_parts,
 )
 from math2.lean.terms import (
     Violation,
@@ -226,7 +228,7 @@ def check_statement(
     parts: Sequence[str] = (),
     allow_compiled: bool = False,
     limits: Limits = DEFAULT_LIMITS,
-    known_name: Callable[[str], bool] | None = None,
+    known_name: LibraryTables | None = None,
 ) -> HygieneReport:
     """Static hygiene of a body (the text after the header). Runs nothing.
 
@@ -263,11 +265,18 @@ def check_statement(
             return HygieneReport(ok=False, violations=v)
     full_names = _declared_names(commands)
     allow_sorry: set[int] = set()
+    unlabelled: list[Violation] = []
     theorem_name = full = None
     targets: list[int] = []
     if strict is not Strictness.RELAXED:
         targets, picked = _pick_targets(commands, full_names, name, parts, trust)
         v.extend(picked)
+        unnamed = trust is ContextTrust.BENCHMARK and not parts and name is None
+        more = unlabelled_parts(commands, targets) if unnamed else []
+        if more:
+            targets = more
+            why = f"{len(more)} theorems each proved by `sorry` and no part names: all are parts"
+            unlabelled.append(_v("unlabelled parts", commands[more[0]].tokens[0], why, line_offset))
         if targets:
             for c in commands[targets[-1] + 1 :]:
                 if c.keyword != "end":
@@ -299,7 +308,9 @@ def check_statement(
     if trust is ContextTrust.GENERATED and strict is not Strictness.RELAXED:
         generated = generated_rules(commands, set(targets), line_offset, known_name)
     else:
-        flags = benchmark_flags(commands, set(targets), full_names, line_offset, known_name)
+        flags = unlabelled + benchmark_flags(
+            commands, set(targets), full_names, line_offset, known_name
+        )
     if strict is Strictness.RELAXED:
         allow_sorry = {i for i, t in enumerate(toks) if t.text in SORRY_WORDS}
     notation_words = {
@@ -317,8 +328,10 @@ def check_statement(
         clamped_at = set()
         for c in commands:
             for part in [*c.prefixes, c]:
+                if part.keyword != "set_option":
+                    continue
                 words = [t for t in part.body if t.text != "in"]
-                if part.keyword != "set_option" or len(words) < 2:
+                if len(words) < 2:
                     continue
                 ceiling = over_ceiling(words[0].text, words[1].text)
                 if ceiling is not None:
@@ -360,7 +373,7 @@ def check_code(
     parts: Sequence[str] = (),
     allow_compiled: bool = False,
     limits: Limits = DEFAULT_LIMITS,
-    known_name: Callable[[str], bool] | None = None,
+    known_name: LibraryTables | None = None,
 ) -> HygieneReport:
     """Hygiene of a whole item: header, then body, with lines of the original code.
     `known_name` answers whether the pinned library declares a name (shadowing)."""

@@ -13,8 +13,12 @@ import hashlib
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from math2.lean.library import LibraryTables
 
 VERSION_COMMAND = "#eval Lean.versionString"
 _LEAN_VERSION = re.compile(r"Lean \(version ([^,)]+)")
@@ -28,6 +32,9 @@ class LeanIdentity(BaseModel):
     mathlib_commit: str | None = None
     header: str = ""
     note: str = ""  # why a part is missing, in words
+    # the library tables hygiene judged with (`math2.lean.library`): their digest, part of the
+    # cache key, so that a verdict given under one table is never reused under another
+    tables: str = "no library tables"
 
     @property
     def is_fake(self) -> bool:
@@ -57,8 +64,14 @@ class LeanIdentity(BaseModel):
         if not self.complete:
             raise ValueError(f"no cache key for an incomplete Lean identity: {self.label()}")
         return json.dumps(
-            [self.kind, self.lean_version, self.mathlib_commit or "", self.header],
+            [self.kind, self.lean_version, self.mathlib_commit or "", self.header, self.tables],
             ensure_ascii=False,
+        )
+
+    def with_tables(self, tables: LibraryTables | None) -> LeanIdentity:
+        """This identity with the digest of the library tables a checker judges with."""
+        return self.model_copy(
+            update={"tables": tables.digest if tables is not None else "no library tables"}
         )
 
 

@@ -13,6 +13,7 @@ from math2.lean.checker import CheckItem, Mode
 from math2.lean.statement import benchmark_code
 from math2.lean.trust import ContextTrust
 from math2.util.jsonl import read_jsonl
+from math2.util.textlimit import check_strings
 from math2.util.yamlfile import decode_utf8
 
 #: The fields a JSONL line may hold its Lean in, in the order they are looked for: the code
@@ -27,6 +28,9 @@ class ItemsRead:
 
     items: list[CheckItem]
     fields: Counter[str] = field(default_factory=Counter)
+    # items refused as read (a field over the text limit): id → the one-line reason with the
+    # file and line; the file's other items are still checked
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 def load_items(
@@ -80,12 +84,18 @@ def read_items(
         raise InputError(path, None, "expected a .lean or .jsonl file")
     items: list[CheckItem] = []
     fields: Counter[str] = Counter()
+    refused: dict[str, str] = {}
     seen: set[str] = set()
-    for lineno, obj in read_jsonl(path):
+    for lineno, obj in read_jsonl(path, check_text=False):
         item_id = str(obj.get("id", obj.get("name", lineno)))
         if item_id in seen:
             raise InputError(path, lineno, f"duplicate id {item_id!r}")
         seen.add(item_id)
+        try:
+            check_strings(obj, path, lineno)
+        except InputError as exc:  # this item is refused; the others are checked
+            refused[item_id] = str(exc)
+            continue
         where = next((f for f in CODE_FIELDS if f in obj), None)
         if where is None:
             raise InputError(
@@ -113,9 +123,9 @@ def read_items(
             )
         except (ValidationError, ValueError) as exc:
             raise InputError(path, lineno, f"bad item: {exc}") from exc
-    if not items:
+    if not items and not refused:
         raise InputError(path, None, "the file has no items: there is nothing to check")
-    return ItemsRead(items, fields)
+    return ItemsRead(items, fields, refused)
 
 
 def _item_mode(value: object, default: Mode, path: Path, lineno: int) -> Mode:

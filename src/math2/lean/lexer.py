@@ -97,6 +97,10 @@ _SYMBOLS = sorted(
 _SYMBOL_RE = re.compile("|".join(re.escape(s) for s in _SYMBOLS))
 
 
+# The characters a string literal may start with (`"…"`, `r"…"`, `s!"…"`, `m!"…"`, `f!"…"`).
+_STRING_START = frozenset('"rsmf')
+
+
 def tokenize(text: str) -> list[Token]:
     """Tokens of Lean source, comments dropped (doc comments kept as DOC tokens)."""
     toks: list[Token] = []
@@ -121,11 +125,11 @@ def tokenize(text: str) -> list[Token]:
                 i += 1
                 continue
             col = i - line_start
-            if text.startswith("--", i):
+            if ch == "-" and text.startswith("--", i):
                 j = text.find("\n", i)
                 i = n if j < 0 else j
                 continue
-            if text.startswith("/-", i):
+            if ch == "/" and text.startswith("/-", i):
                 j = comment_end(text, i)
                 if j < 0:
                     raise LexError("unterminated comment", line)
@@ -134,7 +138,9 @@ def tokenize(text: str) -> list[Token]:
                 line, line_start = _advance(text, i, j, line, line_start)
                 i = j
                 continue
-            if _interpolated_at(text, i, toks):
+            if ch not in _STRING_START:
+                pass  # no string starts here (the two tests below are the lexer's slowest)
+            elif _interpolated_at(text, i, toks):
                 q = i + 2 if text[i] == "s" else i
                 spans = interpolation_spans(text, i, q, line)
                 for kind, a, b in spans:
@@ -153,7 +159,7 @@ def tokenize(text: str) -> list[Token]:
                 line, line_start = _advance(text, i, end, line, line_start)
                 i = end
                 continue
-            closing = string_end(text, i, line)
+            closing = string_end(text, i, line) if ch in _STRING_START else None
             if closing is not None:
                 tok(Tok.STRING, i, closing, line, col)
                 line, line_start = _advance(text, i, closing, line, line_start)

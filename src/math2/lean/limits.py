@@ -67,6 +67,8 @@ def operator_nesting(toks: list[Token], limits: Limits = DEFAULT_LIMITS) -> list
     of bracket levels: those at the current level and those before it at every enclosing level
     (bracket depth is capped by `precheck`). An operator nests everything after it at its level,
     brackets included, so `¬¬…(¬¬…(…))` nests as deep as all its `¬` together."""
+    if len(toks) <= limits.max_operators:
+        return []  # each token counts once at most: so few cannot pass the cap
     counts = [0]
     total = 0  # the operators at every open level: how deep the current token nests
     for t in toks:

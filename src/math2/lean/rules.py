@@ -23,6 +23,7 @@ ALLOWED_MODIFIERS = {
     "noncomputable": "any",
     "public": "any",
     "local": "instance",  # `local instance` only
+    "partial": "def",  # opaque to the kernel: it cannot prove False
 }
 
 # Attributes allowed in `@[…]` and `attribute […]` (first word of each entry).

@@ -155,3 +155,19 @@ def _target_rules(
         else:
             sorry_at = next(i for i, t in enumerate(toks) if t is proof[-1])
     return v, sorry_at, theorem_name
+
+
+def unlabelled_parts(commands: list[Command], targets: list[int]) -> list[int]:
+    """A person's item of several theorems whose proofs are each only `sorry`, picked by its
+    last one and labelled with no parts (`theorem_names`): all of them, as its parts (the
+    caller flags it); [] for any other item."""
+    theorems = [i for i, c in enumerate(commands) if c.keyword in THEOREM_KEYWORDS]
+    if len(theorems) < 2 or targets != theorems[-1:]:
+        return []
+    for i in theorems:
+        body = commands[i].body
+        stop = proof_start(body)
+        proof = [t.text for t in body[stop + 1 :]] if stop is not None else []
+        if proof not in (["sorry"], ["by", "sorry"]):
+            return []
+    return theorems

@@ -20,15 +20,25 @@ Only the caller chooses the level; nothing in the data can.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from enum import StrEnum
 
 from math2.lean.binders import Binder, binder_groups, binder_of
 from math2.lean.brackets import depths, matching, proof_start
+from math2.lean.classes import (
+    class_of,
+    closed_instance,
+    hypothesis_token,
+    lean_binder_name,
+    library_look_alike,
+    look_alike_binders,
+    scoped_opens,
+)
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
+from math2.lean.library import LibraryTables
 from math2.lean.names import canonical, has_look_alike, look_alike_of
-from math2.lean.rules import CORE_TYPES, OBJECT_TYPES, normalise_name
+from math2.lean.rules import CORE_TYPES, normalise_name
 from math2.lean.terms import Violation, _v
 
 
@@ -43,17 +53,6 @@ class ContextTrust(StrEnum):
 _GENERATED_COMMANDS = frozenset(
     {"open", "namespace", "section", "end", "universe", "universes", "variable", "variables"}
 )
-# Tokens that make a binder's type a proposition (a hypothesis), not a type of objects.
-_PROP_TOKENS = frozenset(
-    {"=", "≠", "<", ">", "≤", "≥", "∣", "∀", "∃", "∃!", "↔", "∧", "∨", "¬", "∈", "∉",
-     "⊆", "⊂", "⊇", "⊃", "≡", "False", "True", "Fact", "HEq", "Eq", "Ne", "NeZero"}
-)  # fmt: skip
-# Predicates whose application is a hypothesis (`(hp : p.Prime)`, `(h : Even n)`).
-_PREDICATES = frozenset(
-    {"Prime", "Even", "Odd", "IsUnit", "Squarefree", "Coprime", "Injective", "Surjective",
-     "Bijective", "Continuous", "Differentiable", "Monotone", "StrictMono", "Antitone",
-     "Nonempty", "Finite", "Infinite", "lt", "le", "Dvd"}
-)  # fmt: skip
 # Words that make an instance inside a term, whatever the context.
 _INSTANCE_WORDS = frozenset({"letI", "haveI", "inferInstanceAs", "instance"})
 
@@ -62,7 +61,7 @@ def generated_rules(
     commands: list[Command],
     targets: set[int],
     offset: int,
-    known_name: Callable[[str], bool] | None = None,
+    known_name: LibraryTables | None = None,
 ) -> list[Violation]:
     """The rules of a model's block (see the module docstring)."""
     out: list[Violation] = []
@@ -76,7 +75,7 @@ def generated_rules(
             if p.keyword in ("set_option", "include"):
                 out.append(_refuse(p.tokens[0], f"`{p.keyword} … in`", offset))
             elif p.keyword == "open":
-                out.extend(_open_rules(p, offset))
+                out.extend(_open_rules(p, offset, known_name))
         for t in c.tokens:
             if t.text == "set_option":  # inside a term or tactic block too
                 out.append(_refuse(t, "`set_option`", offset))
@@ -88,13 +87,14 @@ def generated_rules(
             if any(t.text == "instance" for t in attrs):
                 out.append(_instance(c.tokens[0], "`@[instance]`", offset))
         if i in targets:
-            out.extend(statement_instances(c, offset, bound))  # a proof may use haveI
+            # a proof may use haveI
+            out.extend(statement_instances(c, offset, bound, known_name, opened))
             if any(t.kind is Tok.IDENT and has_look_alike(t.text) for t in c.tokens):
-                out.extend(_look_alike_binders(c, mentioned, offset))
+                out.extend(_look_alike_binders(c, mentioned, offset, known_name, opened))
             continue
         if c.keyword in _GENERATED_COMMANDS:
             if c.keyword == "open":
-                out.extend(_open_rules(c, offset))
+                out.extend(_open_rules(c, offset, known_name))
             elif c.keyword in ("variable", "variables"):
                 out.extend(_variable_rules(c, offset, bound, mentioned, opened, known_name))
             continue
@@ -110,6 +110,8 @@ def namespaces(commands: list[Command]) -> list[str]:
     inside: list[str] = []
     for c in commands:
         for p in [*c.prefixes, c]:
+            if p.keyword not in ("open", "namespace", "end"):
+                continue
             words = [canonical(t.text) for t in p.body if t.kind is Tok.IDENT]
             if p.keyword == "open":
                 out.extend(words)
@@ -144,9 +146,10 @@ def _instance(t: Token, what: str, offset: int) -> Violation:
     )
 
 
-def _open_rules(c: Command, offset: int) -> list[Violation]:
-    """`open … renaming`/`hiding` changes what a name of the statement refers to."""
-    return [
+def _open_rules(c: Command, offset: int, tables: LibraryTables | None) -> list[Violation]:
+    """`open … renaming`/`hiding` changes what a name of the statement refers to; `open` of a
+    namespace with scoped instances changes instance resolution."""
+    out = [
         _v(
             "generated",
             t,
@@ -156,12 +159,11 @@ def _open_rules(c: Command, offset: int) -> list[Violation]:
         for t in c.body
         if t.kind is Tok.IDENT and t.text in ("renaming", "hiding")
     ]
-
-
-def _statement_tokens(c: Command) -> list[Token]:
-    """A target's tokens up to the `:=` of its proof."""
-    stop = proof_start(c.body)
-    return c.tokens[: c.keyword_index + 1] + (c.body[:stop] if stop is not None else c.body)
+    out += [
+        _v("generated", t, f"`open {ns}` in a model's output: {why}", offset)
+        for t, ns, why in scoped_opens(c, tables)
+    ]
+    return out
 
 
 def _mentioned(commands: list[Command], targets: set[int]) -> set[str]:
@@ -176,18 +178,37 @@ def _mentioned(commands: list[Command], targets: set[int]) -> set[str]:
     return out
 
 
-def statement_instances(c: Command, offset: int, bound: set[str] | None = None) -> list[Violation]:
+def statement_instances(
+    c: Command,
+    offset: int,
+    bound: set[str] | None = None,
+    tables: LibraryTables | None = None,
+    opened: Sequence[str] = (),
+) -> list[Violation]:
     """The instances a target makes inside its own type: `letI`, `haveI`, `inferInstanceAs`,
     a `let`/`have` of a class (its proof may use them), and a binder of a class on a closed
     type under `∃`, `fun`, `Σ` (`∃ i : LT ℕ, (3 : ℕ) < 2`: the proof chooses the instance).
     `bound`: the block's variables (None where they are not known: then a one-word argument
     that is not a core type counts as a variable)."""
-    out = [
-        _instance(t, f"`{t.text}` makes an instance", offset)
-        for t in _statement_tokens(c)
-        if t.kind is Tok.IDENT and t.text in _INSTANCE_WORDS and t is not c.tokens[0]
-    ]
-    return out + _let_rules(c, offset) + _chosen_instances(c, offset, bound)
+    stop = proof_start(c.body)
+    sig = c.body[:stop] if stop is not None else c.body
+    words = {t.text for t in sig}  # each pass below only where its words occur
+    head = c.tokens[: c.keyword_index + 1]
+    out = []
+    if words & _INSTANCE_WORDS or any(t.text in _INSTANCE_WORDS for t in head):
+        out = [
+            _instance(t, f"`{t.text}` makes an instance", offset)
+            for t in [*head, *sig]
+            if t.kind is Tok.IDENT and t.text in _INSTANCE_WORDS and t is not c.tokens[0]
+        ]
+    if words & _BINDING:
+        out += _let_rules(sig, offset, tables, opened)
+    if words & _CHOOSING:
+        out += _chosen_instances(sig, offset, bound, tables, opened)
+    return out
+
+
+_BINDING = frozenset({"let", "have", "set"})
 
 
 # Binders whose value the statement's proof chooses (an existential) or the statement itself
@@ -195,10 +216,13 @@ def statement_instances(c: Command, offset: int, bound: set[str] | None = None) 
 _CHOOSING = frozenset({"∃", "∃!", "exists", "fun", "λ", "Σ", "Σ'", "Exists"})
 
 
-def _chosen_instances(c: Command, offset: int, bound: set[str] | None) -> list[Violation]:
-    body = c.body
-    stop = proof_start(body)
-    sig = body[:stop] if stop is not None else body
+def _chosen_instances(
+    sig: list[Token],
+    offset: int,
+    bound: set[str] | None,
+    tables: LibraryTables | None,
+    opened: Sequence[str],
+) -> list[Violation]:
     known = set(bound or ()) | {
         normalise_name(n.text) for b in binder_groups(sig[1:]) for n in b.names
     }
@@ -219,35 +243,12 @@ def _chosen_instances(c: Command, offset: int, bound: set[str] | None) -> list[V
         # `∃ i j : T,`: one group without brackets
         groups = binder_groups(part) or [binder_of(t, part)]
         for b in groups:
-            if (b.is_instance or _known_class(b)) and _closed(b, known, bound):
+            if (b.is_instance or class_of(b.type, tables, opened)) and _closed(b, known, bound):
                 shown = " ".join(u.text for u in b.type)[:60]
                 why = f"a binder of the class `{shown}` under `{t.text}` (an instance it chooses)"
                 out.append(_instance(t, why, offset))
             known.update(normalise_name(n.text) for n in b.names)
     return out
-
-
-# Classes of core Lean and Mathlib a statement's binder may name (`(i : LT ℕ)`): written without
-# instance brackets, a binder is taken for an instance only when its head is one of these (a
-# structure such as `SimpleGraph (Fin 5)` under `∃` is an object, not an instance).
-_KNOWN_CLASSES = frozenset(
-    {"LT", "LE", "Preorder", "PartialOrder", "LinearOrder", "Lattice", "Ord", "Max", "Min",
-     "Zero", "One", "Add", "Sub", "Mul", "Div", "Neg", "Inv", "Pow", "Mod", "Dvd", "SMul",
-     "HAdd", "HSub", "HMul", "HDiv", "HPow", "HMod", "HSMul", "OfNat", "NatCast", "IntCast",
-     "Semigroup", "Monoid", "CommMonoid", "AddMonoid", "AddCommMonoid", "Group", "CommGroup",
-     "AddGroup", "AddCommGroup", "Semiring", "CommSemiring", "Ring", "CommRing", "Field",
-     "DivisionRing", "Module", "Algebra", "Norm", "Dist", "TopologicalSpace", "MetricSpace",
-     "PseudoMetricSpace", "UniformSpace", "MeasurableSpace", "Fintype", "Finite", "Infinite",
-     "Countable", "Inhabited", "Nonempty", "Decidable", "DecidableEq", "DecidablePred",
-     "DecidableRel", "Fact", "NeZero", "Setoid", "BEq", "Hashable", "Repr", "ToString",
-     "CharZero", "CharP", "NormedField", "NormedAddCommGroup", "InnerProductSpace",
-     "OrderedSemiring", "StrictOrderedSemiring", "LinearOrderedField", "IsDomain"}
-)  # fmt: skip
-
-
-def _known_class(b: Binder) -> bool:
-    head = next((t for t in b.type if t.kind is Tok.IDENT), None)
-    return head is not None and normalise_name(head.text).removeprefix("_root_.") in _KNOWN_CLASSES
 
 
 def _closed(b: Binder, known: set[str], bound: set[str] | None) -> bool:
@@ -263,13 +264,12 @@ def _closed(b: Binder, known: set[str], bound: set[str] | None) -> bool:
     return True
 
 
-def _let_rules(c: Command, offset: int) -> list[Violation]:
-    """A `let`/`have` inside the statement's own type that binds something of a class (an
-    instance for the rest of the statement): one without a name, or whose type is not a type
-    of objects or a proposition."""
-    body = c.body
-    stop = proof_start(body)
-    sig = body[:stop] if stop is not None else body
+def _let_rules(
+    sig: list[Token], offset: int, tables: LibraryTables | None, opened: Sequence[str]
+) -> list[Violation]:
+    """A `let`/`have` inside the statement's own type (`sig`: a target's tokens up to its
+    proof) that binds something of a class (an instance for the rest of the statement): one
+    without a name, or whose type is not a type of objects or a proposition."""
     out = []
     level = depths(sig)
     for k, t in enumerate(sig):
@@ -291,7 +291,7 @@ def _let_rules(c: Command, offset: int) -> list[Violation]:
             kind = rest[colon + 1 : end]
         else:  # no type written: the value's own ascription gives it (`let x := (⟨…⟩ : LT ℕ)`)
             kind = _ascribed_type(rest[end + 1 :])
-        if name == "_" or name.startswith("inst") or (kind and class_like(kind)):
+        if name == "_" or name.startswith("inst") or (kind and class_of(kind, tables, opened)):
             out.append(_instance(t, f"`{t.text}` of a class in the statement", offset))
     return out
 
@@ -317,70 +317,55 @@ def _ascribed_type(value: list[Token]) -> list[Token]:
     return []
 
 
-def class_like(kind: list[Token]) -> bool:
-    """Whether a type may be a class: not a proposition, and its head is not a type of objects."""
-    if any(t.text in _PROP_TOKENS for t in kind):
-        return kind[0].text in ("Fact", "NeZero")
-    head = next((t for t in kind if t.kind is Tok.IDENT), None)
-    if head is None:
-        return False
-    name = normalise_name(head.text)
-    return name[:1].isupper() and name not in OBJECT_TYPES and not name.startswith("Type")
-
-
 def _variable_rules(
     c: Command,
     offset: int,
     bound: set[str],
     mentioned: set[str],
     opened: list[str],
-    known_name: Callable[[str], bool] | None,
+    tables: LibraryTables | None,
 ) -> list[Violation]:
-    """A `variable` of a model's block: no hypothesis, an instance only of a class over variables
-    bound in the block, and no name that shadows a constant the statement mentions."""
+    """A `variable` of a model's block: no hypothesis (nor a binder of a Prop-valued class), an
+    instance only of a class that finds it by a variable of the block, and no name that shadows
+    a constant the statement mentions."""
     out: list[Violation] = []
-    for t in c.body:
-        name = normalise_name(t.text)
-        if t.text in _PROP_TOKENS or (
-            t.kind is Tok.IDENT and (name in _PROP_TOKENS or name.split(".")[-1] in _PREDICATES)
-        ):
-            return [
-                _v(
-                    "generated",
-                    t,
-                    f"`variable` with `{t.text}` declares a hypothesis; in a model's output a "
-                    "variable may only be an object of a type or a class instance on it",
-                    offset,
-                )
-            ]
+    if (t := hypothesis_token(c.body, tables, opened)) is not None:
+        return [
+            _v(
+                "generated",
+                t,
+                f"`variable` with `{t.text}` declares a hypothesis; in a model's output a "
+                "variable may only be an object of a type or a class instance on it",
+                offset,
+            )
+        ]
     for b in binder_groups(c.body):
-        instance = b.is_instance or (b.type and class_like(b.type))
-        if instance and (why := closed_instance(b, bound)):
-            out.append(_v("generated", b.at, why, offset))
+        info = class_of(b.type, tables, opened)
+        if info is not None and info.prop:
+            shown = " ".join(t.text for t in b.type)[:60]
+            hypothesis = (
+                f"`variable [{shown}]` in a model's output: `{info.name}` is a Prop-valued class, "
+                "so the binder is a hypothesis every theorem over its variables assumes (two "
+                "such can contradict each other: `[Nontrivial α] [Subsingleton α]`)"
+            )
+            out.append(_v("generated", b.at, hypothesis, offset))
+        elif (b.is_instance or info is not None) and (closed := closed_instance(b, bound, info)):
+            out.append(_v("generated", b.at, closed, offset))
         for n in b.names:
-            if why := _shadows(n.text, mentioned, opened, known_name):
-                out.append(_v("generated", n, why, offset))
+            if shadow := _shadows(n.text, mentioned, opened, tables):
+                out.append(_v("generated", n, shadow, offset))
             bound.add(normalise_name(n.text))
     return out
 
 
-def look_alike_binders(c: Command, known: set[str]) -> list[tuple[Token, str, str]]:
-    """The target's binders named with look-alike letters of a core name or of another of
-    `known` (`(Νat : Type)`): (the name's token, the name, what it looks like). Both levels
-    read them so (a model's block is refused, a person's context flagged)."""
-    out = []
-    stop = proof_start(c.body)
-    for b in binder_groups(c.body[1:stop]):
-        for n in b.names:
-            name = normalise_name(n.text)
-            like = look_alike_of(name, CORE_TYPES | (known - {name}))
-            if like is not None:
-                out.append((n, name, like))
-    return out
-
-
-def _look_alike_binders(c: Command, mentioned: set[str], offset: int) -> list[Violation]:
-    """A binder of the target named with look-alike letters of a core name (`(Νat : Type)`)."""
+def _look_alike_binders(
+    c: Command,
+    mentioned: set[str],
+    offset: int,
+    tables: LibraryTables | None,
+    opened: Sequence[str],
+) -> list[Violation]:
+    """A binder of the target named with look-alike letters of a core or library name."""
     return [
         _v(
             "generated",
@@ -388,38 +373,22 @@ def _look_alike_binders(c: Command, mentioned: set[str], offset: int) -> list[Vi
             f"the binder `{name}` looks like `{like}` (letters of another script)",
             offset,
         )
-        for n, name, like in look_alike_binders(c, mentioned)
+        for n, name, like in look_alike_binders(c, mentioned, tables, opened)
     ]
 
 
-def closed_instance(b: Binder, bound: set[str]) -> str | None:
-    """Why an instance binder is refused: none of its class's arguments is a variable bound in
-    the block (`[Fintype ℕ]`, `[LT (Fin n)]`)."""
-    args = b.arguments()
-    if any(len(a) == 1 and normalise_name(a[0].text) in bound for a in args):
-        return None
-    shown = " ".join(t.text for t in b.type)[:60]
-    return (
-        f"`variable [{shown}]` in a model's output: an instance binder must be a class over "
-        "variables bound in the same block; on a closed type it is a hypothesis every theorem "
-        "may use (a false one makes any statement provable)"
-    )
-
-
 def _shadows(
-    written: str, mentioned: set[str], opened: list[str], known_name: Callable[[str], bool] | None
+    written: str, mentioned: set[str], opened: list[str], tables: LibraryTables | None
 ) -> str | None:
     """Why a variable's name is refused: it is named like (or looks like) a constant the
-    statement mentions."""
+    statement mentions, or looks like a library name under an opened namespace."""
     name = normalise_name(written)
-    like = look_alike_of(name, CORE_TYPES | mentioned)
+    like = look_alike_of(name, CORE_TYPES | mentioned) or library_look_alike(name, tables, opened)
     if like is not None and like != name:
         return f"the variable `{name}` looks like `{like}` (letters of another script)"
-    if name not in mentioned:
+    if name not in mentioned or lean_binder_name(name):
         return None
-    library = known_name is not None and any(
-        known_name(".".join([*([ns] if ns else []), name])) for ns in ["", *opened]
-    )
+    library = tables is not None and any(tables(f) for f in tables.resolve(name, opened))
     if name in CORE_TYPES or library:
         return (
             f"the variable `{name}` shadows the constant `{name}` the statement mentions: the "

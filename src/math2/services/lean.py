@@ -3,6 +3,7 @@ they describe (the local backend's and each Ray node's), and a checker on them."
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,12 @@ from math2.lean import (
 if TYPE_CHECKING:
     from math2.config import Settings
     from math2.lean.cache import ResultCache
+    from math2.lean.library import LibraryTables
     from math2.store import Store
+
+# The folders of Lean core's shipped sources whose declarations join the tables (statements
+# name `Nat.sqrt`, `Membership`, `HasSubset` from here; `Lean.*` is the compiler's own).
+CORE_FOLDERS = ("Init", "Std")
 
 
 def make_backend(settings: Settings, backend: str | None = None) -> LeanBackend:
@@ -65,14 +71,15 @@ def make_checker(
     allow_compiled: bool = False,
     lean_backend: LeanBackend | None = None,
     cache: ResultCache | None = None,
+    use_cache: bool = True,
 ) -> LeanChecker:
     """The one way a checker is made: the configured backend (or `lean_backend`, a Ray worker's
-    actor) and, given a store, the result cache (or `cache`) and the library's name table
-    (shadowing); `allow_compiled` (proofs trusting compiled code) only ever from the caller."""
+    actor) and, given a store, the result cache (or `cache`; none with `use_cache=False`) and
+    the library's tables (`library_tables`: read whatever the cache flag says);
+    `allow_compiled` (proofs trusting compiled code) only ever from the caller."""
     from math2.lean.cache import ResultCache
-    from math2.lean.library import LibraryNames
 
-    if cache is None and store is not None:
+    if cache is None and store is not None and use_cache:
         cache = ResultCache(store)
     return LeanChecker(
         lean_backend or make_backend(settings, backend),
@@ -81,5 +88,56 @@ def make_checker(
         timeout_s=settings.lean.timeout_s,
         limits=settings.lean.limits,
         allow_compiled=allow_compiled,
-        known_name=LibraryNames(store) if store is not None else None,
+        known_name=library_tables(settings, store),
     )
+
+
+def library_tables(settings: Settings, store: Store | None) -> LibraryTables:
+    """The library's class, name and scoped-instance tables (`math2.lean.library`): the store's
+    `lean4` libraries (Mathlib, Batteries where imported) joined to Lean core's shipped sources
+    when the pinned toolchain is installed (`math2 lean setup`)."""
+    from math2.lean.library import LibraryTables, join, store_tables
+
+    tables = store_tables(store) if store is not None else LibraryTables()
+    core = core_sources(settings)
+    if core is not None:
+        tables = join(tables, source_tables(core))
+    return tables
+
+
+def core_sources(settings: Settings) -> Path | None:
+    """Lean core's sources as the pinned toolchain ships them (elan's
+    `toolchains/<toolchain>/src/lean`), or None when it is not installed."""
+    from math2.services.spec import find_pin
+
+    pin = find_pin(settings)
+    toolchain = settings.lean.toolchain or (pin.toolchain if pin is not None else None)
+    if not toolchain:
+        return None
+    folder = toolchain.replace("/", "--").replace(":", "---")
+    root = Path.home() / ".elan" / "toolchains" / folder / "src" / "lean"
+    return root if (root / "Init").is_dir() else None
+
+
+@lru_cache(maxsize=4)
+def source_tables(root: Path, folders: tuple[str, ...] = CORE_FOLDERS) -> LibraryTables:
+    """The tables of the Lean sources under `root`'s `folders` (Lean core's; a fixture's), read
+    with the importers' scanner (`math2.importers.lean_source`)."""
+    from math2.importers.lean_source import scan_file
+    from math2.lean.library import LibraryDecl, tables_from
+
+    decls = []
+    for folder in folders:
+        for path in sorted((root / folder).rglob("*.lean")):
+            for d in scan_file(root, path).declarations:
+                if d.name:
+                    decls.append(
+                        LibraryDecl(
+                            name=d.name,
+                            kind=d.kind,
+                            statement=d.statement,
+                            attributes=tuple(d.attributes),
+                            modifiers=tuple(d.modifiers),
+                        )
+                    )
+    return tables_from(decls, base=f"sources:{'+'.join(folders)}")

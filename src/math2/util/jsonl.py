@@ -11,13 +11,16 @@ from math2.errors import InputError
 from math2.util.textlimit import check_strings, text_limit
 
 
-def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_jsonl(
+    path: str | Path, *, check_text: bool = True
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line, lazily.
 
     InputError for a missing or unreadable file, bytes that are not UTF-8, a line that is not
     JSON, a line that is not a JSON object, or a string in it over the text limit
     (`math2.util.textlimit`); a line over `LINE_CAP_BYTES` (or 16 times that limit) is not
-    even parsed. Callers decide what an empty file means.
+    even parsed. Callers decide what an empty file means. `check_text=False`: the caller checks
+    the text limit itself (to refuse one item, not the file).
     """
     path = Path(path)
     try:
@@ -45,7 +48,8 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 raise InputError(path, lineno, f"not JSON: {exc.msg}", column=exc.colno) from exc
             if not isinstance(obj, dict):
                 raise InputError(path, lineno, "each line must be a JSON object")
-            check_strings(obj, path, lineno)
+            if check_text:
+                check_strings(obj, path, lineno)
             yield lineno, obj
 
 

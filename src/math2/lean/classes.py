@@ -1,0 +1,138 @@
+"""What a binder, a `variable` or an `open` does with the library's classes, read from the
+tables of `math2.lean.library` (never from a hand list): which binder is an instance and of
+which class, which is a hypothesis, which instance a closed library type would get, which
+`open` switches on scoped instances, which name only looks like a library name. Read by both
+trust levels (`math2.lean.trust` refuses, `math2.lean.flags` flags)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from math2.lean.binders import Binder, binder_groups
+from math2.lean.brackets import depths, proof_start
+from math2.lean.commands import Command
+from math2.lean.lexer import Tok, Token
+from math2.lean.library import ClassInfo, LibraryTables
+from math2.lean.names import canonical, latin_skeleton, look_alike_of
+from math2.lean.rules import CORE_TYPES, normalise_name
+
+# Lean's syntax for propositions: a binder's type with one of these is a hypothesis. Names
+# (`Nat.Prime`, `Fact`, `False`) are read from the library's tables (`LibraryTables.predicate`).
+PROP_TOKENS = frozenset(
+    {"=", "≠", "<", ">", "≤", "≥", "∣", "∀", "∃", "∃!", "↔", "∧", "∨", "¬", "∈", "∉",
+     "⊆", "⊂", "⊇", "⊃", "≡"}
+)  # fmt: skip
+
+
+def scoped_opens(c: Command, tables: LibraryTables | None) -> list[tuple[Token, str, str]]:
+    """The namespaces an `open` switches scoped instances on in (the library's scan says which
+    hold a `scoped instance`): (where, the namespace, why)."""
+    if tables is None or not tables.scoped:
+        return []
+    out = []
+    for t in c.body:
+        if t.kind is Tok.IDENT and tables.scoped_instances_in(canonical(t.text)):
+            why = (
+                f"the library's namespace `{canonical(t.text)}` holds scoped instances: opening "
+                "it changes instance resolution for the statement"
+            )
+            out.append((t, canonical(t.text), why))
+    return out
+
+
+def class_of(
+    kind: Sequence[Token], tables: LibraryTables | None, opened: Sequence[str] = ()
+) -> ClassInfo | None:
+    """The library class a type's head names (`LT` of `LT ℕ`), read from the class table; None
+    for anything else (a structure, a type of objects, a variable) or without a table."""
+    if tables is None:
+        return None
+    head = next((t for t in kind if t.kind is Tok.IDENT), None)
+    if head is None:
+        return None
+    return tables.class_info(normalise_name(head.text).removeprefix("_root_."), opened)
+
+
+def hypothesis_token(
+    body: Sequence[Token], tables: LibraryTables | None, opened: Sequence[str] = ()
+) -> Token | None:
+    """The token that makes a `variable`'s binder a hypothesis: Lean's syntax of propositions
+    (`=`, `<`, `∀`, …) or a name the library's tables give as Prop-valued (`Nat.Prime`,
+    `Even`, `False`) — a class at the head of a `[…]` binder is judged as a class instead."""
+    level = depths(body)
+    bracket = ""  # the top-level binder bracket the token is in
+    for k, t in enumerate(body):
+        if level[k] == 0 and t.text in ("[", "(", "{", "⦃"):
+            bracket = t.text
+            continue
+        if t.text in PROP_TOKENS:
+            return t
+        if t.kind is not Tok.IDENT or tables is None:
+            continue
+        name = normalise_name(t.text)
+        if bracket == "[" and body[k - 1].text == "[" and tables.class_info(name, opened):
+            continue
+        if tables.predicate(name, opened):
+            return t
+    return None
+
+
+def look_alike_binders(
+    c: Command,
+    known: set[str],
+    tables: LibraryTables | None = None,
+    opened: Sequence[str] = (),
+) -> list[tuple[Token, str, str]]:
+    """The target's binders named with look-alike letters of a core name, of another of
+    `known` (`(Νat : Type)`) or of a library name under the namespaces `opened` (`lοg` with a
+    Greek omicron under `open Real`): (the name's token, the name, what it looks like). Both
+    levels read them so (a model's block is refused, a person's context flagged)."""
+    out = []
+    stop = proof_start(c.body)
+    for b in binder_groups(c.body[1:stop]):
+        for n in b.names:
+            name = normalise_name(n.text)
+            like = look_alike_of(name, CORE_TYPES | (known - {name})) or library_look_alike(
+                name, tables, opened
+            )
+            if like is not None:
+                out.append((n, name, like))
+    return out
+
+
+def library_look_alike(
+    name: str, tables: LibraryTables | None, opened: Sequence[str] = ()
+) -> str | None:
+    """The library name (under `opened`) that `name` only looks like, or None."""
+    if tables is None or len(name) < 2:
+        return None
+    skeleton = latin_skeleton(name)
+    if skeleton == name:
+        return None
+    return next((f for f in tables.resolve(skeleton, opened) if tables(f)), None)
+
+
+def closed_instance(b: Binder, bound: set[str], info: ClassInfo | None = None) -> str | None:
+    """Why an instance binder is refused: none of the class's arguments that Lean finds an
+    instance by (those that are not `outParam`s, from the class table) is a variable bound in
+    the block — `[Fintype ℕ]`, `[LT (Fin n)]`, `[Membership β (Set ℕ)]` (β is an outParam:
+    the binder gives `∈` on the library's `Set ℕ`)."""
+    args = b.arguments()
+    outs = info.out_params if info is not None else ()
+    keyed = [a for k, a in enumerate(args) if not (k < len(outs) and outs[k])]
+    if any(len(a) == 1 and normalise_name(a[0].text) in bound for a in keyed):
+        return None
+    shown = " ".join(t.text for t in b.type)[:60]
+    on = ", ".join(" ".join(t.text for t in a) for a in keyed if a) or "no variable"
+    return (
+        f"`variable [{shown}]` in a model's output: an instance of `{b.head}` on {on}, a type "
+        "the block does not bind: an instance binder must be found by a variable bound in the "
+        "same block; on a closed type it is a hypothesis every theorem may use (it can give a "
+        "library type other structure or notation)"
+    )
+
+
+def lean_binder_name(name: str) -> bool:
+    """`inst`, `inst_1`, …: the names Lean gives instance binders itself (`inst✝`); a variable
+    named so shadows nothing a statement means by the name."""
+    return name == "inst" or (name.startswith("inst_") and name[5:].isdigit())

@@ -1,0 +1,126 @@
+"""The flags of a person's context about names (`math2.lean.flags` gives the others): a
+declaration or variable named like a library or core name under every namespace the item opens
+or enters (`shadowing`), and a name spelled with letters of another script that reads as one
+(`look-alike`). The library's names come from its tables (`math2.lean.library`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from math2.lean.classes import lean_binder_name, library_look_alike, look_alike_binders
+from math2.lean.commands import Command
+from math2.lean.lexer import Tok, Token
+from math2.lean.library import LibraryTables
+from math2.lean.names import look_alike_of
+from math2.lean.rules import CORE_TYPES, DEFINITION_KEYWORDS, LIBRARY_NAMESPACES, normalise_name
+from math2.lean.targets import declaration_name
+from math2.lean.terms import Violation, _v
+
+
+def name_flags(
+    c: Command,
+    i: int,
+    full_names: dict[int, str],
+    every: Callable[[], set[str]],
+    tables: LibraryTables | None,
+    offset: int,
+    opened: list[str],
+    used_later: dict[int, set[str]],
+) -> list[Violation]:
+    """Declarations and variables named like (or looking like) a library or core name, under
+    every namespace the item opens or enters too (`def sqrt` under `open Real` reads as
+    `Real.sqrt`; `Foo.Nat.sqrt` inside `namespace Foo` as `Nat.sqrt`)."""
+    out: list[Violation] = []
+    at = c.tokens[c.keyword_index]
+    full = full_names.get(i)
+    declared: list[tuple[str, Token]] = []
+    if full and c.keyword in DEFINITION_KEYWORDS | {"theorem", "lemma"}:
+        t = declaration_name(c)
+        declared.append((full, t or at))
+        parts = full.split(".")
+        written = normalise_name(t.text) if t is not None else full
+        why = None
+        if tables is not None and (lib := _library_like(full, written, tables, opened)):
+            why = f"`{full}` is named like the library's `{lib}`"
+            if lib != full and lib != written:
+                why += " (under the namespaces the item opens or enters)"
+        elif parts[-1] in CORE_TYPES:
+            why = f"`{full}` is named like the core type {parts[-1]}"
+        elif len(parts) > 1 and parts[0] in LIBRARY_NAMESPACES:
+            why = f"`{full}` is declared inside the library namespace {parts[0]}"
+        if why:
+            out.append(_v("shadowing", at, why, offset))
+    elif c.keyword in ("variable", "variables"):
+        later = used_later.get(i, set())
+        for t in c.body:
+            if t.kind is Tok.IDENT and t.text not in ("Type", "Sort", "Prop"):
+                declared.append((normalise_name(t.text), t))
+                name = normalise_name(t.text)
+                library = None
+                # a variable shadows only where the item uses the name after it
+                if (
+                    tables is not None
+                    and len(name) > 1
+                    and t.text in later
+                    and not lean_binder_name(name)
+                ):
+                    library = next((f for f in tables.resolve(name, opened) if tables(f)), None)
+                if (name in CORE_TYPES or library) and _binds(c, t):
+                    why = f"the variable `{name}` is named like the library's `{library or name}`"
+                    out.append(_v("shadowing", t, why, offset))
+    for name, t in declared:
+        last = name.split(".")[-1]
+        like = None if last.isascii() else look_alike_of(last, CORE_TYPES | every())
+        like = like or library_look_alike(name, tables, opened)
+        if like:
+            why = f"`{name}` is spelled with letters of another script and reads as `{like}`"
+            out.append(_v("look-alike", t, why, offset))
+    return out
+
+
+def _library_like(
+    full: str, written: str, tables: LibraryTables, opened: Sequence[str]
+) -> str | None:
+    """The library name a declaration reads as: its own full or written name, that name under
+    an opened namespace, or what is left of it after a namespace the item opens or enters
+    (`Foo.Nat.sqrt` with `Foo` open reads as `Nat.sqrt`)."""
+    for name in dict.fromkeys([full, written]):
+        for f in tables.resolve(name, opened):
+            if tables(f):
+                return f
+    for ns in opened:
+        if full.startswith(ns + ".") and tables(rest := full[len(ns) + 1 :]):
+            return rest
+    return None
+
+
+def look_alike_flags(
+    c: Command,
+    every: Callable[[], set[str]],
+    offset: int,
+    tables: LibraryTables | None,
+    opened: Sequence[str],
+) -> list[Violation]:
+    """A binder of a target named with look-alike letters of a core or another name."""
+    return [
+        _v(
+            "look-alike",
+            n,
+            f"`{name}` is spelled with letters of another script and reads as `{like}`",
+            offset,
+        )
+        for n, name, like in look_alike_binders(c, every(), tables, opened)
+    ]
+
+
+def _binds(c: Command, t: Token) -> bool:
+    """Whether an identifier of a `variable` command is one it binds (before a `:` in a
+    binder), not a name in a type."""
+    body = c.body
+    k = body.index(t)
+    for u in body[k + 1 :]:
+        if u.text == ":":
+            return True
+        if u.kind is not Tok.IDENT:
+            return False
+    return False
