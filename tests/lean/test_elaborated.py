@@ -60,7 +60,10 @@ REFUSED = {
         f"(@OfNat.mk.{{0}} Nat 2 3 : OfNat.{{0}} Nat 2)) {num(2)}) {num(5)}",
         "OfNat.mk",
     ),
-    "lambda": (lt("fun (x : Nat) => instLTNat", num(5), num(3)), "a lambda"),
+    "lambda": (
+        lt("fun (x : Nat) => LT.mk.{0} Nat fun (a b : Nat) => True", num(5), num(3)),
+        "a lambda whose body is LT.mk",
+    ),
     "let": (lt("let i : LT.{0} Nat := instLTNat; i", num(5), num(3)), "a `let`"),
     "anonymous constructor": (lt("⟨fun (x x_1 : Nat) => True⟩", num(5), num(3)), "⟨…⟩"),
     "structure literal": (lt("{ lt := fun (x x_1 : Nat) => True }", num(5), num(3)), "{ … }"),
@@ -103,6 +106,20 @@ def test_global_instances_instance_binders_and_their_projections_pass() -> None:
     assert not judge("foo", answer(proj), declared=["foo"], trust=GEN).refusals
     arrow = "∀ (f : (n : Nat) → Fin n), [inst : LT.{0} Nat] → " + lt("inst", num(1), num(2))
     assert not judge("foo", answer(arrow), declared=["foo"], trust=GEN).refusals
+    # `f + g` of functions ℕ → ℝ: Pi.instAdd takes a family of instances, a lambda
+    family = (
+        "∀ (f g : Nat → Real), @Eq.{1} (Nat → Real) (@HAdd.hAdd.{0, 0, 0} (Nat → Real) "
+        "(Nat → Real) (Nat → Real) (@instHAdd.{0} (Nat → Real) (@Pi.instAdd.{0, 0} Nat "
+        "(fun (i : Nat) => Real) (fun (i : Nat) => Real.instAdd : (i : Nat) → "
+        "Add.{0} Real) : Add.{0} (Nat → Real)) : HAdd.{0, 0, 0} (Nat → Real) (Nat → Real) "
+        "(Nat → Real)) f g) (@HAdd.hAdd.{0, 0, 0} (Nat → Real) (Nat → Real) (Nat → Real) "
+        "(@instHAdd.{0} (Nat → Real) (@Pi.instAdd.{0, 0} Nat (fun (i : Nat) => Real) "
+        "(fun (i : Nat) => Real.instAdd : (i : Nat) → Add.{0} Real) : "
+        "Add.{0} (Nat → Real)) : HAdd.{0, 0, 0} (Nat → Real) (Nat → Real) (Nat → Real)) g f)"
+    )
+    pi = {"instHAdd", "Pi.instAdd", "Real.instAdd"}
+    assert not judge("foo", answer(family, pi), declared=["foo"], trust=GEN).refusals
+    assert judge("foo", answer(family, pi - {"Real.instAdd"}), declared=["foo"], trust=GEN).refusals
 
 
 def test_a_parent_projection_lean_does_not_list_as_an_instance_is_refused() -> None:
@@ -197,7 +214,8 @@ def test_the_reader_reads_binders_universes_and_inaccessible_names() -> None:
     with pytest.raises(Unreadable):
         read("@f x ⋯")
     # a double's answer keeps the block's notation; a real Lean's may not
-    assert read("a + b < c", notation=True).kind == "op"
+    ops = read("a + b < ‖c‖⁻¹", notation=True).args
+    assert [a.text for a in ops if a.kind == "op"] == ["+", "<", "‖", "‖", "⁻", "¹"]
     with pytest.raises(Unreadable):
         read("a + b < c")
 

@@ -94,6 +94,7 @@ class _Parser:
         self.toks = _inaccessible([t for t in toks if t.kind is not Tok.DOC])
         self.i = 0
         self.notation = notation
+        self.items = 0  # how many `⟨…⟩`/tuple item lists are open
 
     def peek(self, k: int = 0) -> Token | None:
         j = self.i + k
@@ -140,6 +141,18 @@ class _Parser:
         raise Unreadable(f"{opener.text!r} at column {opener.col} is never closed")
 
     def binder_groups(self, until: str) -> list[Binder]:
+        self.items += 1  # a `,` ends the binders, never notation inside them
+        try:
+            out = self._binder_groups(until)
+            nxt = self.peek()
+            if self.notation and out and nxt is not None and nxt.text not in (until, "↦"):
+                # a binder predicate of a double's notation (`∀ x ∈ S, …`, `∃ n > 0, …`)
+                out[-1].type = self.app()
+            return out
+        finally:
+            self.items -= 1
+
+    def _binder_groups(self, until: str) -> list[Binder]:
         out: list[Binder] = []
         while (t := self.peek()) is not None and t.text != until:
             if t.kind is Tok.SYMBOL and t.text in ("(", "{", "[", "⦃"):
@@ -185,28 +198,31 @@ class _Parser:
             binders = self.binder_groups(until="→")
             self.expect("→")
             return Term("bind", "→", [self.term()], binders)
-        if t.text in ("let", "have") and t.kind is Tok.IDENT:
+        if t.text in ("let", "have", "letI", "haveI") and t.kind is Tok.IDENT:
             self.i += 1
             name = self.peek()
-            if name is None or name.kind is not Tok.IDENT:
+            if name is None or (name.kind is not Tok.IDENT and name.text != ":"):
                 raise Unreadable(f"`{t.text}` at column {t.col} binds no name")
-            self.i += 1
+            bound = name.text if name.kind is Tok.IDENT else "this"  # `letI : C := …`
+            self.i += name.kind is Tok.IDENT
             typ = self.term() if self.accept(":") else None
             self.expect(":=")
             value = self.term()
             self.expect(";")
             body = self.term()
-            binders = [Binder([name.text], typ, "")]
+            binders = [Binder([bound], typ, "")]
             return Term("let", t.text, [value, body], binders)
         left = self.app()
         nxt = self.peek()
         if nxt is not None and nxt.kind is Tok.SYMBOL and nxt.text == "→":
             self.i += 1
             return Term("op", "→", [left, self.term()])
-        if self.notation and nxt is not None and _operator(nxt):
-            self.i += 1
-            return Term("op", nxt.text, [left, self.term()])
         return left
+
+    def depth_ok(self) -> bool:
+        """Whether a `,` or `|` may be read as notation here: not inside `⟨…⟩` or a tuple,
+        where it separates items (the parser's own loops read those)."""
+        return not self.items
 
     def _arrow_binder(self) -> bool:
         """Whether a bracket opens a dependent arrow's binder (`(x : α) → β x`, `[C α] → …`):
@@ -230,15 +246,19 @@ class _Parser:
     def app(self) -> Term:
         atoms: list[Term] = []
         while (t := self.peek()) is not None:
-            if t.kind is not Tok.STRING and t.text in _STOP:
+            notation_sep = self.notation and t.text in (",", "|") and self.depth_ok()
+            if t.kind is not Tok.STRING and t.text in _STOP and not notation_sep:
                 break
             if t.kind is Tok.SYMBOL and t.text == "→":
                 break
             if t.text in BINDER_WORDS and t.kind is not Tok.STRING:
                 atoms.append(self.term())  # `@Exists α fun x => …`: the last argument
                 break
-            if self.notation and _operator(t) and not (t.text in ("¬", "-", "↑") and not atoms):
-                break
+            if self.notation and (_operator(t) or t.text in (",", "|")):
+                # a double's notation (`g⁻¹`, `‖x‖`, `|x|`, `∑ i ∈ s, f i`): an opaque token
+                self.i += 1
+                atoms.append(Term("op", t.text))
+                continue
             atoms.append(self.atom())
         if not atoms:
             t = self.peek()
@@ -277,22 +297,34 @@ class _Parser:
             self.i += 1
             if self.accept(")"):
                 return Term("lit", "()")
+            nxt, after = self.peek(), self.peek(1)
+            if self.notation and nxt and after and nxt.kind is Tok.IDENT and after.text == ":=":
+                self.i += 2  # a double's named argument `(α := G)`, as the block wrote it
+                value = self.term()
+                self.expect(")")
+                return Term("paren", nxt.text, [value])
+            self.items += 1
             inner = self.term()
             if self.accept(":"):
                 typ = self.term()
+                self.items -= 1
                 self.expect(")")
                 return self.postfix(Term("asc", "", [inner, typ]))
             items = [inner]
             while self.notation and self.accept(","):
                 items.append(self.term())
+            self.items -= 1
             self.expect(")")
             node = inner if len(items) == 1 else Term("anon", "()", items)
             return self.postfix(Term("paren", "", [node]))
         if t.kind is Tok.SYMBOL and t.text == "⟨":
             self.i += 1
-            items = [] if self.peek() and self.peek().text == "⟩" else [self.term()]  # type: ignore[union-attr]
+            self.items += 1
+            nxt = self.peek()
+            items = [] if nxt is not None and nxt.text == "⟩" else [self.term()]
             while self.accept(","):
                 items.append(self.term())
+            self.items -= 1
             self.expect("⟩")
             return self.postfix(Term("anon", "⟨⟩", items))
         if t.kind is Tok.SYMBOL and t.text == "{":

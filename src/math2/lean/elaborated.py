@@ -9,7 +9,8 @@ the instance attribute's own table: the printed type does not say which constant
 instances, and a hand list would guess). The answer is read with the one lexer:
 
 - every instance argument is a variable of an instance binder `[…]` of the statement, an
-  application of a global instance constant, or a projection of those — a structure literal,
+  application of a global instance constant, a projection of those, or a lambda whose body is
+  one (a family of instances, as `Pi.instAdd` takes) — a structure literal,
   anonymous constructor, lambda, `let`, literal, `sorry` or a constant of the block in instance
   position is refused for a model's block and flagged for a person's context;
 - no constant declared by the block other than the target occurs in a model's type;
@@ -212,10 +213,18 @@ class _Walker:
 
     def instance_fault(self, t: Term, bound: dict[str, str]) -> str:
         """Why `t` may not stand in instance position ('' if it may)."""
-        while t.kind == "paren":
+        while t.kind in ("paren", "asc"):  # `((t : C))` is t
             t = t.args[0]
         if t.kind == "proj":
             return self.instance_fault(t.args[0], bound)
+        if t.kind == "bind" and t.text in ("fun", "λ"):
+            # a family of instances (`Pi.instAdd`'s `fun i => Real.instAdd`): its body must be
+            # one; a lambda can never stand for an instance of a class that is not a function
+            inner = dict(bound)
+            for g in t.binders:
+                inner.update(dict.fromkeys(g.names, g.bracket or "("))
+            why = self.instance_fault(t.args[-1], inner)
+            return f"a lambda whose body is {why}" if why else ""
         head = t.args[0] if t.kind == "app" else t
         while head.kind == "paren":
             head = head.args[0]
@@ -225,8 +234,6 @@ class _Walker:
             return _DESCRIBED.get(head.kind, f"not a constant ({head.kind})")
         first = parts(head.text)[0]
         if first in bound:
-            if bound[first] == "[" and (t.kind != "app" or parts(head.text)[1:]):
-                return ""
             if bound[first] == "[":
                 return ""
             return f"the variable {first}, not an instance binder of the statement"

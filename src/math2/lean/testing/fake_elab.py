@@ -192,7 +192,9 @@ def _applied(src: str, name: str, args: list[str], named: dict[str, str] | None 
 
 
 _AUTO_BOUND = re.compile(r"^[A-Za-z][0-9₀-₉']*$")
-_BINDING = frozenset({"∀", "∃", "fun", "λ", "∃!", "Σ", "Π", "∑", "∏", "⋃", "⋂", "⨆", "⨅"})
+_BINDING = frozenset(
+    {"∀", "∃", "fun", "λ", "∃!", "Σ", "Π", "∑", "∏", "⋃", "⋂", "⨆", "⨅", "let", "have"}
+)
 
 
 def unbound_names(cmd: str, signature: str, known: Iterable[str]) -> list[str]:

@@ -20,7 +20,11 @@ blank line. Behaviours are chosen by directives in a command's text (`-- fake: <
 `--library FILE` (JSON: name → {"type": …, "axioms": […]}) stands for the pinned build's library:
 `#print axioms NAME` and `#check @NAME` answer from it, and a declaration whose type is
 `type_of% @NAME` has that type and NAME's axioms (an unknown NAME is an unknown identifier).
-`#check @X` of a declaration of the command answers its signature as written.
+`#check @X` of a declaration of the command answers its signature as written. math2's
+elaborated-type commands (`math2.lean.elaborated`) are answered by `fake_elab`: the signature
+with explicitly written instance arguments shown as Lean shows them, and its instance table.
+Under `set_option autoImplicit false` a name only auto-binding would bind is an unknown
+identifier. Every sorry word (`rules.SORRY_WORDS`: `stop` too) marks a declaration as Lean does.
 
 Without directives: `import` lines load a header (taking --header-delay); declarations are
 tracked one by one (`fake_env`: every declaration kind, full names under namespaces): one whose
@@ -224,8 +228,8 @@ class Fake:
             typed = explicit_type(signatures[name]) if name in signatures else ""
             ours = {n for n, lib in self.library.items() if lib.get("instance")}
             ours |= {d.name for d in decls if d.kind == "instance"}
-            found = "".join(" " + n for n in used_instances(typed, ours))
-            messages.append(_msg("info", line, 0, f"math2-instances {name}:{found}"))
+            listed = "".join(" " + n for n in used_instances(typed, ours))
+            messages.append(_msg("info", line, 0, f"math2-instances {name}:{listed}"))
         for m in _PRINT_AXIOMS.finditer(cmd):
             name = canonical(m.group(1))
             line = cmd.count("\n", 0, m.start()) + 1
