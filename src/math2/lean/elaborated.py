@@ -85,7 +85,8 @@ class Answer:
 def take(answer: Answer, d: Diagnostic) -> None:
     """File one message of math2's commands for a target into its answer."""
     if d.is_error:
-        answer.error = answer.error or d.message.splitlines()[0] if d.message else "an error"
+        first = d.message.splitlines()[0] if d.message.strip() else "an error without text"
+        answer.error = answer.error or first
         return
     if d.severity != "info":
         return
