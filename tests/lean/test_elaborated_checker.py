@@ -231,12 +231,17 @@ def test_cli_refuses_for_a_model_and_flags_for_a_person(env: Path) -> None:
         {"id": k, "theorem_name": "foo", "code": "import Mathlib\n" + statement(s)}
         for k, s in SPELLINGS.items()
     ]
-    f = _jsonl(env / "inst.jsonl", rows)
     n = len(rows)
+    stop = statement("∀ n : ℕ, n < (by stop exact 0)")
+    rows.append({"id": "stop", "theorem_name": "foo", "code": "import Mathlib\n" + stop})
+    f = _jsonl(env / "inst.jsonl", rows)
     res = CliRunner().invoke(app, ["lean", "check", "--no-cache", "--context", "generated", str(f)])
     assert res.exit_code == 1, res.output
-    assert f"{n} checked: 0 passed, {n} failed" in res.output, res.output
+    assert f"{n + 1} checked: 0 passed, {n + 1} failed" in res.output, res.output
     res = CliRunner().invoke(app, ["lean", "check", "--no-cache", "--context", "benchmark", str(f)])
-    assert res.exit_code == 0, res.output
-    assert f"{n} checked: {n} passed, 0 failed" in res.output, res.output
-    assert "elaborated" in res.output, res.output
+    assert res.exit_code == 1, res.output  # `stop` in a type is refused at both levels
+    assert f"{n + 1} checked: {n} passed, 1 failed" in res.output, res.output
+    assert "elaborated" in res.output and "`stop` outside the proof" in res.output, res.output
+    sent = requests(env / "requests.jsonl")
+    assert not [c for c in sent if "by stop" in c]  # nothing refused reached Lean
+    assert len([c for c in sent if "set_option pp.instanceTypes true in" in c]) == 2 * n
