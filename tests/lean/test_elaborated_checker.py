@@ -245,3 +245,30 @@ def test_cli_refuses_for_a_model_and_flags_for_a_person(env: Path) -> None:
     sent = requests(env / "requests.jsonl")
     assert not [c for c in sent if "by stop" in c]  # nothing refused reached Lean
     assert len([c for c in sent if "set_option pp.instanceTypes true in" in c]) == 2 * n
+
+
+@pytest.mark.data("lean-repl-transcripts")
+async def test_the_repls_own_mathlib_statements_pass_with_no_elaborated_flag(checker) -> None:
+    import re
+
+    from tests.data_conformance import real_data
+
+    c, _ = checker
+    found: dict[str, str] = {}
+    for path in sorted(real_data("lean-repl-transcripts").glob("mathlib_*.in")):
+        for frame in path.read_text().split("\n\n"):
+            cmd = json.loads(frame, strict=False).get("cmd", "") if frame.strip() else ""
+            m = re.search(r"theorem (\S+)(.*?):=\s*by", cmd, re.S)
+            if m and m.group(1) not in found:
+                found[m.group(1)] = f"theorem {m.group(1)}{m.group(2)}:= by sorry"
+    assert len(found) >= 5, found
+    checked = 0
+    for name, code in found.items():
+        for trust in (GEN, BENCH):
+            it = CheckItem(id=name, code="import Mathlib\n" + code, name=name, trust=trust)
+            if not check_code(it.code, name=name, trust=trust).ok:
+                continue  # hygiene's verdict is not this test's subject
+            r = await c.check(it)
+            assert r.passed and not [f for f in r.flags if f.rule == "elaborated"], (name, r.reason)
+            checked += 1
+    assert checked >= 5
