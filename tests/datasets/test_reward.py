@@ -155,3 +155,19 @@ def test_an_oversized_answer_scores_zero_without_reaching_lean(reward):
     ]
     assert all("too long" in d["refused"] for d in r.details.values())
     assert len(srv.requests) == n
+
+
+def test_what_lean_elaborated_wrongly_scores_zero_and_is_never_judged(reward):
+    # issue 41: explicit instance arguments compile and print as `5 < 3`; math2's own commands
+    # show the constructor in instance position, so the reward is 0 and the judge is not asked
+    from tests.lean.test_elaborated_checker import SPELLINGS, statement
+
+    r, srv = reward
+    n = len(srv.requests)
+    pairs = [(f"CASE-{k}", lean(statement(s))) for k, s in SPELLINGS.items()]
+    pairs.append(("CASE-stop", lean(statement("∀ n : ℕ, n < (by stop exact 0)"))))
+    assert r.score_batch(pairs) == [0.0] * len(pairs)
+    assert len(srv.requests) == n  # nothing refused reached the judge
+    statuses = {d["status"] for d in r.details.values() if str(d.get("lean", "")).find("foo") >= 0}
+    assert statuses == {"sorry", "rejected"}, statuses
+    assert r.score_batch([(X, lean("theorem good : @LT.lt ℕ instLTNat 5 3 := by sorry"))]) == [1.0]

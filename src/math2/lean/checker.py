@@ -9,92 +9,39 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Protocol
-
-from pydantic import BaseModel
 
 from math2.lean.backends import LeanBackend, RawOutcome
 from math2.lean.commands import SplitCode, split_code
 from math2.lean.compiled import (
+    CHECK_ANSWER,
     PREAMBLE_LINES,
     STANDARD_AXIOMS,
+    axiom_detail,
+    bad_names,
+    not_declared,
     parse_axioms,
     prepare,
+    shift,
+    show_constant,
 )
 from math2.lean.diagnostics import Diagnostic, Kind, diagnostics
+from math2.lean.elaborated import ELABORATED_RULE, Answer, commands_for, judge, take
 from math2.lean.hygiene import check_statement
 from math2.lean.identity import LeanIdentity
 from math2.lean.library import LibraryTables
 from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
-from math2.lean.names import NAME, axioms_subject, same, source
-from math2.lean.names import parts as name_parts
-from math2.lean.protocol import CommandResponse, Pos, ReplError
-from math2.lean.rules import COMPILER_AXIOMS, FORBIDDEN_ROOTS
+from math2.lean.names import axioms_subject, same, source
+from math2.lean.outcomes import CheckItem, CheckResult, Mode, Status
+from math2.lean.protocol import CommandResponse, ReplError
+from math2.lean.rules import COMPILER_AXIOMS
 from math2.lean.targets import Strictness
 from math2.lean.terms import Violation
-from math2.lean.trust import ContextTrust
 
-
-class Mode(StrEnum):
-    """What a check must show."""
-
-    STATEMENT = "statement"
-    PROOF = "proof"
-    PLAIN = "plain"
-
-
-class Status(StrEnum):
-    """The outcome of one check."""
-
-    OK = "ok"  # compiles, no sorry
-    SORRY = "sorry"  # compiles, sorry only
-    ERROR = "error"  # Lean reported errors
-    REJECTED = "rejected"  # hygiene refused it before any compile
-    TIMEOUT = "timeout"
-    CRASH = "crash"
-    REPL_ERROR = "repl_error"
-    HEADER_ERROR = "header_error"
-    BACKEND_ERROR = "backend_error"
-
-
-class CheckItem(BaseModel):
-    """One thing to check."""
-
-    id: str
-    code: str
-    name: str | None = None
-    mode: Mode = Mode.STATEMENT
-    # Who wrote the context: a model (the strict default) or people (a benchmark's context).
-    trust: ContextTrust = ContextTrust.GENERATED
-    parts: list[str] = []  # the targets of a multi-part item, each its own theorem
-    # Constants whose type the build should report (`#check @NAME` after the body): a binding's
-    # type hash comes from the pinned build (K6.4). Names only; anything else is refused.
-    show_types: list[str] = []
-
-
-class CheckResult(BaseModel):
-    """The verdict on one item, with everything that led to it."""
-
-    id: str
-    status: Status
-    passed: bool
-    reason: str
-    diagnostics: list[Diagnostic] = []
-    axioms: list[str] | None = None
-    violations: list[Violation] = []
-    time_s: float = 0.0
-    cached: bool = False
-    # What a benchmark's context does that may change the statement's meaning (not refusals).
-    flags: list[Violation] = []
-    backend: str = ""
-    # The Lean that produced the verdict, as it reported itself (empty: nothing was compiled).
-    compiled_by: str = ""
-    # The types the build reported for `CheckItem.show_types`, as Lean pretty-printed them.
-    types: dict[str, str] = {}
+# The item and verdict types live in `math2.lean.outcomes`; they are the checker's vocabulary.
+__all__ = ["CheckItem", "CheckResult", "LeanChecker", "Mode", "Status", "cache_key"]
 
 
 # Outcomes that depend only on the code (and the Lean that ran it), so they may be cached.
@@ -174,8 +121,8 @@ class LeanChecker:
         caps = precheck(item.code, self.limits)  # the whole item, before anything is read
         if caps:
             return _Plan(violations=caps)
-        if bad := [n for n in item.show_types if not _constant(n)]:
-            refusal = Violation(rule="show_types", line=None, detail=_bad_names(bad))
+        if bad := [n for n in item.show_types if not show_constant(n)]:
+            refusal = Violation(rule="show_types", line=None, detail=bad_names(bad))
             return _Plan(violations=[refusal])
         header, body = code.header, code.body
         strict = {
@@ -206,6 +153,7 @@ class LeanChecker:
             flags=report.flags,
             targets=report.targets,
             anonymous_target=report.anonymous_target,
+            declared=report.declared,
         )
         if item.mode is Mode.PLAIN or not (name or report.anonymous_target):
             plan.text = prepare(body)
@@ -215,7 +163,13 @@ class LeanChecker:
         names = [*[d for d in report.declared if d not in report.targets], *report.targets]
         axioms = "".join(f"\n#print axioms {source(n)}" for n in names) + "\n"
         types = "".join(f"#check @{source(n)}\n" for n in item.show_types)
-        plan.text = prepare(body) + axioms + types
+        text = prepare(body) + axioms + types
+        line = text.count("\n") + 1  # the line the next command starts on
+        for target in report.targets:
+            for command in commands_for(target):
+                plan.asked[line] = target
+                text, line = text + command + "\n", line + 1
+        plan.text = text
         return plan
 
     async def check(self, item: CheckItem) -> CheckResult:
@@ -241,15 +195,18 @@ class LeanChecker:
         cache = self.cache if identity.complete else None
         # The verdict also depends on which axioms the caller accepts.
         judged = compiled + item.mode + (" +compiled" if self.allow_compiled else "")
+        judged += f" {item.trust} {ELABORATED_RULE}"  # the rule's version and level
         key = cache_key(identity, header, judged) if cache is not None else ""
         hit = await asyncio.to_thread(cache.get, key) if cache is not None else None
         if hit is not None:
+            flags = flags + [f for f in hit.flags if f.rule == "elaborated"]
             return hit.model_copy(update={"id": item.id, "cached": True, "flags": flags})
         raw = await self.backend.run(header, compiled, self.timeout_s)
         result = self._verdict(item, plan, raw)
         result.compiled_by = identity.label()
         if cache is not None and result.status in _CACHEABLE:
             await asyncio.to_thread(cache.put, key, result, identity)  # stored before it is used
+        flags = flags + result.flags  # the elaborated flags come with the verdict
         return result.model_copy(update={"flags": flags}) if flags else result
 
     @property
@@ -267,7 +224,7 @@ class LeanChecker:
             allowed = self._standard | ({"sorryAx"} if target and not proof else set())
             if bad := sorted(found - allowed):
                 out.append(
-                    Violation(rule="axioms", line=None, detail=_axiom_detail(subject, bad, target))
+                    Violation(rule="axioms", line=None, detail=axiom_detail(subject, bad, target))
                 )
         return out
 
@@ -342,20 +299,25 @@ class LeanChecker:
         answers: dict[str, set[str]] = {}  # every `#print axioms` answer, by its constant
         kept: list[Diagnostic] = []
         types: dict[str, str] = {}
+        answers_of: dict[str, Answer] = {t: Answer() for t in plan.asked.values()}
         for d in diags:
+            at = d.pos.line - raw.line_offset if d.pos is not None else None
+            if at is not None and at in plan.asked:
+                take(answers_of[plan.asked[at]], d)
+                continue
             found = parse_axioms(d.message) if d.kind is Kind.OUTPUT else None
             if found is not None:
                 axioms, subject = found, axioms_subject(d.message)
                 answers[subject or ""] = found
                 continue
-            shown = _CHECK_ANSWER.match(d.message) if d.kind is Kind.OUTPUT else None
+            shown = CHECK_ANSWER.match(d.message) if d.kind is Kind.OUTPUT else None
             asked = shown is not None and next(
                 (n for n in item.show_types if same(n, shown.group("name"))), None
             )
             if shown is not None and asked:
                 types[asked] = shown.group("type").strip()
                 continue
-            kept.append(_shift(d, offset))
+            kept.append(shift(d, offset))
         errs = [d for d in kept if d.is_error]
         sorry = any(d.kind is Kind.SORRY for d in kept)
         if isinstance(resp, CommandResponse) and resp.sorries:
@@ -372,10 +334,10 @@ class LeanChecker:
             else:
                 extra += self._environment_axioms(answers, targets)
                 if name and not same(subject, name):
-                    extra.append(_not_declared(name, subject))
+                    extra.append(not_declared(name, subject))
                 for part in targets:
                     if not same(part, name) and not any(same(a, part) for a in answers):
-                        extra.append(_not_declared(part, None))
+                        extra.append(not_declared(part, None))
             passed = not extra
         elif item.mode is Mode.PROOF and not errs:
             if sorry:
@@ -385,11 +347,22 @@ class LeanChecker:
             elif axioms is not None and (beyond := sorted(axioms - self._standard)):
                 passed, reason = False, f"depends on {', '.join(beyond)}"
             elif axioms is not None and name and not same(subject, name):
-                extra.append(_not_declared(name, subject))
+                extra.append(not_declared(name, subject))
                 passed = False
+        elab_flags: list[Violation] = []
+        if item.mode is not Mode.PLAIN and not errs:
+            notation = self.identity is not None and self.identity.is_fake
+            for target, answer in answers_of.items():
+                r = judge(
+                    target, answer, declared=plan.declared, trust=item.trust, notation=notation
+                )
+                extra += r.refusals
+                elab_flags += r.flags
+            passed = passed and not extra
         if extra:
             reason = "; ".join(v.detail for v in extra)
         return CheckResult(
+            flags=elab_flags,
             status=status,
             passed=passed,
             reason=reason or status.value,
@@ -411,43 +384,6 @@ class _Plan:
     flags: list[Violation] = field(default_factory=list)
     targets: list[str] = field(default_factory=list)  # every named target's full name
     anonymous_target: bool = False  # an anonymous instance: no name to ask its axioms of
-
-
-def _constant(name: str) -> bool:
-    """Whether `show_types` may ask for a name: one constant (components written bare or in
-    «…», never holding a quote, a newline or `»`), under no root that reaches IO or Lean."""
-    if not name or any(c in name for c in '\n\r"`$@#;') or name.count("«") != name.count("»"):
-        return False
-    parts = name_parts(name)
-    if any(not p or "»" in p or "«" in p for p in parts):
-        return False
-    return not FORBIDDEN_ROOTS.match(".".join(p for p in parts if p != "_root_"))
-
-
-_CHECK_ANSWER = re.compile(r"^@?(?P<name>" + NAME + r") :\s(?P<type>.*)$", re.S)
-
-
-def _bad_names(names: list[str]) -> str:
-    return f"not a constant name for `#check`: {', '.join(repr(n[:80]) for n in names)}"
-
-
-def _axiom_detail(subject: str, extra: list[str], target: bool) -> str:
-    who = "" if target else f"the context declaration {subject} "
-    return f"{who}depends on {', '.join(extra)}"
-
-
-def _not_declared(name: str, subject: str | None) -> Violation:
-    """The compiled environment did not answer for the expected theorem."""
-    return Violation(
-        rule="target",
-        line=None,
-        detail=f"the compiled environment answers for {subject!r}, not the expected {name!r}",
-    )
-
-
-def _shift(d: Diagnostic, offset: int) -> Diagnostic:
-    if not offset or d.pos is None:
-        return d
-    pos = Pos(line=d.pos.line - offset, column=d.pos.column)
-    end = Pos(line=d.end_pos.line - offset, column=d.end_pos.column) if d.end_pos else None
-    return d.model_copy(update={"pos": pos, "end_pos": end})
+    # The lines of math2's own elaborated-type commands (`math2.lean.elaborated`), by target.
+    asked: dict[int, str] = field(default_factory=dict)
+    declared: list[str] = field(default_factory=list)  # every declaration of the block

@@ -115,7 +115,11 @@ LIBRARY_NAMESPACES = CORE_TYPES | frozenset(
      "Ideal", "Submodule", "Subgroup", "LinearMap", "Module", "Group", "Ring", "Field",
      "Metric", "Topology", "Order", "Equiv", "Monoid"}
 )  # fmt: skip
-SORRY_WORDS = frozenset({"sorry", "admit", "sorryAx"})
+# Words that stand for `sorry`, read from Lean's own sources (src/Init/Tactics.lean of
+# leanprover/lean4, read at commit 00165f832963 of the search index): the term `sorry` and the
+# axiom `sorryAx`; the tactic macros `sorry` and `admit` (`exact @sorryAx _ false`) and `stop`
+# (`repeat sorry`: it discards the rest of a proof). docs/lean.md lists them with the source.
+SORRY_WORDS = frozenset({"sorry", "admit", "sorryAx", "stop"})
 # Names (after `_root_.` and «» are removed) that reach IO or the elaborator's internals.
 FORBIDDEN_ROOTS = re.compile(r"^(IO|EIO|BaseIO|System|Lean)(\.|$)")
 

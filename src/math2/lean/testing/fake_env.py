@@ -21,6 +21,7 @@ from math2.lean.brackets import depths, proof_start
 from math2.lean.commands import Command, split_commands
 from math2.lean.lexer import Tok, tokenize
 from math2.lean.names import canonical, parts, printed
+from math2.lean.rules import SORRY_WORDS
 from math2.lean.targets import _scope_names, declaration_name
 
 STANDARD = ("propext", "Classical.choice", "Quot.sound")
@@ -97,7 +98,7 @@ def _decl(cmd: str, c: Command, kw: str, scope: list[str]) -> Decl:
         line=at.line,
         column=at.col,
         signature=signature,
-        own_sorry=any(t.kind is Tok.IDENT and t.text in ("sorry", "admit") for t in rest),
+        own_sorry=any(t.kind is Tok.IDENT and t.text in SORRY_WORDS for t in rest),
         mentions=[t.text for t in rest if t.kind is Tok.IDENT],
         scope=scope,
     )
@@ -147,3 +148,39 @@ def settle(
         known[d.name] = d.axioms
         for extra in d.extra_names:
             known[extra] = d.axioms
+
+
+# The messages the doubles answer with, in the wording of Lean ≤ 4.9 (`old`) and ≥ 4.19 (`new`).
+_MISMATCH = "{t} mismatch\n  {{n}}\nhas type\n  ℕ : Type\nbut is expected to have type\n  ℝ : Type"
+_HEARTBEATS = "maximum number of heartbeats (200000) has been reached"
+WORDING = {
+    "old": {
+        "unknown_identifier": "unknown identifier '{n}'",
+        "unknown_constant": "unknown constant '{n}'",
+        "type_mismatch": _MISMATCH.format(t="type"),
+        "synth_instance": "failed to synthesize instance\n  {n} ℕ",
+        "unsolved_goals": "unsolved goals\n⊢ {n}",
+        "parse_error": "unexpected token '{n}'; expected term",
+        "heartbeat": f"(deterministic) timeout at whnf, {_HEARTBEATS} "
+        "(use 'set_option maxHeartbeats <num>' to set the limit)",
+        "rewrite_failed": "tactic 'rewrite' failed, did not find instance of the pattern in the "
+        "target expression\n  {n}\n⊢ True",
+        "motive": "tactic 'rewrite' failed, motive is not type correct\n  fun _a => {n}\n⊢ True",
+        "function_expected": "function expected\n  {n}\nterm has type\n  ℕ",
+    },
+    "new": {
+        "unknown_identifier": "Unknown identifier `{n}`",
+        "unknown_constant": "Unknown constant `{n}`",
+        "type_mismatch": _MISMATCH.format(t="Type"),
+        "synth_instance": "failed to synthesize\n  {n} ℕ\n\nHint: Additional diagnostic "
+        "information may be available using the `set_option diagnostics true` command.",
+        "unsolved_goals": "unsolved goals\n⊢ {n}",
+        "parse_error": "unexpected token '{n}'; expected term",
+        "heartbeat": f"(deterministic) timeout at `whnf`, {_HEARTBEATS}\n\n"
+        "Note: Use `set_option maxHeartbeats <num>` to set the limit.",
+        "rewrite_failed": "Tactic `rewrite` failed: Did not find an instance of the pattern in "
+        "the target expression\n  {n}\n\n⊢ True",
+        "motive": "Tactic `rewrite` failed: motive is not type correct:\n  fun _a => {n}\n\n⊢ True",
+        "function_expected": "Function expected at\n  {n}\nbut this term has type\n  ℕ",
+    },
+}

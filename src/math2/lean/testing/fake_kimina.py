@@ -69,7 +69,13 @@ class _Handler(BaseHTTPRequestHandler):
                     header_delay=0.0, check_delay=0.0, wording="new", kind="fake-kimina"
                 )
             )
-            response = fake.command({"cmd": code})
+            # Like the server: the header (the leading `import` lines) is split off and loaded
+            # on its own; positions are those of the rest.
+            lines = code.split("\n")
+            cut = 0
+            while cut < len(lines) and (lines[cut].startswith("import ") or not lines[cut].strip()):
+                cut += 1
+            response = fake.command({"cmd": "\n".join(lines[cut:])})
             results.append({"id": snip["id"], "time": time.monotonic() - t0, "response": response})
         self._json(200, {"results": results})
 

@@ -20,7 +20,11 @@ blank line. Behaviours are chosen by directives in a command's text (`-- fake: <
 `--library FILE` (JSON: name → {"type": …, "axioms": […]}) stands for the pinned build's library:
 `#print axioms NAME` and `#check @NAME` answer from it, and a declaration whose type is
 `type_of% @NAME` has that type and NAME's axioms (an unknown NAME is an unknown identifier).
-`#check @X` of a declaration of the command answers its signature as written.
+`#check @X` of a declaration of the command answers its signature as written. math2's
+elaborated-type commands (`math2.lean.elaborated`) are answered by `fake_elab`: the signature
+with explicitly written instance arguments shown as Lean shows them, and its instance table.
+Under `set_option autoImplicit false` a name only auto-binding would bind is an unknown
+identifier. Every sorry word (`rules.SORRY_WORDS`: `stop` too) marks a declaration as Lean does.
 
 Without directives: `import` lines load a header (taking --header-delay); declarations are
 tracked one by one (`fake_env`: every declaration kind, full names under namespaces): one whose
@@ -45,47 +49,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from math2.lean.names import NAME, canonical
-from math2.lean.testing.fake_env import STANDARD, declarations, settle
+from math2.lean.rules import SORRY_WORDS
+from math2.lean.testing.fake_elab import explicit_type, unbound_names, used_instances
+from math2.lean.testing.fake_env import STANDARD, WORDING, declarations, settle
 
 _DIRECTIVE = re.compile(r"--\s*fake:\s*(\w+)(?:[ \t]+([^\n]*))?")
 _PRINT_AXIOMS = re.compile(r"#print\s+axioms\s+(" + NAME + ")")
 _CHECK = re.compile(r"^#check\s+@(" + NAME + r")\s*$", re.M)
 _TYPE_OF = re.compile(r"type_of%\s*@([^\s()⟨⟩]+)")
-
-_MISMATCH = "{t} mismatch\n  {{n}}\nhas type\n  ℕ : Type\nbut is expected to have type\n  ℝ : Type"
-_HEARTBEATS = "maximum number of heartbeats (200000) has been reached"
-WORDING = {
-    "old": {
-        "unknown_identifier": "unknown identifier '{n}'",
-        "unknown_constant": "unknown constant '{n}'",
-        "type_mismatch": _MISMATCH.format(t="type"),
-        "synth_instance": "failed to synthesize instance\n  {n} ℕ",
-        "unsolved_goals": "unsolved goals\n⊢ {n}",
-        "parse_error": "unexpected token '{n}'; expected term",
-        "heartbeat": f"(deterministic) timeout at whnf, {_HEARTBEATS} "
-        "(use 'set_option maxHeartbeats <num>' to set the limit)",
-        "rewrite_failed": "tactic 'rewrite' failed, did not find instance of the pattern in the "
-        "target expression\n  {n}\n⊢ True",
-        "motive": "tactic 'rewrite' failed, motive is not type correct\n  fun _a => {n}\n⊢ True",
-        "function_expected": "function expected\n  {n}\nterm has type\n  ℕ",
-    },
-    "new": {
-        "unknown_identifier": "Unknown identifier `{n}`",
-        "unknown_constant": "Unknown constant `{n}`",
-        "type_mismatch": _MISMATCH.format(t="Type"),
-        "synth_instance": "failed to synthesize\n  {n} ℕ\n\nHint: Additional diagnostic "
-        "information may be available using the `set_option diagnostics true` command.",
-        "unsolved_goals": "unsolved goals\n⊢ {n}",
-        "parse_error": "unexpected token '{n}'; expected term",
-        "heartbeat": f"(deterministic) timeout at `whnf`, {_HEARTBEATS}\n\n"
-        "Note: Use `set_option maxHeartbeats <num>` to set the limit.",
-        "rewrite_failed": "Tactic `rewrite` failed: Did not find an instance of the pattern in "
-        "the target expression\n  {n}\n\n⊢ True",
-        "motive": "Tactic `rewrite` failed: motive is not type correct:\n  fun _a => {n}\n\n⊢ True",
-        "function_expected": "Function expected at\n  {n}\nbut this term has type\n  ℕ",
-    },
-}
-
+# math2's elaborated-type commands (math2.lean.elaborated): a `#check @X` under `pp.all`, and
+# the `#eval` that lists the instance constants of X's type.
+_ELAB_CHECK = re.compile(
+    r"^set_option pp\.all true in (?:set_option \S+ \S+ in )*#check @(" + NAME + r")\s*$", re.M
+)
+_ELAB_EVAL = re.compile(r"^#eval show _root_\.Lean\.CoreM .*?find\? `(" + NAME + r")\)", re.M)
 
 JSON = dict[str, Any]
 
@@ -215,6 +192,17 @@ class Fake:
                 )
                 self.proof_states.add(self.next_ps)
                 self.next_ps += 1
+        # `autoImplicit false` (math2's preamble): a name only auto-binding would bind is an
+        # unknown identifier (not modelled under an `open`: the double cannot resolve it).
+        if re.search(r"set_option autoImplicit false", cmd) and not re.search(
+            r"^open\s", cmd, re.M
+        ):
+            for d in decls:
+                if d.kind in ("theorem", "lemma", "def", "abbrev", "example"):
+                    names = set(known) | {x.name for x in decls}
+                    for n in unbound_names(cmd, d.signature, names):
+                        text = WORDING[self.args.wording]["unknown_identifier"].format(n=n)
+                        messages.append(_msg("error", d.line, d.column, text))
         settle(decls, known, env_axioms, per_decl)
         for m in _CHECK.finditer(cmd):
             name = canonical(m.group(1))
@@ -225,6 +213,23 @@ class Fake:
                 messages.append(_msg("error", line, 0, text))
             else:
                 messages.append(_msg("info", line, 0, f"@{name} : {typed}"))
+        for m in _ELAB_CHECK.finditer(cmd):
+            name = canonical(m.group(1))
+            line = cmd.count("\n", 0, m.start()) + 1
+            if name in signatures:
+                text = f"@{name} : {explicit_type(signatures[name])}"
+                messages.append(_msg("info", line, m.end(1) - m.start(), text))
+            else:
+                text = WORDING[self.args.wording]["unknown_constant"].format(n=name)
+                messages.append(_msg("error", line, 0, text))
+        for m in _ELAB_EVAL.finditer(cmd):
+            name = canonical(m.group(1))
+            line = cmd.count("\n", 0, m.start()) + 1
+            typed = explicit_type(signatures[name]) if name in signatures else ""
+            ours = {n for n, lib in self.library.items() if lib.get("instance")}
+            ours |= {d.name for d in decls if d.kind == "instance"}
+            listed = "".join(" " + n for n in used_instances(typed, ours))
+            messages.append(_msg("info", line, 0, f"math2-instances {name}:{listed}"))
         for m in _PRINT_AXIOMS.finditer(cmd):
             name = canonical(m.group(1))
             line = cmd.count("\n", 0, m.start()) + 1
@@ -266,7 +271,7 @@ class Fake:
         if ps not in self.proof_states:
             return {"message": "Unknown proof state."}
         time.sleep(self.args.check_delay)
-        if "sorry" in req["tactic"]:
+        if set(re.findall(r"[\w!?']+", req["tactic"])) & SORRY_WORDS:  # `stop` too
             status, goals = "Incomplete: contains sorry", []
         elif req["tactic"].strip() in ("skip", "intro"):
             status, goals = "Incomplete: open goals remain", ["⊢ goal"]
