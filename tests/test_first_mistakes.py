@@ -85,3 +85,30 @@ def test_index_build_limit_never_replaces_a_fuller_index(env: Path) -> None:
     assert "--limit 100 would replace the index of 280002 declarations" in text, text
     assert "MATH2_RETRIEVAL__INDEX_DIR" in text
     assert meta.read_bytes() == before
+
+
+def test_the_report_does_not_call_a_source_with_candidates_empty(env: Path) -> None:
+    from math2.store import Crosswalk, Node, Source
+
+    store = open_store(f"sqlite:///{env / 'c.db'}")
+    try:
+        with store.session() as s:
+            src = s.scalar(select(Source).where(Source.name == "stacks-mathlib"))
+            assert src is not None
+            node = Node(key="stacks:0001", title="a tag")
+            s.add(node)
+            s.flush()
+            s.add(
+                Crosswalk(
+                    node_id=node.id, system="lean4", target="Foo.bar", source_id=src.id,
+                    status="candidate",
+                )
+            )  # fmt: skip
+    finally:
+        store.close()
+    res = CliRunner().invoke(app, ["report"])
+    assert res.exit_code == 0, res.output
+    flat = " ".join(res.stdout.split())
+    empty = flat.split("sources with nothing in the store yet")[1].split("nodes:")[0]
+    assert "stacks-mathlib" not in empty, empty
+    assert "1000-plus" in empty, empty  # the list itself is there

@@ -64,7 +64,11 @@ def print_report(report) -> None:
             str(sr.crosswalk_candidates),
         )
     out.print(systems)
-    empty = [r.name for r in report.sources if not (r.mentions_active or r.crosswalks)]
+    empty = [  # a source whose candidates wait for review is not empty (issue 46 §3)
+        r.name
+        for r in report.sources
+        if not (r.mentions_active or r.crosswalks or r.crosswalk_candidates)
+    ]
     out.print(f"sources with nothing in the store yet ({len(empty)}): {', '.join(empty)}")
     out.print(f"nodes: {report.nodes}  by selection signal: {report.nodes_by_selection or '-'}")
     out.print(
