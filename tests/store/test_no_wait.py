@@ -82,3 +82,15 @@ def test_the_cli_no_wait_exits_2_with_one_line(busy_store, monkeypatch) -> None:
     assert text.startswith("error: store ") and "in use by another math2 build" in text, text
     assert "Traceback" not in res.output
     assert took < dbmod.BUSY_TIMEOUT_MS / 3000, took
+
+
+def test_no_wait_with_a_writer_and_no_lock_row_does_not_wait_either(busy_store) -> None:
+    # no math2 holder at all, another process writing: the lock row's insert waits at most the
+    # no-wait bound (the write happens inside that bound, not at the commit after it)
+    w = busy_store.writer_connection
+    w.execute("ROLLBACK")
+    w.execute("DELETE FROM locks")
+    w.execute("BEGIN IMMEDIATE")
+    message, took = _refusal(busy_store)
+    assert "is being written by another process" in message, message
+    assert took < dbmod.BUSY_TIMEOUT_MS / 3000, took
