@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --dev
 export PATH="$PWD/.venv/bin:$PATH"
 
-# fakellm (issue 8 §5): llama-server and SmolLM2 for the `llm` tests, which must run here, not
-# skip (a cached wheel after the first build; see scripts/setup-llama.sh).
+# fakellm (issue 8 §5): llama.cpp's server and SmolLM2 for the `llm` tests, which must run here,
+# not skip (two prebuilt wheels, nothing compiled; see scripts/setup-llama.sh).
 bash scripts/setup-llama.sh
 export MATH2_REQUIRE_LLM=1
 export MATH2_REQUIRE_RAY=1  # the Ray executor's tests (tests/runs/test_ray.py) run, never skip

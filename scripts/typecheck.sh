@@ -9,7 +9,14 @@ bin=.venv/bin
 [ -x "$bin/mypy" ] || bin=$(dirname "$(command -v mypy)")
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$bin/mypy" >"$out" 2>&1 || true
+# mypy prints nothing until it is done (71 s on the shared machine, issue 46 §4): its output goes
+# to the file, and math2's progress facility (standard library only) prints a line on stderr
+# every 15 s on a clock — the time so far and how many lines mypy wrote — and one at the end.
+py=$bin/python
+[ -x "$py" ] || py=python3
+{ "$bin/mypy" 2>&1 || true; } | tee "$out" \
+  | PYTHONPATH=src "$py" -m math2.util.progress --stage "typecheck (mypy over src/math2)" \
+    --every "${TYPECHECK_PROGRESS_EVERY:-15}" >&2
 if grep -q "^mypy: error\|^Traceback" "$out"; then cat "$out" >&2; exit 2; fi
 if [ "${1:-}" = "--sync" ]; then
   "$bin/mypy-baseline" sync --baseline-path mypy-baseline.txt --sort-baseline <"$out"

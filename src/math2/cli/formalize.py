@@ -67,7 +67,11 @@ def formalize_cmd(
         typer.Option(help="Field with the statement (default: statement, informal_statement, …)."),
     ] = None,
     retrieval: Annotated[
-        bool, typer.Option(help="Plan and search Mathlib (ablation: off).")
+        bool,
+        typer.Option(
+            help="Plan and search the --index library (refused where it is not built); "
+            "--no-retrieval formalizes without search (ablation)."
+        ),
     ] = True,
     refine: Annotated[bool, typer.Option(help="Refine with feedback (ablation: off).")] = True,
     best_of_n: Annotated[
@@ -149,7 +153,14 @@ def formalize_cmd(
         with ProgressDisplay(err) as show:
             summary = asyncio.run(
                 run_formalize(
-                    settings, store, input_path, options, on_progress=show, on_result=tally, ray=ray
+                    settings,
+                    store,
+                    input_path,
+                    options,
+                    on_progress=show,
+                    on_result=tally,
+                    ray=ray,
+                    require_index=True,  # no silent run without search (issue 46 §3)
                 )
             )
     except EndpointDown as exc:  # the run stopped early; its unfinished items wait for a resume

@@ -50,6 +50,19 @@ def index_build(
     if encoder not in ENCODERS:
         raise fail(f"unknown encoder {encoder!r}: one of {', '.join(ENCODERS)}")
     folder = Path(state.settings.retrieval.index_dir) / library
+    if limit is not None:  # a trial never replaces a fuller index (issue 46 §3)
+        import json
+
+        try:
+            built = json.loads((folder / "meta.json").read_text()).get("count", 0)
+        except (OSError, ValueError, AttributeError):
+            built = 0
+        if built > limit:
+            raise fail(
+                f"--limit {limit} would replace the index of {built} declarations at {folder}: "
+                "for a trial index set MATH2_RETRIEVAL__INDEX_DIR to another folder, or remove "
+                "this one first"
+            )
     try:
         meta = build_index(
             _store(), folder, library, dense=dense, limit=limit,

@@ -121,6 +121,8 @@ def locate(settings: Settings, name: str) -> Path:
     if root is not None:
         return verify(root[1], ds)
     given = f"={settings.data.dir} (no {ds.folder}/)" if settings.data.dir else " (unset)"
+    if settings.data.dir and not Path(settings.data.dir).is_dir():  # a mistyped folder, named
+        given = f"={settings.data.dir}, which does not exist (fix the path)"
     raise DataMissing(
         f"data set {ds.name} ({ds.where}) is not here: not in MATH2_DATA__DIR{given}, not in "
         f"the data cache {cache_root(settings)}; {how_to_get(ds)}"

@@ -68,11 +68,40 @@ def supply(
     offline: bool,
     say: Callable[[str], None],
 ) -> Supplied:
-    """The source's data: a local copy, what an earlier build fetched, or a fetch now."""
+    """The source's data: a local copy, what an earlier build fetched, or a fetch now.
+
+    A configured copy is used as it is or refused, never passed over (issue 46 §3): a
+    `MATH2_DATA__<FIELD>` that names nothing says so (a mistyped path is not silently replaced
+    by a fetch), and for a source pinned at a git commit the copy must be a git checkout, since
+    only its HEAD shows it is at the pin."""
+    given = getattr(settings.data, spec.data_field, None) if spec.data_field else None
+    var = f"MATH2_DATA__{spec.data_field.upper()}" if spec.data_field else "its settings"
+    if given is not None and not Path(given).exists():
+        return Supplied(
+            None,
+            f"{var}={given} does not exist: fix the path, or unset {var} to use the usual "
+            "places" + (" (a fetch at the pin)" if spec.fetch == "git" else ""),
+        )
     path, why = spec.locate(settings)
-    if path is not None:  # a locator that found it may say where from (several variables)
-        field = f"MATH2_DATA__{spec.data_field.upper()}" if spec.data_field else "its settings"
-        return Supplied(path, f"from {path} ({why or f'a local copy: {field}'})")
+    if path is not None:
+        pin = entry.current_pin
+        if (
+            spec.fetch == "git"
+            and given is not None
+            and Path(given) == path
+            and pin is not None
+            and pin.commit
+            and not (path / ".git").exists()
+        ):
+            return Supplied(
+                None,
+                f"{var}={path} is not a git checkout (no .git): math2 cannot check that it "
+                f"is {entry.name} at the pinned commit {pin.commit[:12]}; give a checkout of that "
+                f"commit (git clone, then `git -C {path} checkout {pin.commit}`), or unset {var} "
+                "to fetch it at the pin",
+            )
+        # a locator that found it may say where from (several variables)
+        return Supplied(path, f"from {path} ({why or f'a local copy: {var}'})")
     if spec.fetch == "git":
         return _git(settings, entry, spec, offline, say)
     if spec.fetch == "hf":

@@ -3,6 +3,7 @@ ecosystem's own tools (elan, lake, `lake exe cache get`), on a machine that has 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -23,14 +24,26 @@ class Step(BaseModel):
     detail: str
     command: list[str] | None = None
     cwd: str | None = None
+    # what a person installs or supplies when the step cannot run here (the error's last words)
+    needs: str = "it needs a network connection to GitHub and the Lean release servers"
+
+
+def _elan_bin() -> Path:
+    return Path.home() / ".elan" / "bin"
 
 
 def _tool(name: str) -> str | None:
     found = shutil.which(name)
     if found:
         return found
-    elan_bin = Path.home() / ".elan" / "bin" / name
+    elan_bin = _elan_bin() / name
     return str(elan_bin) if elan_bin.exists() else None
+
+
+ELAN_NEEDS = (
+    f"install elan, Lean's toolchain manager (`curl -sSfL {ELAN_INIT} | sh`, on a machine with a "
+    "network; https://lean-lang.org/install), then run `math2 lean setup` again"
+)
 
 
 def plan(project_dir: Path, toolchain: str, mathlib_commit: str) -> list[Step]:
@@ -43,7 +56,15 @@ def plan(project_dir: Path, toolchain: str, mathlib_commit: str) -> list[Step]:
             name="elan (Lean toolchain manager)",
             done=_tool("elan") is not None,
             detail=_tool("elan") or "not found on PATH or in ~/.elan/bin",
-            command=["sh", "-c", f"curl -sSfL {ELAN_INIT} | sh -s -- -y --default-toolchain none"],
+            # downloaded to a file first: in `curl … | sh` a failed download is masked by sh's
+            # exit 0 on empty input (issue 46 §3)
+            command=[
+                "sh",
+                "-c",
+                f'f=$(mktemp) && curl -sSfL {ELAN_INIT} -o "$f" '
+                f'&& sh "$f" -y --default-toolchain none; rc=$?; rm -f "$f"; exit $rc',
+            ],
+            needs=ELAN_NEEDS,
         ),
         Step(
             name=f"toolchain {toolchain}",
@@ -115,7 +136,13 @@ def run(
     mathlib_commit: str,
     echo: Callable[[str], object] = print,
 ) -> None:
-    """Run every step that is not done, in order; stop at the first failure."""
+    """Run every step that is not done, in order; stop at the first failure with one line that
+    names the step, what it printed last and what to install (`SetupFailed`), never a
+    traceback: a missing program (curl, elan, lake, git) or a download without a network ends
+    the same way."""
+    env = dict(os.environ)
+    # elan installs into ~/.elan/bin, which a fresh shell's PATH may lack: later steps find it
+    env["PATH"] = os.pathsep.join([str(_elan_bin()), env.get("PATH", "")])
     for step in steps:
         if step.done:
             echo(f"ok       {step.name}: {step.detail}")
@@ -124,12 +151,26 @@ def run(
         if step.command is None:
             write_project(project_dir, toolchain, mathlib_commit)
             continue
+        if step.needs == ELAN_NEEDS and shutil.which("curl", path=env["PATH"]) is None:
+            raise SetupFailed(
+                f"step '{step.name}': curl is not installed to fetch elan; {ELAN_NEEDS}"
+            )
         if step.cwd:
             Path(step.cwd).mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run(step.command, cwd=step.cwd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-8:])
-            raise SetupFailed(
-                f"step '{step.name}' failed (exit {proc.returncode}); this step needs a network "
-                f"connection to GitHub and the Lean release servers.\n{tail}"
+        try:
+            proc = subprocess.run(
+                step.command, cwd=step.cwd, capture_output=True, text=True, env=env
             )
+        except OSError as exc:  # the program itself is missing (elan before elan is installed)
+            raise SetupFailed(
+                f"step '{step.name}' could not start {step.command[0]!r} ({exc.strerror}); "
+                f"{ELAN_NEEDS if _tool('elan') is None else step.needs}"
+            ) from exc
+        if proc.returncode != 0:
+            lines = (proc.stderr or proc.stdout or "").strip().splitlines()
+            said = f": {lines[-1].strip()}" if lines else ""
+            raise SetupFailed(
+                f"step '{step.name}' failed (exit {proc.returncode}){said}; {step.needs}"
+            )
+        if step.needs == ELAN_NEEDS and _tool("elan") is None:
+            raise SetupFailed(f"step '{step.name}' ended but elan is not there; {ELAN_NEEDS}")

@@ -45,12 +45,16 @@ class StoreLocked(StoreError):
     """Another math2 process holds the store's lock."""
 
 
+# How long a write waits for another connection's write to end (SQLite's busy timeout).
+BUSY_TIMEOUT_MS = 30000
+
+
 def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
-    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cur.close()
 
 
@@ -314,10 +318,30 @@ class Store:
             )
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
-        """A transaction: committed when the block ends, rolled back on any exception."""
+    def session(self, *, busy_wait_ms: int | None = None) -> Iterator[Session]:
+        """A transaction: committed when the block ends, rolled back on any exception.
+
+        `busy_wait_ms` bounds how long its writes wait for another connection's write (SQLite's
+        busy timeout, PostgreSQL's lock_timeout) instead of the default 30 s: `--no-wait`
+        answers at once (issue 46 §3)."""
         with self.translated(), self._sessions() as s, s.begin():
-            yield s
+            if busy_wait_ms is None:
+                yield s
+                return
+            if self.engine.dialect.name == "postgresql":  # ends with the transaction
+                s.connection().exec_driver_sql(f"SET LOCAL lock_timeout = {int(busy_wait_ms)}")
+                yield s
+                return
+            # SQLite: the pragma is the connection's, so the connection goes back to the pool
+            # as it came, through the driver's own handle (usable whatever the session's state)
+            raw = s.connection().connection.dbapi_connection
+            assert raw is not None
+            raw.execute(f"PRAGMA busy_timeout={int(busy_wait_ms)}")
+            try:
+                yield s
+                s.flush()  # the writes wait under the bound, not at the commit after it
+            finally:
+                raw.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
     def lock(
         self,

@@ -54,6 +54,7 @@ def test_another_lean_is_another_run_with_fresh_verdicts(tmp_path: Path) -> None
     inp = tmp_path / "in.jsonl"
     write_items(inp, ITEMS)
     cmd = ["--db", f"sqlite:///{db}", "formalize", str(inp), "--model", "gen", "--judge", "judge"]
+    cmd.append("--no-retrieval")  # no index here: formalize would refuse (issue 46 §3)
     new_log, old_log = tmp_path / "repl-new.log", tmp_path / "repl-old.log"
     runner = CliRunner()
     with FakeServer(formalize_script()) as srv:

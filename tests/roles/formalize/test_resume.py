@@ -71,6 +71,7 @@ def _cmd(inp):
         "gen",
         "--judge",
         "judge",
+        "--no-retrieval",  # no index here: formalize would refuse (issue 46 §3)
     ]
 
 

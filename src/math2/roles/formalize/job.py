@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from math2.config import Settings
+from math2.errors import Math2Error
 from math2.llm import load_template
 from math2.roles.formalize.inputs import input_digest, read_inputs
 from math2.roles.formalize.loop import formalize_loop
@@ -77,6 +79,30 @@ class IndexRetriever:
         """The top k declarations for a query."""
         found = await asyncio.to_thread(self.searcher.search, query, self.library, k)
         return [Hit(name=h.name, statement=h.statement[:400]) for h in found]
+
+
+class NoSearchIndex(Math2Error):
+    """A run that searches has no index to search; the message says how to build one, or to
+    run with `--no-retrieval`."""
+
+
+def index_identity(settings: Settings, library: str) -> str:
+    """The index a run searches: `library@` and the first 12 hex digits of the SHA-256 of its
+    `meta.json` (counts, versions, build time: a rebuilt index is another). Part of the run's
+    key, so a run under another `--index` (or a rebuilt one) is another run. Raises
+    NoSearchIndex, with the command that builds the index, where there is none."""
+    from math2.retrieval import NoIndex, Searcher
+
+    searcher = Searcher(Path(settings.retrieval.index_dir))
+    try:
+        searcher.scope(library)
+    except NoIndex as exc:
+        raise NoSearchIndex(
+            f"formalize searches the {library} index before generating: {exc}; or run with "
+            "--no-retrieval to formalize without search"
+        ) from exc
+    meta = searcher.built()[library] / "meta.json"
+    return f"{library}@{hashlib.sha256(meta.read_bytes()).hexdigest()[:12]}"
 
 
 def make_retriever(settings: Settings, store: Store, library: str) -> IndexRetriever | None:
@@ -147,11 +173,13 @@ def accept():
     return run
 
 
-def run_key(input_path: Path, limit: int | None) -> str:
+def run_key(input_path: Path, limit: int | None, index: str | None = None) -> str:
     """The run's input key: the file's digest and, with `--limit N`, that selection (a run of
-    the first 2 items never reattaches to a run of all 16; `runs resume` reopens either)."""
+    the first 2 items never reattaches to a run of all 16; `runs resume` reopens either), and
+    the search index it searches (`index_identity`; None with --no-retrieval)."""
     digest = input_digest(input_path)
-    return f"{digest}:limit={limit}" if limit else digest
+    key = f"{digest}:limit={limit}" if limit else digest
+    return f"{key}:index={index}" if index else key
 
 
 def build_job(options: FormalizeOptions, input_key: str) -> Job:
@@ -207,25 +235,39 @@ async def run_formalize(
     on_result: Callable[[Any, Any], None] | None = None,
     ray: RayOptions | None = None,
     resume: Resume | None = None,
+    require_index: bool = False,
 ) -> RunSummary:
     """Formalize every statement of a JSONL file (or resume that run); on a Ray cluster when
     `ray` (a `RayOptions`) is given.
 
     Raises UnregisteredModel, LLMNotConfigured, LeanNotConfigured or InputError, each saying what
-    to do, before any model call.
+    to do, before any model call; with `require_index` (the CLI's), NoSearchIndex where the run
+    would search an index that is not built (otherwise such a run goes on without search, and
+    each item's search attempt says so). The index searched is part of the run's key.
     """
     input_path = Path(input_path)
     total = sum(1 for _ in read_inputs(input_path, options.field, options.limit))  # validate
+    index = None
+    if options.retrieval:
+        try:
+            index = index_identity(settings, options.index_library)
+        except NoSearchIndex:
+            if require_index:
+                raise
     spec = resolve_spec(settings, store, service_spec(options))
     return await execute_role(
         settings,
         store,
         spec,
-        build_job(options, run_key(input_path, options.limit)),
+        build_job(options, run_key(input_path, options.limit, index)),
         read_inputs(input_path, options.field, options.limit),
         resources=_resources(options, settings),
         ray=ray,
-        params={"input": str(input_path.resolve()), "options": options.model_dump(mode="json")},
+        params={
+            "input": str(input_path.resolve()),
+            "options": options.model_dump(mode="json"),
+            "index": index,
+        },
         total=total,
         on_progress=on_progress,
         on_result=on_result,
@@ -239,8 +281,16 @@ async def _resume(run: Run, settings: Settings, store: Store, resume: Resume) ->
     if not path.exists():
         raise CannotResume(f"run {run.id}: its input {path} is gone")
     options = FormalizeOptions.model_validate(params.get("options", {}))
-    if run_key(path, options.limit) != run.key:
+    if run_key(path, options.limit) != run.key.split(":index=")[0]:
         raise CannotResume(f"run {run.id}: its input {path} has changed since the run started")
+    recorded = params.get("index")
+    if options.retrieval and recorded:  # it searched an index: the same one, or a new run
+        index = index_identity(settings, options.index_library)
+        if index != recorded:
+            raise CannotResume(
+                f"run {run.id}: it searched the index {recorded}, which is now {index} (rebuilt "
+                "since): start a new run"
+            )
     return await run_formalize(
         settings,
         store,
@@ -249,6 +299,7 @@ async def _resume(run: Run, settings: Settings, store: Store, resume: Resume) ->
         on_progress=resume.on_progress,
         ray=resume.ray,
         resume=resume,
+        require_index=bool(recorded),
     )
 
 
