@@ -21,7 +21,7 @@ from math2.runs.context import RunServices
 from math2.runs.engine import run_item
 from math2.runs.lifecycle import End, ItemEnd
 from math2.runs.ray_actors import ActorBackend, RemoteStore, WorkerEnv
-from math2.runs.ray_hub import bind_clients
+from math2.runs.ray_limits import bind_clients
 from math2.runs.spec import Job
 from math2.store.work import ItemStatus, RunItem
 from math2.util.limits import Resource
@@ -103,7 +103,7 @@ async def _batch(task: BatchTask, node: str, batch: list[tuple[Any, int]]) -> Ba
             return BatchResult(node, refused=refused)
         backend = ActorBackend(actors)
     run_id = task.run_id
-    astore = RemoteStore(task.writer, task.url)
+    astore = RemoteStore(task.writer, task.url, node)
     env = WorkerEnv(astore=astore, lean_backend=backend, store=astore.store, executor="ray")
     factory = task.services_factory
     services: RunServices = factory(env) if factory is not None else RunServices()
@@ -131,9 +131,19 @@ async def _batch(task: BatchTask, node: str, batch: list[tuple[Any, int]]) -> Ba
             end, cur = await run_item(
                 astore, task.job, run_id, rec, max(c, count), resources, services, task.segment_id
             )
+            if end.end is not End.STOPPED:
+                astore.finished += 1  # credited to this node with the next write
             return item, end, cur
 
-        return BatchResult(node, list(await asyncio.gather(*(one(r, c) for r, c in batch))))
+        running = [asyncio.ensure_future(one(r, c)) for r, c in batch]
+        try:
+            results = list(await asyncio.gather(*running))
+        except BaseException:  # e.g. the run's writer died: the batch's other items stop too
+            for t in running:
+                t.cancel()
+            raise
+        await astore.credit()
+        return BatchResult(node, results)
     finally:
         await services.aclose()
         await astore.aclose()
