@@ -92,21 +92,24 @@ class EndpointLimiter:
 
     def drop(self, dead: set[str], why: str = "node") -> int:
         """Drop the permits and queued requests of the nodes (or holders) in `dead`; how many."""
-        at = 1 if why == "node" else 2
+        by_node = why == "node"
         n = 0
-        for token, held in list(self.held.items()):
-            if held[at] in dead:
+        for token, (_, node, holder) in list(self.held.items()):
+            who = node if by_node else holder
+            if who in dead:
                 del self.held[token]
-                self.dropped[held[at]] = self.dropped.get(held[at], 0) + 1
+                self.dropped[who] = self.dropped.get(who, 0) + 1
                 n += 1
         keep: collections.deque[tuple[str, str, str, asyncio.Future[None]]] = collections.deque()
-        for w in self.waiters:
-            if (w[1], w[2])[at - 1] in dead:
-                w[3].cancel()  # its caller is gone
-                self.dropped[w[at]] = self.dropped.get(w[at], 0) + 1
+        for waiter in self.waiters:
+            _, node, holder, fut = waiter
+            who = node if by_node else holder
+            if who in dead:
+                fut.cancel()  # its caller is gone
+                self.dropped[who] = self.dropped.get(who, 0) + 1
                 n += 1
             else:
-                keep.append(w)
+                keep.append(waiter)
         self.waiters = keep
         self._wake()
         return n
