@@ -3,10 +3,15 @@ figures measure the executors, not Lean): CPU per item of every process each exe
 throughput with 1, 2 and 4 Lean actors against as many local REPL workers.
 
     python benchmarks/scale_ray.py --pg-url postgresql://postgres@127.0.0.1:5432/postgres \
-        [--items 160] [--latency 0.2] [--actors 1 2 4] [--repeats 3] [--cpus 2]
+        [--job check|formalize] [--items 160] [--latency 0.2] [--actors 1 2 4] [--repeats 3] \
+        [--cpus 2] [--model-latency 0.05] [--concurrency 8]
 
-Every run is the same job (one Lean check per item: hygiene, the result cache, the REPL pool, an
-attempt, the item's state) over the same items, in a fresh PostgreSQL database, each executor
+Every run is the same job over the same items — `--job check`: one Lean check per item
+(hygiene, the result cache, the REPL pool, an attempt, the item's state); `--job formalize`: the
+formalize role's items as `math2 formalize` runs them (`run_formalize`, on either executor: a
+generation and a judgement through the fake model server, whose CPU is counted apart as outside
+the run, and a check through the fake REPL; every item passes in round 1) — in a fresh
+PostgreSQL database, each executor
 starting what it uses (the local REPL pool; Ray's hub — the run's writer — and Lean actors with
 their REPLs), as a command does. Local and Ray alternate in order from one repeat to the next;
 medians.
@@ -32,30 +37,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
 import os
-import statistics
 import sys
-import threading
+import tempfile
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-import psutil
 from pydantic import BaseModel
-from sqlalchemy import create_engine, select, text
+from ray_meter import LOCAL_ROLES, OUTSIDE, ROLES, CpuMeter, Databases, med, steady_rate
+from sqlalchemy import select
 from sqlalchemy.engine import make_url
 
+from math2.config import LeanSettings, LLMSettings, Settings
 from math2.lean import CheckItem, LeanChecker, PoolConfig, ReplBackend
+from math2.llm.testing import Rule, Script, spawn_fake_server
+from math2.roles.formalize import FormalizeOptions, run_formalize
 from math2.runs import ItemContext, Job, Resource, RunServices, execute, step
 from math2.runs.ray_actors import NAMESPACE, WorkerEnv
 from math2.runs.ray_exec import RayOptions
 from math2.store import Run as RunRow
-from math2.store import RunItem, Store
+from math2.store import Store
 from math2.store.aio import AsyncStore
-
-ROLES = ("driver", "tasks", "hub (writer)", "lean actors", "repl", "ray system", "postgres")
-LOCAL_ROLES = ("driver", "repl", "postgres")
 
 
 class Item(BaseModel):
@@ -87,114 +92,6 @@ def pool(size: int, latency: float) -> PoolConfig:
     return PoolConfig(argv=argv, size=size, timeout_s=60, memory_limit_mb=None)
 
 
-class Databases:
-    def __init__(self, admin: str):
-        self.admin = make_url(admin).set(drivername="postgresql+psycopg")
-        self.engine = create_engine(self.admin, isolation_level="AUTOCOMMIT")
-        self.names: list[str] = []
-
-    def new(self) -> Store:
-        name = f"math2_bench_{uuid.uuid4().hex[:10]}"
-        with self.engine.connect() as c:
-            c.execute(text(f'CREATE DATABASE "{name}"'))
-        self.names.append(name)
-        store = Store(self.admin.set(database=name).render_as_string(hide_password=False))
-        store.upgrade()
-        return store
-
-    def drop(self) -> None:
-        with self.engine.connect() as c:
-            for n in self.names:
-                c.execute(text(f'DROP DATABASE IF EXISTS "{n}" WITH (FORCE)'))
-
-
-class CpuMeter:
-    """CPU seconds (user + sys) of this process, its descendants (Ray's processes, the REPLs)
-    and PostgreSQL's server, by role, over a span; sampled every `every` seconds so processes
-    that end with the run (a run's actors) are counted up to their last sample."""
-
-    def __init__(self, pg_port: int | None, every: float = 0.2):
-        self.me, self.pg_port, self.every = os.getpid(), pg_port, every
-        self.last: dict[int, tuple[str, float]] = {}
-        self.base: dict[int, float] = {}
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._own = 0.0  # the sampler thread's own CPU, taken out of the driver's
-
-    def _role(self, p: psutil.Process, pg: set[int]) -> str:
-        if p.pid == self.me:
-            return "driver"
-        if p.pid in pg:
-            return "postgres"
-        try:
-            cmd = " ".join(p.cmdline()) or p.name()
-        except psutil.Error:
-            return "ray system"
-        if "fake_repl" in cmd:
-            return "repl"
-        if cmd.startswith("ray::"):
-            for key, role in (
-                ("RunHub", "hub (writer)"),
-                ("StoreWriter", "hub (writer)"),
-                ("EndpointLimiter", "hub (writer)"),
-                ("LeanActor", "lean actors"),
-                ("Agent", "ray system"),
-            ):
-                if key in cmd:
-                    return role
-            return "tasks"
-        return "ray system"
-
-    def _postgres(self) -> list[psutil.Process]:
-        for p in psutil.process_iter(["name", "cmdline"]):
-            cmd = p.info["cmdline"] or []
-            if p.info["name"] == "postgres" and str(self.pg_port) in cmd:
-                return [p, *p.children(recursive=True)]
-        return []
-
-    def sample(self) -> None:
-        t0 = time.thread_time()
-        me = psutil.Process(self.me)
-        pg = self._postgres() if self.pg_port else []
-        pgs = {p.pid for p in pg}
-        for p in [me, *me.children(recursive=True), *pg]:
-            try:
-                t = p.cpu_times()
-            except psutil.Error:
-                continue
-            with self._lock:
-                old = self.last.get(p.pid)
-                # an idle Ray worker is "ray::IDLE" until it runs an actor or a task
-                keep = old is not None and old[0] not in ("tasks", "ray system")
-                role = old[0] if keep and old is not None else self._role(p, pgs)
-                self.last[p.pid] = (role, t.user + t.system)
-        self._own += time.thread_time() - t0
-
-    def __enter__(self) -> CpuMeter:
-        self.last.clear()
-        self._own = 0.0
-        self.sample()
-        self.base = {pid: c for pid, (_, c) in self.last.items()}
-        self._own = 0.0
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
-        return self
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self.every):
-            self.sample()
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.sample()
-        self.cpu = dict.fromkeys(ROLES, 0.0)
-        for pid, (role, c) in self.last.items():
-            self.cpu[role] += c - self.base.get(pid, 0.0)
-        self.cpu["driver"] -= self._own
-
-
 def records(n: int) -> list[Item]:
     return [Item(id=f"x{k}") for k in range(n)]
 
@@ -215,11 +112,82 @@ class Run:
         return sum(self.cpu[r] for r in roles)
 
 
-def steady_rate(store: Store, n: int) -> float:
-    with store.session() as s:
-        ts = sorted(t.timestamp() for t in s.scalars(select(RunItem.finished_at)))
-    lo, hi = ts[int(0.1 * (n - 1))], ts[int(0.9 * (n - 1))]
-    return (int(0.9 * (n - 1)) - int(0.1 * (n - 1))) / max(hi - lo, 1e-9)
+# Role-shaped items (`--job formalize`): the formalize role as `math2 formalize` runs it — a
+# generation and a judgement through the fake model server, one check through the fake REPL,
+# every attempt, reply and result stored — each item passing in round 1 (retrieval off).
+GENERATOR = "translate mathematical statements"
+JUDGE = "check whether a Lean 4 statement"
+
+
+def model_script(latency_s: float) -> Script:
+    code = r"```lean\ntheorem t_\g<id> (n : ℕ) : n + 0 = n := by sorry\n```"
+    return Script(
+        latency_s=latency_s,
+        models=["gen"],
+        rules=[
+            Rule(system=GENERATOR, user=r"item (?P<id>\w+)", reply=code, expand=True),
+            Rule(system=JUDGE, json={"consistent": True, "defects": []}),
+        ],
+    )
+
+
+@dataclass
+class Formalize:
+    """What a formalize run of the benchmark needs: the fake model server's URL, its slots, the
+    fake REPL's check latency, a folder for inputs."""
+
+    base_url: str
+    concurrency: int
+    folder: Path
+
+    def settings(self, store: Store, workers: int, latency: float) -> Settings:
+        repl = [sys.executable, "-m", "math2.lean.testing.fake_repl"]
+        repl += ["--check-delay", str(latency)]
+        return Settings(
+            db_url=store.url,
+            llm=LLMSettings(base_url=self.base_url, concurrency=self.concurrency),
+            lean=LeanSettings(project_dir=self.folder, repl_command=repl, workers=workers),
+        )
+
+    def items(self, n: int) -> Path:
+        tag = f"i{time.monotonic_ns()}"
+        path = self.folder / f"{tag}.jsonl"
+        with path.open("w", encoding="utf-8") as fh:
+            for i in range(n):
+                fh.write(json.dumps({"id": f"{tag}{i}", "statement": f"item {tag}{i}: n + 0 = n."}))
+                fh.write("\n")
+        return path
+
+
+async def run_formalize_bench(
+    dbs: Databases,
+    meter: CpuMeter,
+    f: Formalize,
+    n: int,
+    workers: int,
+    latency: float,
+    ray: RayOptions | None,
+) -> Run:
+    from math2.llm import add_model
+
+    store = dbs.new()
+    with store.session() as ses:
+        add_model(ses, "gen", provider="fake")
+    inp = f.items(n)
+    st = f.settings(store, workers, latency)
+    opts = FormalizeOptions(model="gen", judge="gen", retrieval=False, max_rounds=3)
+    load = os.getloadavg()[0]
+    with meter:
+        t0 = time.monotonic()
+        s = await run_formalize(st, store, inp, opts, ray=ray)
+        wall = time.monotonic() - t0
+    assert s.done == n and s.failed == 0, s
+    out = Run("ray" if ray else "local", n, wall, steady_rate(store, n), meter.cpu, load)
+    if ray is not None:
+        with store.session() as ses:
+            stats = ses.scalars(select(RunRow.stats).where(RunRow.id == s.run_id)).one()
+        out.writes, out.commits = stats["writer"]["writes"], stats["writer"]["commits"]
+    return out
 
 
 async def run_local(dbs: Databases, meter: CpuMeter, n: int, workers: int, latency: float) -> Run:
@@ -284,8 +252,13 @@ async def run_ray(
 async def pair(dbs, meter, a, n: int, k: int, latency: float, rep: int) -> tuple[Run, Run]:
     """A local run and a Ray run, in alternating order from one repeat to the next (so neither
     always runs on the quieter half of a shared machine)."""
-    go_local = run_local(dbs, meter, n, k, latency)
-    go_ray = run_ray(dbs, meter, n, k, latency, a.batch, a.shape)
+    if a.formalize is not None:
+        opts = RayOptions(batch_size=a.batch)
+        go_local = run_formalize_bench(dbs, meter, a.formalize, n, k, latency, None)
+        go_ray = run_formalize_bench(dbs, meter, a.formalize, n, k, latency, opts)
+    else:
+        go_local = run_local(dbs, meter, n, k, latency)
+        go_ray = run_ray(dbs, meter, n, k, latency, a.batch, a.shape)
     if rep % 2:
         r = await go_ray
         lo = await go_local
@@ -301,10 +274,6 @@ async def pair(dbs, meter, a, n: int, k: int, latency: float, rep: int) -> tuple
             flush=True,
         )
     return lo, r
-
-
-def med(xs: list[float]) -> float:
-    return statistics.median(xs)
 
 
 async def main() -> None:
@@ -324,6 +293,15 @@ async def main() -> None:
         default="repls",
         help="k REPLs as one Lean actor's pool (repls) or as k actors of one REPL (actors)",
     )
+    p.add_argument(
+        "--job",
+        choices=("check", "formalize"),
+        default="check",
+        help="one check an item (check) or the formalize role's items: a generation and a "
+        "judgement through the fake model server, a check through the fake REPL (formalize)",
+    )
+    p.add_argument("--model-latency", type=float, default=0.05, help="formalize: s a call")
+    p.add_argument("--concurrency", type=int, default=8, help="formalize: the model's slots")
     a = p.parse_args()
     if not a.pg_url:
         p.error("give --pg-url (or MATH2_TEST_PG_URL): the Ray executor needs PostgreSQL")
@@ -343,10 +321,15 @@ async def main() -> None:
     n = a.items
     cpu_runs: dict[tuple[str, int], list[Run]] = {}
     rows = []
+    stack = contextlib.ExitStack()
+    a.formalize = None
+    if a.job == "formalize":
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        srv = stack.enter_context(spawn_fake_server(model_script(a.model_latency), folder))
+        a.formalize = Formalize(srv.base_url, a.concurrency, folder)
     try:
         # Warm-up, untimed: Ray's worker processes start and import math2 once.
-        await run_ray(dbs, meter, 2 * a.batch, 1, 0.0, a.batch)
-        await run_local(dbs, meter, 2 * a.batch, 1, 0.0)
+        await pair(dbs, meter, a, 2 * a.batch, 1, 0.0, 0)
         for rep in range(a.repeats):
             for size in (n, 3 * n):
                 lo, r = await pair(dbs, meter, a, size, 1, 0.0, rep)
@@ -362,8 +345,16 @@ async def main() -> None:
     finally:
         ray.shutdown()
         dbs.drop()
+        stack.close()
 
-    print(f"\n## CPU per item (zero check latency, one worker; runs of {n} and {3 * n} items)\n")
+    what = (
+        f"formalize items (model {a.model_latency * 1000:.0f} ms a call, {a.concurrency} slots)"
+        if a.formalize
+        else "one check an item"
+    )
+    print(
+        f"\n## CPU per item ({what}, zero check latency, one REPL; runs of {n} and {3 * n} items)\n"
+    )
     print("| | " + " | ".join(ROLES) + " | total | load |")
     print("|---|" + "---|" * (len(ROLES) + 2))
     per_item: dict[str, float] = {}
@@ -386,6 +377,19 @@ async def main() -> None:
         )
         fixed_runs.append(f"{kind} {fixed:.2f} s")
     print(f"\nFixed CPU of a run (starting and ending it): {', '.join(fixed_runs)}")
+    if a.formalize:
+        outside = [
+            (
+                med([x.cpu[OUTSIDE] for x in cpu_runs[k, 3 * n]])
+                - med([x.cpu[OUTSIDE] for x in cpu_runs[k, n]])
+            )
+            / (2 * n)
+            for k in ("local", "ray")
+        ]
+        print(
+            f"The fake model server (outside the run, in no total): {outside[0] * 1000:.2f} / "
+            f"{outside[1] * 1000:.2f} ms an item (local / Ray)"
+        )
     print(
         f"Ray's extra CPU per item: **{(per_item['ray'] - per_item['local']) * 1000:.2f} ms** "
         f"({per_item['ray'] * 1000:.2f} against {per_item['local'] * 1000:.2f}: Ray / local "

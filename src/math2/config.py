@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 from pydantic_settings import (
@@ -176,6 +176,17 @@ class RaySettings(BaseModel):
     task_cpus: float = Field(0.5, ge=0, description="CPUs a batch task reserves")
     task_max_retries: int = Field(3, ge=0, description="tries of a batch whose worker died")
     actor_max_restarts: int = Field(8, ge=0, description="restarts of a Lean actor that died")
+    lean_actor_cpus: float = Field(
+        0, ge=0, description="CPUs a Lean actor reserves (its REPLs' share of the node's CPUs)"
+    )
+    lean_actor_memory: int | None = Field(
+        None, ge=1, description="bytes of memory a Lean actor reserves (None: none)"
+    )
+    runtime_env: dict[str, Any] | None = Field(
+        None,
+        description="Ray's runtime_env for the run's workers and actors (env_vars, pip, "
+        "working_dir…); None: the cluster's own environment",
+    )
 
 
 class SelectSettings(BaseModel):

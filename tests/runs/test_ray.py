@@ -31,11 +31,11 @@ from typer.testing import CliRunner
 from math2.cli import app
 from math2.lean import ReplBackend
 from math2.llm.testing import FakeServer
-from math2.llm.testing.fake_server import read_log, repeats, request_hash
+from math2.llm.testing.fake_server import read_log, repeats
 from math2.runs import Resource, execute
 from math2.runs.ray_actors import NAMESPACE, WorkerEnv
 from math2.runs.ray_exec import RayOptions, RayUnavailable
-from math2.store import Attempt, LLMResponse, Run, RunItem, RunSegment, Store
+from math2.store import Attempt, Run, RunItem, RunSegment, Store
 from math2.store.aio import AsyncStore
 from tests.runs import ray_job
 
@@ -357,9 +357,12 @@ def test_driver_sigkilled_and_resumed_on_ray(cluster, lean_actors, pg, tmp_path)
         done_before = _count_done(store)
         assert done_before < n
         with store.session() as s:
-            stored = {request_hash(r.request) for r in s.scalars(select(LLMResponse))}
             checked = {a.item for a in s.scalars(select(Attempt).where(Attempt.stage == "compile"))}
-        calls_before = len(read_log(tmp_path / "llm.jsonl"))
+        stored = ray_job.stored_requests(store)
+        asked = read_log(tmp_path / "llm.jsonl")
+        calls_before = len(asked)
+        # Compared in the form that matches: every stored reply is one the server received.
+        assert stored and stored <= ray_job.received(asked)
         checks_before = _checks(repl_log)
         out = runner.invoke(app, ["--db", store.url, "runs", "resume", str(run_id)])
     assert out.exit_code == 0, out.output
@@ -368,8 +371,9 @@ def test_driver_sigkilled_and_resumed_on_ray(cluster, lean_actors, pg, tmp_path)
     )
     assert _count_done(store) == n
     # Nothing finished before the kill was asked again: no stored reply, no stored check.
-    after = read_log(tmp_path / "llm.jsonl")[calls_before:]
-    assert not {e["hash"] for e in after} & stored
+    after = ray_job.received(read_log(tmp_path / "llm.jsonl")[calls_before:])
+    assert after, "nothing was asked after the loss: the test shows nothing"
+    assert not after & stored
     again = _checks(repl_log) - checks_before
     assert not set(again) & checked
     with store.session() as s:
@@ -478,3 +482,40 @@ def test_runs_actors_list_and_stop_what_no_run_owns(cluster, lean_actors, tmp_pa
     stopped = runner.invoke(app, [*db, "runs", "actors", "stop", "--all"])
     assert stopped.exit_code == 0 and "2 actors stopped" in stopped.output, stopped.output
     assert math2_actors(cluster) == []
+
+
+async def test_the_hub_lost_mid_run_is_made_again(cluster, lean_actors, pg, tmp_path):
+    """The run's hub — its one writer, the owner of its Lean actors and limiters — killed
+    mid-run: the driver makes it again from the store's state and the run goes on. Every item
+    ends done once; no stored reply is asked again, no stored check made again; the run's
+    stats name the two hubs."""
+    n = 24
+    template = ray_job.write_template(tmp_path)
+    store = pg()
+    repl_log = tmp_path / "repl.jsonl"
+    with FakeServer(ray_job.script(latency_s=0.1), log_path=tmp_path / "llm.jsonl") as srv:
+        run = asyncio.create_task(_ray_run(store, srv.base_url, template, repl_log, n=n))
+        while _count_done(store) < 4:
+            assert not run.done(), "the run ended before its hub was lost"
+            await asyncio.sleep(0.05)
+        (name,) = [x for x in math2_actors(cluster) if x.startswith("math2-hub-")]
+        cluster.kill(cluster.get_actor(name, namespace=NAMESPACE))
+        stored = ray_job.stored_requests(store)
+        asked = read_log(tmp_path / "llm.jsonl")
+        calls_before = len(asked)
+        # Compared in the form that matches: every stored reply is one the server received.
+        assert stored and stored <= ray_job.received(asked)
+        with store.session() as s:
+            checked = {a.item for a in s.scalars(select(Attempt).where(Attempt.stage == "compile"))}
+        checks_before = _checks(repl_log)
+        summary = await asyncio.wait_for(run, 240)
+    assert (summary.done, summary.failed) == (n, 0)
+    assert _count_done(store) == n
+    with store.session() as s:
+        stats = s.scalars(select(Run)).one().stats
+        assert s.scalar(select(func.count()).select_from(Attempt)) == 2 * n
+    assert stats["hubs"] == 2
+    after = ray_job.received(read_log(tmp_path / "llm.jsonl")[calls_before:])
+    assert after, "nothing was asked after the hub was lost: the test shows nothing"
+    assert not after & stored
+    assert not set(_checks(repl_log) - checks_before) & checked

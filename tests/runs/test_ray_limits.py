@@ -15,7 +15,8 @@ from math2.cli._executor import merged_options
 from math2.lean.identity import LeanIdentity
 from math2.lean.pool import PoolConfig
 from math2.runs.ray_exec import RayOptions, items_per_node
-from math2.runs.ray_hub import EndpointLimiter, left_over, same_lean
+from math2.runs.ray_hub import left_over, same_lean
+from math2.runs.ray_limits import EndpointLimiter
 
 
 def test_items_per_node_follow_the_repls_and_the_endpoints():
@@ -108,3 +109,94 @@ def test_left_over_actors_are_those_no_live_hub_owns():
     ]
     assert left_over(names) == names[2:]
     assert left_over(names[:2]) == []
+
+
+async def test_a_dead_nodes_permits_and_requests_are_dropped_at_once():
+    """A permit belongs to a live caller: when its node dies, its permits and its queued
+    requests go at once (not after `hold_s`), and the live callers get them."""
+    lim = EndpointLimiter("m@u", capacity=2, hold_s=3600)
+    assert await lim.acquire("a1", "node-a", "wa")
+    assert await lim.acquire("a2", "node-a", "wa")
+    queued_dead = asyncio.ensure_future(lim.acquire("a3", "node-a", "wa"))
+    live = asyncio.ensure_future(lim.acquire("b1", "node-b", "wb"))
+    await asyncio.sleep(0.01)
+    assert not live.done() and not queued_dead.done()
+    assert lim.drop({"node-a"}) == 3
+    assert await asyncio.wait_for(live, 1) and set(lim.held) == {"b1"}
+    assert queued_dead.cancelled()
+    assert (await lim.stats())["dropped"] == {"node-a": 3}
+    assert lim.reclaimed == 0  # dropped for its dead node, not timed out
+
+
+async def test_a_silent_holders_permits_are_dropped(monkeypatch):
+    """A worker that stopped saying it lives (it died on a live node) loses its permits; one
+    that beats keeps them."""
+    from math2.runs import ray_limits
+
+    lim = EndpointLimiter("m@u", capacity=2, hold_s=3600)
+    assert await lim.acquire("d", "node-a", "dead-worker")
+    assert await lim.acquire("l", "node-a", "live-worker")
+    waiting = asyncio.ensure_future(lim.acquire("w", "node-b", "other"))
+    monkeypatch.setattr(ray_limits, "SILENT_S", 0.05)
+    await asyncio.sleep(0.1)
+    await lim.beat("live-worker")
+    await lim.beat("other")
+    lim._reclaim()  # what the watcher does every WATCH_S
+    assert await asyncio.wait_for(waiting, 1) and set(lim.held) == {"l", "w"}
+    assert (await lim.stats())["dropped"] == {"dead-worker": 1}
+
+
+def test_ray_options_for_lean_actors_and_a_runtime_env():
+    opts = merged_options(
+        {},
+        None,
+        [
+            "lean_actor_cpus=2",
+            "lean_actor_memory=4000000000",
+            'runtime_env={"env_vars": {"A": "1"}}',
+        ],
+        None,
+    )
+    assert (opts.lean_actor_cpus, opts.lean_actor_memory) == (2.0, 4_000_000_000)
+    assert opts.runtime_env == {"env_vars": {"A": "1"}}
+    assert opts.recorded()["runtime_env"] == {"env_vars": {"A": "1"}}  # resume keeps it
+    with pytest.raises(typer.BadParameter, match="runtime_env is a JSON object"):
+        merged_options({}, None, ["runtime_env={not json"], None)
+
+
+def test_the_ray_line_of_a_killed_segment_names_no_none():
+    from math2.cli.runs import _ray_line
+
+    line = _ray_line({"batch_size": 32, "items_per_node": None}, {})
+    assert "None" not in line and "items in flight per node from its capacities" in line
+
+
+async def test_a_second_driver_is_refused_before_it_starts_anything(
+    sqlite_store, tmp_path, monkeypatch
+):
+    """A run a live driver holds (here: this process) is refused — a new run of the same job on
+    the same input, and a resume of it — before the Ray executor joins the cluster: no hub, no
+    actor, no REPL probe."""
+    import os
+
+    from math2.runs import ray_exec
+    from math2.runs.claim import Resume, RunRequest
+    from math2.runs.identity import run_identity
+    from math2.runs.lease import RunHeld
+    from math2.runs.lifecycle import hold
+    from tests.runs import ray_job
+
+    def joined(options):
+        raise AssertionError("the second driver joined the cluster")
+
+    monkeypatch.setattr(ray_exec, "check_store", lambda store: None)  # PostgreSQL in real use
+    monkeypatch.setattr(ray_exec, "connect", joined)
+    job = ray_job.job(ray_job.write_template(tmp_path))
+    with hold(sqlite_store, run_identity(job)) as run_id:
+        for request in (None, RunRequest(resume=Resume(run_id))):
+            with pytest.raises(
+                RunHeld, match=f"run {run_id} is being driven by .* pid {os.getpid()}"
+            ):
+                await ray_exec.execute_ray(
+                    sqlite_store, job, ray_job.items(2), options=RayOptions(), request=request
+                )

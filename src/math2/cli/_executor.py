@@ -3,6 +3,7 @@ shares."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -33,7 +34,8 @@ RaySet = Annotated[
     typer.Option(
         "--ray-option",
         help="KEY=VALUE: one of the \\[ray] settings for this run (batch_size, items_per_node, "
-        "lean_actors_per_node, task_cpus, task_max_retries, actor_max_restarts); repeatable.",
+        "lean_actors_per_node, task_cpus, task_max_retries, actor_max_restarts, lean_actor_cpus, "
+        "lean_actor_memory, runtime_env as JSON); repeatable.",
     ),
 ]
 
@@ -51,7 +53,16 @@ def _parse_sets(sets: list[str]) -> dict[str, Any]:
                 f"{item!r}: give KEY=VALUE with KEY one of {known} (the cluster is --address)",
                 param_hint="--ray-option",
             )
-        out[key] = None if value.strip().lower() in ("", "none") else value.strip()
+        value = value.strip()
+        if key == "runtime_env" and value.lower() not in ("", "none"):
+            try:
+                out[key] = json.loads(value)
+            except ValueError as exc:
+                raise typer.BadParameter(
+                    f"{item!r}: runtime_env is a JSON object ({exc})", param_hint="--ray-option"
+                ) from None
+            continue
+        out[key] = None if value.lower() in ("", "none") else value
     return out
 
 

@@ -181,14 +181,22 @@ def _ray_line(options: dict[str, Any], stats: dict[str, Any]) -> str:
     writer's commits."""
     flight = stats.get("in_flight") or {}
     per_node = flight.get("per_node", options.get("items_per_node"))
-    parts = [f"batches of {options.get('batch_size')}", f"≤ {per_node} items in flight per node"]
+    bound = (
+        f"≤ {per_node} items in flight per node"
+        if per_node is not None  # a segment killed before it recorded the bound it used
+        else "items in flight per node from its capacities"
+    )
+    parts = [f"batches of {options.get('batch_size')}", bound]
     if "most" in flight:
         parts[-1] += f" (most {flight['most']} in all)"
     for key, lim in sorted((stats.get("limits") or {}).items()):
         if "unavailable" in lim:
             parts.append(f"{key}: its limiter's figures were out of reach ({lim['unavailable']})")
         else:
-            parts.append(f"{key}: ≤ {lim['capacity']} calls at once (most {lim['max_in_flight']})")
+            part = f"{key}: ≤ {lim['capacity']} calls at once (most {lim['max_in_flight']})"
+            if dropped := sum((lim.get("dropped") or {}).values()):
+                part += f", {dropped} permits or requests of dead callers dropped"
+            parts.append(part)
     writer = stats.get("writer") or {}
     if writer.get("commits"):
         parts.append(f"{writer['writes']} writes in {writer['commits']} commits")

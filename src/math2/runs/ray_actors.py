@@ -40,14 +40,28 @@ class StoreWriter:
     def __init__(self, url: str):
         self.astore = AsyncStore(Store(url))
         self.calls = 0
+        self.finished: dict[str, int] = {}  # node: items its workers finished
+
+    def _credit(self, node: str | None, finished: int) -> None:
+        if node is not None and finished:
+            self.finished[node] = self.finished.get(node, 0) + finished
+
+    async def credit(self, node: str, finished: int) -> None:
+        """`finished` more items were finished by a worker on `node`."""
+        self._credit(node, finished)
 
     async def write(self, fn: Callable[[Session], T]) -> T:
         return await self.astore.write(fn)
 
-    async def write_many(self, fns: list[Callable[[Session], Any]]) -> list[tuple[bool, Any]]:
+    async def write_many(
+        self, fns: list[Callable[[Session], Any]], node: str | None = None, finished: int = 0
+    ) -> list[tuple[bool, Any]]:
         """Several writes in one call, handed to the store's writer together (so they share a
-        commit): [(ok, result or exception)], each committed."""
+        commit): [(ok, result or exception)], each committed. `finished`: the items the caller's
+        worker on `node` finished since its last call (counted per node, wherever a batch was
+        retried)."""
         self.calls += 1
+        self._credit(node, finished)
         futs = self.astore.store.writer.submit_many(fns)
         out = await asyncio.gather(*(asyncio.wrap_future(f) for f in futs), return_exceptions=True)
         return [(not isinstance(r, BaseException), r) for r in out]
@@ -60,6 +74,7 @@ class StoreWriter:
             "writes": self.astore.writes,
             "commits": self.astore.commits,
             "calls": self.calls,
+            "items_per_node": dict(self.finished),
         }
 
     async def close(self) -> None:
@@ -148,8 +163,9 @@ class ActorBackend:
 class RemoteStore:
     """`AsyncStore`'s interface in a worker: reads from PostgreSQL, writes through the writer."""
 
-    def __init__(self, writer: Any, url: str):
-        self.writer = writer
+    def __init__(self, writer: Any, url: str, node: str | None = None):
+        self.writer, self.node = writer, node
+        self.finished = 0  # items finished here, not yet told to the writer
         self.store, self._readers = _shared_store(url)
         self._loop = asyncio.get_running_loop()
         self._queued: list[tuple[Callable[[Session], Any], asyncio.Future[Any]]] = []
@@ -172,8 +188,10 @@ class RemoteStore:
             while self._queued:
                 batch, self._queued = self._queued, []
                 self.calls += 1
+                done, self.finished = self.finished, 0
                 try:
-                    results = await self.writer.write_many.remote([fn for fn, _ in batch])
+                    fns = [fn for fn, _ in batch]
+                    results = await self.writer.write_many.remote(fns, self.node, done)
                 except BaseException as exc:
                     for _, fut in batch:
                         if not fut.done():
@@ -186,6 +204,12 @@ class RemoteStore:
                         fut.set_result(value) if ok else fut.set_exception(value)
         finally:
             self._flusher = None
+
+    async def credit(self) -> None:
+        """Tell the writer of the items finished here that no write carried."""
+        done, self.finished = self.finished, 0
+        if done and self.node is not None:
+            await self.writer.credit.remote(self.node, done)
 
     def write_sync(self, fn: Callable[[Session], T]) -> T:
         """`write` from a thread (the Lean result cache is called from threads)."""

@@ -29,13 +29,14 @@ from pydantic import ConfigDict, Field
 
 from math2.config import RaySettings
 from math2.errors import Math2Error
+from math2.lean.identity import LeanIdentity
 from math2.lean.pool import PoolConfig
 from math2.runs.context import RunServices
-from math2.runs.identity import Provenance, run_identity
-from math2.runs.lifecycle import ClaimedRun, End, Executor, RunRequest, drive
+from math2.runs.identity import Provenance, lean_of, run_identity
+from math2.runs.lifecycle import ClaimedRun, Executor, RunRequest, drive
 from math2.runs.progress import RunSummary
 from math2.runs.ray_actors import NAMESPACE, ActorBackend, WorkerEnv
-from math2.runs.ray_hub import RunHub, hub_name, new_tag
+from math2.runs.ray_guard import Hubs, one_line, refuse_if_held
 from math2.runs.ray_tasks import BatchResult, BatchTask, ServicesFactory, run_batch
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
@@ -48,6 +49,10 @@ REFRESH_S = 2.0
 
 class RayUnavailable(RuntimeError):
     """Ray is not installed, or the store cannot be shared by a cluster."""
+
+
+class BatchFailed(Math2Error):
+    """A batch of the run failed on the cluster for another reason than its hub's death."""
 
 
 class NoNodeForRun(Math2Error):
@@ -111,7 +116,8 @@ def connect(options: RayOptions) -> Any:
     """Join (or start) the cluster; return the `ray` module."""
     ray = require_ray()
     if not ray.is_initialized():
-        ray.init(address=options.address, namespace=NAMESPACE, **options.init_kwargs)
+        env = {"runtime_env": options.runtime_env} if options.runtime_env else {}
+        ray.init(address=options.address, namespace=NAMESPACE, **env, **options.init_kwargs)
     return ray
 
 
@@ -120,14 +126,6 @@ def _node_id(ray: Any) -> str | None:
         return str(ray.get_runtime_context().get_node_id())
     except Exception:  # a Ray Client driver has no node of its own
         return None
-
-
-def _here(ray: Any) -> Any:
-    """Schedule on the driver's node (the run's hub and writer live beside the driver)."""
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-    node = _node_id(ray)
-    return NodeAffinitySchedulingStrategy(node, soft=True) if node is not None else "DEFAULT"
 
 
 class Nodes:
@@ -211,42 +209,30 @@ async def execute_ray(
     executor. The run's actors (hub, writer, Lean actors, limiters) end with it.
     """
     check_store(store)
+    refuse_if_held(store, job, request)  # before anything starts on the cluster
     ray = connect(options)
     nodes = Nodes(ray)
-    tag = new_tag()
     home = _node_id(ray)
-    hub = (
-        ray.remote(RunHub)
-        .options(
-            name=hub_name(tag),
-            namespace=NAMESPACE,
-            num_cpus=0,
-            max_concurrency=1000,  # writes from every worker, each a call
-            scheduling_strategy=_here(ray),
-        )
-        .remote(
-            tag, store.url, options.lean, options.lean_actors_per_node, options.actor_max_restarts
-        )
-    )
+    hubs = Hubs(ray, home, store.url, options)
     try:
         first = home if home in nodes.usable() else next(iter(nodes.usable()), None)
         node = first if options.lean is not None else None
-        identity = run_identity(job, await _provenance(store, hub, node, services_factory))
+        identity = run_identity(job, await _provenance(store, hubs.hub, node, services_factory))
         executor = Executor("ray", options.address, options.recorded())
         async with drive(store, identity, executor=executor, request=request) as run:
             return await _run_on_cluster(
-                run, ray, hub, tag, store, job, records, options, nodes, services_factory,
-                resources,
+                run, ray, hubs, lean_of(identity.spec), store, job, records, options, nodes,
+                services_factory, resources,
             )  # fmt: skip
     finally:
-        ray.kill(hub)  # the run's actors (writer, Lean actors, limiters) go with it
+        hubs.kill()  # the run's actors (writer, Lean actors, limiters) go with it
 
 
 async def _run_on_cluster(
     run: ClaimedRun,
     ray: Any,
-    hub: Any,
-    tag: str,
+    hubs: Hubs,
+    lean: LeanIdentity | None,
     store: Store,
     job: Job,
     records: Iterable[Any] | AsyncIterable[Any],
@@ -255,24 +241,29 @@ async def _run_on_cluster(
     services_factory: ServicesFactory[Any] | None,
     resources: dict[str, Resource] | None,
 ) -> RunSummary:
-    """The Ray executor's part of a claimed run: batches of its items on the cluster."""
+    """The Ray executor's part of a claimed run: batches of its items on the cluster. A batch
+    that failed because the run's hub died is sent again through a new hub (`Hubs.remake`);
+    any other failed batch ends the run `failed` with one line."""
     capacities = {n: r.capacity for n, r in (resources or {}).items()}
-    spec = BatchTask(
-        job=job,
-        run_id=run.run_id,
-        segment_id=run.segment_id,
-        url=store.url,
-        hub=hub,
-        tag=tag,
-        writer=hub,  # the hub is the run's writer
-        services_factory=services_factory,
-        capacities=capacities,
-        lean=options.lean is not None,
-    )
+
+    def spec_of() -> BatchTask:
+        return BatchTask(
+            job=job,
+            run_id=run.run_id,
+            segment_id=run.segment_id,
+            url=store.url,
+            hub=hubs.hub,
+            tag=hubs.tag,
+            writer=hubs.hub,  # the hub is the run's writer
+            services_factory=services_factory,
+            capacities=capacities,
+            lean=options.lean is not None,
+        )
+
+    spec = spec_of()
     task = ray.remote(run_batch)
-    inflight: dict[asyncio.Future[Any], list[tuple[Any, int]]] = {}
+    inflight: dict[asyncio.Future[Any], tuple[list[tuple[Any, int]], str]] = {}
     requeued: collections.deque[list[tuple[Any, int]]] = collections.deque()
-    per_node: dict[str, int] = {}  # items each node ran (a retried batch counts where it ended)
     widest = 0
 
     def limit() -> int:
@@ -284,16 +275,27 @@ async def _run_on_cluster(
             )
         return items_per_node(options, capacities, len(usable)) * len(usable)
 
-    def take(fut: asyncio.Future[Any]) -> None:
-        batch = inflight.pop(fut)
-        res: BatchResult = fut.result()
+    async def take(fut: asyncio.Future[Any]) -> None:
+        nonlocal spec
+        batch, tag = inflight.pop(fut)
+        try:
+            res: BatchResult = fut.result()
+        except Exception as exc:  # a Ray error: its text carries a worker's traceback
+            if tag == hubs.tag and not await hubs.alive():
+                hubs.remake(run.run_id, lean, one_line(exc))
+                spec = spec_of()
+            if tag != hubs.tag:  # its hub died: the batch goes again through the new one
+                requeued.append(batch)
+                return
+            raise BatchFailed(
+                f"run {run.run_id}: a batch of {len(batch)} items failed on the cluster: "
+                f"{one_line(exc)}"
+            ) from None
         if res.refused is not None:  # another Lean on that node: the batch goes elsewhere
             nodes.refuse(res.node, res.refused)
             requeued.append(batch)
             return
         recs = {str(r.id): r for r, _ in batch}
-        ran = sum(1 for _, end, _ in res.results if end.end is not End.STOPPED)
-        per_node[res.node] = per_node.get(res.node, 0) + ran
         for item, end, cur in res.results:
             run.end(recs[item], end, cur)
 
@@ -302,7 +304,7 @@ async def _run_on_cluster(
             list(inflight), timeout=timeout, return_when=asyncio.FIRST_COMPLETED
         )
         for fut in done:
-            take(fut)
+            await take(fut)
         if done and run.on_progress:
             run.on_progress(run.snapshot())
 
@@ -310,7 +312,7 @@ async def _run_on_cluster(
         """Submit once there is room (the bound is asked again while waiting: a node that
         joined raises it)."""
         nonlocal widest
-        while inflight and sum(map(len, inflight.values())) + len(batch) > limit():
+        while inflight and sum(len(b) for b, _ in inflight.values()) + len(batch) > limit():
             await collect(timeout=REFRESH_S)
         if run.halted:
             return
@@ -319,8 +321,8 @@ async def _run_on_cluster(
             num_cpus=options.task_cpus,
             scheduling_strategy=nodes.strategy(),
         ).remote(spec, batch)
-        inflight[asyncio.wrap_future(ref.future())] = batch
-        widest = max(widest, sum(map(len, inflight.values())))
+        inflight[asyncio.wrap_future(ref.future())] = (batch, hubs.tag)
+        widest = max(widest, sum(len(b) for b, _ in inflight.values()))
         if not again:
             run.begin(len(batch))
 
@@ -344,21 +346,34 @@ async def _run_on_cluster(
                 await collect()
         for b in requeued:  # the run stopped before they went elsewhere: they stay pending
             run.progress.running -= len(b)
-        report = await hub.report.remote()
+        report = await _report(hubs)
     finally:
         for fut in inflight:
             fut.cancel()
+    writer = report.get("writer") or {}
     return await run.finish(
         {
             "executor": "ray",
             "address": options.address,
             "nodes": sorted(nodes.seen),
-            "lean_actors": options.lean_actors_per_node * len(report["lean_nodes"]),
-            "items_per_node": per_node,
+            "lean_actors": options.lean_actors_per_node * len(report.get("lean_nodes") or {}),
+            # items finished by each node's workers, counted by the writer as they finish (a
+            # retried batch's items stay with the node that did them)
+            "items_per_node": writer.get("items_per_node", {}),
             "in_flight": {
                 "per_node": items_per_node(options, capacities, len(nodes.usable()) or 1),
                 "most": widest,
             },
+            "hubs": hubs.made,
             **report,
         }
     )
+
+
+async def _report(hubs: Hubs) -> dict[str, Any]:
+    """What the run's actors did (the hub's report); the run's items are done, so a hub out of
+    reach costs its figures only."""
+    try:
+        return dict(await hubs.hub.report.remote())
+    except Exception as exc:  # a Ray error: the hub or its node is gone
+        return {"writer": {"unavailable": one_line(exc)}}

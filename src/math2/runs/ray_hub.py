@@ -20,17 +20,14 @@ settings (REPL command, timeout, memory limit, project), gets actors made from t
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
-import time
 import uuid
 from typing import Any
 
 from math2.lean.identity import LeanIdentity
 from math2.lean.pool import PoolConfig
-from math2.llm.client import LLMClient
 from math2.runs.ray_actors import NAMESPACE, LeanActor, StoreWriter
-from math2.util.limits import Resource
+from math2.runs.ray_limits import EndpointLimiter
 
 
 def lean_actor_name(tag: str, node_id: str, index: int = 0) -> str:
@@ -58,11 +55,17 @@ class RunHub(StoreWriter):
         pool: PoolConfig | None,
         per_node: int = 1,
         max_restarts: int = 8,
+        *,
+        reference: LeanIdentity | None = None,
+        lean_cpus: float = 0,
+        lean_memory: int | None = None,
     ):
         super().__init__(url)
         self.tag, self.pool = tag, pool
         self.per_node, self.max_restarts = per_node, max_restarts
-        self.reference: LeanIdentity | None = None  # the run's Lean: the first node's
+        self.lean_cpus, self.lean_memory = lean_cpus, lean_memory
+        # the run's Lean: the first node's, or the one its identity names (a hub made again)
+        self.reference: LeanIdentity | None = reference
         self.leans: dict[str, asyncio.Future[tuple[list[Any], str | None]]] = {}
         self.identities: dict[str, str] = {}
         self.limiters: dict[str, Any] = {}
@@ -99,7 +102,8 @@ class RunHub(StoreWriter):
                 namespace=NAMESPACE,
                 max_restarts=self.max_restarts,
                 max_task_retries=-1,  # a check in flight when the actor died is sent again
-                num_cpus=0,
+                num_cpus=self.lean_cpus,
+                **({"memory": self.lean_memory} if self.lean_memory else {}),
                 scheduling_strategy=self._on(node),
             )
             .remote(self.pool)
@@ -134,6 +138,10 @@ class RunHub(StoreWriter):
             )
         return self.limiters[key]
 
+    async def ping(self) -> bool:
+        """The hub lives (the driver asks when a batch failed)."""
+        return True
+
     async def report(self) -> dict[str, Any]:
         """What the run's actors did: the nodes with Lean actors and their Lean, the nodes
         refused, each endpoint's limiter, the writer's counts."""
@@ -155,139 +163,6 @@ class RunHub(StoreWriter):
             "limits": limits,
             "writer": writer,
         }
-
-
-class EndpointLimiter:
-    """At most `capacity` calls to one model endpoint at once across the cluster (an async Ray
-    actor): `acquire(token)` waits for a permit, `release(token)` gives it back. A permit held
-    longer than `hold_s` (longer than any call can last: its holder died with its worker) is
-    taken back, so a lost worker lowers the bound for that long and never raises it. A token
-    released before its acquire ran (the caller gave up) is never granted."""
-
-    def __init__(self, key: str, capacity: int, hold_s: float):
-        self.key, self.capacity, self.hold_s = key, capacity, hold_s
-        self.held: dict[str, float] = {}
-        self.waiters: collections.deque[tuple[str, asyncio.Future[None]]] = collections.deque()
-        self.given_up: set[str] = set()
-        self.acquired = self.max_in_flight = self.reclaimed = 0
-        self._reaper: asyncio.Task[None] | None = None
-
-    async def acquire(self, token: str) -> bool:
-        self._reclaim()
-        if token in self.given_up:
-            self.given_up.discard(token)
-            return False
-        if len(self.held) < self.capacity and not self.waiters:
-            self._grant(token)
-        else:
-            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self.waiters.append((token, fut))
-            if self._reaper is None:
-                self._reaper = asyncio.ensure_future(self._reap())
-            await fut
-        return True
-
-    async def release(self, token: str) -> None:
-        if self.held.pop(token, None) is None:
-            for i, (t, fut) in enumerate(self.waiters):
-                if t == token:
-                    del self.waiters[i]
-                    fut.cancel()
-                    return
-            self.given_up.add(token)
-            return
-        self._wake()
-
-    def _grant(self, token: str) -> None:
-        self.held[token] = time.monotonic()
-        self.acquired += 1
-        self.max_in_flight = max(self.max_in_flight, len(self.held))
-
-    def _wake(self) -> None:
-        while self.waiters and len(self.held) < self.capacity:
-            token, fut = self.waiters.popleft()
-            if not fut.done():
-                self._grant(token)
-                fut.set_result(None)
-
-    def _reclaim(self) -> None:
-        cutoff = time.monotonic() - self.hold_s
-        for token, since in list(self.held.items()):
-            if since < cutoff:
-                del self.held[token]
-                self.reclaimed += 1
-        self._wake()
-
-    async def _reap(self) -> None:
-        while True:
-            await asyncio.sleep(min(30.0, self.hold_s / 4))
-            self._reclaim()
-
-    async def stats(self) -> dict[str, Any]:
-        return {
-            "capacity": self.capacity,
-            "max_in_flight": self.max_in_flight,
-            "calls": self.acquired,
-            "reclaimed": self.reclaimed,
-        }
-
-
-def endpoint_key(client: LLMClient) -> str:
-    """The endpoint a client calls (its model at its base URL)."""
-    ep = client.endpoint
-    return f"{ep.model}@{ep.base_url}"
-
-
-def hold_s(client: LLMClient) -> float:
-    """Longer than one call of the client can hold a slot: every try at its timeout, every
-    backoff at its cap, twice over."""
-    ep = client.endpoint
-    return 2 * (ep.max_retries + 1) * (ep.timeout_s + ep.backoff_max_s)
-
-
-_LIMITERS: collections.OrderedDict[tuple[str, str], Any] = collections.OrderedDict()
-
-
-class ClusterLimiter(Resource):
-    """A model client's slots in a Ray worker: each slot is a permit of its endpoint's
-    `EndpointLimiter`, so the endpoint's concurrency holds across the cluster (the hub's actor
-    is looked up once per worker process and run)."""
-
-    def __init__(self, hub: Any, tag: str, client: LLMClient):
-        super().__init__(client.limiter.name, client.limiter.capacity)
-        self.hub, self.tag = hub, tag
-        self.key, self.hold_s = endpoint_key(client), hold_s(client)
-
-    async def _actor(self) -> Any:
-        k = (self.tag, self.key)
-        if k not in _LIMITERS:
-            _LIMITERS[k] = await self.hub.limiter.remote(self.key, self.capacity, self.hold_s)
-            while len(_LIMITERS) > 64:  # runs long gone
-                _LIMITERS.popitem(last=False)
-        return _LIMITERS[k]
-
-    async def _take(self) -> tuple[Any, str]:
-        """A permit of the endpoint's limiter, by a fresh token."""
-        token = uuid.uuid4().hex
-        actor = None
-        try:
-            actor = await self._actor()
-            await actor.acquire.remote(token)
-        except BaseException:
-            if actor is not None:  # the permit, granted or not, is not kept
-                actor.release.remote(token)
-            raise
-        return actor, token
-
-    def _give(self, held: Any) -> None:
-        actor, token = held
-        actor.release.remote(token)  # its order does not matter: a permit is by token
-
-
-def bind_clients(services: Any, hub: Any, tag: str) -> None:
-    """Give every model client of a worker's services its endpoint's cluster-wide limiter."""
-    for client in services.model_clients():
-        client.limiter = ClusterLimiter(hub, tag, client)
 
 
 def new_tag() -> str:

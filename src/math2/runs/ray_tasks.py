@@ -1,14 +1,15 @@
 """What a Ray worker runs for the Ray executor: a batch task — its items through
 `engine.run_item`, the one item path, on the worker process's long-lived event loop, with the
-services built there by the run's factory, a store that writes through the run's `StoreWriter`,
-the Lean backend of its node's `LeanActor`(s) (made by the run's hub when the node first asks)
-and model clients bound by their endpoints' cluster-wide limiters. The driver's side is
-`math2.runs.ray_exec`."""
+services built there by the run's factory once per run (kept for its next batches), a store
+that writes through the run's `StoreWriter`, the Lean backend of its node's `LeanActor`(s) (made
+by the run's hub when the node first asks) and model clients bound by their endpoints'
+cluster-wide limiters. The driver's side is `math2.runs.ray_exec`."""
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from math2.runs.context import RunServices
 from math2.runs.engine import run_item
 from math2.runs.lifecycle import End, ItemEnd
 from math2.runs.ray_actors import ActorBackend, RemoteStore, WorkerEnv
-from math2.runs.ray_hub import bind_clients
+from math2.runs.ray_limits import bind_clients
 from math2.runs.spec import Job
 from math2.store.work import ItemStatus, RunItem
 from math2.util.limits import Resource
@@ -95,6 +96,40 @@ async def _node_lean(task: BatchTask, node: str) -> tuple[list[Any], str | None]
     return _LEAN[key]
 
 
+#: This process's services per (run's hub, node): built once by the run's factory and kept
+#: for the run's next batches here (its clients, connections and caches stay warm); closed when
+#: evicted by newer runs.
+_SERVICES: collections.OrderedDict[
+    tuple[str, str], asyncio.Future[tuple[RunServices, RemoteStore]]
+] = collections.OrderedDict()
+_KEEP = 4  # runs whose services a worker process keeps
+
+
+async def _services(
+    task: BatchTask, node: str, backend: ActorBackend | None
+) -> tuple[RunServices, RemoteStore]:
+    key = (task.tag, node)
+    fut = _SERVICES.get(key)
+    if fut is None or (fut.done() and fut.exception() is not None):
+        fut = _SERVICES[key] = asyncio.get_running_loop().create_future()
+        try:
+            astore = RemoteStore(task.writer, task.url, node)
+            env = WorkerEnv(astore=astore, lean_backend=backend, store=astore.store, executor="ray")
+            factory = task.services_factory
+            services: RunServices = factory(env) if factory is not None else RunServices()
+            bind_clients(services, task.hub, task.tag)
+            fut.set_result((services, astore))
+        except BaseException as exc:
+            fut.set_exception(exc)
+            raise
+        while len(_SERVICES) > _KEEP:  # runs long gone
+            _, old = _SERVICES.popitem(last=False)
+            if old.done() and old.exception() is None:
+                with contextlib.suppress(Exception):
+                    await old.result()[0].aclose()
+    return await asyncio.shield(fut)
+
+
 async def _batch(task: BatchTask, node: str, batch: list[tuple[Any, int]]) -> BatchResult:
     backend = None
     if task.lean:
@@ -103,11 +138,7 @@ async def _batch(task: BatchTask, node: str, batch: list[tuple[Any, int]]) -> Ba
             return BatchResult(node, refused=refused)
         backend = ActorBackend(actors)
     run_id = task.run_id
-    astore = RemoteStore(task.writer, task.url)
-    env = WorkerEnv(astore=astore, lean_backend=backend, store=astore.store, executor="ray")
-    factory = task.services_factory
-    services: RunServices = factory(env) if factory is not None else RunServices()
-    bind_clients(services, task.hub, task.tag)
+    services, astore = await _services(task, node, backend)
     resources = {n: Resource(n, c) for n, c in task.capacities.items()}
     ids = [str(rec.id) for rec, _ in batch]
 
@@ -119,21 +150,27 @@ async def _batch(task: BatchTask, node: str, batch: list[tuple[Any, int]]) -> Ba
         )
         return {i: (st, c) for i, st, c in rows}
 
+    # A task Ray retried (its worker died) skips what its first try finished.
+    now = await astore.read(states)
+
+    async def one(rec: Any, count: int) -> tuple[str, ItemEnd, Any]:
+        item = str(rec.id)
+        st, c = now.get(item, (None, count))
+        if st == ItemStatus.DONE:  # its value is in run_items; not rebuilt here
+            return item, ItemEnd(End.DONE), None
+        end, cur = await run_item(
+            astore, task.job, run_id, rec, max(c, count), resources, services, task.segment_id
+        )
+        if end.end is not End.STOPPED:
+            astore.finished += 1  # credited to this node with the next write
+        return item, end, cur
+
+    running = [asyncio.ensure_future(one(r, c)) for r, c in batch]
     try:
-        # A task Ray retried (its worker died) skips what its first try finished.
-        now = await astore.read(states)
-
-        async def one(rec: Any, count: int) -> tuple[str, ItemEnd, Any]:
-            item = str(rec.id)
-            st, c = now.get(item, (None, count))
-            if st == ItemStatus.DONE:  # its value is in run_items; not rebuilt here
-                return item, ItemEnd(End.DONE), None
-            end, cur = await run_item(
-                astore, task.job, run_id, rec, max(c, count), resources, services, task.segment_id
-            )
-            return item, end, cur
-
-        return BatchResult(node, list(await asyncio.gather(*(one(r, c) for r, c in batch))))
-    finally:
-        await services.aclose()
-        await astore.aclose()
+        results = list(await asyncio.gather(*running))
+    except BaseException:  # e.g. the run's writer died: the batch's other items stop too
+        for t in running:
+            t.cancel()
+        raise
+    await astore.credit()
+    return BatchResult(node, results)

@@ -1,0 +1,132 @@
+"""What the Ray driver checks and keeps around a run: a run another live driver holds is
+refused before anything starts on the cluster (no hub, no actor, no REPL probe), and the run's
+hub — its one writer and the owner of its actors — is made on the driver's node (hard affinity)
+and made again, from the store's state and the run's identity, if it dies anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from sqlalchemy import select
+
+from math2.errors import Math2Error
+from math2.lean.identity import LeanIdentity
+from math2.runs.claim import RunRequest
+from math2.runs.lease import RunHeld, describe, is_free
+from math2.runs.ray_actors import NAMESPACE
+from math2.runs.ray_hub import RunHub, hub_name, new_tag
+from math2.runs.spec import Job
+from math2.store.db import Store
+from math2.store.work import Run, RunLease, RunStatus
+
+#: How long the driver waits for the hub to answer whether it lives.
+PING_S = 30.0
+#: How many times a run's hub is made again before the run ends `failed`.
+HUB_REMAKES = 3
+
+
+class HubLost(Math2Error):
+    """The run's hub (its writer) died and could not be made again."""
+
+
+def refuse_if_held(store: Store, job: Job, request: RunRequest | None) -> None:
+    """RunHeld naming the holder when a live driver holds the run this one would drive: the
+    run being resumed, or a running run of the same job on the same input under the same job
+    spec (whatever Lean and models it names: those are asked of the cluster, later). Nothing
+    is claimed here; the claim itself (`lifecycle.drive`) decides."""
+    resume = request.resume if request is not None else None
+    with store.session() as s:
+        if resume is not None:
+            ids = [resume.run_id]
+        else:
+            runs = s.scalars(
+                select(Run).where(
+                    Run.job == job.name, Run.key == job.input_key, Run.status == RunStatus.RUNNING
+                )
+            ).all()
+            ids = [
+                r.id for r in runs if {k: (r.spec or {}).get(k) for k in job.spec} == dict(job.spec)
+            ]
+        for run_id in ids:
+            row = s.get(RunLease, run_id)
+            if row is not None and not is_free(row):
+                raise RunHeld(f"run {run_id} is being driven by {describe(row)}")
+
+
+def _here(ray: Any, node: str | None) -> Any:
+    """On the driver's node and nowhere else (a node that leaves must not take the writer)."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    return NodeAffinitySchedulingStrategy(node, soft=False) if node is not None else "DEFAULT"
+
+
+class Hubs:
+    """The run's hub, made beside the driver, and made again (a new tag: new Lean actors and
+    limiters, the run's Lean as reference) when it died."""
+
+    def __init__(self, ray: Any, node: str | None, url: str, options: Any):
+        self.ray, self.node, self.url, self.options = ray, node, url, options
+        self.made = 0
+        self.tag, self.hub = self._make(None)
+
+    def _make(self, reference: LeanIdentity | None) -> tuple[str, Any]:
+        tag = new_tag()
+        o = self.options
+        hub = (
+            self.ray.remote(RunHub)
+            .options(
+                name=hub_name(tag),
+                namespace=NAMESPACE,
+                num_cpus=0,
+                max_concurrency=1000,  # writes from every worker, each a call
+                scheduling_strategy=_here(self.ray, self.node),
+            )
+            .remote(
+                tag,
+                self.url,
+                o.lean,
+                o.lean_actors_per_node,
+                o.actor_max_restarts,
+                reference=reference,
+                lean_cpus=o.lean_actor_cpus,
+                lean_memory=o.lean_actor_memory,
+            )
+        )
+        self.made += 1
+        return tag, hub
+
+    async def alive(self) -> bool:
+        """Whether the hub answers (a dead one raises at once; a busy one answers in time)."""
+        try:
+            await asyncio.wait_for(asyncio.wrap_future(self.hub.ping.remote().future()), PING_S)
+        except Exception:
+            return False
+        return True
+
+    def remake(self, run_id: int, reference: LeanIdentity | None, why: str) -> None:
+        """A new hub for the run (its items' states are in the store: what was done stays
+        done), or HubLost with one line when it was made again too often."""
+        if self.made > HUB_REMAKES:
+            raise HubLost(
+                f"run {run_id}: its writer (the run's hub) died {self.made} times, last: {why}; "
+                f"resume it with `math2 runs resume {run_id}`"
+            )
+        self.kill()
+        self.tag, self.hub = self._make(reference)
+
+    def kill(self) -> None:
+        """End the hub and with it the run's actors (writer, Lean actors, limiters)."""
+        with contextlib.suppress(Exception):  # already gone
+            self.ray.kill(self.hub)
+
+
+def one_line(exc: BaseException) -> str:
+    """An error from the cluster in one line: its kind and its first line (a Ray error's text
+    carries the worker's traceback; the store keeps none)."""
+    cause = getattr(exc, "cause", None)
+    base = cause if isinstance(cause, BaseException) else exc
+    first = next((ln.strip() for ln in str(base).splitlines() if ln.strip()), "")
+    return f"{type(base).__name__}: {first}"[:300]

@@ -1,0 +1,256 @@
+"""The cluster-wide bounds of a Ray run's model calls: one `EndpointLimiter` actor per model
+endpoint (made by the run's hub, on its node) holds its permits, and each worker's model clients
+take them through a `ClusterLimiter` (`bind_clients`). A permit belongs to a live caller: the
+permits and queued requests of a node that died, or of a worker that stopped saying it lives,
+are dropped at once, so a capped run keeps its cap and its pace when it loses a node.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import time
+import uuid
+from typing import Any
+
+from math2.llm.client import LLMClient
+from math2.util.limits import Resource
+
+#: How often a limiter asks Ray which nodes are alive (a dead node's permits go at once).
+WATCH_S = 1.0
+#: How often a worker tells a limiter it lives while it holds or waits for permits, and how long
+#: a silent holder keeps them (a worker process that died on a live node).
+BEAT_S = 2.0
+SILENT_S = 15.0
+
+
+class EndpointLimiter:
+    """At most `capacity` calls to one model endpoint at once across the cluster (an async Ray
+    actor): `acquire(token, node, holder)` waits for a permit, `release(token)` gives it back.
+
+    A permit belongs to a live caller: the limiter asks Ray which nodes are alive every
+    `WATCH_S` and drops at once the permits and queued requests of a node that died; a worker
+    process tells it it lives (`beat(holder)`, every `BEAT_S` while it holds or waits) and one
+    silent for `SILENT_S` loses its permits and requests too (it died on a live node). A permit
+    held longer than `hold_s` (longer than any call can last) is taken back as a last resort. A
+    token released before its acquire ran (the caller gave up) is never granted."""
+
+    def __init__(self, key: str, capacity: int, hold_s: float):
+        self.key, self.capacity, self.hold_s = key, capacity, hold_s
+        self.held: dict[str, tuple[float, str, str]] = {}  # token: (since, node, holder)
+        self.waiters: collections.deque[tuple[str, str, str, asyncio.Future[None]]] = (
+            collections.deque()
+        )
+        self.given_up: set[str] = set()
+        self.heard: dict[str, float] = {}  # holder: when it last said it lives
+        self.acquired = self.max_in_flight = self.reclaimed = 0
+        self.dropped: dict[str, int] = {}  # node or holder: permits and requests dropped
+        self._watch: asyncio.Task[None] | None = None
+
+    async def acquire(self, token: str, node: str = "", holder: str = "") -> bool:
+        self._start()
+        if holder:
+            self.heard[holder] = time.monotonic()
+        if token in self.given_up:
+            self.given_up.discard(token)
+            return False
+        if len(self.held) < self.capacity and not self.waiters:
+            self._grant(token, node, holder)
+        else:
+            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self.waiters.append((token, node, holder, fut))
+            await fut
+        return True
+
+    async def release(self, token: str) -> None:
+        if self.held.pop(token, None) is None:
+            for i, (t, _, _, fut) in enumerate(self.waiters):
+                if t == token:
+                    del self.waiters[i]
+                    fut.cancel()
+                    return
+            self.given_up.add(token)
+            return
+        self._wake()
+
+    async def beat(self, holder: str) -> None:
+        """`holder` lives (a worker process holding or waiting for permits)."""
+        self.heard[holder] = time.monotonic()
+
+    def _grant(self, token: str, node: str, holder: str) -> None:
+        self.held[token] = (time.monotonic(), node, holder)
+        self.acquired += 1
+        self.max_in_flight = max(self.max_in_flight, len(self.held))
+
+    def _wake(self) -> None:
+        while self.waiters and len(self.held) < self.capacity:
+            token, node, holder, fut = self.waiters.popleft()
+            if not fut.done():
+                self._grant(token, node, holder)
+                fut.set_result(None)
+
+    def drop(self, dead: set[str], why: str = "node") -> int:
+        """Drop the permits and queued requests of the nodes (or holders) in `dead`; how many."""
+        by_node = why == "node"
+        n = 0
+        for token, (_, node, holder) in list(self.held.items()):
+            who = node if by_node else holder
+            if who in dead:
+                del self.held[token]
+                self.dropped[who] = self.dropped.get(who, 0) + 1
+                n += 1
+        keep: collections.deque[tuple[str, str, str, asyncio.Future[None]]] = collections.deque()
+        for waiter in self.waiters:
+            _, node, holder, fut = waiter
+            who = node if by_node else holder
+            if who in dead:
+                fut.cancel()  # its caller is gone
+                self.dropped[who] = self.dropped.get(who, 0) + 1
+                n += 1
+            else:
+                keep.append(waiter)
+        self.waiters = keep
+        self._wake()
+        return n
+
+    def _reclaim(self) -> None:
+        cutoff = time.monotonic() - self.hold_s
+        for token, (since, _, _) in list(self.held.items()):
+            if since < cutoff:
+                del self.held[token]
+                self.reclaimed += 1
+        silent = time.monotonic() - SILENT_S
+        gone = {h for h, t in self.heard.items() if t < silent}
+        if gone:
+            for h in gone:
+                del self.heard[h]
+            self.drop(gone, why="holder")
+        self._wake()
+
+    def _start(self) -> None:
+        if self._watch is None:
+            self._watch = asyncio.ensure_future(self._watching())
+
+    async def _watching(self) -> None:
+        import ray
+
+        while True:
+            await asyncio.sleep(WATCH_S)
+            if self.held or self.waiters:
+                try:
+                    nodes = await asyncio.to_thread(ray.nodes)
+                except Exception:  # the GCS out of reach for a moment: ask again
+                    nodes = []
+                dead = {str(n["NodeID"]) for n in nodes if not n.get("Alive")}
+                if dead:
+                    self.drop(dead)
+            self._reclaim()
+
+    async def stats(self) -> dict[str, Any]:
+        return {
+            "capacity": self.capacity,
+            "max_in_flight": self.max_in_flight,
+            "calls": self.acquired,
+            "reclaimed": self.reclaimed,
+            "dropped": dict(self.dropped),
+            "held_by": dict(collections.Counter(node for _, node, _ in self.held.values())),
+        }
+
+
+def endpoint_key(client: LLMClient) -> str:
+    """The endpoint a client calls (its model at its base URL)."""
+    ep = client.endpoint
+    return f"{ep.model}@{ep.base_url}"
+
+
+def hold_s(client: LLMClient) -> float:
+    """Longer than one call of the client can hold a slot: every try at its timeout, every
+    backoff at its cap, twice over."""
+    ep = client.endpoint
+    return 2 * (ep.max_retries + 1) * (ep.timeout_s + ep.backoff_max_s)
+
+
+class _Beat:
+    """This worker process's heartbeat to one limiter: sent every `BEAT_S` while the process
+    holds or waits for any of its permits (a silent holder's permits are dropped)."""
+
+    def __init__(self, actor: Any, holder: str):
+        self.actor, self.holder, self.out = actor, holder, 0
+        self._task: asyncio.Task[None] | None = None
+
+    def enter(self) -> None:
+        self.out += 1
+        if self._task is None or self._task.done():
+            self._task = asyncio.ensure_future(self._beating())
+
+    def leave(self) -> None:
+        self.out -= 1
+
+    async def _beating(self) -> None:
+        while self.out > 0:
+            with contextlib.suppress(Exception):  # the limiter's run is over
+                await self.actor.beat.remote(self.holder)
+            await asyncio.sleep(BEAT_S)
+
+
+_LIMITERS: collections.OrderedDict[tuple[str, str], _Beat] = collections.OrderedDict()
+
+
+def _who() -> tuple[str, str]:
+    """(this process's node, this worker's id): whose permits these are."""
+    import ray
+
+    ctx = ray.get_runtime_context()
+    return str(ctx.get_node_id()), str(ctx.get_worker_id())
+
+
+class ClusterLimiter(Resource):
+    """A model client's slots in a Ray worker: each slot is a permit of its endpoint's
+    `EndpointLimiter`, so the endpoint's concurrency holds across the cluster (the hub's actor
+    is looked up once per worker process and run). Each permit names its node and worker, so
+    the limiter drops it when either dies."""
+
+    def __init__(self, hub: Any, tag: str, client: LLMClient):
+        super().__init__(client.limiter.name, client.limiter.capacity)
+        self.hub, self.tag = hub, tag
+        self.key, self.hold_s = endpoint_key(client), hold_s(client)
+
+    async def _actor(self) -> _Beat:
+        k = (self.tag, self.key)
+        if k not in _LIMITERS:
+            actor = await self.hub.limiter.remote(self.key, self.capacity, self.hold_s)
+            _LIMITERS[k] = _Beat(actor, _who()[1])
+            while len(_LIMITERS) > 64:  # runs long gone
+                _LIMITERS.popitem(last=False)
+        return _LIMITERS[k]
+
+    async def _take(self) -> tuple[Any, str, _Beat]:
+        """A permit of the endpoint's limiter, by a fresh token."""
+        token = uuid.uuid4().hex
+        actor = None
+        beat = None
+        try:
+            beat = await self._actor()
+            beat.enter()
+            actor = beat.actor
+            node, holder = _who()
+            await actor.acquire.remote(token, node, holder)
+        except BaseException:
+            if actor is not None:  # the permit, granted or not, is not kept
+                actor.release.remote(token)
+            if beat is not None:
+                beat.leave()
+            raise
+        return actor, token, beat
+
+    def _give(self, held: Any) -> None:
+        actor, token, beat = held
+        actor.release.remote(token)  # its order does not matter: a permit is by token
+        beat.leave()
+
+
+def bind_clients(services: Any, hub: Any, tag: str) -> None:
+    """Give every model client of a worker's services its endpoint's cluster-wide limiter."""
+    for client in services.model_clients():
+        client.limiter = ClusterLimiter(hub, tag, client)
