@@ -11,6 +11,7 @@ from starlette.responses import Response
 
 from math2.util.textlimit import too_long
 from math2.web.accounts import active_reviewer, session_reviewer
+from math2.web.forms import SMALL_BODY, decision_body, read_form
 from math2.web.proxy import from_trusted_proxy
 
 R = TypeVar("R", bound=Response)
@@ -53,8 +54,11 @@ def current_reviewer(request: Request) -> str | None:
 
 async def check_csrf(request: Request) -> dict[str, str]:
     """The submitted form, once its CSRF token matches the session's and its Origin (when sent)
-    is this site; otherwise 403."""
-    form = await request.form()
+    is this site; otherwise 403. The form is read by `math2.web.forms.read_form` first
+    (urlencoded only, capped while reading): a reviewer already checked by `require_reviewer`
+    may send a text at the text limit, anyone else `SMALL_BODY`."""
+    signed_in = getattr(request.state, "reviewer", None) is not None
+    form = await read_form(request, decision_body() if signed_in else SMALL_BODY)
     sent = form.get(CSRF_FIELD)
     expected = request.session.get("csrf")
     if not isinstance(sent, str) or not expected or not secrets.compare_digest(sent, expected):
@@ -63,7 +67,7 @@ async def check_csrf(request: Request) -> dict[str, str]:
     # `null` is what sandboxed frames, data: pages and some redirects send: not this site.
     if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
         raise HTTPException(403, "cross-site form submission refused")
-    fields = {k: v for k, v in form.items() if isinstance(v, str)}
+    fields = form
     for k, v in fields.items():
         if (reason := too_long(v, f"the form field {k!r}")) is not None:
             raise HTTPException(413, reason)
