@@ -16,8 +16,8 @@ PROXY = "127.0.0.2"
 
 
 def _roomy() -> LoginThrottle:
-    """Only the per-address bucket counts (the shared cap of new addresses is out of the way)."""
-    return LoginThrottle(unknown_burst=10_000, unknown_per_s=1_000.0)
+    """Only the per-address budget counts (the names' budgets are out of the way)."""
+    return LoginThrottle(name_burst=10_000)
 
 
 def _tries(c, n: int, forwarded) -> list[int]:
@@ -102,8 +102,8 @@ def test_a_signed_in_reviewer_behind_the_proxy_signs_in_as_herself(web_store) ->
         form = {"csrf_token": token, "username": "alice", "password": PASSWORD}
         r = proxy.post("/login", data=form, headers=fwd, follow_redirects=False)
         assert r.status_code == 303
-    assert app.state.login_throttle.is_known("10.3.0.1")
-    assert not app.state.login_throttle.is_known(PROXY)
+    assert app.state.login_throttle.is_known("10.3.0.1", "alice")
+    assert not app.state.login_throttle.is_known(PROXY, "alice")
 
 
 @pytest.mark.parametrize(
@@ -120,3 +120,27 @@ def test_proxies_are_addresses_and_networks() -> None:
     assert "127.0.0.1" in t and "::1" in t and "127.0.0.2" not in t
     assert "testclient" not in t and None not in t
     assert not TrustedProxies.parse([])
+
+
+def test_one_peer_with_forwarding_headers_and_no_trusted_proxy_is_warned_of(
+    web_store, caplog
+) -> None:
+    from fastapi.testclient import TestClient
+
+    store, _, index_dir = web_store
+    caplog.set_level("WARNING", logger="math2.web.proxy")
+    quiet = create_app(store, index_dir, secret="s")
+    with TestClient(quiet, client=("127.0.0.1", 1)) as c:  # one peer, no proxy's headers
+        for _ in range(25):
+            c.get("/")
+    assert not caplog.records
+    proxied = create_app(store, index_dir, secret="s")
+    with TestClient(proxied, client=("10.0.0.2", 1)) as c:
+        for i in range(25):
+            c.get("/", headers={"x-forwarded-for": f"192.0.2.{i}"})
+    assert len(caplog.records) == 1 and "--trust-proxy" in caplog.records[0].getMessage()
+    named = create_app(store, index_dir, secret="s", trusted_proxies=["10.0.0.2"])
+    with TestClient(named, client=("10.0.0.2", 1)) as c:
+        for i in range(25):
+            c.get("/", headers={"x-forwarded-for": f"192.0.2.{i}"})
+    assert len(caplog.records) == 1  # named: no warning

@@ -127,6 +127,15 @@ def authenticate(store: Store, username: str, password: str) -> str | None:
         return row.username
 
 
+def has_password(store: Store, username: str) -> bool:
+    """Whether `username` is an active account with a password (whose check costs a hash)."""
+    with store.session() as s:
+        row = s.execute(
+            select(Reviewer.active, Reviewer.password_hash).where(Reviewer.username == username)
+        ).first()
+    return row is not None and bool(row.active) and bool(row.password_hash)
+
+
 def start_session(store: Store, username: str) -> str:
     """A new session of an active reviewer: the token for the cookie (only its digest is kept)."""
     token = secrets.token_urlsafe(32)

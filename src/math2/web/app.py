@@ -111,7 +111,10 @@ def create_app(
     app.state.trusted_header = trusted_header
     app.state.trusted_proxies = proxies
     app.state.templates = _templates()
-    app.state.login_throttle = login_throttle or LoginThrottle()
+    throttle = login_throttle or LoginThrottle()
+    if throttle.store is None:
+        throttle.store = store
+    app.state.login_throttle = throttle
     app.state.lean_css = render.lean_css()
     app.add_middleware(SecurityHeaders)
     app.add_middleware(
@@ -124,7 +127,8 @@ def create_app(
     )
     if proxies:  # X-Forwarded-For and -Proto, from these peers only
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=proxies.as_strings())
-    app.add_middleware(PeerRecorder)  # outermost of ours: the socket peer, before any header
+    # outermost of ours: the socket peer, before any header
+    app.add_middleware(PeerRecorder, watch=not proxies)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(pages.router)
     app.include_router(signin.router)
