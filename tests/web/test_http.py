@@ -117,6 +117,9 @@ def test_login_rejects_a_wrong_password_and_foreign_redirects(client) -> None:
     assert r.status_code == 303 and r.headers["location"] == "/review"
 
 
+SECRET = "p" * 40  # the proxy's secret in these tests
+
+
 def test_trusted_header_only_when_configured(web_store) -> None:
     store, _, index_dir = web_store
     local = ("127.0.0.1", 40000)
@@ -124,18 +127,28 @@ def test_trusted_header_only_when_configured(web_store) -> None:
         assert (
             c.get("/review", headers={"x-user": "alice"}, follow_redirects=False).status_code == 303
         )
+    with pytest.raises(ValueError, match="proxy's secret"):  # loopback alone never suffices
+        create_app(store, index_dir, trusted_header="X-User", trusted_proxies=["loopback"])
     app = create_app(
-        store, index_dir, secret="s", trusted_header="X-User", trusted_proxies=["loopback"]
+        store,
+        index_dir,
+        secret="s",
+        trusted_header="X-User",
+        trusted_header_secret=SECRET,
+        trusted_proxies=["loopback"],
     )
+    proxied = {"x-math2-proxy-secret": SECRET}
     with TestClient(app, client=local) as c:
-        assert c.get("/review", headers={"x-user": "alice"}).status_code == 200
-        assert (
-            c.get("/review", headers={"x-user": "mallory"}, follow_redirects=False).status_code
-            == 303
-        )
-    # From an address that is not a trusted proxy, the header is anyone's to forge: ignored.
+        assert c.get("/review", headers={"x-user": "alice", **proxied}).status_code == 200
+        r = c.get("/review", headers={"x-user": "mallory", **proxied}, follow_redirects=False)
+        assert r.status_code == 303
+        # A local process on the proxy's address, without the secret or with a wrong one
+        for sent in ({}, {"x-math2-proxy-secret": SECRET[:-1] + "q"}, {"x-math2-proxy-secret": ""}):
+            r = c.get("/review", headers={"x-user": "alice", **sent}, follow_redirects=False)
+            assert r.status_code == 303, sent
+    # From an address that is not a trusted proxy, even with the secret: ignored.
     with TestClient(app, client=("10.0.0.7", 40000)) as c:
-        r = c.get("/review", headers={"x-user": "alice"}, follow_redirects=False)
+        r = c.get("/review", headers={"x-user": "alice", **proxied}, follow_redirects=False)
         assert r.status_code == 303
 
 

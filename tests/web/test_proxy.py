@@ -13,6 +13,8 @@ from math2.web.throttle import LoginThrottle
 from tests.web.conftest import PASSWORD, client_from, serving
 
 PROXY = "127.0.0.2"
+SECRET = "s3cret-" * 6
+SENT = {"x-math2-proxy-secret": SECRET}  # what the proxy adds
 
 
 def _roomy() -> LoginThrottle:
@@ -63,7 +65,12 @@ def _review(c, **headers: str) -> int:
 def test_the_identity_header_counts_only_from_the_proxy_itself(web_store) -> None:
     store, _, index_dir = web_store
     app = create_app(
-        store, index_dir, secret="s", trusted_header="X-Remote-User", trusted_proxies=[PROXY]
+        store,
+        index_dir,
+        secret="s",
+        trusted_header="X-Remote-User",
+        trusted_header_secret=SECRET,
+        trusted_proxies=[PROXY],
     )
     with serving(app) as base:
         with client_from(base, "127.0.0.1") as local:
@@ -71,8 +78,14 @@ def test_the_identity_header_counts_only_from_the_proxy_itself(web_store) -> Non
             assert _review(local, x_remote_user="alice") == 303
             assert _review(local, x_remote_user="alice", x_forwarded_for="10.0.0.5") == 303
             assert _review(local, x_remote_user="alice", x_forwarded_for=PROXY) == 303
-        with client_from(base, PROXY) as proxy:
-            # The proxy, which appends the client's address: believed.
+        with client_from(base, "127.0.0.1", headers=SENT) as local:
+            # A local process not on the proxy's address, even with the secret: not believed;
+            # one on the proxy's address without the secret: not believed either.
+            assert _review(local, x_remote_user="alice") == 303
+        with client_from(base, PROXY) as impostor:
+            assert _review(impostor, x_remote_user="alice") == 303
+        with client_from(base, PROXY, headers=SENT) as proxy:
+            # The proxy, which appends the client's address and adds the secret: believed.
             assert _review(proxy, x_remote_user="alice", x_forwarded_for="10.0.0.5") == 200
             assert _review(proxy, x_remote_user="alice") == 200
             assert _review(proxy, x_remote_user="mallory", x_forwarded_for="10.0.0.5") == 303
@@ -82,12 +95,21 @@ def test_the_identity_header_counts_only_from_the_proxy_itself(web_store) -> Non
 def test_a_loopback_proxy_that_sets_forwarded_for_is_believed(web_store) -> None:
     store, _, index_dir = web_store
     app = create_app(
-        store, index_dir, secret="s", trusted_header="X-Remote-User", trusted_proxies=["loopback"]
+        store,
+        index_dir,
+        secret="s",
+        trusted_header="X-Remote-User",
+        trusted_header_secret=SECRET,
+        trusted_proxies=["loopback"],
     )
     with serving(app) as base:
-        with client_from(base, "127.0.0.1") as proxy:
+        with client_from(base, "127.0.0.1") as local:  # loopback alone names no one
+            assert _review(local, x_remote_user="alice", x_forwarded_for="192.0.2.7") == 303
+        with client_from(base, "127.0.0.1", headers=SENT) as proxy:
             assert _review(proxy, x_remote_user="alice", x_forwarded_for="192.0.2.7") == 200
-        with client_from(base, "127.0.0.5") as other:  # loopback is 127.0.0.1 and ::1 only
+        with client_from(
+            base, "127.0.0.5", headers=SENT
+        ) as other:  # loopback is 127.0.0.1 and ::1 only
             assert _review(other, x_remote_user="alice", x_forwarded_for="192.0.2.7") == 303
 
 

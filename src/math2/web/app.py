@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 # A row id in a path: beyond the database's 64-bit integers there is no such row (404, never an
 # OverflowError). Every integer in a path is one (tests/web/test_http.py checks each route).
 MAX_ROW_ID = 2**63 - 1
+MIN_PROXY_SECRET = 32
 RowId = Annotated[int, PathParam(ge=0, le=MAX_ROW_ID)]
 
 
@@ -80,6 +81,7 @@ def create_app(
     *,
     secret: str | None = None,
     trusted_header: str | None = None,
+    trusted_header_secret: str | None = None,
     trusted_proxies: Iterable[str] | TrustedProxies = (),
     https_only: bool = False,
     login_throttle: LoginThrottle | None = None,
@@ -91,7 +93,9 @@ def create_app(
     `trusted_proxies` (addresses, networks or `loopback`; none by default) are the reverse
     proxies whose `X-Forwarded-For`/`-Proto` are believed (`math2.web.proxy`); `trusted_header`
     names a header such a proxy sets to the signed-in user's name, read only when the socket
-    peer is one of them. A bad address raises `ProxyError`.
+    peer is one of them and the request carries `trusted_header_secret` in
+    `X-Math2-Proxy-Secret` (which the proxy adds; at least `MIN_PROXY_SECRET` characters). A bad
+    address raises `ProxyError`.
     """
     from math2.web import actions, bindings, pages, signin
 
@@ -102,6 +106,10 @@ def create_app(
     )
     if trusted_header and not proxies:
         raise ValueError("a trusted header needs the trusted proxies that set it")
+    if trusted_header and len(trusted_header_secret or "") < MIN_PROXY_SECRET:
+        raise ValueError(
+            f"a trusted header needs the proxy's secret ({MIN_PROXY_SECRET} characters or more)"
+        )
 
     app = FastAPI(title="math2", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
@@ -109,6 +117,7 @@ def create_app(
     app.state.indexes = {}
     app.state.run_totals = {}
     app.state.trusted_header = trusted_header
+    app.state.trusted_header_secret = (trusted_header_secret or "").encode()
     app.state.trusted_proxies = proxies
     app.state.templates = _templates()
     throttle = login_throttle or LoginThrottle()

@@ -35,16 +35,29 @@ def csrf_token(request: Request) -> str:
     return token
 
 
+PROXY_SECRET_HEADER = "X-Math2-Proxy-Secret"
+
+
+def _proxy_secret_ok(request: Request) -> bool:
+    """Whether the request carries the deployment's proxy secret (constant-time compare): what
+    only the proxy adds, so a local process that reaches the server from the proxy's address
+    cannot name a reviewer."""
+    expected: bytes = request.app.state.trusted_header_secret
+    sent = request.headers.get(PROXY_SECRET_HEADER)
+    return bool(expected) and sent is not None and secrets.compare_digest(sent.encode(), expected)
+
+
 def current_reviewer(request: Request) -> str | None:
     """The signed-in reviewer: from the session held in the store, or from the trusted proxy
-    header when the app was started with one and the socket peer is a trusted proxy (whatever
-    `X-Forwarded-For` says). Checked against the store on every request (once per request)."""
+    header when the app was started with one, the socket peer is a trusted proxy (whatever
+    `X-Forwarded-For` says) and the request carries the proxy secret (`PROXY_SECRET_HEADER`).
+    Checked against the store on every request (once per request)."""
     if hasattr(request.state, "reviewer"):
         return request.state.reviewer
     store = request.app.state.store
     header = request.app.state.trusted_header
     name = None
-    if header and from_trusted_proxy(request):
+    if header and from_trusted_proxy(request) and _proxy_secret_ok(request):
         name = active_reviewer(store, request.headers.get(header))
     if name is None:
         name = session_reviewer(store, request.session.get(SESSION_KEY))
