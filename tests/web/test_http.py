@@ -437,3 +437,15 @@ def test_a_docstring_is_rendered_as_markdown_on_its_pages(client) -> None:
         html = c.get(path).text
         assert "<strong>commutative</strong>" in html, path
         assert 'data-tex="a + b = b + a"' in html and "<script>x()" not in html, path
+
+
+def test_a_restart_keeps_the_sessions(web_store) -> None:
+    store, _, index_dir = web_store
+    with TestClient(create_app(store, index_dir)) as c:
+        assert _login(c, PASSWORD) == 303
+        cookies = dict(c.cookies)
+    # the server again (a new app over the store, no secret given): the cookie still opens
+    with TestClient(create_app(store, index_dir), cookies=cookies) as again:
+        assert again.get("/review", follow_redirects=False).status_code == 200
+    with TestClient(create_app(store, index_dir, secret="another key"), cookies=cookies) as other:
+        assert other.get("/review", follow_redirects=False).status_code == 303

@@ -175,7 +175,8 @@ def serve(
 ) -> None:
     """Browse the corpus, review agent text and bindings, grade audits (until interrupted).
 
-    Sessions are signed with MATH2_WEB_SECRET, or a random key per start."""
+    Sessions are signed with MATH2_WEB_SECRET, or a key generated once into the store and kept
+    (a restart keeps the sessions)."""
     if add_reviewer:
         _add(add_reviewer, password_stdin)
         return

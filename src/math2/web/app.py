@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,6 +21,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from math2.store import Store
 from math2.web import render
+from math2.web.accounts import session_key
 from math2.web.proxy import PeerRecorder, TrustedProxies
 from math2.web.security import CSRF_FIELD, SecurityHeaders, csrf_token, current_reviewer, secure
 from math2.web.throttle import LoginThrottle
@@ -88,8 +88,9 @@ def create_app(
 ) -> FastAPI:
     """The app over one store. `index_dir` holds one search index folder per library.
 
-    `secret` signs session cookies (a random one per start when None: sessions end with the
-    process; the cookie only carries a session token, the session itself lives in the store).
+    `secret` signs session cookies (when None, the key generated once into the store,
+    `accounts.session_key`: a restart keeps the sessions; the cookie only carries a session
+    token, the session itself lives in the store).
     `trusted_proxies` (addresses, networks or `loopback`; none by default) are the reverse
     proxies whose `X-Forwarded-For`/`-Proto` are believed (`math2.web.proxy`); `trusted_header`
     names a header such a proxy sets to the signed-in user's name, read only when the socket
@@ -128,7 +129,7 @@ def create_app(
     app.add_middleware(SecurityHeaders)
     app.add_middleware(
         SessionMiddleware,
-        secret_key=secret or secrets.token_urlsafe(32),
+        secret_key=secret or session_key(store),
         session_cookie=SESSION_COOKIE,
         same_site="strict",
         https_only=https_only,
