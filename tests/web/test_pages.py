@@ -1,0 +1,87 @@
+"""What a reviewer reads on a declaration's and a node's page: the docstring rendered once (as
+Markdown with maths), the Lean signature, a structure's fields."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from math2.store import Mention, TextRecord
+from math2.web import create_app
+
+DOC = "Addition is **commutative**: $a + b = b + a$. <script>x()</script>"
+
+
+def test_a_docstring_is_rendered_once_with_the_signature_and_fields(web_store) -> None:
+    store, seeded, index_dir = web_store
+    with store.session() as s:
+        m = s.scalar(select(Mention).where(Mention.name == "Nat.add_comm"))
+        m.docstring = DOC
+        # as the Mathlib importer keeps it: the docstring is also a text of the declaration
+        s.add(
+            TextRecord(
+                mention_id=m.id,
+                source_id=m.source_id,
+                role="docstring",
+                body=DOC,
+                zone="prose",
+                licence="Apache-2.0",
+                attribution="Mathlib",
+                author_kind="person",
+            )
+        )
+        point = Mention(
+            source_id=m.source_id,
+            pin_id=m.pin_id,
+            name="Geo.Point",
+            kind="structure",
+            statement="structure Geo.Point (α : Type)",
+            licence="Apache-2.0",
+            intake_class="library",
+            authored="human",
+            node_id=seeded.xss_node_id,
+        )
+        fields = [
+            Mention(
+                source_id=m.source_id,
+                pin_id=m.pin_id,
+                name=f"Geo.Point.{f}",
+                kind="field",
+                statement=": α",
+                licence="Apache-2.0",
+                intake_class="library",
+                authored="human",
+            )
+            for f in ("x", "y")
+        ]
+        typed = Mention(  # only the elaborated type recorded (lean_scout)
+            source_id=m.source_id,
+            pin_id=m.pin_id,
+            name="Nat.zero_le'",
+            kind="theorem",
+            statement="∀ (n : ℕ), 0 ≤ n",
+            licence="Apache-2.0",
+            intake_class="library",
+            authored="human",
+        )
+        s.add_all([point, *fields, typed])
+        s.flush()
+        ids = m.id, point.id, typed.id
+    with TestClient(create_app(store, index_dir, secret="s")) as c:
+        decl, node = c.get(f"/decl/{ids[0]}").text, c.get(f"/node/{seeded.xss_node_id}").text
+        point_page = c.get(f"/decl/{ids[1]}").text
+        typed_page = c.get(f"/decl/{ids[2]}").text
+    for html in (decl, node):
+        assert html.count("<strong>commutative</strong>") == 1  # rendered, once
+        assert "**commutative**" not in html  # never raw
+        assert html.count('data-tex="a + b = b + a"') == 1 and "<script>x()" not in html
+    # the signature, highlighted, on both pages
+    assert 'class="lean signature"' in decl and "add_comm" in decl.split("signature")[1][:2000]
+    assert node.count('class="lean signature"') >= 2  # Nat.add_comm and Geo.Point
+    # a structure's fields on its page and on its node's page
+    for html in (point_page, node):
+        assert html.count('<ul class="fields"') == 1, html[:200]
+        fields_html = html.split('<ul class="fields"')[1].split("</ul>")[0]
+        assert ">x<" in fields_html and ">y<" in fields_html
+    # a type alone is shown as `kind name : type`
+    assert "zero_le" in typed_page.split('class="lean signature"')[1].split("</div>")[0]
