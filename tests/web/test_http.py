@@ -449,3 +449,30 @@ def test_a_restart_keeps_the_sessions(web_store) -> None:
         assert again.get("/review", follow_redirects=False).status_code == 200
     with TestClient(create_app(store, index_dir, secret="another key"), cookies=cookies) as other:
         assert other.get("/review", follow_redirects=False).status_code == 303
+
+
+def test_a_decision_from_an_ended_session_keeps_the_text_and_says_what_to_do(client) -> None:
+    from math2.store import WebSession
+
+    c, store, seeded = client
+    token = _sign_in(c)
+    with store.session() as s:  # the session ends (expired, signed out elsewhere)
+        s.execute(WebSession.__table__.delete())
+    path = f"/review/agent-text/{seeded.agent_text_id}"
+    edit = {"csrf_token": token, "decision": "edit", "body": "My careful <edit> of $x^2$"}
+    r = c.post(path, data={**edit, "reason": "clearer & shorter", "back": "/review"})
+    assert r.status_code == 403 and "Your session has ended" in r.text
+    assert "My careful &lt;edit&gt; of $x^2$</textarea>" in r.text
+    assert 'value="clearer &amp; shorter"' in r.text and 'href="/login?next=/review"' in r.text
+    kept_token = _csrf(r.text)
+    # signed in again (elsewhere): the kept form's token is from before, so it comes back once
+    # more with this session's token, and then it is taken
+    _sign_in(c)
+    again = {**edit, "csrf_token": kept_token, "reason": "clearer & shorter"}
+    r = c.post(path, data=again, follow_redirects=False)
+    assert r.status_code == 403 and "from before you signed in again" in r.text
+    assert "My careful &lt;edit&gt; of $x^2$</textarea>" in r.text
+    r = c.post(path, data={**again, "csrf_token": _csrf(r.text)}, follow_redirects=False)
+    assert r.status_code == 303
+    with store.session() as s:
+        assert s.get(AgentText, seeded.agent_text_id).status == "edited"

@@ -20,7 +20,14 @@ from math2.web import audit
 from math2.web.app import MAX_ROW_ID, Router, RowId, page
 from math2.web.queue import AGENT_TEXT, BINDING, KINDS, queue_item, review_queue
 from math2.web.review import Decision, NotFound, ReviewError, decide_agent_text, decide_binding
-from math2.web.security import check_csrf, current_reviewer, require_reviewer
+from math2.web.security import (
+    check_csrf,
+    csrf_ok,
+    current_reviewer,
+    decision_form,
+    optional_reviewer,
+    require_reviewer,
+)
 
 router = Router()
 Form = dict[str, str]
@@ -109,13 +116,32 @@ def _review(request: Request, kind: str, item_id: int, form: Form, choose: str, 
     return back_to(request, _back(form), "ok", f"{label} {item_id}: {decision.value}{outcome}.")
 
 
+def _kept(request: Request, kind: str, item_id: int, form: Form, who: str | None) -> HTMLResponse:
+    """A decision that could not be taken as sent: the session ended (or the form is from
+    before a new sign-in). Nothing is decided; the text and reason come back in the form, with
+    this session's token, and the page says what to do."""
+    kept = {"kind": kind, "id": item_id, "body": form.get("body"), "reason": form.get("reason", "")}
+    return page(
+        request,
+        "kept.html",
+        status_code=403,
+        kept=kept,
+        signed_in=who is not None,
+        back=_back(form),
+        action=f"/review/{kind}/{item_id}",
+    )
+
+
 @router.post("/review/agent-text/{item_id}")
 def review_agent_text(
     request: Request,
     item_id: RowId,
-    who: str = Depends(require_reviewer),
-    form: Form = Depends(check_csrf),
+    who: str | None = Depends(optional_reviewer),
+    form: Form = Depends(decision_form),
 ) -> Response:
+    if who is None or not csrf_ok(request, form):
+        return _kept(request, AGENT_TEXT, item_id, form, who)
+
     def decide(s, decision: Decision) -> str:
         review = decide_agent_text(
             s, item_id, decision, who, form.get("reason", ""), form.get("body")
@@ -129,9 +155,12 @@ def review_agent_text(
 def review_binding(
     request: Request,
     item_id: RowId,
-    who: str = Depends(require_reviewer),
-    form: Form = Depends(check_csrf),
+    who: str | None = Depends(optional_reviewer),
+    form: Form = Depends(decision_form),
 ) -> Response:
+    if who is None or not csrf_ok(request, form):
+        return _kept(request, BINDING, item_id, form, who)
+
     def decide(s, decision: Decision) -> str:
         decide_binding(s, item_id, decision, who, form.get("reason", ""))
         return ""

@@ -65,6 +65,27 @@ def current_reviewer(request: Request) -> str | None:
     return name
 
 
+def csrf_ok(request: Request, form: dict[str, str]) -> bool:
+    """Whether the form's CSRF token is this session's (constant-time compare)."""
+    sent = form.get(CSRF_FIELD)
+    expected = request.session.get("csrf")
+    return isinstance(sent, str) and bool(expected) and secrets.compare_digest(sent, expected)
+
+
+def _same_origin(request: Request) -> None:
+    origin = request.headers.get("origin")
+    # `null` is what sandboxed frames, data: pages and some redirects send: not this site.
+    if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
+        raise HTTPException(403, "cross-site form submission refused")
+
+
+def _fields_within_limit(form: dict[str, str]) -> dict[str, str]:
+    for k, v in form.items():
+        if (reason := too_long(v, f"the form field {k!r}")) is not None:
+            raise HTTPException(413, reason)
+    return form
+
+
 async def check_csrf(request: Request) -> dict[str, str]:
     """The submitted form, once its CSRF token matches the session's and its Origin (when sent)
     is this site; otherwise 403. The form is read by `math2.web.forms.read_form` first
@@ -72,19 +93,28 @@ async def check_csrf(request: Request) -> dict[str, str]:
     may send a text at the text limit, anyone else `SMALL_BODY`."""
     signed_in = getattr(request.state, "reviewer", None) is not None
     form = await read_form(request, decision_body() if signed_in else SMALL_BODY)
-    sent = form.get(CSRF_FIELD)
-    expected = request.session.get("csrf")
-    if not isinstance(sent, str) or not expected or not secrets.compare_digest(sent, expected):
+    if not csrf_ok(request, form):
         raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
-    origin = request.headers.get("origin")
-    # `null` is what sandboxed frames, data: pages and some redirects send: not this site.
-    if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
-        raise HTTPException(403, "cross-site form submission refused")
-    fields = form
-    for k, v in fields.items():
-        if (reason := too_long(v, f"the form field {k!r}")) is not None:
-            raise HTTPException(413, reason)
-    return fields
+    _same_origin(request)
+    return _fields_within_limit(form)
+
+
+async def decision_form(request: Request) -> dict[str, str]:
+    """A decision's form, read like `check_csrf`'s but with its CSRF token not yet checked: a
+    decision sent from a session that has ended since (or from before a new sign-in) is
+    answered with its text and reason kept (`csrf_ok` decides). Room for a text at the limit
+    when the cookie carries a session token (ended or not), else `SMALL_BODY`; memory only."""
+    has_session = getattr(request.state, "reviewer", None) is not None or bool(
+        request.session.get(SESSION_KEY)
+    )
+    form = await read_form(request, decision_body() if has_session else SMALL_BODY)
+    _same_origin(request)
+    return _fields_within_limit(form)
+
+
+def optional_reviewer(request: Request) -> str | None:
+    """The signed-in reviewer or None (a plain function: run in the thread pool)."""
+    return current_reviewer(request)
 
 
 def require_reviewer(request: Request) -> str:
