@@ -85,3 +85,42 @@ def test_a_docstring_is_rendered_once_with_the_signature_and_fields(web_store) -
         assert ">x<" in fields_html and ">y<" in fields_html
     # a type alone is shown as `kind name : type`
     assert "zero_le" in typed_page.split('class="lean signature"')[1].split("</div>")[0]
+
+
+def _token(html: str) -> str:
+    import re
+
+    return re.search(r'name="csrf_token" value="([^"]+)"', html)[1]
+
+
+def test_confirming_a_definition_needs_a_reason_and_refuses_a_theorem(web_store) -> None:
+    from math2.store import Review
+    from tests.roles.align.fixture import ai_library
+    from tests.web.conftest import PASSWORD
+
+    store, _, index_dir = web_store
+    ids = ai_library(store)
+    with store.session() as s:
+        human = s.scalar(select(Mention.id).where(Mention.name == "Nat.add_comm"))
+    with TestClient(create_app(store, index_dir, secret="s")) as c:
+        form = {"csrf_token": _token(c.get("/login").text), "username": "alice"}
+        c.post("/login", data={**form, "password": PASSWORD})
+        page = c.get(f"/review/binding/{ids['binding']}").text
+        assert 'name="reason"' in page.split("/review/definition/")[1][:600]  # asked for
+        token = _token(page)
+        post = lambda mid, **kw: c.post(  # noqa: E731
+            f"/review/definition/{mid}", data={"csrf_token": token, "next": "/review", **kw}
+        )
+        r = post(ids["thm"], reason="looks right")
+        assert r.status_code == 409 and "is a theorem, not a definition" in r.text
+        r = post(human, reason="looks right")  # a human-written Mathlib theorem
+        assert r.status_code == 409 and "not a definition" in r.text
+        r = post(ids["foo"], reason="  ")
+        assert "a decision needs a reason" in r.text
+        r = post(ids["foo"], reason="matches the paper's definition")
+        assert r.status_code == 200 and "confirmed" in r.text
+    with store.session() as s:
+        notes = s.execute(
+            select(Review.target_id, Review.note).where(Review.target_table == "mentions")
+        ).all()
+    assert notes == [(ids["foo"], "matches the paper's definition")]

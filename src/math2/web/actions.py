@@ -19,7 +19,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from math2.web import audit
 from math2.web.app import MAX_ROW_ID, Router, RowId, page
 from math2.web.queue import AGENT_TEXT, BINDING, KINDS, queue_item, review_queue
-from math2.web.review import Decision, NotFound, ReviewError, decide_agent_text, decide_binding
+from math2.web.review import (
+    Decision,
+    NotFound,
+    ReviewError,
+    confirm_ai_definition,
+    decide_agent_text,
+    decide_binding,
+)
 from math2.web.security import (
     check_csrf,
     csrf_ok,
@@ -194,19 +201,22 @@ def review_definition(
     who: str = Depends(require_reviewer),
     form: Form = Depends(check_csrf),
 ) -> Response:
-    """K6.5: a person confirms one definition of an AI-written library (once: a second or
-    racing confirmation is refused with 409)."""
+    """K6.5: a person confirms one definition of an AI-written library, with a reason (once: a
+    second or racing confirmation is refused with 409; a theorem, or a declaration of a library
+    people wrote, is refused)."""
     from math2.errors import Math2Error
-    from math2.roles.align.bindings import DefinitionDecided, DefinitionMissing, confirm_definition
+    from math2.roles.align.bindings import DefinitionDecided, DefinitionMissing
 
     to = local_path(form.get("next"), "/review")  # back to the page it was confirmed on
     try:
         with request.app.state.store.session() as s:
-            confirm_definition(s, mention_id, who)
-    except DefinitionMissing as exc:
+            confirm_ai_definition(s, mention_id, who, form.get("reason", ""))
+    except (DefinitionMissing, NotFound) as exc:
         return page(request, "error.html", 404, message=f"Definition {mention_id}: {exc}", back=to)
     except DefinitionDecided as exc:
         return page(request, "error.html", 409, message=f"Definition {mention_id}: {exc}", back=to)
+    except ReviewError as exc:
+        return page(request, "error.html", 409, message=f"Declaration {mention_id}: {exc}", back=to)
     except Math2Error as exc:
         return back_to(request, to, "error", f"Definition {mention_id}: {exc}")
     return back_to(request, to, "ok", f"Definition {mention_id}: confirmed.")
