@@ -47,9 +47,12 @@ def local_path(path: str | None, default: str = "/") -> str:
     return default
 
 
-def back_to(request: Request, to: str, kind: str, message: str) -> RedirectResponse:
-    """A 303 to `to` with a message shown on the page there."""
-    request.session["flash"] = [kind, message]
+def back_to(
+    request: Request, to: str, kind: str, message: str, near: str | None = None
+) -> RedirectResponse:
+    """A 303 to `to` with a message shown on the page there: at the top, or inside the element
+    `near` (the one `to`'s fragment scrolls to, so the message is in view)."""
+    request.session["flash"] = [kind, message, near] if near else [kind, message]
     return RedirectResponse(to, status_code=303)
 
 
@@ -190,8 +193,9 @@ def grade(
                 s, name, sample_id, who, form.get("grade", ""), form.get("reason", "")
             )
     except ReviewError as exc:
-        return back_to(request, to, "error", f"Sample {sample_id}: {exc}")
-    return back_to(request, to, "ok", f"Sample {sample_id} graded {form.get('grade')}.")
+        return back_to(request, to, "error", f"Sample {sample_id}: {exc}", f"sample-{sample_id}")
+    near = f"sample-{sample_id}"
+    return back_to(request, to, "ok", f"Sample {sample_id} graded {form.get('grade')}.", near)
 
 
 @router.post("/review/definition/{mention_id}")
