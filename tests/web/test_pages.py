@@ -3,6 +3,8 @@ Markdown with maths), the Lean signature, a structure's fields."""
 
 from __future__ import annotations
 
+import re
+
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
@@ -88,8 +90,6 @@ def test_a_docstring_is_rendered_once_with_the_signature_and_fields(web_store) -
 
 
 def _token(html: str) -> str:
-    import re
-
     return re.search(r'name="csrf_token" value="([^"]+)"', html)[1]
 
 
@@ -124,3 +124,38 @@ def test_confirming_a_definition_needs_a_reason_and_refuses_a_theorem(web_store)
             select(Review.target_id, Review.note).where(Review.target_table == "mentions")
         ).all()
     assert notes == [(ids["foo"], "matches the paper's definition")]
+
+
+def test_queue_counts_stop_at_the_cap(web_store, monkeypatch) -> None:
+    from math2.store import AgentText
+    from math2.web import queue
+    from tests.web.conftest import PASSWORD
+
+    store, seeded, index_dir = web_store
+    with store.session() as s:
+        first = s.get(AgentText, seeded.agent_text_id)
+        for i in range(6):
+            s.add(
+                AgentText(
+                    kind="description",
+                    body=f"description {i}",
+                    status="pending",
+                    node_id=seeded.node_id,
+                    model_id=first.model_id,
+                    template_id="t",
+                    template_hash="h" * 64,
+                )
+            )
+        counted = queue.counts(s)
+    assert counted["description"] == 6  # under the cap: exact
+    monkeypatch.setattr(queue, "COUNT_CAP", 4)
+    with store.session() as s:
+        assert queue.counts(s)["description"] == 4  # stops at the cap
+    with TestClient(create_app(store, index_dir, secret="s")) as c:
+        form = {"csrf_token": _token(c.get("/login").text), "username": "alice"}
+        c.post("/login", data={**form, "password": PASSWORD})
+        html = c.get("/review").text
+        assert "description (4+)" in html and "informal_statement (1)" in html
+        total = re.search(r"Agent text \(([\d,]+)(\+?) waiting", html)
+        assert total[2] == "+" and int(total[1]) >= 5  # a capped part makes the total a floor
+        assert "description (4+)" in c.get("/review?kind=description").text
