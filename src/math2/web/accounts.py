@@ -137,7 +137,7 @@ def session_key(store: Store) -> str:
     with store.session() as s:
         dialect = s.get_bind().dialect.name
         s.execute(
-            conflict_stmt(dialect, WebSecret.__table__, ("name",)),  # type: ignore[arg-type]
+            conflict_stmt(dialect, WebSecret.__table__, ("name",)),
             {"name": "session", "value": secrets.token_urlsafe(48)},
         )
     with store.session() as s:

@@ -15,8 +15,9 @@ may go (`prune`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
-from sqlalchemy import case, delete, select, update
+from sqlalchemy import CursorResult, Result, case, delete, select, update
 from sqlalchemy.orm import Session
 
 from math2.store import Store
@@ -32,6 +33,11 @@ class Budget:
     interval_s: float
 
 
+def _rows(result: Result[Any]) -> int:
+    """How many rows a DML statement changed."""
+    return int(cast("CursorResult[Any]", result).rowcount)
+
+
 def _take(s: Session, key: str, budget: Budget, now: float) -> bool:
     col = SigninBudget.tat
     start = case((col > now, col), else_=now)
@@ -42,7 +48,7 @@ def _take(s: Session, key: str, budget: Budget, now: float) -> bool:
         .values(tat=start + budget.interval_s)
         .execution_options(synchronize_session=False)
     )
-    return s.execute(stmt).rowcount == 1
+    return _rows(s.execute(stmt)) == 1
 
 
 def take(store: Store, key: str, budget: Budget, now: float) -> float:
@@ -56,7 +62,7 @@ def take(store: Store, key: str, budget: Budget, now: float) -> float:
         dialect = s.get_bind().dialect.name
         table = SigninBudget.__table__
         inserted = s.execute(
-            conflict_stmt(dialect, table, ("key",), returning=("key",)),  # type: ignore[arg-type]
+            conflict_stmt(dialect, table, ("key",), returning=("key",)),
             {"key": key, "tat": now + budget.interval_s},
         ).first()
         if inserted is not None or _take(s, key, budget, now):
@@ -95,7 +101,7 @@ def remember(store: Store, address: str, username: str, now: float) -> None:
         s.execute(
             conflict_stmt(
                 dialect,
-                KnownAddress.__table__,  # type: ignore[arg-type]
+                KnownAddress.__table__,
                 ("address", "username"),
                 ("last_at",),
             ),
@@ -106,6 +112,6 @@ def remember(store: Store, address: str, username: str, now: float) -> None:
 def prune(store: Store, now: float, known_before: float) -> int:
     """Drop full budgets and addresses not used since `known_before`; how many rows went."""
     with store.session() as s:
-        gone = s.execute(delete(SigninBudget).where(SigninBudget.tat < now)).rowcount
-        gone += s.execute(delete(KnownAddress).where(KnownAddress.last_at < known_before)).rowcount
+        gone = _rows(s.execute(delete(SigninBudget).where(SigninBudget.tat < now)))
+        gone += _rows(s.execute(delete(KnownAddress).where(KnownAddress.last_at < known_before)))
     return gone

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import Select, func, or_, select
 from sqlalchemy.orm import Session
 
 from math2.roles.align.bindings import DefinitionToReview, definitions_to_review
@@ -66,7 +66,7 @@ class QueuePage:
 COUNT_CAP = 1000
 
 
-def _capped(stmt) -> Any:
+def _capped(stmt: Select[Any]) -> Select[Any]:
     return select(func.count()).select_from(stmt.limit(COUNT_CAP).subquery())
 
 

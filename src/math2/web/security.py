@@ -69,7 +69,9 @@ def csrf_ok(request: Request, form: dict[str, str]) -> bool:
     """Whether the form's CSRF token is this session's (constant-time compare)."""
     sent = form.get(CSRF_FIELD)
     expected = request.session.get("csrf")
-    return isinstance(sent, str) and bool(expected) and secrets.compare_digest(sent, expected)
+    if not isinstance(sent, str) or not isinstance(expected, str) or not expected:
+        return False
+    return secrets.compare_digest(sent.encode(), expected.encode())
 
 
 def _same_origin(request: Request) -> None:
