@@ -419,7 +419,7 @@ def _seeded_store(db: Path, pending: int) -> None:
 
     store = open_store(f"sqlite:///{db}", migrate=True)
     seed_nodes(store, 2000)
-    seed_queue(store, pending, min(3000, pending // 10), 0)
+    seed_queue(store, pending, min(3000, pending // 10), 20)  # bindings: the AI library
     for name in ("alice", "bob", "carol", "bench"):
         add_reviewer(store, name, PASSWORD)
     store.close()

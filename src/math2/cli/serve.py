@@ -145,7 +145,8 @@ def serve(
         str | None,
         typer.Option(
             help="A header set by a reverse proxy to the signed-in reviewer's name; needs "
-            "--trust-proxy, and is believed only from the proxy's address."
+            "--trust-proxy and the proxy's secret (--trusted-header-secret-file), and is believed "
+            "only from the proxy's address with that secret."
         ),
     ] = None,
     trusted_header_secret: Annotated[
