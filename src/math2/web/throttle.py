@@ -95,42 +95,44 @@ class LoginThrottle:
     def is_known(self, address: str, name: str) -> bool:
         """Whether `name` signed in from `address` within `known_for_s`."""
         now = self.clock()
-        return budgets.is_known(self._store(), address, name, now - self.known_for_s)
+        with self._store().session() as s:
+            return budgets.is_known(s, address, name, now - self.known_for_s)
 
     def admit(self, address: str, name: str) -> Admission:
         """May this attempt be checked? Takes the address's attempt, and the name's unless the
-        address is known to it; takes nothing when refused. Blocking: call from a thread."""
-        store = self._store()
+        address is known to it; takes nothing when refused. One transaction; blocking: call it
+        from a thread."""
         now = self.clock()
         self._count += 1
-        if self._count % self.prune_every == 0:
-            budgets.prune(store, now, now - self.known_for_s)
-        wait = budgets.take(store, f"a:{address}", self.address_budget, now)
-        if wait:
-            secs = math.ceil(wait)
-            return Admission(
-                wait, f"Too many sign-ins from your address: wait {secs} s and try again."
-            )
-        if budgets.is_known(store, address, name, now - self.known_for_s):
-            return Admission(known=True)
-        wait = budgets.take(store, f"n:{name}", self.name_budget, now)
-        if wait:
-            budgets.give_back(store, f"a:{address}", self.address_budget)
-            secs = math.ceil(wait)
-            return Admission(
-                wait,
-                f"Too many sign-ins for this name lately: wait {secs} s and try again, or sign "
-                "in from an address you signed in from before.",
-            )
+        with self._store().session() as s:
+            if self._count % self.prune_every == 0:
+                budgets.prune(s, now, now - self.known_for_s)
+            wait = budgets.take(s, f"a:{address}", self.address_budget, now)
+            if wait:
+                secs = math.ceil(wait)
+                return Admission(
+                    wait, f"Too many sign-ins from your address: wait {secs} s and try again."
+                )
+            if budgets.is_known(s, address, name, now - self.known_for_s):
+                return Admission(known=True)
+            wait = budgets.take(s, f"n:{name}", self.name_budget, now)
+            if wait:
+                budgets.give_back(s, f"a:{address}", self.address_budget)
+                secs = math.ceil(wait)
+                return Admission(
+                    wait,
+                    f"Too many sign-ins for this name lately: wait {secs} s and try again, or "
+                    "sign in from an address you signed in from before.",
+                )
         return Admission(took_name=True)
 
     def succeeded(self, address: str, name: str, admission: Admission) -> None:
         """A good sign-in: its attempts go back, and the address is known to the name."""
-        store = self._store()
-        budgets.give_back(store, f"a:{address}", self.address_budget)
-        if admission.took_name:
-            budgets.give_back(store, f"n:{name}", self.name_budget)
-        budgets.remember(store, address, name, self.clock())
+        with self._store().session() as s:
+            budgets.give_back(s, f"a:{address}", self.address_budget)
+            if admission.took_name:
+                budgets.give_back(s, f"n:{name}", self.name_budget)
+            budgets.remember(s, address, name, self.clock())
 
     def hash_seconds(self) -> float:
         """About how long one password check takes here (the median of the last ones)."""
