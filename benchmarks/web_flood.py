@@ -163,7 +163,7 @@ class Uncapped(LoginThrottle):
     async def run_hash(self, known, fn, *args):
         return await super().run_hash(False, fn, *args)
 
-throttle = Uncapped(unknown_burst=10**9, unknown_per_s=10.0**9)
+throttle = Uncapped(address_burst=10**9, name_burst=10**9)
 app = create_app(open_store(sys.argv[1]), sys.argv[2], login_throttle=throttle)
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[3]), log_level="warning",
             proxy_headers=False)

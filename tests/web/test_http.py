@@ -117,6 +117,9 @@ def test_login_rejects_a_wrong_password_and_foreign_redirects(client) -> None:
     assert r.status_code == 303 and r.headers["location"] == "/review"
 
 
+SECRET = "p" * 40  # the proxy's secret in these tests
+
+
 def test_trusted_header_only_when_configured(web_store) -> None:
     store, _, index_dir = web_store
     local = ("127.0.0.1", 40000)
@@ -124,18 +127,28 @@ def test_trusted_header_only_when_configured(web_store) -> None:
         assert (
             c.get("/review", headers={"x-user": "alice"}, follow_redirects=False).status_code == 303
         )
+    with pytest.raises(ValueError, match="proxy's secret"):  # loopback alone never suffices
+        create_app(store, index_dir, trusted_header="X-User", trusted_proxies=["loopback"])
     app = create_app(
-        store, index_dir, secret="s", trusted_header="X-User", trusted_proxies=["loopback"]
+        store,
+        index_dir,
+        secret="s",
+        trusted_header="X-User",
+        trusted_header_secret=SECRET,
+        trusted_proxies=["loopback"],
     )
+    proxied = {"x-math2-proxy-secret": SECRET}
     with TestClient(app, client=local) as c:
-        assert c.get("/review", headers={"x-user": "alice"}).status_code == 200
-        assert (
-            c.get("/review", headers={"x-user": "mallory"}, follow_redirects=False).status_code
-            == 303
-        )
-    # From an address that is not a trusted proxy, the header is anyone's to forge: ignored.
+        assert c.get("/review", headers={"x-user": "alice", **proxied}).status_code == 200
+        r = c.get("/review", headers={"x-user": "mallory", **proxied}, follow_redirects=False)
+        assert r.status_code == 303
+        # A local process on the proxy's address, without the secret or with a wrong one
+        for sent in ({}, {"x-math2-proxy-secret": SECRET[:-1] + "q"}, {"x-math2-proxy-secret": ""}):
+            r = c.get("/review", headers={"x-user": "alice", **sent}, follow_redirects=False)
+            assert r.status_code == 303, sent
+    # From an address that is not a trusted proxy, even with the secret: ignored.
     with TestClient(app, client=("10.0.0.7", 40000)) as c:
-        r = c.get("/review", headers={"x-user": "alice"}, follow_redirects=False)
+        r = c.get("/review", headers={"x-user": "alice", **proxied}, follow_redirects=False)
         assert r.status_code == 303
 
 
@@ -146,23 +159,27 @@ def _login(c: TestClient, password: str, username: str = "alice") -> int:
 
 
 def test_wrong_passwords_slow_the_guesser_not_the_reviewer(web_store) -> None:
-    from math2.web.throttle import LoginThrottle
+    from math2.web import add_reviewer
 
     store, _, index_dir = web_store
-    # The shared cap of new addresses out of the way (tests/web/test_throttle.py tries it).
-    roomy = LoginThrottle(unknown_burst=1000, unknown_per_s=1000.0)
-    app = create_app(store, index_dir, secret="s", login_throttle=roomy)
+    add_reviewer(store, "bob", PASSWORD)
+    app = create_app(store, index_dir, secret="s")
+    with TestClient(app, client=("10.0.0.5", 1)) as alice:
+        assert _login(alice, PASSWORD) == 303  # her address, known from now on
     with TestClient(app, client=("10.0.0.66", 1)) as attacker:
         codes = [_login(attacker, "wrong password") for _ in range(6)]
-        assert codes[:3] == [401] * 3 and 429 in codes[3:]  # the name's delay, then the bucket
+        assert codes[:5] == [401] * 5 and codes[5] == 429  # the name's budget of 5
         assert _login(attacker, PASSWORD) == 429  # the guessing address waits, even when right
         r = attacker.post("/login", data={"csrf_token": "x", "username": "alice"})
         assert r.status_code == 403
-    # The real reviewer, from her own address, signs in although her name was guessed at.
+    # The real reviewer, from her own address, signs in although her name was guessed at;
+    # another reviewer from a new address too (the flood was against alice's name only).
     with TestClient(app, client=("10.0.0.5", 1)) as alice:
         assert _login(alice, PASSWORD) == 303
         assert alice.get("/review").status_code == 200
-    # One address cannot go on guessing new names either: its bucket runs dry.
+    with TestClient(app, client=("10.0.0.9", 1)) as bob:
+        assert _login(bob, PASSWORD, "bob") == 303
+    # One address cannot go on guessing new names either: its budget runs dry.
     with TestClient(app, client=("10.0.0.67", 1)) as other:
         codes = [_login(other, "wrong password", f"user{i}") for i in range(12)]
         assert codes.count(401) == 10 and codes[-1] == 429
@@ -420,3 +437,42 @@ def test_a_docstring_is_rendered_as_markdown_on_its_pages(client) -> None:
         html = c.get(path).text
         assert "<strong>commutative</strong>" in html, path
         assert 'data-tex="a + b = b + a"' in html and "<script>x()" not in html, path
+
+
+def test_a_restart_keeps_the_sessions(web_store) -> None:
+    store, _, index_dir = web_store
+    with TestClient(create_app(store, index_dir)) as c:
+        assert _login(c, PASSWORD) == 303
+        cookies = dict(c.cookies)
+    # the server again (a new app over the store, no secret given): the cookie still opens
+    with TestClient(create_app(store, index_dir), cookies=cookies) as again:
+        assert again.get("/review", follow_redirects=False).status_code == 200
+    with TestClient(create_app(store, index_dir, secret="another key"), cookies=cookies) as other:
+        assert other.get("/review", follow_redirects=False).status_code == 303
+
+
+def test_a_decision_from_an_ended_session_keeps_the_text_and_says_what_to_do(client) -> None:
+    from math2.store import WebSession
+
+    c, store, seeded = client
+    token = _sign_in(c)
+    with store.session() as s:  # the session ends (expired, signed out elsewhere)
+        s.execute(WebSession.__table__.delete())
+    path = f"/review/agent-text/{seeded.agent_text_id}"
+    edit = {"csrf_token": token, "decision": "edit", "body": "My careful <edit> of $x^2$"}
+    r = c.post(path, data={**edit, "reason": "clearer & shorter", "back": "/review"})
+    assert r.status_code == 403 and "Your session has ended" in r.text
+    assert "My careful &lt;edit&gt; of $x^2$</textarea>" in r.text
+    assert 'value="clearer &amp; shorter"' in r.text and 'href="/login?next=/review"' in r.text
+    kept_token = _csrf(r.text)
+    # signed in again (elsewhere): the kept form's token is from before, so it comes back once
+    # more with this session's token, and then it is taken
+    _sign_in(c)
+    again = {**edit, "csrf_token": kept_token, "reason": "clearer & shorter"}
+    r = c.post(path, data=again, follow_redirects=False)
+    assert r.status_code == 403 and "from before you signed in again" in r.text
+    assert "My careful &lt;edit&gt; of $x^2$</textarea>" in r.text
+    r = c.post(path, data={**again, "csrf_token": _csrf(r.text)}, follow_redirects=False)
+    assert r.status_code == 303
+    with store.session() as s:
+        assert s.get(AgentText, seeded.agent_text_id).status == "edited"

@@ -13,11 +13,13 @@ from math2.web.throttle import LoginThrottle
 from tests.web.conftest import PASSWORD, client_from, serving
 
 PROXY = "127.0.0.2"
+SECRET = "s3cret-" * 6
+SENT = {"x-math2-proxy-secret": SECRET}  # what the proxy adds
 
 
 def _roomy() -> LoginThrottle:
-    """Only the per-address bucket counts (the shared cap of new addresses is out of the way)."""
-    return LoginThrottle(unknown_burst=10_000, unknown_per_s=1_000.0)
+    """Only the per-address budget counts (the names' budgets are out of the way)."""
+    return LoginThrottle(name_burst=10_000)
 
 
 def _tries(c, n: int, forwarded) -> list[int]:
@@ -63,7 +65,12 @@ def _review(c, **headers: str) -> int:
 def test_the_identity_header_counts_only_from_the_proxy_itself(web_store) -> None:
     store, _, index_dir = web_store
     app = create_app(
-        store, index_dir, secret="s", trusted_header="X-Remote-User", trusted_proxies=[PROXY]
+        store,
+        index_dir,
+        secret="s",
+        trusted_header="X-Remote-User",
+        trusted_header_secret=SECRET,
+        trusted_proxies=[PROXY],
     )
     with serving(app) as base:
         with client_from(base, "127.0.0.1") as local:
@@ -71,8 +78,14 @@ def test_the_identity_header_counts_only_from_the_proxy_itself(web_store) -> Non
             assert _review(local, x_remote_user="alice") == 303
             assert _review(local, x_remote_user="alice", x_forwarded_for="10.0.0.5") == 303
             assert _review(local, x_remote_user="alice", x_forwarded_for=PROXY) == 303
-        with client_from(base, PROXY) as proxy:
-            # The proxy, which appends the client's address: believed.
+        with client_from(base, "127.0.0.1", headers=SENT) as local:
+            # A local process not on the proxy's address, even with the secret: not believed;
+            # one on the proxy's address without the secret: not believed either.
+            assert _review(local, x_remote_user="alice") == 303
+        with client_from(base, PROXY) as impostor:
+            assert _review(impostor, x_remote_user="alice") == 303
+        with client_from(base, PROXY, headers=SENT) as proxy:
+            # The proxy, which appends the client's address and adds the secret: believed.
             assert _review(proxy, x_remote_user="alice", x_forwarded_for="10.0.0.5") == 200
             assert _review(proxy, x_remote_user="alice") == 200
             assert _review(proxy, x_remote_user="mallory", x_forwarded_for="10.0.0.5") == 303
@@ -82,12 +95,21 @@ def test_the_identity_header_counts_only_from_the_proxy_itself(web_store) -> Non
 def test_a_loopback_proxy_that_sets_forwarded_for_is_believed(web_store) -> None:
     store, _, index_dir = web_store
     app = create_app(
-        store, index_dir, secret="s", trusted_header="X-Remote-User", trusted_proxies=["loopback"]
+        store,
+        index_dir,
+        secret="s",
+        trusted_header="X-Remote-User",
+        trusted_header_secret=SECRET,
+        trusted_proxies=["loopback"],
     )
     with serving(app) as base:
-        with client_from(base, "127.0.0.1") as proxy:
+        with client_from(base, "127.0.0.1") as local:  # loopback alone names no one
+            assert _review(local, x_remote_user="alice", x_forwarded_for="192.0.2.7") == 303
+        with client_from(base, "127.0.0.1", headers=SENT) as proxy:
             assert _review(proxy, x_remote_user="alice", x_forwarded_for="192.0.2.7") == 200
-        with client_from(base, "127.0.0.5") as other:  # loopback is 127.0.0.1 and ::1 only
+        with client_from(
+            base, "127.0.0.5", headers=SENT
+        ) as other:  # loopback is 127.0.0.1 and ::1 only
             assert _review(other, x_remote_user="alice", x_forwarded_for="192.0.2.7") == 303
 
 
@@ -102,8 +124,8 @@ def test_a_signed_in_reviewer_behind_the_proxy_signs_in_as_herself(web_store) ->
         form = {"csrf_token": token, "username": "alice", "password": PASSWORD}
         r = proxy.post("/login", data=form, headers=fwd, follow_redirects=False)
         assert r.status_code == 303
-    assert app.state.login_throttle.is_known("10.3.0.1")
-    assert not app.state.login_throttle.is_known(PROXY)
+    assert app.state.login_throttle.is_known("10.3.0.1", "alice")
+    assert not app.state.login_throttle.is_known(PROXY, "alice")
 
 
 @pytest.mark.parametrize(
@@ -120,3 +142,27 @@ def test_proxies_are_addresses_and_networks() -> None:
     assert "127.0.0.1" in t and "::1" in t and "127.0.0.2" not in t
     assert "testclient" not in t and None not in t
     assert not TrustedProxies.parse([])
+
+
+def test_one_peer_with_forwarding_headers_and_no_trusted_proxy_is_warned_of(
+    web_store, caplog
+) -> None:
+    from fastapi.testclient import TestClient
+
+    store, _, index_dir = web_store
+    caplog.set_level("WARNING", logger="math2.web.proxy")
+    quiet = create_app(store, index_dir, secret="s")
+    with TestClient(quiet, client=("127.0.0.1", 1)) as c:  # one peer, no proxy's headers
+        for _ in range(25):
+            c.get("/")
+    assert not caplog.records
+    proxied = create_app(store, index_dir, secret="s")
+    with TestClient(proxied, client=("10.0.0.2", 1)) as c:
+        for i in range(25):
+            c.get("/", headers={"x-forwarded-for": f"192.0.2.{i}"})
+    assert len(caplog.records) == 1 and "--trust-proxy" in caplog.records[0].getMessage()
+    named = create_app(store, index_dir, secret="s", trusted_proxies=["10.0.0.2"])
+    with TestClient(named, client=("10.0.0.2", 1)) as c:
+        for i in range(25):
+            c.get("/", headers={"x-forwarded-for": f"192.0.2.{i}"})
+    assert len(caplog.records) == 1  # named: no warning

@@ -104,6 +104,27 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def _proxy_secret(value: str | None, path: Path | None) -> str | None:
+    """The proxy's secret from the flag or the file's first line; a short one is refused."""
+    from math2.web.app import MIN_PROXY_SECRET
+
+    if path is not None:
+        try:
+            value = path.read_text(encoding="utf-8").splitlines()[0].strip() if path else None
+        except (OSError, UnicodeDecodeError, IndexError) as exc:
+            raise fail(
+                f"--trusted-header-secret-file {path}: cannot read a secret ({exc})"
+            ) from exc
+    if value is None:
+        return None
+    if len(value) < MIN_PROXY_SECRET:
+        raise fail(
+            f"the proxy's secret has {len(value)} characters; give {MIN_PROXY_SECRET} or more "
+            "(e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+        )
+    return value
+
+
 @app.command("serve")
 def serve(
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
@@ -124,8 +145,21 @@ def serve(
         str | None,
         typer.Option(
             help="A header set by a reverse proxy to the signed-in reviewer's name; needs "
-            "--trust-proxy, and is believed only from the proxy's address."
+            "--trust-proxy and the proxy's secret (--trusted-header-secret-file), and is believed "
+            "only from the proxy's address with that secret."
         ),
+    ] = None,
+    trusted_header_secret: Annotated[
+        str | None,
+        typer.Option(
+            help="The secret the proxy adds in X-Math2-Proxy-Secret with every request (32 or "
+            "more characters; compared in constant time): without it the identity header counts "
+            "for no one. Prefer --trusted-header-secret-file (a flag shows in the process list).",
+        ),
+    ] = None,
+    trusted_header_secret_file: Annotated[
+        Path | None,
+        typer.Option(help="A file whose first line is that secret."),
     ] = None,
     trust_proxy: Annotated[
         list[str] | None,
@@ -142,7 +176,8 @@ def serve(
 ) -> None:
     """Browse the corpus, review agent text and bindings, grade audits (until interrupted).
 
-    Sessions are signed with MATH2_WEB_SECRET, or a random key per start."""
+    Sessions are signed with MATH2_WEB_SECRET, or a key generated once into the store and kept
+    (a restart keeps the sessions)."""
     if add_reviewer:
         _add(add_reviewer, password_stdin)
         return
@@ -150,6 +185,13 @@ def serve(
         raise fail(
             "--trusted-header needs --trust-proxy ADDRESS (the proxy that sets it; "
             "'loopback' when it runs on this machine): otherwise anyone could send the header"
+        )
+    secret_ = _proxy_secret(trusted_header_secret, trusted_header_secret_file)
+    if trusted_header and secret_ is None:
+        raise fail(
+            "--trusted-header needs --trusted-header-secret-file FILE (a secret the proxy adds in "
+            "X-Math2-Proxy-Secret): a process on the proxy's machine could otherwise send the "
+            "header and decide as any reviewer"
         )
     from math2.web.proxy import ProxyError, TrustedProxies
 
@@ -173,6 +215,7 @@ def serve(
         Path(state.settings.retrieval.index_dir),
         secret=os.environ.get("MATH2_WEB_SECRET"),
         trusted_header=trusted_header,
+        trusted_header_secret=secret_,
         trusted_proxies=proxies,
         https_only=https_only,
     )

@@ -11,6 +11,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -339,3 +340,32 @@ class ConstDep(Base):
         ForeignKey("mentions.id", ondelete="CASCADE"), primary_key=True
     )
     deps: Mapped[list[str]] = mapped_column(JSON, default=list)
+
+
+class SigninBudget(Base):
+    """One sign-in budget of the web app (per client address, per account name), shared by
+    every server process: `tat` is GCRA's theoretical arrival time in Unix seconds, changed
+    only by conditional updates (`math2.web.budgets`); a row whose `tat` is past is full."""
+
+    __tablename__ = "web_signin_budgets"
+    key: Mapped[str] = mapped_column(String(300), primary_key=True)
+    tat: Mapped[float] = mapped_column(Float, index=True)
+
+
+class KnownAddress(Base):
+    """An address a reviewer signed in from (`last_at`, Unix seconds): her attempts from there
+    skip her name's budget, whoever floods it."""
+
+    __tablename__ = "web_known_addresses"
+    address: Mapped[str] = mapped_column(String(64), primary_key=True)
+    username: Mapped[str] = mapped_column(String(200), primary_key=True)
+    last_at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class WebSecret(Base):
+    """A secret of the web app generated once and kept (the session cookie's signing key), so
+    that a restart and every server process over the store sign alike."""
+
+    __tablename__ = "web_secrets"
+    name: Mapped[str] = mapped_column(String(80), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))

@@ -127,6 +127,32 @@ def authenticate(store: Store, username: str, password: str) -> str | None:
         return row.username
 
 
+def session_key(store: Store) -> str:
+    """The key that signs session cookies: generated once into the store (`web_secrets`) and
+    kept, so a restart, and every server process over the store, keep the sessions. The first
+    writer wins (`INSERT … ON CONFLICT DO NOTHING`), racing processes read the same key."""
+    from math2.store.models import WebSecret
+    from math2.store.upsert import conflict_stmt
+
+    with store.session() as s:
+        dialect = s.get_bind().dialect.name
+        s.execute(
+            conflict_stmt(dialect, WebSecret.__table__, ("name",)),
+            {"name": "session", "value": secrets.token_urlsafe(48)},
+        )
+    with store.session() as s:
+        return s.scalar(select(WebSecret.value).where(WebSecret.name == "session")) or ""
+
+
+def has_password(store: Store, username: str) -> bool:
+    """Whether `username` is an active account with a password (whose check costs a hash)."""
+    with store.session() as s:
+        row = s.execute(
+            select(Reviewer.active, Reviewer.password_hash).where(Reviewer.username == username)
+        ).first()
+    return row is not None and bool(row.active) and bool(row.password_hash)
+
+
 def start_session(store: Store, username: str) -> str:
     """A new session of an active reviewer: the token for the cookie (only its digest is kept)."""
     token = secrets.token_urlsafe(32)

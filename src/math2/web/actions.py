@@ -19,8 +19,22 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from math2.web import audit
 from math2.web.app import MAX_ROW_ID, Router, RowId, page
 from math2.web.queue import AGENT_TEXT, BINDING, KINDS, queue_item, review_queue
-from math2.web.review import Decision, NotFound, ReviewError, decide_agent_text, decide_binding
-from math2.web.security import check_csrf, current_reviewer, require_reviewer
+from math2.web.review import (
+    Decision,
+    NotFound,
+    ReviewError,
+    confirm_ai_definition,
+    decide_agent_text,
+    decide_binding,
+)
+from math2.web.security import (
+    check_csrf,
+    csrf_ok,
+    current_reviewer,
+    decision_form,
+    optional_reviewer,
+    require_reviewer,
+)
 
 router = Router()
 Form = dict[str, str]
@@ -33,9 +47,12 @@ def local_path(path: str | None, default: str = "/") -> str:
     return default
 
 
-def back_to(request: Request, to: str, kind: str, message: str) -> RedirectResponse:
-    """A 303 to `to` with a message shown on the page there."""
-    request.session["flash"] = [kind, message]
+def back_to(
+    request: Request, to: str, kind: str, message: str, near: str | None = None
+) -> RedirectResponse:
+    """A 303 to `to` with a message shown on the page there: at the top, or inside the element
+    `near` (the one `to`'s fragment scrolls to, so the message is in view)."""
+    request.session["flash"] = [kind, message, near] if near else [kind, message]
     return RedirectResponse(to, status_code=303)
 
 
@@ -109,13 +126,32 @@ def _review(request: Request, kind: str, item_id: int, form: Form, choose: str, 
     return back_to(request, _back(form), "ok", f"{label} {item_id}: {decision.value}{outcome}.")
 
 
+def _kept(request: Request, kind: str, item_id: int, form: Form, who: str | None) -> HTMLResponse:
+    """A decision that could not be taken as sent: the session ended (or the form is from
+    before a new sign-in). Nothing is decided; the text and reason come back in the form, with
+    this session's token, and the page says what to do."""
+    kept = {"kind": kind, "id": item_id, "body": form.get("body"), "reason": form.get("reason", "")}
+    return page(
+        request,
+        "kept.html",
+        status_code=403,
+        kept=kept,
+        signed_in=who is not None,
+        back=_back(form),
+        action=f"/review/{kind}/{item_id}",
+    )
+
+
 @router.post("/review/agent-text/{item_id}")
 def review_agent_text(
     request: Request,
     item_id: RowId,
-    who: str = Depends(require_reviewer),
-    form: Form = Depends(check_csrf),
+    who: str | None = Depends(optional_reviewer),
+    form: Form = Depends(decision_form),
 ) -> Response:
+    if who is None or not csrf_ok(request, form):
+        return _kept(request, AGENT_TEXT, item_id, form, who)
+
     def decide(s, decision: Decision) -> str:
         review = decide_agent_text(
             s, item_id, decision, who, form.get("reason", ""), form.get("body")
@@ -129,9 +165,12 @@ def review_agent_text(
 def review_binding(
     request: Request,
     item_id: RowId,
-    who: str = Depends(require_reviewer),
-    form: Form = Depends(check_csrf),
+    who: str | None = Depends(optional_reviewer),
+    form: Form = Depends(decision_form),
 ) -> Response:
+    if who is None or not csrf_ok(request, form):
+        return _kept(request, BINDING, item_id, form, who)
+
     def decide(s, decision: Decision) -> str:
         decide_binding(s, item_id, decision, who, form.get("reason", ""))
         return ""
@@ -154,8 +193,9 @@ def grade(
                 s, name, sample_id, who, form.get("grade", ""), form.get("reason", "")
             )
     except ReviewError as exc:
-        return back_to(request, to, "error", f"Sample {sample_id}: {exc}")
-    return back_to(request, to, "ok", f"Sample {sample_id} graded {form.get('grade')}.")
+        return back_to(request, to, "error", f"Sample {sample_id}: {exc}", f"sample-{sample_id}")
+    near = f"sample-{sample_id}"
+    return back_to(request, to, "ok", f"Sample {sample_id} graded {form.get('grade')}.", near)
 
 
 @router.post("/review/definition/{mention_id}")
@@ -165,19 +205,22 @@ def review_definition(
     who: str = Depends(require_reviewer),
     form: Form = Depends(check_csrf),
 ) -> Response:
-    """K6.5: a person confirms one definition of an AI-written library (once: a second or
-    racing confirmation is refused with 409)."""
+    """K6.5: a person confirms one definition of an AI-written library, with a reason (once: a
+    second or racing confirmation is refused with 409; a theorem, or a declaration of a library
+    people wrote, is refused)."""
     from math2.errors import Math2Error
-    from math2.roles.align.bindings import DefinitionDecided, DefinitionMissing, confirm_definition
+    from math2.roles.align.bindings import DefinitionDecided, DefinitionMissing
 
     to = local_path(form.get("next"), "/review")  # back to the page it was confirmed on
     try:
         with request.app.state.store.session() as s:
-            confirm_definition(s, mention_id, who)
-    except DefinitionMissing as exc:
+            confirm_ai_definition(s, mention_id, who, form.get("reason", ""))
+    except (DefinitionMissing, NotFound) as exc:
         return page(request, "error.html", 404, message=f"Definition {mention_id}: {exc}", back=to)
     except DefinitionDecided as exc:
         return page(request, "error.html", 409, message=f"Definition {mention_id}: {exc}", back=to)
+    except ReviewError as exc:
+        return page(request, "error.html", 409, message=f"Declaration {mention_id}: {exc}", back=to)
     except Math2Error as exc:
         return back_to(request, to, "error", f"Definition {mention_id}: {exc}")
     return back_to(request, to, "ok", f"Definition {mention_id}: confirmed.")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,6 +21,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from math2.store import Store
 from math2.web import render
+from math2.web.accounts import session_key
 from math2.web.proxy import PeerRecorder, TrustedProxies
 from math2.web.security import CSRF_FIELD, SecurityHeaders, csrf_token, current_reviewer, secure
 from math2.web.throttle import LoginThrottle
@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 # A row id in a path: beyond the database's 64-bit integers there is no such row (404, never an
 # OverflowError). Every integer in a path is one (tests/web/test_http.py checks each route).
 MAX_ROW_ID = 2**63 - 1
+MIN_PROXY_SECRET = 32
 RowId = Annotated[int, PathParam(ge=0, le=MAX_ROW_ID)]
 
 
@@ -80,18 +81,22 @@ def create_app(
     *,
     secret: str | None = None,
     trusted_header: str | None = None,
+    trusted_header_secret: str | None = None,
     trusted_proxies: Iterable[str] | TrustedProxies = (),
     https_only: bool = False,
     login_throttle: LoginThrottle | None = None,
 ) -> FastAPI:
     """The app over one store. `index_dir` holds one search index folder per library.
 
-    `secret` signs session cookies (a random one per start when None: sessions end with the
-    process; the cookie only carries a session token, the session itself lives in the store).
+    `secret` signs session cookies (when None, the key generated once into the store,
+    `accounts.session_key`: a restart keeps the sessions; the cookie only carries a session
+    token, the session itself lives in the store).
     `trusted_proxies` (addresses, networks or `loopback`; none by default) are the reverse
     proxies whose `X-Forwarded-For`/`-Proto` are believed (`math2.web.proxy`); `trusted_header`
     names a header such a proxy sets to the signed-in user's name, read only when the socket
-    peer is one of them. A bad address raises `ProxyError`.
+    peer is one of them and the request carries `trusted_header_secret` in
+    `X-Math2-Proxy-Secret` (which the proxy adds; at least `MIN_PROXY_SECRET` characters). A bad
+    address raises `ProxyError`.
     """
     from math2.web import actions, bindings, pages, signin
 
@@ -102,6 +107,10 @@ def create_app(
     )
     if trusted_header and not proxies:
         raise ValueError("a trusted header needs the trusted proxies that set it")
+    if trusted_header and len(trusted_header_secret or "") < MIN_PROXY_SECRET:
+        raise ValueError(
+            f"a trusted header needs the proxy's secret ({MIN_PROXY_SECRET} characters or more)"
+        )
 
     app = FastAPI(title="math2", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
@@ -109,14 +118,18 @@ def create_app(
     app.state.indexes = {}
     app.state.run_totals = {}
     app.state.trusted_header = trusted_header
+    app.state.trusted_header_secret = (trusted_header_secret or "").encode()
     app.state.trusted_proxies = proxies
     app.state.templates = _templates()
-    app.state.login_throttle = login_throttle or LoginThrottle()
+    throttle = login_throttle or LoginThrottle()
+    if throttle.store is None:
+        throttle.store = store
+    app.state.login_throttle = throttle
     app.state.lean_css = render.lean_css()
     app.add_middleware(SecurityHeaders)
     app.add_middleware(
         SessionMiddleware,
-        secret_key=secret or secrets.token_urlsafe(32),
+        secret_key=secret or session_key(store),
         session_cookie=SESSION_COOKIE,
         same_site="strict",
         https_only=https_only,
@@ -124,7 +137,8 @@ def create_app(
     )
     if proxies:  # X-Forwarded-For and -Proto, from these peers only
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=proxies.as_strings())
-    app.add_middleware(PeerRecorder)  # outermost of ours: the socket peer, before any header
+    # outermost of ours: the socket peer, before any header
+    app.add_middleware(PeerRecorder, watch=not proxies)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(pages.router)
     app.include_router(signin.router)

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import ipaddress
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from math2.errors import Math2Error
 
+log = logging.getLogger(__name__)
 PEER_KEY = "math2.peer"  # the socket peer's address in the ASGI scope
 LOOPBACK = ("127.0.0.1", "::1")
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -76,17 +78,48 @@ class TrustedProxies:
         return [str(n) for n in self.networks]
 
 
+FORWARDING = (b"x-forwarded-for", b"forwarded", b"x-real-ip")
+ONE_PEER_AFTER = 20  # requests
+
+
 class PeerRecorder:
     """The outermost middleware: keeps the socket peer in the scope (`PEER_KEY`) before any
-    proxy header can change the client."""
+    proxy header can change the client. Without trusted proxies (`watch`), it warns once when
+    the first `ONE_PEER_AFTER` requests all came from one peer and some carried a forwarding
+    header: a proxy nobody named, so every client shares that peer's sign-in budget."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, watch: bool = False) -> None:
         self.app = app
+        self.watch = watch
+        self._peers: set[str | None] = set()
+        self._seen = 0
+        self._forwarded = False
+
+    def _look(self, scope: Scope, peer_: str | None) -> None:
+        self._seen += 1
+        self._peers.add(peer_)
+        if len(self._peers) > 1:
+            self.watch = False
+            return
+        self._forwarded = self._forwarded or any(k in FORWARDING for k, _ in scope["headers"])
+        if self._seen >= ONE_PEER_AFTER:
+            self.watch = False
+            if self._forwarded:
+                log.warning(
+                    "the first %d requests all came from %s with forwarding headers, and no "
+                    "--trust-proxy is set: math2 seems to be behind a proxy it does not know, so "
+                    "every client shares one sign-in budget (a few wrong passwords lock the team "
+                    "out). Name the proxy with --trust-proxy ADDRESS.",
+                    self._seen,
+                    peer_,
+                )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
             client = scope.get("client")
             scope[PEER_KEY] = client[0] if client else None
+            if self.watch:
+                self._look(scope, scope[PEER_KEY])
         await self.app(scope, receive, send)
 
 

@@ -99,6 +99,8 @@ def node_view(s: Session, node_id: int) -> dict[str, Any] | None:
     )
     models = model_names(s, {t.model_id for t in texts if t.model_id} | {a.model_id for a in agent})
     sources = dict(s.execute(select(Source.id, Source.name)).all())
+    shown = {m.id for m, _, _ in mentions if m.docstring}  # rendered once, under the mention
+    texts = [t for t in texts if not (t.role == "docstring" and t.mention_id in shown)]
     return {
         "node": node,
         "mentions": [
@@ -107,6 +109,8 @@ def node_view(s: Session, node_id: int) -> dict[str, Any] | None:
                 "source": src,
                 "pin": pin,
                 "retired_pin": retired_keys.get(m.retired_pin_id),
+                "signature": lean_signature(m),
+                "fields": structure_fields(s, m),
             }
             for m, src, pin in mentions
         ],
@@ -180,6 +184,40 @@ def mentions_by_id(s: Session, ids: list[int]) -> dict[int, Mention]:
     return {m.id: m for m in s.scalars(select(Mention).where(Mention.id.in_(ids)))}
 
 
+_KEYWORDS = ("theorem", "lemma", "def", "abbrev", "structure", "class", "instance", "inductive",
+             "axiom", "opaque", "noncomputable", "protected", "private", "@[")  # fmt: skip
+
+
+def lean_signature(m: Mention) -> str | None:
+    """The declaration's Lean signature: its statement as the library wrote it (`theorem
+    name binders : type`), or, where only the type was recorded, `kind name : type`."""
+    text = (m.statement or "").strip()
+    if not text:
+        return None
+    if text.startswith(_KEYWORDS) or m.name in text.split(":", 1)[0]:
+        return text
+    kind = m.kind if m.kind in _KEYWORDS else None
+    return f"{kind + ' ' if kind else ''}{m.name} : {text}"
+
+
+def structure_fields(s: Session, m: Mention) -> list[tuple[str, str]]:
+    """A structure's or class's fields (their own declarations `Owner.field`, kind `field`, at
+    the same pin): (field name, its statement)."""
+    if m.kind not in ("structure", "class"):
+        return []
+    rows = s.execute(
+        select(Mention.name, Mention.statement)
+        .where(
+            Mention.source_id == m.source_id,
+            Mention.pin_id == m.pin_id,
+            Mention.kind == "field",
+            Mention.name.startswith(m.name + ".", autoescape=True),
+        )
+        .order_by(Mention.id)
+    ).all()
+    return [(name.removeprefix(m.name + "."), st or "") for name, st in rows]
+
+
 def declaration_view(s: Session, mention_id: int) -> dict[str, Any] | None:
     """One declaration of a library: statement, module, docstring, the pin it came in at (and
     the one that retired it), its node when it has one, and its texts."""
@@ -196,9 +234,13 @@ def declaration_view(s: Session, mention_id: int) -> dict[str, Any] | None:
         s.scalar(select(Pin.key).where(Pin.id == m.retired_pin_id)) if m.retired_pin_id else None
     )
     node = s.get(Node, m.node_id) if m.node_id else None
-    texts = s.scalars(
-        select(TextRecord).where(TextRecord.mention_id == mention_id).order_by(TextRecord.id)
-    ).all()
+    texts = [
+        t
+        for t in s.scalars(
+            select(TextRecord).where(TextRecord.mention_id == mention_id).order_by(TextRecord.id)
+        )
+        if not (t.role == "docstring" and m.docstring)  # the page renders m.docstring once
+    ]
     bound = s.execute(
         select(Binding, Node.key, Node.title)
         .join(Node, Node.id == Binding.node_id)
@@ -211,6 +253,8 @@ def declaration_view(s: Session, mention_id: int) -> dict[str, Any] | None:
         "pin": pin,
         "retired_pin": retired,
         "node": node,
+        "signature": lean_signature(m),
+        "fields": structure_fields(s, m),
         "texts": texts,
         "bindings": [{"b": b, "key": key, "title": title} for b, key, title in bound],
     }

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import Select, func, or_, select
 from sqlalchemy.orm import Session
 
 from math2.roles.align.bindings import DefinitionToReview, definitions_to_review
@@ -41,31 +41,49 @@ class QueuePage:
     binding_next: int | None = None
 
     @property
-    def agent_total(self) -> int:
-        """How many agent texts wait (of the kind shown, or of every kind)."""
+    def agent_total(self) -> str:
+        """How many agent texts wait (of the kind shown, or of every kind), `N+` when a count
+        reached `COUNT_CAP`."""
         if self.kind in KINDS and self.kind not in (AGENT_TEXT, BINDING):
-            return self.counts.get(self.kind or "", 0)
-        return sum(n for k, n in self.counts.items() if k != BINDING)
+            return self.label(self.kind or "")
+        keys = [k for k in self.counts if k != BINDING]
+        total = sum(self.counts[k] for k in keys)
+        return f"{total:,}+" if any(self.counts[k] >= COUNT_CAP for k in keys) else f"{total:,}"
 
     @property
-    def binding_total(self) -> int:
-        """How many bindings wait."""
-        return self.counts.get(BINDING, 0)
+    def binding_total(self) -> str:
+        """How many bindings wait (`N+` past `COUNT_CAP`)."""
+        return self.label(BINDING)
+
+    def label(self, key: str) -> str:
+        """One count as shown: `1,000+` once it reached `COUNT_CAP`."""
+        n = self.counts.get(key, 0)
+        return f"{COUNT_CAP:,}+" if n >= COUNT_CAP else f"{n:,}"
+
+
+# The queue's counts stop at this many (`1,000+`): each is one index range read of at most
+# COUNT_CAP rows, so a page's cost does not grow with the queue.
+COUNT_CAP = 1000
+
+
+def _capped(stmt: Select[Any]) -> Select[Any]:
+    return select(func.count()).select_from(stmt.limit(COUNT_CAP).subquery())
 
 
 def counts(s: Session) -> dict[str, int]:
-    """How many items wait, per agent text kind and for bindings (kinds with none left out)."""
-    out = dict(
-        s.execute(
-            select(AgentText.kind, func.count())
-            .where(AgentText.status == "pending")
-            .group_by(AgentText.kind)
-        ).all()
-    )
-    bindings = s.scalar(select(func.count()).select_from(Binding).where(Binding.status.in_(_OPEN)))
-    if bindings:
-        out[BINDING] = bindings
-    return {k: int(v) for k, v in out.items()}
+    """How many items wait, per agent text kind and for bindings (kinds with none left out),
+    each counted up to `COUNT_CAP` (over the (status, kind, id) and (status, id) indexes)."""
+    out: dict[str, int] = {}
+    for kind in AgentTextKind:
+        rows = select(AgentText.id).where(
+            AgentText.status == "pending", AgentText.kind == kind.value
+        )
+        if n := s.scalar(_capped(rows)):
+            out[kind.value] = int(n)
+    rows = select(Binding.id).where(Binding.status.in_(_OPEN))
+    if n := s.scalar(_capped(rows)):
+        out[BINDING] = int(n)
+    return out
 
 
 def _agent_rows(s: Session, ids: list[int] | None, where: list[Any], limit: int) -> list[Any]:

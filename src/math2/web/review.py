@@ -310,3 +310,28 @@ def decide_binding(
     row.review_id = review.id
     _raise_level(s, node)
     return review
+
+
+def confirm_ai_definition(s: Session, mention_id: int, reviewer: str, reason: str) -> None:
+    """K6.5: a person confirms one definition of an AI-written library, with a reason. Refused
+    (ReviewError) for a declaration that is no definition (a theorem, a lemma: those are bound,
+    not confirmed) or that belongs to a library people wrote; NotFound without such a row."""
+    from math2.roles.align.bindings import DEFINITION_KINDS, confirm_definition
+    from math2.store.models import AI_AUTHORED, Mention, Source
+
+    row = s.execute(
+        select(Mention.kind, Mention.authored, Mention.name, Source.authored)
+        .join(Source, Source.id == Mention.source_id)
+        .where(Mention.id == mention_id)
+    ).first()
+    if row is None:
+        raise NotFound(f"declaration {mention_id} does not exist")
+    kind, authored, name, library = row
+    if kind not in DEFINITION_KINDS:
+        raise ReviewError(
+            f"{name} is a {kind or 'declaration of no kind'}, not a definition: only the "
+            "definitions of an AI-written library are confirmed here"
+        )
+    if authored not in AI_AUTHORED and library not in AI_AUTHORED:
+        raise ReviewError(f"{name} belongs to a library people wrote: it needs no confirmation")
+    confirm_definition(s, mention_id, reviewer, _reason(reason))

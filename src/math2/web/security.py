@@ -11,6 +11,7 @@ from starlette.responses import Response
 
 from math2.util.textlimit import too_long
 from math2.web.accounts import active_reviewer, session_reviewer
+from math2.web.forms import SMALL_BODY, decision_body, read_form
 from math2.web.proxy import from_trusted_proxy
 
 R = TypeVar("R", bound=Response)
@@ -34,16 +35,29 @@ def csrf_token(request: Request) -> str:
     return token
 
 
+PROXY_SECRET_HEADER = "X-Math2-Proxy-Secret"
+
+
+def _proxy_secret_ok(request: Request) -> bool:
+    """Whether the request carries the deployment's proxy secret (constant-time compare): what
+    only the proxy adds, so a local process that reaches the server from the proxy's address
+    cannot name a reviewer."""
+    expected: bytes = request.app.state.trusted_header_secret
+    sent = request.headers.get(PROXY_SECRET_HEADER)
+    return bool(expected) and sent is not None and secrets.compare_digest(sent.encode(), expected)
+
+
 def current_reviewer(request: Request) -> str | None:
     """The signed-in reviewer: from the session held in the store, or from the trusted proxy
-    header when the app was started with one and the socket peer is a trusted proxy (whatever
-    `X-Forwarded-For` says). Checked against the store on every request (once per request)."""
+    header when the app was started with one, the socket peer is a trusted proxy (whatever
+    `X-Forwarded-For` says) and the request carries the proxy secret (`PROXY_SECRET_HEADER`).
+    Checked against the store on every request (once per request)."""
     if hasattr(request.state, "reviewer"):
         return request.state.reviewer
     store = request.app.state.store
     header = request.app.state.trusted_header
     name = None
-    if header and from_trusted_proxy(request):
+    if header and from_trusted_proxy(request) and _proxy_secret_ok(request):
         name = active_reviewer(store, request.headers.get(header))
     if name is None:
         name = session_reviewer(store, request.session.get(SESSION_KEY))
@@ -51,23 +65,58 @@ def current_reviewer(request: Request) -> str | None:
     return name
 
 
-async def check_csrf(request: Request) -> dict[str, str]:
-    """The submitted form, once its CSRF token matches the session's and its Origin (when sent)
-    is this site; otherwise 403."""
-    form = await request.form()
+def csrf_ok(request: Request, form: dict[str, str]) -> bool:
+    """Whether the form's CSRF token is this session's (constant-time compare)."""
     sent = form.get(CSRF_FIELD)
     expected = request.session.get("csrf")
-    if not isinstance(sent, str) or not expected or not secrets.compare_digest(sent, expected):
-        raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
+    if not isinstance(sent, str) or not isinstance(expected, str) or not expected:
+        return False
+    return secrets.compare_digest(sent.encode(), expected.encode())
+
+
+def _same_origin(request: Request) -> None:
     origin = request.headers.get("origin")
     # `null` is what sandboxed frames, data: pages and some redirects send: not this site.
     if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
         raise HTTPException(403, "cross-site form submission refused")
-    fields = {k: v for k, v in form.items() if isinstance(v, str)}
-    for k, v in fields.items():
+
+
+def _fields_within_limit(form: dict[str, str]) -> dict[str, str]:
+    for k, v in form.items():
         if (reason := too_long(v, f"the form field {k!r}")) is not None:
             raise HTTPException(413, reason)
-    return fields
+    return form
+
+
+async def check_csrf(request: Request) -> dict[str, str]:
+    """The submitted form, once its CSRF token matches the session's and its Origin (when sent)
+    is this site; otherwise 403. The form is read by `math2.web.forms.read_form` first
+    (urlencoded only, capped while reading): a reviewer already checked by `require_reviewer`
+    may send a text at the text limit, anyone else `SMALL_BODY`."""
+    signed_in = getattr(request.state, "reviewer", None) is not None
+    form = await read_form(request, decision_body() if signed_in else SMALL_BODY)
+    if not csrf_ok(request, form):
+        raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
+    _same_origin(request)
+    return _fields_within_limit(form)
+
+
+async def decision_form(request: Request) -> dict[str, str]:
+    """A decision's form, read like `check_csrf`'s but with its CSRF token not yet checked: a
+    decision sent from a session that has ended since (or from before a new sign-in) is
+    answered with its text and reason kept (`csrf_ok` decides). Room for a text at the limit
+    when the cookie carries a session token (ended or not), else `SMALL_BODY`; memory only."""
+    has_session = getattr(request.state, "reviewer", None) is not None or bool(
+        request.session.get(SESSION_KEY)
+    )
+    form = await read_form(request, decision_body() if has_session else SMALL_BODY)
+    _same_origin(request)
+    return _fields_within_limit(form)
+
+
+def optional_reviewer(request: Request) -> str | None:
+    """The signed-in reviewer or None (a plain function: run in the thread pool)."""
+    return current_reviewer(request)
 
 
 def require_reviewer(request: Request) -> str:

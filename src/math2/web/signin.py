@@ -7,17 +7,24 @@ from __future__ import annotations
 
 import secrets
 
+import anyio
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from math2.store import Store
-from math2.web.accounts import AccountError, authenticate, end_session, start_session
+from math2.web.accounts import (
+    AccountError,
+    authenticate,
+    end_session,
+    has_password,
+    start_session,
+)
 from math2.web.actions import Form, back_to, local_path
 from math2.web.app import Router, page
 from math2.web.proxy import client_address
 from math2.web.security import SESSION_KEY, check_csrf
-from math2.web.throttle import LoginThrottle
+from math2.web.throttle import LoginThrottle, refusal
 
 router = Router()
 
@@ -33,19 +40,18 @@ async def login(request: Request, form: Form = Depends(check_csrf)) -> Response:
     target = local_path(form.get("next"), "/review")
     throttle: LoginThrottle = request.app.state.login_throttle
     address = client_address(request)
-    admission = throttle.admit(address, username)
+    admission = await run_in_threadpool(throttle.admit, address, username)
     if admission.wait:
-        response = await run_in_threadpool(
-            page, request, "login.html", status_code=429, next=target, error=admission.why
-        )
-        response.headers["Retry-After"] = str(int(admission.wait))
-        return response
+        return refusal(admission)
     store = request.app.state.store
     password = form.get("password", "")[:1000]
-    name = await throttle.run_hash(admission.known, authenticate, store, username, password)
+    name = None
+    if await run_in_threadpool(has_password, store, username):
+        name = await throttle.run_hash(admission.known, authenticate, store, username, password)
+    else:  # no hash for a name that is no account, but as long as one
+        await anyio.sleep(throttle.hash_seconds())
     token = await run_in_threadpool(_start_session, store, name) if name is not None else None
     if name is None or token is None:
-        throttle.failed(address, username)
         return await run_in_threadpool(
             page,
             request,
@@ -54,7 +60,7 @@ async def login(request: Request, form: Form = Depends(check_csrf)) -> Response:
             next=target,
             error="Wrong name or password.",
         )
-    throttle.succeeded(address, username)
+    await run_in_threadpool(throttle.succeeded, address, username, admission)
     return await run_in_threadpool(_signed_in, request, name, token, target)
 
 

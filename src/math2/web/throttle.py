@@ -1,174 +1,153 @@
-"""Sign-in throttling that slows a guesser without slowing the site or locking the reviewer out.
+"""Sign-in throttling that slows a guesser without closing sign-in to the team.
 
-- Per client address, a token bucket: each sign-in attempt takes a token, a good one gives it
-  back; an empty bucket is answered 429 at once, before any password hashing. A flood from one
-  address therefore costs the server a few hashes, then nothing.
-- Addresses that have not signed in before (in this process) share one more bucket: at most
-  `unknown_burst` hashes at once and `unknown_per_s` a second among all of them. A flood from
-  many addresses is answered 429 past that cap instead of taking the cores from the pages;
-  addresses a reviewer has signed in from are not counted against it, and their hashes run in
-  their own worker slot, so a known reviewer signs in at once during a flood.
-- Per name, an exponential delay after repeated failures (2 s, 4 s, … up to `max_delay_s`),
-  enforced only against addresses that have themselves failed `free_fails` times lately: the
-  right password from an address that has not (or has mistyped once or twice) is checked, so
-  guessing at someone's name does not lock them out.
-- The hashing itself runs in worker threads, never on the event loop: one slot for known
-  addresses and `hash_slots` for the others.
+Following OWASP's authentication guidance (throttle per account as well as per source, do not
+let a lockout become a denial of service, a known device skips the account's limit), with every
+budget kept in the store (`math2.web.budgets`: shared by every server process, exact under
+concurrency, kept across restarts):
+
+- Per client address, a budget of `address_burst` attempts, one more every `address_interval_s`;
+  a good sign-in gives its attempt back.
+- Per account name, a budget of `name_burst` attempts, one more every `name_interval_s`, taken
+  by every attempt on that name except from an address the name signed in from within
+  `known_for_s` (a known address). A flood against `alice` empties `alice`'s budget only: `bob`
+  signs in from anywhere, and `alice` from an address she used before. A name that is no account
+  is treated alike (its refusals say nothing of which names exist).
+- A refusal is answered at once with a small 429 and `Retry-After`, before any hashing, without
+  the page template (`refusal`).
+- Only names that are accounts cost a password hash (argon2, in worker threads: one slot for
+  known addresses, `hash_slots` for the others); an attempt on any other name waits about as
+  long as a hash takes (`hash_seconds`) without using a core. A flood over random names thus
+  costs the server no hashing, and one over the team's names at most their budgets.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from html import escape
 from typing import Any, TypeVar
 
 import anyio
+from starlette.responses import HTMLResponse
+
+from math2.store import Store
+from math2.web import budgets
+from math2.web.budgets import Budget
 
 T = TypeVar("T")
-
-
-@dataclass
-class _Bucket:
-    tokens: float
-    at: float
-
-
-@dataclass
-class _Name:
-    fails: int = 0
-    last: float = 0.0
 
 
 @dataclass(frozen=True)
 class Admission:
     """Whether one sign-in attempt goes on: `wait` 0 (go) or the seconds to wait, with `why`
-    the reason shown."""
+    the reason shown; `known`: the address is one the name signed in from; `took_name`: the
+    attempt took from the name's budget (given back on success)."""
 
     wait: float = 0.0
     why: str = ""
-    known: bool = False  # the address has signed in before: its own hashing slot
+    known: bool = False
+    took_name: bool = False
 
 
-def _refill(b: _Bucket, burst: float, per_s: float, now: float) -> None:
-    b.tokens = min(burst, b.tokens + (now - b.at) * per_s)
-    b.at = now
+def refusal(admission: Admission) -> HTMLResponse:
+    """The 429 of a refused attempt: a few hundred bytes, no template, no store."""
+    secs = max(1, math.ceil(admission.wait))
+    body = (
+        '<!doctype html><html lang="en"><meta charset="utf-8"><title>Too many sign-ins</title>'
+        f'<p>{escape(admission.why)}</p><p><a href="/login">Sign in</a></p></html>'
+    )
+    return HTMLResponse(body, status_code=429, headers={"Retry-After": str(secs)})
 
 
 @dataclass
 class LoginThrottle:
-    """Per-address bucket of `burst` attempts refilled one per `refill_s`; one shared bucket of
-    `unknown_burst` hashes refilled `unknown_per_s` a second for addresses without a sign-in;
-    per-name delays after `free_fails` failures. State is per process and bounded (`max_keys`
-    of each)."""
+    """The budgets above over `store` (set by `create_app` when not given); `clock` is Unix
+    time (shared by processes)."""
 
-    burst: int = 10
-    refill_s: float = 30.0
-    free_fails: int = 3
-    max_delay_s: float = 300.0
-    unknown_burst: int = 5
-    unknown_per_s: float = 1.0
+    store: Store | None = None
+    address_burst: int = 10
+    address_interval_s: float = 30.0
+    name_burst: int = 5
+    name_interval_s: float = 30.0
     known_for_s: float = 30 * 86400.0
     hash_slots: int = 1
-    max_keys: int = 50_000
-    clock: Callable[[], float] = time.monotonic
-    _buckets: dict[str, _Bucket] = field(default_factory=dict)
-    _names: dict[str, _Name] = field(default_factory=dict)
-    _known: OrderedDict[str, float] = field(default_factory=OrderedDict)
-    _shared: _Bucket | None = None
+    prune_every: int = 500
+    clock: Callable[[], float] = time.time
     _limiters: dict[bool, anyio.CapacityLimiter] = field(default_factory=dict)
+    _hash_s: list[float] = field(default_factory=list)
+    _count: int = 0
 
-    def _bucket(self, address: str, now: float) -> _Bucket:
-        b = self._buckets.get(address)
-        if b is None:
-            if len(self._buckets) >= self.max_keys:
-                self._prune(now)
-            b = self._buckets[address] = _Bucket(float(self.burst), now)
-        else:
-            _refill(b, float(self.burst), 1.0 / self.refill_s, now)
-        return b
+    @property
+    def address_budget(self) -> Budget:
+        return Budget(self.address_burst, self.address_interval_s)
 
-    def _prune(self, now: float) -> None:
-        full = [
-            a
-            for a, b in self._buckets.items()
-            if b.tokens + (now - b.at) / self.refill_s >= self.burst
-        ]
-        for a in full:
-            del self._buckets[a]
-        stale = [n for n, x in self._names.items() if now - x.last > self.max_delay_s]
-        for n in stale:
-            del self._names[n]
+    @property
+    def name_budget(self) -> Budget:
+        return Budget(self.name_burst, self.name_interval_s)
 
-    def _name_wait(self, name: str, now: float) -> float:
-        x = self._names.get(name)
-        if x is None or x.fails < self.free_fails:
-            return 0.0
-        delay = min(self.max_delay_s, 2.0 ** (x.fails - self.free_fails + 1))
-        return max(0.0, x.last + delay - now)
+    def _store(self) -> Store:
+        if self.store is None:
+            raise RuntimeError("the sign-in throttle has no store")
+        return self.store
 
-    def is_known(self, address: str) -> bool:
-        """Whether a reviewer signed in from this address lately (in this process)."""
-        at = self._known.get(address)
-        return at is not None and self.clock() - at <= self.known_for_s
+    def is_known(self, address: str, name: str) -> bool:
+        """Whether `name` signed in from `address` within `known_for_s`."""
+        now = self.clock()
+        with self._store().session() as s:
+            return budgets.is_known(s, address, name, now - self.known_for_s)
 
     def admit(self, address: str, name: str) -> Admission:
-        """May this attempt be checked? Takes the address's token (and, for an address without
-        a sign-in, one of the shared hashes) only when it may."""
+        """May this attempt be checked? Takes the address's attempt, and the name's unless the
+        address is known to it; takes nothing when refused. One transaction; blocking: call it
+        from a thread."""
         now = self.clock()
-        b = self._bucket(address, now)
-        if b.tokens < 1.0:
-            secs = math.ceil((1.0 - b.tokens) * self.refill_s)
-            return Admission(secs, f"Too many failed sign-ins: wait {secs} s and try again.")
-        own_fails = self.burst - b.tokens  # attempts not given back by a good sign-in, lately
-        delay = self._name_wait(name, now)
-        if delay and own_fails >= self.free_fails - 1e-9:
-            secs = math.ceil(delay)
-            return Admission(secs, f"Too many failed sign-ins: wait {secs} s and try again.")
-        known = self.is_known(address)
-        if not known:
-            shared = self._shared
-            if shared is None:
-                shared = self._shared = _Bucket(float(self.unknown_burst), now)
-            _refill(shared, float(self.unknown_burst), self.unknown_per_s, now)
-            if shared.tokens < 1.0:
-                secs = max(1, math.ceil((1.0 - shared.tokens) / self.unknown_per_s))
+        self._count += 1
+        with self._store().session() as s:
+            if self._count % self.prune_every == 0:
+                budgets.prune(s, now, now - self.known_for_s)
+            wait = budgets.take(s, f"a:{address}", self.address_budget, now)
+            if wait:
+                secs = math.ceil(wait)
                 return Admission(
-                    secs,
-                    f"Too many sign-ins from new addresses at the moment: wait {secs} s and try "
-                    "again.",
+                    wait, f"Too many sign-ins from your address: wait {secs} s and try again."
                 )
-            shared.tokens -= 1.0
-        b.tokens -= 1.0
-        return Admission(known=known)
+            if budgets.is_known(s, address, name, now - self.known_for_s):
+                return Admission(known=True)
+            wait = budgets.take(s, f"n:{name}", self.name_budget, now)
+            if wait:
+                budgets.give_back(s, f"a:{address}", self.address_budget)
+                secs = math.ceil(wait)
+                return Admission(
+                    wait,
+                    f"Too many sign-ins for this name lately: wait {secs} s and try again, or "
+                    "sign in from an address you signed in from before.",
+                )
+        return Admission(took_name=True)
 
-    def failed(self, address: str, name: str) -> None:
-        """Count a failure against the name (the address already paid its token)."""
-        now = self.clock()
-        if name not in self._names and len(self._names) >= self.max_keys:
-            self._prune(now)
-        x = self._names.setdefault(name, _Name())
-        x.fails += 1
-        x.last = now
+    def succeeded(self, address: str, name: str, admission: Admission) -> None:
+        """A good sign-in: its attempts go back, and the address is known to the name."""
+        with self._store().session() as s:
+            budgets.give_back(s, f"a:{address}", self.address_budget)
+            if admission.took_name:
+                budgets.give_back(s, f"n:{name}", self.name_budget)
+            budgets.remember(s, address, name, self.clock())
 
-    def succeeded(self, address: str, name: str) -> None:
-        """A good sign-in: the address gets its token back and is known from now on; the
-        name's failures are forgotten."""
-        now = self.clock()
-        b = self._bucket(address, now)
-        b.tokens = min(float(self.burst), b.tokens + 1.0)
-        self._names.pop(name, None)
-        self._known[address] = now
-        self._known.move_to_end(address)
-        while len(self._known) > self.max_keys:
-            self._known.popitem(last=False)
+    def hash_seconds(self) -> float:
+        """About how long one password check takes here (the median of the last ones)."""
+        if not self._hash_s:
+            return 0.1
+        return sorted(self._hash_s)[len(self._hash_s) // 2]
 
     async def run_hash(self, known: bool, fn: Callable[..., T], *args: Any) -> T:
         """Run a password check in a worker thread: known addresses in their own slot, the
-        others in `hash_slots` shared slots."""
+        others in `hash_slots` shared slots; its time is kept for `hash_seconds`."""
         limiter = self._limiters.get(known)
         if limiter is None:
             limiter = self._limiters[known] = anyio.CapacityLimiter(1 if known else self.hash_slots)
-        return await anyio.to_thread.run_sync(fn, *args, limiter=limiter)
+        async with limiter:
+            t = time.perf_counter()
+            result = await anyio.to_thread.run_sync(fn, *args)
+            self._hash_s[:] = [*self._hash_s[-15:], time.perf_counter() - t]
+        return result
