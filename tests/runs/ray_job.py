@@ -73,26 +73,11 @@ def script(latency_s: float = 0.0) -> Script:
     )
 
 
-#: What the model client adds to a request when it sends it (streaming), not part of what the
-#: store keeps of the call.
-SENT_ONLY = ("stream", "stream_options")
-
-
-def as_stored(body: dict[str, Any]) -> str:
-    """A request the model server received, hashed as the store keeps it (without what the
-    client adds when it sends), so the two can be compared: a stored reply asked again shows."""
-    return request_hash({k: v for k, v in body.items() if k not in SENT_ONLY})
-
-
 def stored_requests(store: Store) -> set[str]:
-    """Every stored model call's request, hashed as `as_stored` hashes a received one."""
+    """Every stored model call's request, hashed as `received`
+    (math2.llm.testing.fake_server) hashes a received one."""
     with store.session() as s:
         return {request_hash(r.request) for r in s.scalars(select(LLMResponse))}
-
-
-def received(entries: list[dict[str, Any]]) -> set[str]:
-    """The answered requests of a fake server's log, hashed as `as_stored` does."""
-    return {as_stored(e["body"]) for e in entries if e.get("status", 200) == 200}
 
 
 def write_template(folder: Path) -> str:

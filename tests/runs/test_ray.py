@@ -31,7 +31,7 @@ from typer.testing import CliRunner
 from math2.cli import app
 from math2.lean import ReplBackend
 from math2.llm.testing import FakeServer
-from math2.llm.testing.fake_server import read_log, repeats
+from math2.llm.testing.fake_server import read_log, received, repeats
 from math2.runs import Resource, execute
 from math2.runs.ray_actors import NAMESPACE, WorkerEnv
 from math2.runs.ray_exec import RayOptions, RayUnavailable
@@ -362,7 +362,7 @@ def test_driver_sigkilled_and_resumed_on_ray(cluster, lean_actors, pg, tmp_path)
         asked = read_log(tmp_path / "llm.jsonl")
         calls_before = len(asked)
         # Compared in the form that matches: every stored reply is one the server received.
-        assert stored and stored <= ray_job.received(asked)
+        assert stored and stored <= received(asked)
         checks_before = _checks(repl_log)
         out = runner.invoke(app, ["--db", store.url, "runs", "resume", str(run_id)])
     assert out.exit_code == 0, out.output
@@ -371,7 +371,7 @@ def test_driver_sigkilled_and_resumed_on_ray(cluster, lean_actors, pg, tmp_path)
     )
     assert _count_done(store) == n
     # Nothing finished before the kill was asked again: no stored reply, no stored check.
-    after = ray_job.received(read_log(tmp_path / "llm.jsonl")[calls_before:])
+    after = received(read_log(tmp_path / "llm.jsonl")[calls_before:])
     assert after, "nothing was asked after the loss: the test shows nothing"
     assert not after & stored
     again = _checks(repl_log) - checks_before
@@ -504,7 +504,7 @@ async def test_the_hub_lost_mid_run_is_made_again(cluster, lean_actors, pg, tmp_
         asked = read_log(tmp_path / "llm.jsonl")
         calls_before = len(asked)
         # Compared in the form that matches: every stored reply is one the server received.
-        assert stored and stored <= ray_job.received(asked)
+        assert stored and stored <= received(asked)
         with store.session() as s:
             checked = {a.item for a in s.scalars(select(Attempt).where(Attempt.stage == "compile"))}
         checks_before = _checks(repl_log)
@@ -515,7 +515,7 @@ async def test_the_hub_lost_mid_run_is_made_again(cluster, lean_actors, pg, tmp_
         stats = s.scalars(select(Run)).one().stats
         assert s.scalar(select(func.count()).select_from(Attempt)) == 2 * n
     assert stats["hubs"] == 2
-    after = ray_job.received(read_log(tmp_path / "llm.jsonl")[calls_before:])
+    after = received(read_log(tmp_path / "llm.jsonl")[calls_before:])
     assert after, "nothing was asked after the hub was lost: the test shows nothing"
     assert not after & stored
     assert not set(_checks(repl_log) - checks_before) & checked

@@ -31,7 +31,7 @@ from typer.testing import CliRunner
 
 from math2.cli import app
 from math2.llm.testing import FakeServer
-from math2.llm.testing.fake_server import read_log
+from math2.llm.testing.fake_server import read_log, received
 from math2.runs import execute
 from math2.runs.ray_actors import NAMESPACE
 from math2.runs.ray_exec import RayOptions
@@ -337,7 +337,7 @@ def test_worker_node_lost_mid_run(nodes, pg, tmp_path):  # noqa: F811
         asked = read_log(tmp_path / "llm.jsonl")
         calls_before = len(asked)
         # Compared in the form that matches: every stored reply is one the server received.
-        assert stored and stored <= ray_job.received(asked)
+        assert stored and stored <= received(asked)
         checks_before = _checks(tmp_path / "repl.jsonl")
         stdout, _ = proc.communicate(timeout=300)
     assert proc.returncode == 0
@@ -357,7 +357,7 @@ def test_worker_node_lost_mid_run(nodes, pg, tmp_path):  # noqa: F811
             assert s.scalar(select(func.count()).where(Attempt.item == item)) == 2
     assert lost in stats["nodes"] and sum(stats["items_per_node"].values()) >= n - len(done_before)
     # Nothing finished before the loss was asked again: no stored reply, no stored check.
-    after = ray_job.received(read_log(tmp_path / "llm.jsonl")[calls_before:])
+    after = received(read_log(tmp_path / "llm.jsonl")[calls_before:])
     assert after, "nothing was asked after the loss: the test shows nothing"
     assert not after & stored
     again = _checks(tmp_path / "repl.jsonl") - checks_before

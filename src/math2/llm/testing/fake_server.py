@@ -154,6 +154,24 @@ def request_hash(body: dict[str, Any]) -> str:
     return hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
+#: What the model client adds to a request when it sends it (streaming), not part of what the
+#: store keeps of the call (`LLMResponse.request`).
+SENT_ONLY = ("stream", "stream_options")
+
+
+def as_stored(body: dict[str, Any]) -> str:
+    """A request the server received, hashed as the store keeps it (without what the client
+    adds when it sends), so the two compare: `request_hash(r.request)` of a stored reply
+    equals this for the request it answered, and a stored reply asked again shows."""
+    return request_hash({k: v for k, v in body.items() if k not in SENT_ONLY})
+
+
+def received(entries: Iterable[dict[str, Any]]) -> set[str]:
+    """The answered requests of a server's log (`read_log`, `FakeServer.requests`), hashed as
+    `as_stored` does."""
+    return {as_stored(e["body"]) for e in entries if e.get("status", 200) == 200}
+
+
 def read_log(path: Path) -> list[dict[str, Any]]:
     """The requests a server started with `--log` received, in order (a torn last line skipped)."""
     entries = []
