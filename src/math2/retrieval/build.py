@@ -129,7 +129,7 @@ def build_index(
     """
     from sqlalchemy import select
 
-    from math2.retrieval import aids
+    from math2.retrieval import aids, cards
     from math2.retrieval.dense import build_dense, kept_dense
     from math2.retrieval.encoder import DEFAULT_ENCODER
     from math2.store import ConstDep, Mention, Source
@@ -331,6 +331,7 @@ def build_index(
     (out / "names.json").write_text(json.dumps(names))
     lexical.write_lines(out / "names", names)
     lexical.write_lines(out / "snippets", [" ".join((r[2] or "").split())[:SNIPPET] for r in rows])
+    cards.write(out, [r[5] for r in rows], [r[4] for r in rows], doc)
     meta = {
         "source": source,
         "count": len(ids),
