@@ -49,5 +49,17 @@ def test_no_latex_command_becomes_a_word(name: str, arg: str) -> None:
     if name in OWN_WORDS or name in MACROS:
         return
     toks = set(query_tokens(query, stemmed=True, folded=True)) | set(query_tokens(query))
+    without = f"${arg} = 1$ and 1"  # what the rest of the query gives (`=` is `eq`)
+    toks -= set(query_tokens(without, stemmed=True, folded=True)) | set(query_tokens(without))
     assert name.lower() not in toks and stem(name.lower()) not in toks, (query, lean, toks)
     assert name.lower() not in tokens(lean)
+
+
+def test_no_latex_command_becomes_a_word_of_the_index() -> None:
+    from math2.retrieval.text import document_phrases, document_text
+
+    doc = r"For $x \in \mathbb{R}$, $\left| x \right| \le \mathrm{e}^{x}$ and \foo \cong."
+    words = tokens(document_text("Real.abs_le_exp", "x ≤ y", doc), stemmed=True)
+    assert {"ℝ", "≤", "≃"} <= set(words)
+    assert not {"left", "right", "mathrm", "mathbb", "foo", "cong"} & set(words), words
+    assert not any("mathbb" in p or "left" in p for p in document_phrases("a", doc))

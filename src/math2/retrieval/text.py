@@ -262,9 +262,12 @@ def document_text(
 ) -> str:
     """Index text version 2 of one declaration; from version 9 also its name without `«»`
     quotes (`Quiver.Path.end`)."""
+    from math2.retrieval.latex import commands_out
+
     consts = constant_words(statement)
     plain = name.replace("«", "").replace("»", "") if "«" in name else ""
-    parts = (name, plain, statement or "", docstring or "", module_words(module), consts)
+    doc = commands_out(docstring) if docstring else ""  # no LaTeX command is a word
+    parts = (name, plain, statement or "", doc, module_words(module), consts)
     return " ".join(x for x in parts if x)
 
 
@@ -306,8 +309,10 @@ def document_phrases(
     name: str, docstring: str | None, stemmed: bool = False, folded: bool = False
 ) -> list[str]:
     """The phrase tokens of one declaration: from its name's words and its docstring."""
+    from math2.retrieval.latex import commands_out
+
     return phrases(" ".join(split_identifier(name)), stemmed, folded) + phrases(
-        docstring or "", stemmed, folded
+        commands_out(docstring) if docstring else "", stemmed, folded
     )
 
 
