@@ -128,3 +128,47 @@ def test_a_hit_shows_kind_module_doc_and_successor_without_a_store(
     assert "The identity, as a definition." in text.output
     shown = CliRunner().invoke(cli, ["search", "add_comm_old", "-k", "1"]).output
     assert "renamed: Demo.add_comm_old is deprecated, use Demo.add_comm'" in shown
+
+
+def test_a_librarys_index_reads_no_other_librarys_files(two_libraries, tmp_path, monkeypatch):
+    """Issue 45 §6 / 46 §2: set.mm's index, built where a Mathlib checkout is configured,
+    opens and lists nothing under it (it read all of Mathlib's files for notation)."""
+    import builtins
+    import os
+    import pathlib
+
+    from tests.retrieval.conftest import FIX
+
+    store, _ = two_libraries
+    touched: list[str] = []
+    real_open, real_path_open, real_scandir = builtins.open, pathlib.Path.open, os.scandir
+
+    def note(path) -> None:
+        if str(FIX) in os.fspath(path):
+            touched.append(os.fspath(path))
+
+    def spy_open(file, *a, **kw):
+        if isinstance(file, (str, os.PathLike)):
+            note(file)
+        return real_open(file, *a, **kw)
+
+    def spy_path_open(self, *a, **kw):
+        note(self)
+        return real_path_open(self, *a, **kw)
+
+    def spy_scandir(path="."):
+        note(path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(builtins, "open", spy_open)
+    monkeypatch.setattr(pathlib.Path, "open", spy_path_open)
+    monkeypatch.setattr(os, "scandir", spy_scandir)
+    build_index(store, tmp_path / "setmm", "setmm", mathlib_dir=FIX)
+    monkeypatch.undo()
+    assert touched == []
+    # the same spy sees Mathlib's own index read its checkout
+    monkeypatch.setattr(pathlib.Path, "open", spy_path_open)
+    monkeypatch.setattr(os, "scandir", spy_scandir)
+    build_index(store, tmp_path / "mathlib", "mathlib", mathlib_dir=FIX)
+    monkeypatch.undo()
+    assert touched
