@@ -44,3 +44,12 @@ def test_group_homomorphism(index) -> None:
 def test_a_latex_sum(index) -> None:
     found = top(index, r"$\sum_{i=0}^{n} i = \frac{n(n+1)}{2}$")
     assert {"Finset.sum_range_id_mul_two", "Finset.sum_range_id"} & set(found), found
+
+
+def test_a_symbol_names_a_declaration_only_where_its_notation_is_global(index) -> None:
+    """`⇒` is `Relator.LiftFun` only where `Relator` is open (scoped notation): an "A ⇒ B"
+    query does not summon it as a namesake; `↪` is global notation for `Function.Embedding`."""
+    named = [index.name(p) for p, _ in index.levers.namesakes("A ⇒ B", index.prior)]
+    assert "Relator.LiftFun" not in named
+    named = [index.name(p) for p, _ in index.levers.namesakes("α ↪ β", index.prior)]
+    assert "Function.Embedding" in named

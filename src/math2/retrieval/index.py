@@ -260,6 +260,8 @@ class SearchIndex:
             ("shapes", "shape", self.shape_weight),
             ("bodies", "body", self.body_weight),
             ("namesakes", "names", self.namesake_weight),
+            ("name parts", "parts", self.parts_weight),
+            ("glosses", "glosses", self.glosses_weight),
         ):
             if w > 0 and lexical.exists(self.folder / folder):
                 found.append(label)

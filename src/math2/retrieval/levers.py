@@ -64,7 +64,14 @@ def build_levers(
     from math2.util.progress import stage
 
     meta: dict[str, Any] = {"levers": sorted(levers)}
-    for file in ("kinds.npy", "depth.npy", "renames.npy", "notation.json", "vocabulary.json"):
+    for file in (
+        "kinds.npy",
+        "depth.npy",
+        "renames.npy",
+        "notation.json",
+        "notation_scoped.json",
+        "vocabulary.json",
+    ):
         (out / file).unlink(missing_ok=True)
     for part in ("names", "parts", "glosses"):
         for old in (out / part).glob("*") if (out / part).exists() else []:
@@ -182,7 +189,9 @@ class QueryLevers:
             return []
         n_words = max(1, len([w for w in query_words(query) if w not in STOPWORDS]))
         wanted = {k: (n, False) for k, n in query_keys(query).items()}
-        for const in self.notation_constants(query) if symbols else []:  # a symbol names it
+        named = self.notation.named(f"{query} {latex_notation(query)}") if (
+            symbols and self.notation is not None) else []  # fmt: skip
+        for const in named:  # a symbol names it, where its notation is global
             for k in name_keys(const)[-1:]:
                 wanted[k] = (max(wanted.get(k, (0, False))[0], 1), True)
         cover: dict[int, float] = {}
