@@ -43,6 +43,8 @@ _SCRIPT = re.compile(r"([_^])\s*(\\[A-Za-z]+|[^\s{\\])")
 _BLACKBOARD = {"N": "ℕ", "Z": "ℤ", "Q": "ℚ", "R": "ℝ", "C": "ℂ"}
 _BIG = {"sum": "∑", "prod": "∏", "bigcup": "⋃", "bigcap": "⋂", "coprod": "∐"}
 _FRACS = frozenset({"frac", "dfrac", "tfrac", "cfrac"})
+# What a command that takes arguments stands for when read alone (`commands_out`).
+_ALONE = {**dict.fromkeys(_FRACS, "/"), "binom": "choose", "dbinom": "choose", "sqrt": "√"}
 _ARITY = {**dict.fromkeys(_FRACS, 2), "binom": 2, "dbinom": 2, "tbinom": 2, "sqrt": 1}
 
 
@@ -77,7 +79,12 @@ def _alone(name: str) -> str:
         return MACROS[name]
     if name in _BIG:
         return _BIG[name]
-    return str(_to_text().latex_to_text(f"\\{name}")).strip()
+    if name in _ALONE:
+        return _ALONE[name]
+    try:  # a command that wants arguments it does not have here fails in latex2text
+        return str(_to_text().latex_to_text(f"\\{name}")).strip()
+    except Exception:
+        return ""
 
 
 def to_lean(text: str) -> str:
@@ -101,7 +108,11 @@ def _cached(text: str) -> str:
 
 @functools.cache
 def _to_text() -> Any:
+    import logging
+
     from pylatexenc.latex2text import LatexNodes2Text
+
+    logging.getLogger("pylatexenc").setLevel(logging.ERROR)  # its warnings are ours to read
 
     return LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
 
