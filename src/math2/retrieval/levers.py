@@ -189,9 +189,9 @@ class QueryLevers:
             return []
         n_words = max(1, len([w for w in query_words(query) if w not in STOPWORDS]))
         wanted = {k: (n, False) for k, n in query_keys(query).items()}
-        named = self.notation.named(f"{query} {latex_notation(query)}") if (
+        by_symbol = self.notation.named(f"{query} {latex_notation(query)}") if (
             symbols and self.notation is not None) else []  # fmt: skip
-        for const in named:  # a symbol names it, where its notation is global
+        for const in by_symbol:  # a symbol names it, where its notation is global
             for k in name_keys(const)[-1:]:
                 wanted[k] = (max(wanted.get(k, (0, False))[0], 1), True)
         cover: dict[int, float] = {}
