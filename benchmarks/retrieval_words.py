@@ -101,10 +101,14 @@ def main() -> None:
             wall.append((time.perf_counter() - w0) * 1000)
             cpu.append((time.process_time() - p0) * 1000)
         p95 = lambda xs: sorted(xs)[int(0.95 * (len(xs) - 1))]  # noqa: E731
-        print(f"k={k}: CPU p50 {statistics.median(cpu):.1f} ms p95 {p95(cpu):.1f} ms; wall p50 "
-              f"{statistics.median(wall):.1f} ms p95 {p95(wall):.1f} ms ({len(queries)} queries)")
-    print(f"run: wall {time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s, "
-          f"load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"k={k}: CPU p50 {statistics.median(cpu):.1f} ms p95 {p95(cpu):.1f} ms; wall p50 "
+            f"{statistics.median(wall):.1f} ms p95 {p95(wall):.1f} ms ({len(queries)} queries)"
+        )
+    print(
+        f"run: wall {time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":
