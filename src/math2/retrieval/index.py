@@ -134,7 +134,7 @@ class Hit(BaseModel):
     renamed_from: str | None = None  # a deprecated name the query found, shown as its successor
 
 
-PARTS = ("bm25", "dense", "desc", "prior", "aids", "parents")
+PARTS = ("bm25", "dense", "desc", "prior", "aids", "parents", "nameparts", "glosses")
 
 
 class SearchIndex:
@@ -432,9 +432,9 @@ class SearchIndex:
             for q in queries
         ]
         ranked = [
-            [(self.levers.rank_parts(q, pool, self.families), self.parts_weight),
-             (self.levers.rank_glosses(q, pool), self.glosses_weight)]
-            if "bm25" in parts and self.text_version >= 9 else []
+            [(self.levers.rank_parts(q, pool, self.families), self.parts_weight)] * (
+                "nameparts" in parts) + [(self.levers.rank_glosses(q, pool), self.glosses_weight)
+            ] * ("glosses" in parts) if self.text_version >= 9 else []
             for q in queries
         ]  # fmt: skip
         results = []

@@ -36,6 +36,7 @@ TYPES = frozenset({"structure", "class", "inductive", "class inductive", "coindu
 FAMILIES = frozenset({"english", "vocabulary", "convention", "latex"})
 # `∑ i ∈ s, i`: a big operator whose body is its own variable is Mathlib's `…_id`.
 _ID_BODY = re.compile(r"[∑∏]\s*(\w+)\s*∈[^,]*,\s*\(?\s*\1\b(?!\s*[\^_(\w'])")
+_TYPES = frozenset({"nat", "int", "rat", "real", "complex"})
 _NUMBERS = {"0": "zero", "1": "one", "2": "two"}
 _NUMBER = re.compile(r"(?<![\w.])([012])(?![\w.])")
 # Name words too common to say which declaration is meant (`Foo.bar_of_baz`, `_iff`).
@@ -64,8 +65,8 @@ def query_parts(
         mapped += mathlib_tokens(query)
     if "vocabulary" in families and vocabulary is not None:
         mapped += vocabulary(query)
-    if "latex" in families and text is not query:
-        mapped += latex_tokens(query)
+    if "latex" in families and text is not query:  # operators, not the types (`\\mathbb{N}`)
+        mapped += [w for w in latex_tokens(query) if w not in _TYPES]
     if "convention" in families:
         mapped += [_NUMBERS[d] for d in _NUMBER.findall(text)] if mapped else []
         mapped += ["id"] if _ID_BODY.search(text) else []
