@@ -133,10 +133,9 @@ def test_latex_words_score_like_name_words(sqlite_store, tmp_path: Path, monkeyp
     of the formula's letters and digits. Without that second scoring the filler comes first."""
     _index_with(sqlite_store, tmp_path, BINOMIAL)
     query = r"$\sum_{k=0}^{n} \binom{n}{k} = 2^n$"
-    ix = SearchIndex(
-        tmp_path / "ix", shape_weight=0.0, parts_weight=0.0
-    )  # this lever alone (the filler's
-    assert ix.search(query, k=1)[0].name == "Nat.sum_range_choose"  # shape is the formula's)
+    # this lever alone (the filler's shape is the formula's; name parts read the same words)
+    ix = SearchIndex(tmp_path / "ix", shape_weight=0.0, parts_weight=0.0)
+    assert ix.search(query, k=1)[0].name == "Nat.sum_range_choose"
     monkeypatch.setattr(index_module, "latex_tokens", lambda q: [])
     assert ix.search(query, k=1)[0].name != "Nat.sum_range_choose"
 
