@@ -7,9 +7,10 @@ and the dev sets written for math2 (`benchmarks/devsets/*.yaml`: each query's st
 its target kind the item's `kind`, theorem where the older sets record none). Measures, in one
 run over the same index, nDCG@10 and Recall@50 of:
 
-- `all on`: the default search (`SearchIndex` with its defaults);
-- `name parts off`, `glosses off`, `both off` (the fusion as before issue 45 §1 on this index);
-- each mapping family of the name-part ranking left out (`english`, `vocabulary`,
+- `both off`: the default search (the fusion as before issue 45 §1, on this index);
+- `all on`: both rankings at their measured weights (`W_PARTS_MEASURED`,
+  `W_GLOSSES_MEASURED`); `name parts off`, `glosses off`: one of them;
+- `all on` with each mapping family of the name-part ranking left out (`english`, `vocabulary`,
   `convention`, `latex`; `nameparts.FAMILIES`);
 
 then the CPU and wall milliseconds per query (p50, p95) of the default search at k = 10 and
@@ -29,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from math2.retrieval.index import SearchIndex
+from math2.retrieval.index import W_GLOSSES_MEASURED, W_PARTS_MEASURED, SearchIndex
 from math2.retrieval.nameparts import FAMILIES
 
 Item = tuple[str, set[str], str]  # query, relevant names, target kind
@@ -53,13 +54,16 @@ def ndcg(found: list[str], rel: set[str]) -> tuple[float, float]:
     return dcg / idcg, len(rel & set(found[:50])) / len(rel)
 
 
+ON = {"parts_weight": W_PARTS_MEASURED, "glosses_weight": W_GLOSSES_MEASURED}
+
+
 def configs() -> list[tuple[str, dict[str, Any]]]:
     return [
         ("both off (before §1)", {"parts_weight": 0.0, "glosses_weight": 0.0}),
-        ("all on (default)", {}),
-        ("name parts off", {"parts_weight": 0.0}),
-        ("glosses off", {"glosses_weight": 0.0}),
-        *((f"family {f} off", {"families": FAMILIES - {f}}) for f in sorted(FAMILIES)),
+        ("all on", ON),
+        ("name parts off", {**ON, "parts_weight": 0.0}),
+        ("glosses off", {**ON, "glosses_weight": 0.0}),
+        *((f"family {f} off", {**ON, "families": FAMILIES - {f}}) for f in sorted(FAMILIES)),
     ]
 
 

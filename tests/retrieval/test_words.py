@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 
 from math2.importers.mathlib import import_lean_library
-from math2.retrieval.index import SearchIndex, build_index
+from math2.retrieval.index import (
+    W_GLOSSES_MEASURED,
+    W_PARTS_MEASURED,
+    SearchIndex,
+    build_index,
+)
 from math2.sources import load_manifest, sync_manifest
 from tests.conftest import REPO
 
@@ -26,7 +31,10 @@ def index(tmp_path_factory):
         sync_manifest(s, manifest)
     import_lean_library(store, manifest.get("mathlib"), FIX)
     build_index(store, folder / "index", "mathlib", mathlib_dir=FIX)
-    return SearchIndex(folder / "index")
+    # the lever on at its measured weights (off by default: it cost over all of Mathlib)
+    return SearchIndex(
+        folder / "index", parts_weight=W_PARTS_MEASURED, glosses_weight=W_GLOSSES_MEASURED
+    )
 
 
 def top(index: SearchIndex, query: str, k: int = 3) -> list[str]:

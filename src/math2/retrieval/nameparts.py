@@ -1,5 +1,6 @@
 """A reader's words matched to the parts of Mathlib's names (issue 45 §1), two parts of an
-index of their own, each fused as a ranking (`SearchIndex.search_batch`):
+index of their own, each fused as a ranking (`SearchIndex.search_batch`) when turned on (off by
+default: measured to cost over all of Mathlib, `index.W_PARTS`):
 
 - **name parts** (`parts/`): BM25 over each declaration's name words only (`deriv_mul` →
   `deriv`, `mul`; `MonoidHom.ker` → `monoid`, `hom`, `ker`), queried with only the Mathlib
