@@ -179,3 +179,19 @@ def test_mutual_blocks_do_not_close_a_namespace(tmp_path: Path) -> None:
         "namespace A\nmutual\ntheorem x : True := trivial\nend\ntheorem z : True := trivial\n"
     )
     assert [d.name for d in scan_file(tmp_path, f).declarations] == ["A.x", "A.z"]
+
+
+def test_a_named_constructor_and_bracketed_binders_keep_every_field(scan) -> None:
+    # `ofRepr ::` on its own line, the fields indented under it (Mathlib's `Module.Basis`)
+    repr = scan["Scan.Basis.repr"]
+    assert (repr.kind, repr.statement) == ("field", ": M ≃ₗ[R] ι →₀ R")
+    assert repr.docstring == "The coordinates of a vector."
+    assert "Scan.Basis.ofRepr" not in scan
+    assert scan["Scan.Basis"].body == ["repr : M ≃ₗ[R] ι →₀ R"]
+    # `where mk' ::` on the structure's line (Mathlib's `CategoryTheory.Equivalence`)
+    assert scan["Scan.Equivalence.functor"].docstring == "The functor one way."
+    assert scan["Scan.Equivalence.inverse"].statement == ": D ⥤ C"
+    # fields written as `[name : T]`, `{name : T}` and `(a b : T)`
+    assert scan["Scan.Bundled.inst"].statement == ": Mul α"
+    assert scan["Scan.Bundled.carrier"].statement == ": Set α"
+    assert {"Scan.Bundled.one", "Scan.Bundled.two"} <= set(scan)

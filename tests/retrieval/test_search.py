@@ -97,3 +97,78 @@ def test_an_index_of_an_older_text_version_is_not_silently_read(two_libraries, t
         search("x", "setmm", index_dir=old)
     build_index(store, old / "setmm", "setmm")  # rebuilt at the current version: read
     assert search("addition commutes", "setmm", 1, index_dir=old)
+
+
+def test_a_hit_shows_kind_module_doc_and_successor_without_a_store(
+    two_libraries, tmp_path, monkeypatch
+) -> None:
+    """Issue 45 §5: kind, module, the docstring's first line and a renamed declaration's
+    successor, read from the index alone; `--json` for scripts, with ranks and no score."""
+    import json
+
+    _, root = two_libraries
+    [idf] = search("Demo.idf", "mathlib", 1, index_dir=root)
+    assert idf.name == "Demo.idf"
+    assert (idf.card.kind, idf.card.module) == ("def", "Mathlib.Algebra.Demo")
+    assert idf.card.doc == "The identity, as a definition."
+    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'none.db'}")
+    monkeypatch.setenv("MATH2_RETRIEVAL__INDEX_DIR", str(root))
+    res = CliRunner().invoke(cli, ["search", "add_comm_old", "-k", "3", "--json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)
+    first = rows[0]
+    assert (first["rank"], first["name"], first["renamed_from"]) == (
+        1,
+        "Demo.add_comm'",
+        "Demo.add_comm_old",
+    )
+    assert first["kind"] == "theorem" and "score" not in first
+    text = CliRunner().invoke(cli, ["search", "Demo.idf", "-k", "1"])
+    assert "def · Mathlib.Algebra.Demo" in text.output
+    assert "The identity, as a definition." in text.output
+    shown = CliRunner().invoke(cli, ["search", "add_comm_old", "-k", "1"]).output
+    assert "renamed: Demo.add_comm_old is deprecated, use Demo.add_comm'" in shown
+
+
+def test_a_librarys_index_reads_no_other_librarys_files(two_libraries, tmp_path, monkeypatch):
+    """Issue 45 §6 / 46 §2: set.mm's index, built where a Mathlib checkout is configured,
+    opens and lists nothing under it (it read all of Mathlib's files for notation)."""
+    import builtins
+    import os
+    import pathlib
+
+    from tests.retrieval.conftest import FIX
+
+    store, _ = two_libraries
+    touched: list[str] = []
+    real_open, real_path_open, real_scandir = builtins.open, pathlib.Path.open, os.scandir
+
+    def note(path) -> None:
+        if str(FIX) in os.fspath(path):
+            touched.append(os.fspath(path))
+
+    def spy_open(file, *a, **kw):
+        if isinstance(file, (str, os.PathLike)):
+            note(file)
+        return real_open(file, *a, **kw)
+
+    def spy_path_open(self, *a, **kw):
+        note(self)
+        return real_path_open(self, *a, **kw)
+
+    def spy_scandir(path="."):
+        note(path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(builtins, "open", spy_open)
+    monkeypatch.setattr(pathlib.Path, "open", spy_path_open)
+    monkeypatch.setattr(os, "scandir", spy_scandir)
+    build_index(store, tmp_path / "setmm", "setmm", mathlib_dir=FIX)
+    monkeypatch.undo()
+    assert touched == []
+    # the same spy sees Mathlib's own index read its checkout
+    monkeypatch.setattr(pathlib.Path, "open", spy_path_open)
+    monkeypatch.setattr(os, "scandir", spy_scandir)
+    build_index(store, tmp_path / "mathlib", "mathlib", mathlib_dir=FIX)
+    monkeypatch.undo()
+    assert touched

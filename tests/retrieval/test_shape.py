@@ -64,7 +64,7 @@ def test_order_and_latex_read_as_mathlib_writes() -> None:
     assert shape_sequence("a > b → b < a") == ["·vb", "<", "·va", "→", "·vb", "<", "·va"]
     assert shape_sequence("∃ x > 0, x = 1")[:3] == ["∃", "·vx", ">"]
     # LaTeX: fractions, brace groups, `e^`, products written side by side
-    assert formula_text(r"$\frac{1}{n^{2}}$") == "( 1 ) / ( ( n ^ 2 ) )"
+    assert formula_text(r"$\frac{1}{n^{2}}$") == "( 1 ) / ( n ^ 2 )"
     assert formula_text(r"$e^{x+y} = e^x e^y$") == "exp ( x + y ) = exp x * exp y"
     assert formula_text(r"$\log(xy) = \log x + \log y$") == "log ( x * y ) = log x + log y"
     assert formula_text("x^2 + y^2 ≥ 2xy") == "x ^ 2 + y ^ 2 ≥ 2 * x * y"

@@ -40,9 +40,10 @@ def test_latex_becomes_mathlib_notation() -> None:
     assert "∫" in latex_to_unicode(r"\int_0^1 f") and "∞" in latex_to_unicode(r"\infty")
 
 
-def test_query_keeps_both_forms() -> None:
+def test_query_reads_latex_as_lean_only() -> None:
     toks = query_tokens(r"x \le y in \mathbb{R}")
-    assert {"le", "≤", "ℝ", "real", "mathbb"} <= set(toks)
+    assert {"le", "≤", "ℝ", "real"} <= set(toks)
+    assert "mathbb" not in toks  # the command is no word (issue 45 §2: it was)
     assert len(toks) == len(set(toks))
 
 

@@ -83,6 +83,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
+
+
 def main() -> None:
     """Entry point of the `math2` script."""
     import os
@@ -91,6 +94,11 @@ def main() -> None:
 
     if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
         os.environ["COLUMNS"] = "200"  # help boxes full width in a pipe or a log, not 80
+    if sys.argv[1:2] == ["search"]:
+        # One query needs no BLAS threads: numpy's OpenBLAS starts one per core at import and
+        # they spin (about 0.2 s of CPU per `math2 search`, issue 45 §6). Before numpy loads.
+        for var in _BLAS_THREADS:
+            os.environ.setdefault(var, "1")
     app = _load(command_modules(sys.argv[1:]))
     try:
         app()

@@ -113,6 +113,14 @@ def search_cmd(
         str | None,
         typer.Option(help="Rerank the fused top 50 with this registered model (cached)."),
     ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the hits as one JSON list (rank, name, library, "
+            "kind, module, doc, statement, renamed_from, node) for scripts.",
+        ),
+    ] = False,
 ) -> None:
     """Search the declarations of one library (default: Mathlib, or the library of the Lean
     project in this folder) or of every built one (`--library all`), and say what it searched.
@@ -144,12 +152,21 @@ def search_cmd(
         note = "reranked" if res.reranked else f"not reranked ({res.error})"
         err.print(f"{note} by {rerank} with {res.template}" + (" (cached)" if res.cached else ""))
         hits = res.hits
+    if as_json:
+        import json
+
+        out.print_json(json.dumps([h.summary(i).model_dump() for i, h in enumerate(hits[:k], 1)]))
+        return
     if not hits:
         err.print("no declaration matches (try other words, or --library all)")
     for i, h in enumerate(hits[:k], 1):
         where = f" [dim]({h.library})[/]" if len(indexes) > 1 else ""
-        out.print(
-            f"{i:>2}. {escape(h.name)}{where}  [dim]{h.score:.4f}[/]\n    "
-            + escape(" ".join(h.statement.split())[:120]),
-            highlight=False,
-        )
+        about = " · ".join(x for x in (h.card.kind, h.card.module) if x)
+        lines = [f"{i:>2}. {escape(h.name)}{where}  [dim]{escape(about)}[/]"]
+        if h.hit.renamed_from:
+            lines.append(f"    [yellow]renamed: {escape(h.hit.renamed_from)} is deprecated, "
+                         f"use {escape(h.name)}[/]")  # fmt: skip
+        lines.append("    " + escape(" ".join(h.statement.split())[:120]))
+        if h.card.doc:
+            lines.append(f"    [dim]{escape(h.card.doc[:120])}[/]")
+        out.print("\n".join(lines), highlight=False)

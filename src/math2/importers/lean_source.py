@@ -34,7 +34,8 @@ from math2.importers.to_additive import (
     parse_attribute,
     split_attributes,
 )
-from math2.lean.lexer import LexError
+from math2.lean.brackets import matching
+from math2.lean.lexer import LexError, tokenize
 from math2.lean.syntax import mask
 from math2.util.yamlfile import decode_utf8
 
@@ -170,7 +171,8 @@ _FIELD = re.compile(
     r"(?P<names>(?:«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ]*)(?:\s+(?:«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ]*))*)"
     r"\s*(?=[:({\[⦃]|:=)"
 )
-_BINDER_FIELD = re.compile(r"\(\s*([^():]+?)\s*:")
+_BINDER_FIELD = re.compile(r"[(\[{⦃]\s*([^()\[\]{}:]+?)\s*:")
+_CONSTRUCTOR = re.compile(r"(?:[^\W\d][\w'!?]*\s*)?::(?=\s|$)\s*")
 
 
 def _fields(code: str, text: str, start: int, owner: Declaration) -> list[Declaration]:
@@ -185,7 +187,12 @@ def _fields(code: str, text: str, start: int, owner: Declaration) -> list[Declar
     for raw in code[start:end].split("\n"):
         stripped = raw.lstrip()
         here = len(raw) - len(stripped)
-        if stripped and indent is None:
+        if ctor := _CONSTRUCTOR.match(stripped):  # `mk ::` / `ofRepr ::` names the constructor;
+            stripped = stripped[ctor.end() :]  # its fields follow, often indented under it
+            here += ctor.end()
+            if stripped:
+                lines.append((pos + here, stripped))
+        elif stripped and indent is None:
             indent = here
         if stripped and here == indent:
             lines.append((pos + here, stripped))
@@ -193,19 +200,23 @@ def _fields(code: str, text: str, start: int, owner: Declaration) -> list[Declar
     out: list[Declaration] = []
     doc_line = code.count("\n", 0, start) + 1
     for k, (at, stripped) in enumerate(lines):
-        if re.match(r"(?:[^\W\d][\w']*\s*)?::", stripped) or stripped.startswith("deriving"):
-            continue  # `mk ::` names the constructor
+        if stripped.startswith("deriving"):
+            continue
         fm = _FIELD.match(stripped)
         if fm:
             names = fm.group("names").split()
             rest_at = at + fm.end()
-        elif bm := _BINDER_FIELD.match(stripped):  # `(x y : T)`, the older style
+        elif bm := _BINDER_FIELD.match(stripped):  # `(x y : T)`, `[inst : T]`, `{x : T}`
             names = bm.group(1).split()
-            rest_at = at + bm.end()
+            rest_at = at + bm.end() - 1  # from its colon, as `name : T` reads
         else:
             continue
         nxt = lines[k + 1][0] if k + 1 < len(lines) else end
         stop = min(_statement_end(code, rest_at), nxt)
+        if not fm:  # the binder's own closing bracket ends it
+            toks = tokenize(code[at:stop])
+            close = matching(toks, 0) if toks else None
+            stop = at + toks[close].offset if close is not None else stop
         stop = rest_at + len(code[rest_at:stop].rstrip())  # not the next field's doc comment
         statement = _WS.sub(" ", text[rest_at:stop]).strip()
         for local in names:

@@ -129,12 +129,14 @@ def build_index(
     """
     from sqlalchemy import select
 
-    from math2.retrieval import aids
+    from math2.retrieval import aids, cards
     from math2.retrieval.dense import build_dense, kept_dense
     from math2.retrieval.encoder import DEFAULT_ENCODER
     from math2.store import ConstDep, Mention, Source
 
     encoder = encoder or DEFAULT_ENCODER
+    # a library's index reads only its own checkout (issue 45 §6: set.mm's read Mathlib's)
+    own_dir = mathlib_dir if source == "mathlib" else None
     levers = (LEVERS if levers is None else levers) if text_version >= LEVER_VERSION else None
     say = progress or (lambda _m: None)
     out.mkdir(parents=True, exist_ok=True)
@@ -181,7 +183,7 @@ def build_index(
         aid_titles, aid_parents = (
             aids.collect(
                 s, [r[0] for r in rows], [r[1] for r in rows], doc,
-                mathlib_dir if source == "mathlib" else None, hold_out_aids or set(), tag,
+                own_dir, hold_out_aids or set(), tag,
             )
             if text_version >= 4
             else ({}, {})
@@ -242,7 +244,7 @@ def build_index(
             if e.get("deprecated_since") and e.get("successor")
         }  # fmt: skip
         notation, lever_meta = build_levers(
-            out, names, [r[5] for r in rows], successors, doc, mathlib_dir, levers, say, tag
+            out, names, [r[5] for r in rows], successors, doc, own_dir, levers, say, tag
         )
 
     def words_of(r: tuple[Any, ...], d: str | None) -> list[str]:
@@ -331,6 +333,7 @@ def build_index(
     (out / "names.json").write_text(json.dumps(names))
     lexical.write_lines(out / "names", names)
     lexical.write_lines(out / "snippets", [" ".join((r[2] or "").split())[:SNIPPET] for r in rows])
+    cards.write(out, [r[5] for r in rows], [r[4] for r in rows], doc)
     meta = {
         "source": source,
         "count": len(ids),

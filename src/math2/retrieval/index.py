@@ -43,6 +43,7 @@ from pydantic import BaseModel
 from math2.retrieval import lexical
 from math2.retrieval.english import english_tokens, latex_tokens, mathlib_tokens
 from math2.retrieval.levers import QueryLevers
+from math2.retrieval.nameparts import FAMILIES
 from math2.retrieval.shape import query_shape
 from math2.retrieval.text import (
     FOLD_VERSION,
@@ -115,6 +116,14 @@ W_VOCABULARY = 0.0
 # 0.495, 0.481 (titles 0.566, 0.557, 0.540); at 1.0 titles fell to 0.485, at 2.0 to 0.268.
 # Chosen on those figures (every dev set's, no set's misses read): no set is left unread.
 W_BODY = 0.25
+# Issue 45 §1's name-part and gloss rankings (`nameparts.py`), fused like the other parts at
+# these weights when turned on (`SearchIndex(parts_weight=…, glosses_weight=…)`). Off by
+# default: over all of Mathlib on the dev sets (docs/benchmarks.md, issue 45, branch search)
+# nDCG@10 fell from 0.422 (both off) to 0.249 (both on at 2 and 1); name parts off 0.348.
+W_PARTS_MEASURED = 2.0
+W_GLOSSES_MEASURED = 1.0
+W_PARTS = 0.0
+W_GLOSSES = 0.0
 
 
 class Hit(BaseModel):
@@ -130,7 +139,7 @@ class Hit(BaseModel):
     renamed_from: str | None = None  # a deprecated name the query found, shown as its successor
 
 
-PARTS = ("bm25", "dense", "desc", "prior", "aids", "parents")
+PARTS = ("bm25", "dense", "desc", "prior", "aids", "parents", "nameparts", "glosses")
 
 
 class SearchIndex:
@@ -152,6 +161,9 @@ class SearchIndex:
         vocabulary_weight: float = W_VOCABULARY,
         notation: bool = True,
         renames: bool = True,
+        parts_weight: float = W_PARTS,
+        glosses_weight: float = W_GLOSSES,
+        families: frozenset[str] | None = None,
     ):
         self.folder = folder
         self.meta = json.loads((folder / "meta.json").read_text())
@@ -173,6 +185,8 @@ class SearchIndex:
         self.vocabulary_weight = vocabulary_weight
         self.notation = notation
         self.renames = renames
+        self.parts_weight, self.glosses_weight = parts_weight, glosses_weight
+        self.families = FAMILIES if families is None else families
         self.levers = QueryLevers(folder)
 
     def __len__(self) -> int:
@@ -251,6 +265,8 @@ class SearchIndex:
             ("shapes", "shape", self.shape_weight),
             ("bodies", "body", self.body_weight),
             ("namesakes", "names", self.namesake_weight),
+            ("name parts", "parts", self.parts_weight),
+            ("glosses", "glosses", self.glosses_weight),
         ):
             if w > 0 and lexical.exists(self.folder / folder):
                 found.append(label)
@@ -420,8 +436,14 @@ class SearchIndex:
             else []
             for q in queries
         ]
+        ranked = [
+            [(self.levers.rank_parts(q, pool, self.families), self.parts_weight)] * (
+                "nameparts" in parts) + [(self.levers.rank_glosses(q, pool), self.glosses_weight)
+            ] * ("glosses" in parts) if self.text_version >= 9 else []
+            for q in queries
+        ]  # fmt: skip
         results = []
-        for rb, rd, rx, ns in zip(b, d, x, named, strict=True):
+        for rb, rd, rx, ns, more in zip(b, d, x, named, ranked, strict=True):
             scores: dict[int, float] = {}
             rb_pos = {int(p): r for r, p in enumerate(rb)} if rb is not None else {}
             rd_pos = {int(p): r for r, p in enumerate(rd)} if rd is not None else {}
@@ -431,6 +453,9 @@ class SearchIndex:
                 scores[p] = scores.get(p, 0.0) + dense_weight / (RRF_K + r + 1)
             for r, p in enumerate(rx if rx is not None else []):
                 scores[int(p)] = scores.get(int(p), 0.0) + W_DESC / (RRF_K + r + 1)
+            for found, w in more:  # name parts and glosses (`nameparts.py`)
+                for r, p in enumerate(found.tolist() if w > 0 else []):
+                    scores[p] = scores.get(p, 0.0) + w / (RRF_K + r + 1)
             for r, (p, cover) in enumerate(ns):
                 w = self.namesake_weight * cover
                 scores[p] = scores.get(p, 0.0) + w / (RRF_K + r + 1)

@@ -23,6 +23,13 @@ from typing import Any
 import numpy as np
 
 from math2.retrieval import lexical
+from math2.retrieval.nameparts import (
+    FAMILIES,
+    document_parts,
+    gloss,
+    glossed,
+    query_parts,
+)
 from math2.retrieval.names import (
     CONCEPT,
     kind_codes,
@@ -32,7 +39,7 @@ from math2.retrieval.names import (
     renames,
 )
 from math2.retrieval.notation import NotationTable, latex_notation, read_table
-from math2.retrieval.text import STOPWORDS
+from math2.retrieval.text import STOPWORDS, prose_tokens, tokens
 from math2.retrieval.vocabulary import Vocabulary, mine, module_docstrings
 
 MAX_NAMESAKES = 5  # the namesakes fused into a ranking, best first
@@ -57,10 +64,18 @@ def build_levers(
     from math2.util.progress import stage
 
     meta: dict[str, Any] = {"levers": sorted(levers)}
-    for file in ("kinds.npy", "depth.npy", "renames.npy", "notation.json", "vocabulary.json"):
+    for file in (
+        "kinds.npy",
+        "depth.npy",
+        "renames.npy",
+        "notation.json",
+        "notation_scoped.json",
+        "vocabulary.json",
+    ):
         (out / file).unlink(missing_ok=True)
-    for old in (out / "names").glob("*") if (out / "names").exists() else []:
-        old.unlink()
+    for part in ("names", "parts", "glosses"):
+        for old in (out / part).glob("*") if (out / part).exists() else []:
+            old.unlink()
     table = None
     if "notation" in levers and mathlib_dir is not None and mathlib_dir.is_dir():
         table = read_table(mathlib_dir, names, label=f"{tag}: notation commands")
@@ -70,6 +85,13 @@ def build_levers(
     if "names" in levers:
         with stage(f"{tag}: name keys"):
             lexical.build([name_keys(n) for n in names], out / "names")
+        with stage(f"{tag}: name parts and concepts' glosses"):
+            lexical.build([document_parts(n) for n in names], out / "parts")
+            lexical.build(
+                [tokens(gloss(d), True, True) if glossed(n, k) else [] for n, k, d in
+                 zip(names, kinds, docstrings, strict=True)],
+                out / "glosses",
+            )  # fmt: skip
         np.save(out / "kinds.npy", kind_codes(kinds))
         np.save(out / "depth.npy", np.array([n.count(".") for n in names], dtype=np.uint8))
         moved = renames(names, successors)
@@ -104,6 +126,29 @@ class QueryLevers:
     def keys(self) -> lexical.Lexical | None:
         folder = self.folder / "names"
         return lexical.Lexical(folder) if lexical.exists(folder) else None
+
+    @cached_property
+    def parts(self) -> lexical.Lexical | None:
+        folder = self.folder / "parts"
+        return lexical.Lexical(folder) if lexical.exists(folder) else None
+
+    @cached_property
+    def glosses(self) -> lexical.Lexical | None:
+        folder = self.folder / "glosses"
+        return lexical.Lexical(folder) if lexical.exists(folder) else None
+
+    def rank_parts(self, query: str, pool: int, families: frozenset[str] = FAMILIES) -> np.ndarray:
+        """Positions of the declarations whose name words the query asks for, best first
+        (`nameparts.py`)."""
+        if self.parts is None:
+            return np.zeros(0, dtype=np.int64)
+        words = query_parts(query, self.vocabulary_words, families)
+        return self.parts.top(words, pool) if words else np.zeros(0, dtype=np.int64)
+
+    def rank_glosses(self, query: str, pool: int) -> np.ndarray:
+        """Positions of the concepts whose own first line says what the query's prose says."""
+        words = prose_tokens(query, True, True)[0] if self.glosses is not None else []
+        return self.glosses.top(words, pool) if words and self.glosses else np.zeros(0, np.int64)
 
     @cached_property
     def kinds(self) -> np.ndarray:
@@ -144,7 +189,9 @@ class QueryLevers:
             return []
         n_words = max(1, len([w for w in query_words(query) if w not in STOPWORDS]))
         wanted = {k: (n, False) for k, n in query_keys(query).items()}
-        for const in self.notation_constants(query) if symbols else []:  # a symbol names it
+        by_symbol = self.notation.named(f"{query} {latex_notation(query)}") if (
+            symbols and self.notation is not None) else []  # fmt: skip
+        for const in by_symbol:  # a symbol names it, where its notation is global
             for k in name_keys(const)[-1:]:
                 wanted[k] = (max(wanted.get(k, (0, False))[0], 1), True)
         cover: dict[int, float] = {}

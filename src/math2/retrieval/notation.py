@@ -37,6 +37,7 @@ from math2.retrieval.aids import NameIndex
 from math2.retrieval.text import SYMBOLS as CORE_SYMBOLS
 
 FILE = "notation.json"
+SCOPED_FILE = "notation_scoped.json"
 KEEP = 2  # constants kept per symbol
 _KEYWORDS = ("notation", "infix", "prefix", "postfix", "macro_rules")
 
@@ -68,9 +69,12 @@ _LATEX_RULES = [(re.compile(p), s) for p, s in LATEX]
 
 @dataclass
 class NotationTable:
-    """Symbol → the constants it stands for (full names where they resolved)."""
+    """Symbol → the constants it stands for (full names where they resolved); `scoped`: the
+    symbols Mathlib declares only as `scoped` notation (`⇒` is `Relator.LiftFun` only where
+    `Relator` is open), which name no declaration for a query that opens nothing."""
 
     symbols: dict[str, list[str]] = field(default_factory=dict)
+    scoped: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         by_first: dict[str, list[str]] = defaultdict(list)
@@ -109,15 +113,23 @@ class NotationTable:
         names = " ".join(c for s in found for c in self.symbols[s])
         return found + tokenize(names)
 
+    def named(self, text: str) -> list[str]:
+        """The constants the symbols of `text` name as a namesake: global notation only."""
+        found = [s for s in self.find(text) if s not in self.scoped]
+        return list(dict.fromkeys(c for s in found for c in self.symbols[s]))
+
     def save(self, folder: Path) -> None:
         (folder / FILE).write_text(json.dumps(self.symbols, ensure_ascii=False, sort_keys=True))
+        (folder / SCOPED_FILE).write_text(json.dumps(sorted(self.scoped), ensure_ascii=False))
 
     @classmethod
     def load(cls, folder: Path) -> NotationTable | None:
         path = folder / FILE
         if not path.exists():
             return None
-        return cls(json.loads(path.read_text(encoding="utf-8")))
+        scoped = folder / SCOPED_FILE
+        only = json.loads(scoped.read_text(encoding="utf-8")) if scoped.exists() else []
+        return cls(json.loads(path.read_text(encoding="utf-8")), frozenset(only))
 
 
 def read_table(root: Path, names: list[str], label: str = "notation") -> NotationTable:
@@ -130,6 +142,7 @@ def read_table(root: Path, names: list[str], label: str = "notation") -> Notatio
     base = root / "Mathlib" if (root / "Mathlib").is_dir() else root
     index = NameIndex(names)
     counts: dict[str, Counter[str]] = defaultdict(Counter)
+    unscoped: set[str] = set()
     for path in track(list(lean_files(base)), label, unit="files"):
         text = path.read_text(encoding="utf-8", errors="replace")
         if not any(k in text for k in _KEYWORDS):
@@ -147,7 +160,12 @@ def read_table(root: Path, names: list[str], label: str = "notation") -> Notatio
             written = n.constants[0]
             at = index.resolve(written, scope=n.namespace)
             counts[symbol][names[at] if at is not None else written] += 1 if n.scoped else 3
-    return NotationTable({s: [c for c, _ in cs.most_common(KEEP)] for s, cs in counts.items()})
+            if not n.scoped:
+                unscoped.add(symbol)
+    return NotationTable(
+        {s: [c for c, _ in cs.most_common(KEEP)] for s, cs in counts.items()},
+        frozenset(counts) - unscoped,
+    )
 
 
 def latex_notation(query: str) -> str:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from math2.retrieval.cards import Card, Cards, first_line
 from math2.retrieval.index import Hit, SearchIndex
 from math2.retrieval.scope import (
     ALL,
@@ -60,6 +61,20 @@ class NodeRef(BaseModel):
     title: str | None = None
 
 
+class HitSummary(BaseModel):
+    """A hit as `math2 search --json` prints it."""
+
+    rank: int
+    name: str
+    library: str
+    kind: str | None
+    module: str | None
+    doc: str | None  # the docstring's first line
+    statement: str
+    renamed_from: str | None  # the deprecated name the query found; `name` is its successor
+    node: str | None
+
+
 class SearchHit(BaseModel):
     """One result of a search, in its library, resolved."""
 
@@ -67,12 +82,22 @@ class SearchHit(BaseModel):
     hit: Hit  # the fused hit in its library's index (ranks, position)
     score: float  # comparable across libraries when several were searched
     statement: str  # the store's statement when resolved, else the index's snippet
+    card: Card = Card()  # kind, module, the docstring's first line (the store's when resolved)
     declaration: Declaration | None = None
     node: NodeRef | None = None
 
     @property
     def name(self) -> str:
         return self.hit.name
+
+    def summary(self, rank: int) -> HitSummary:
+        """What a script reads of this hit (`math2 search --json`): no score, whose scale
+        depends on the query and the parts built, only the rank."""
+        return HitSummary(
+            rank=rank, name=self.name, library=self.library, kind=self.card.kind,
+            module=self.card.module, doc=self.card.doc, statement=self.statement,
+            renamed_from=self.hit.renamed_from, node=self.node.key if self.node else None,
+        )  # fmt: skip
 
     @property
     def mention_id(self) -> int:
@@ -88,6 +113,7 @@ class Searcher:
         self.store = store
         self.cwd = cwd
         self._open: dict[str, tuple[int, SearchIndex]] = {}
+        self._cards: dict[int, tuple[SearchIndex, Cards]] = {}  # by the opened index (kept)
         self._lock = threading.Lock()  # bm25s and the encoder are not meant for concurrent calls
 
     def built(self) -> dict[str, Path]:
@@ -173,11 +199,23 @@ class Searcher:
         hits = []
         for f in found:
             decl, node = rows.get(f.hit.mention_id, (None, None))
-            statement = decl.statement if decl else indexes[f.library].snippet(f.hit.position)
+            index = indexes[f.library]
+            statement = decl.statement if decl else index.snippet(f.hit.position)
+            if decl:
+                card = Card(kind=decl.kind, module=decl.module,
+                            doc=first_line(decl.docstring) or None)  # fmt: skip
+            else:
+                card = self._cards_of(index)[f.hit.position]
             # unvalidated: the values come typed from the index and the store (see index.py)
             hits.append(SearchHit.model_construct(library=f.library, hit=f.hit, score=f.score,
-                        statement=statement, declaration=decl, node=node))  # fmt: skip
+                        statement=statement, card=card, declaration=decl, node=node))  # fmt: skip
         return hits
+
+    def _cards_of(self, index: SearchIndex) -> Cards:
+        kept = self._cards.get(id(index))
+        if kept is None:  # the index is kept with its cards, so its id is never reused
+            kept = self._cards[id(index)] = (index, Cards(index.folder))
+        return kept[1]
 
     def _declarations(self, ids: list[int]) -> dict[int, tuple[Declaration, NodeRef | None]]:
         if not ids or self.store is None:

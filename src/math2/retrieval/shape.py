@@ -39,7 +39,8 @@ import re
 
 from math2.lean.brackets import depths, top_level
 from math2.lean.lexer import LexError, Tok, Token, tokenize
-from math2.retrieval.text import fold_accents, latex_to_unicode, prose_tokens
+from math2.retrieval.latex import to_lean
+from math2.retrieval.text import fold_accents, prose_tokens
 
 SIZES = (2, 3, 4)
 LITERALS = frozenset({"0", "1", "2"})
@@ -55,7 +56,6 @@ _NOISE = frozenset({"ₘ", "ₐ", "_"})
 _VAR = "·v"
 _NUM = "#"
 # A LaTeX `\cdot` is a product and `\|` a norm, whatever Mathlib's `•` means.
-_LATEX_SHAPE = {"\\cdot": "*", "\\times": "*", "\\|": "‖", "\\,": " ", "\\;": " "}
 
 
 def is_short_variable(name: str) -> bool:
@@ -265,50 +265,9 @@ def definition_shape_tokens(
 
 
 def latex_formula(query: str) -> str:
-    """LaTeX as a formula the lexer reads like Lean: `\\frac{a}{b}` → `(a) / (b)`, a brace
-    group of one token loses its braces (`x^{2}` → `x^2`) and a longer one becomes a bracket
-    (`e^{x+y}` → `exp (x+y)`), `\\cdot`/`\\times` → `*`, `\\|` → `‖`, then the Unicode of
-    `text.latex_to_unicode`."""
-    for cmd, sym in _LATEX_SHAPE.items():
-        query = query.replace(cmd, f" {sym} ")
-    query = query.replace("\\{", "\x01").replace("\\}", "\x02")  # set braces stay braces
-    while True:
-        new = _INNER_BRACES.sub(_brace, query)
-        if new == query:
-            break
-        query = new
-    query = _E_POWER.sub(" exp ", _frac(query))
-    query = latex_to_unicode(query).replace("{", " ").replace("}", " ")
-    return query.replace("\x01", "{").replace("\x02", "}")
-
-
-def _frac(text: str) -> str:
-    """`\\frac (a) (b)` (braces already made brackets) → `(a) / (b)`."""
-    while m := _FRAC.search(text):
-        args, i = [], m.end()
-        for _ in range(2):
-            while i < len(text) and text[i].isspace():
-                i += 1
-            j = i
-            if j < len(text) and text[j] == "(":
-                depth = 0
-                for j in range(i, len(text)):
-                    depth += {"(": 1, ")": -1}.get(text[j], 0)
-                    if depth == 0:
-                        break
-                j += 1
-            else:
-                while j < len(text) and not text[j].isspace():
-                    j += 1
-            args.append(text[i:j])
-            i = j
-        text = f"{text[: m.start()]} ({args[0]}) / ({args[1]}) {text[i:]}"
-    return text
-
-
-def _brace(m: re.Match[str]) -> str:
-    inner = m.group(1).strip()
-    return f" {inner} " if _ONE_TOKEN.fullmatch(inner) else f" ({inner}) "
+    """LaTeX as a formula the lexer reads like Lean (`latex.to_lean`: `\\frac{a}{b}` → `(a) /
+    (b)`, `x^{n+1}` → `x ^ (n+1)`, `\\cdot` → `*`, `\\|` → `‖`), `e^x` read as `exp x`."""
+    return _E_POWER.sub(" exp ", to_lean(query))
 
 
 def formula_text(query: str) -> str:
@@ -372,9 +331,6 @@ def _operand_end(t: Token) -> bool:
     return _is_var(t) or t.kind is Tok.NUMBER or t.text == ")"
 
 
-_FRAC = re.compile(r"\\[dt]?frac(?![A-Za-z])")
-_INNER_BRACES = re.compile(r"\{([^{}]*)\}")
-_ONE_TOKEN = re.compile(r"[\w.'\\]+|\S")
 _E_POWER = re.compile(r"(?<![\w\\])e\s*\^")
 _NUMBER_LETTERS = re.compile(r"(?<![\w.])(\d+)([a-z]{1,3})(?![\w(])")
 # Names of functions a formula applies (`log x`), never prose: LaTeX's operator names and a few

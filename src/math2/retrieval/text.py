@@ -74,26 +74,6 @@ LEVERS = frozenset({"body", "notation", "names", "vocabulary"})
 PHRASE_WEIGHT = 0.5
 PHRASE_QUERY_WORDS = 4
 
-# LaTeX command → Mathlib's Unicode. Only commands that mean the same thing in both.
-_LATEX = {
-    "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠", "lt": "<", "gt": ">",
-    "sqcup": "⊔", "sqcap": "⊓", "cup": "∪", "cap": "∩", "bigcup": "⋃", "bigcap": "⋂",
-    "subseteq": "⊆", "subset": "⊂", "supseteq": "⊇", "supset": "⊃", "in": "∈", "notin": "∉",
-    "sum": "∑", "prod": "∏", "int": "∫", "infty": "∞", "forall": "∀", "exists": "∃",
-    "neg": "¬", "lnot": "¬", "land": "∧", "wedge": "∧", "lor": "∨", "vee": "∨",
-    "to": "→", "rightarrow": "→", "implies": "→", "iff": "↔", "leftrightarrow": "↔",
-    "mapsto": "↦", "circ": "∘", "times": "×", "cdot": "•", "otimes": "⊗", "oplus": "⊕",
-    "emptyset": "∅", "varnothing": "∅", "top": "⊤", "bot": "⊥", "mid": "∣", "divides": "∣",
-    "sqrt": "√", "pi": "π", "equiv": "≡", "cong": "≃", "simeq": "≃", "approx": "≈",
-    "langle": "⟨", "rangle": "⟩", "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉",
-    "nabla": "∇", "partial": "∂", "setminus": "\\", "triangle": "△", "angle": "∠",
-    "perp": "⟂", "parallel": "∥", "deg": "degree", "gcd": "gcd", "lcm": "lcm",
-    "det": "det", "dim": "dim", "ker": "ker", "log": "log", "exp": "exp", "sin": "sin",
-    "cos": "cos", "tan": "tan", "lim": "limit", "sup": "sup", "inf": "inf", "max": "max",
-    "min": "min", "mod": "mod", "pmod": "mod", "binom": "choose", "choose": "choose",
-    "frac": "/", "dfrac": "/", "tfrac": "/",
-}  # fmt: skip
-_BLACKBOARD = {"N": "ℕ", "Z": "ℤ", "Q": "ℚ", "R": "ℝ", "C": "ℂ"}
 # Notation → the words of what it denotes in Mathlib.
 _SYMBOL_WORDS = {
     "ℕ": "nat", "ℤ": "int", "ℚ": "rat", "ℝ": "real", "ℂ": "complex", "∑": "sum", "∏": "prod",
@@ -107,8 +87,6 @@ _SYMBOL_WORDS = {
 }  # fmt: skip
 _SYMBOLS = set(_SYMBOL_WORDS) | {"ℝ≥0", "∀", "∃", "↦", "∇", "△", "∠", "⟂", "≈", "⁻¹"}
 SYMBOLS = frozenset(_SYMBOLS)  # the notation this table reads (`notation.py` leaves it alone)
-_LATEX_CMD = re.compile(r"\\([A-Za-z]+)\s*")
-_MATHBB = re.compile(r"\\(?:mathbb|Bbb|mathbf)\s*\{?\s*([A-Z])\s*\}?")
 _IDENT = re.compile(r"[^\W\d][\w'!?₀-₉]*(?:\.[^\W\d][\w'!?₀-₉]*)*")
 _STOP = "a an are as at be but by for in into is it no of on such that the their then there"
 _STOP += " these they this to was will with we let which where when from its"
@@ -166,10 +144,11 @@ def fold(text: str) -> str:
 
 
 def latex_to_unicode(text: str) -> str:
-    """`$\\sum_{i \\le n} x_i \\in \\mathbb{R}$` → `∑_{i ≤ n} x_i ∈ ℝ` (math delimiters gone)."""
-    text = _MATHBB.sub(lambda m: _BLACKBOARD.get(m.group(1), m.group(1)), text)
-    text = _LATEX_CMD.sub(lambda m: _LATEX.get(m.group(1), m.group(1)) + " ", text)
-    return re.sub(r"\$+|\\[()\[\]]", " ", text)
+    """`$\\sum_{i \\le n} x_i \\in \\mathbb{R}$` → `∑ i ≤ n, x i ∈ ℝ`: the text's LaTeX parsed
+    and written as Lean (`math2.retrieval.latex.to_lean`; no command is left as a word)."""
+    from math2.retrieval.latex import to_lean
+
+    return to_lean(text)
 
 
 @functools.cache
@@ -179,9 +158,17 @@ def _stemmer() -> Any:
     return Stemmer.Stemmer("english")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """The Snowball English stem of a lower-case word (`primes` → `prime`)."""
+    """The Snowball English stem of a lower-case word (`primes` → `prime`); kept for the words
+    met again (an index reads 280,000 declarations with a small vocabulary)."""
     return str(_stemmer().stemWord(word))
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _split(ident: str) -> tuple[str, ...]:
+    """`split_identifier`, kept for the identifiers met again (`Finset.sum`, `Real`)."""
+    return tuple(split_identifier(ident))
 
 
 def tokens(text: str, stemmed: bool = False, folded: bool = False) -> list[str]:
@@ -193,17 +180,43 @@ def tokens(text: str, stemmed: bool = False, folded: bool = False) -> list[str]:
     out: list[str] = []
     for m in _IDENT.finditer(text):
         ident = m.group(0)
-        parts = split_identifier(ident)
+        parts = _split(ident)
         if len(parts) > 1:
             out.append(ident.lower())
-        out += [stem(w) for w in parts if w not in STOPWORDS] if stemmed else parts
+        out += [stem(w) for w in parts if w not in STOPWORDS] if stemmed else list(parts)
+    bars = bar_words(text) if "|" in text or "∣" in text else []
     for ch in text:
         if ch in _SYMBOLS:
             out.append(ch)
-            words = _SYMBOL_WORDS.get(ch, "").split()
+            words = bars.pop(0).split() if ch in "|∣" else _SYMBOL_WORDS.get(ch, "").split()
             out += [stem(w) for w in words] if stemmed else words
     out += [d for d in re.findall(r"\d+", text)]
     return [t for t in out if t not in STOPWORDS]
+
+
+# `{ x | p x }`, `{ x ∈ s | p x }`, `{(a, b) | …}`: a bar right after a set-builder's binder.
+_SET_BUILDER = re.compile(r"\{\s*(?:[^{}|∣]{1,40}?)\s*[|∣](?![|∣])")
+_PIPE = re.compile(r"\|>\.?|<\||\|\|")  # Lean's pipelines and `||`: not bars
+
+
+def bar_words(text: str) -> list[str]:
+    """What each `|` and `∣` of the text means, in order (issue 45 §5: `|` was always read as
+    absolute value): after a set-builder's binder it is `setOf` (`set`); `∣` elsewhere is
+    divisibility (`dvd`); a `|` elsewhere is `abs` when the text has another to pair it with
+    (`|x - y|`), else `dvd` (`a | b`, how prose writes divisibility)."""
+    skipped = {m.start() + k for m in _PIPE.finditer(text) for k in range(len(m.group()))}
+    builders = {m.end() - 1 for m in _SET_BUILDER.finditer(text)}
+    bars = [i for i, c in enumerate(text) if c in "|∣"]
+    plain = [i for i in bars if text[i] == "|" and i not in builders and i not in skipped]
+    out = []
+    for i in bars:
+        if i in builders:
+            out.append("set")
+        elif text[i] == "∣" or i in skipped:
+            out.append("dvd" if text[i] == "∣" else "")
+        else:
+            out.append("abs" if len(plain) >= 2 else "dvd")
+    return out
 
 
 def query_text(query: str) -> str:
@@ -211,7 +224,7 @@ def query_text(query: str) -> str:
     if "«" in query:  # `Quiver.Path.«end»` as indexed without its quotes too
         query = f"{query} {query.replace('«', '').replace('»', '')}"
     norm = latex_to_unicode(query)
-    return norm if norm == query else f"{query} {norm}"
+    return norm  # LaTeX read as Lean only: its commands (`\\left`, `\\mathrm`) are no words
 
 
 def query_tokens(query: str, stemmed: bool = False, folded: bool = False) -> list[str]:
@@ -257,9 +270,12 @@ def document_text(
 ) -> str:
     """Index text version 2 of one declaration; from version 9 also its name without `«»`
     quotes (`Quiver.Path.end`)."""
+    from math2.retrieval.latex import commands_out
+
     consts = constant_words(statement)
     plain = name.replace("«", "").replace("»", "") if "«" in name else ""
-    parts = (name, plain, statement or "", docstring or "", module_words(module), consts)
+    doc = commands_out(docstring) if docstring else ""  # no LaTeX command is a word
+    parts = (name, plain, statement or "", doc, module_words(module), consts)
     return " ".join(x for x in parts if x)
 
 
@@ -301,8 +317,10 @@ def document_phrases(
     name: str, docstring: str | None, stemmed: bool = False, folded: bool = False
 ) -> list[str]:
     """The phrase tokens of one declaration: from its name's words and its docstring."""
+    from math2.retrieval.latex import commands_out
+
     return phrases(" ".join(split_identifier(name)), stemmed, folded) + phrases(
-        docstring or "", stemmed, folded
+        commands_out(docstring) if docstring else "", stemmed, folded
     )
 
 

@@ -1,0 +1,87 @@
+"""A reader's words matched to the parts of Mathlib's names (issue 45 §1), two parts of an
+index of their own, each fused as a ranking (`SearchIndex.search_batch`) when turned on (off by
+default: measured to cost over all of Mathlib, `index.W_PARTS`):
+
+- **name parts** (`parts/`): BM25 over each declaration's name words only (`deriv_mul` →
+  `deriv`, `mul`; `MonoidHom.ker` → `monoid`, `hom`, `ker`), queried with only the Mathlib
+  words the mapping families give for the query — a ranking of its own, not extra words in
+  the words part (issue 45 measured the mined vocabulary as extra words at −0.06). "derivative
+  of a product of two functions" asks for `deriv`, `mul`, `prod`, and `deriv_mul`, a short name
+  of just those parts, outranks the lemmas whose docstrings say "product of two functions". A
+  query no family maps (a Lean formula) leaves this part empty.
+- **glosses** (`glosses/`): BM25 over the first line of the docstring of each *type*
+  (`structure`, `class`, `inductive`; `TYPES`) and of each `def` at the root, other
+  declarations empty, queried with the query's prose: Mathlib says what a concept is in its
+  own first line (`MonoidHom`: "Bundled monoid homomorphisms; use this for bundled group
+  homomorphisms too"), so "group homomorphism" finds the concept and not only the lemmas about it.
+
+The mapping families (`FAMILIES`, each can be left out to measure it, `SearchIndex(...,
+families=…)`): `english` (the hand rows of `english.py`: `derivative` → `deriv`, `product` →
+`mul prod`, `homomorphism` → `hom`), `vocabulary` (the phrase → name-word table mined from the
+library's docstrings, `vocabulary.py`, its two best words per phrase), `convention`
+(Mathlib's naming convention: `0` `1` `2` → `zero` `one` `two` beside other mapped words; a
+big operator whose body is its own variable, `∑ i ∈ s, i` in the query's Lean or translated
+LaTeX, → `id`), `latex` (`english.latex_tokens`: `\\sum` → `sum`, `\\binom` → `choose`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from math2.lean.syntax import split_identifier
+from math2.retrieval.english import latex_tokens, mathlib_tokens
+from math2.retrieval.text import STOPWORDS, tokens
+
+TYPES = frozenset({"structure", "class", "inductive", "class inductive", "coinductive"})
+FAMILIES = frozenset({"english", "vocabulary", "convention", "latex"})
+# `∑ i ∈ s, i`: a big operator whose body is its own variable is Mathlib's `…_id`.
+_ID_BODY = re.compile(r"[∑∏]\s*(\w+)\s*∈[^,]*,\s*\(?\s*\1\b(?!\s*[\^_(\w'])")
+_TYPES = frozenset({"nat", "int", "rat", "real", "complex"})
+_NUMBERS = {"0": "zero", "1": "one", "2": "two"}
+_NUMBER = re.compile(r"(?<![\w.])([012])(?![\w.])")
+# Name words too common to say which declaration is meant (`Foo.bar_of_baz`, `_iff`).
+_WEAK = frozenset({"of", "iff", "eq", "apply", "def", "mk", "coe", "to", "is", "has"})
+
+
+def document_parts(name: str, stemmed: bool = True, folded: bool = True) -> list[str]:
+    """The words of a name (`Finset.sum_range_id_mul_two` → `finset sum range id mul two`)."""
+    words = " ".join(split_identifier(name.replace("«", "").replace("»", "")))
+    return tokens(words, stemmed, folded)
+
+
+def query_parts(
+    query: str,
+    vocabulary: Callable[[str], list[str]] | None = None,
+    families: frozenset[str] = FAMILIES,
+) -> list[str]:
+    """The name words a query asks for: the words the mapping families give for what it says
+    (see the module). Only these: the query's own words are the words part's, and a formula's
+    operators (`add`, `eq`) would match every name that spells them."""
+    from math2.retrieval.latex import has_latex, to_lean
+
+    text = to_lean(query) if "latex" in families and has_latex(query) else query
+    mapped: list[str] = []
+    if "english" in families:
+        mapped += mathlib_tokens(query)
+    if "vocabulary" in families and vocabulary is not None:
+        mapped += vocabulary(query)
+    if "latex" in families and text is not query:  # operators, not the types (`\\mathbb{N}`)
+        mapped += [w for w in latex_tokens(query) if w not in _TYPES]
+    if "convention" in families:
+        mapped += [_NUMBERS[d] for d in _NUMBER.findall(text)] if mapped else []
+        mapped += ["id"] if _ID_BODY.search(text) else []
+    return [w for w in dict.fromkeys(mapped) if w not in _WEAK and w not in STOPWORDS]
+
+
+def glossed(name: str, kind: str | None) -> bool:
+    """Whether a declaration's first line is a gloss: a type's, or a root definition's."""
+    return kind in TYPES or (kind in ("def", "abbrev") and "." not in name)
+
+
+def gloss(docstring: str | None) -> str:
+    """A concept's own first line: its docstring up to the first blank line or full stop."""
+    if not docstring:
+        return ""
+    first = docstring.strip().split("\n\n", 1)[0]
+    return " ".join(re.split(r"(?<=\.)\s", first, maxsplit=1)[0].split())

@@ -1,0 +1,77 @@
+"""Issue 45 §2: LaTeX read as mathematics by a parser (pylatexenc), written as Lean's notation
+and Mathlib's words; no LaTeX command ever reaches a query or the index as a word."""
+
+import string
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from math2.retrieval.latex import MACROS, to_lean
+from math2.retrieval.text import bar_words, query_tokens, stem, tokens
+
+# Commands whose Mathlib word is their own name (an operator's name, or a table entry).
+OWN_WORDS = {"log", "exp", "sin", "cos", "tan", "gcd", "lcm", "det", "dim", "ker", "max", "min",
+             "sup", "inf", "limsup", "liminf", "arg", "sinh", "cosh", "tanh", "lg", "ln", "hom",
+             "sec", "csc", "cot", "arcsin", "arccos", "arctan", "coth", "Pr", "choose"}  # fmt: skip
+
+
+def test_the_issues_examples() -> None:
+    assert to_lean(r"$\sum_{i=0}^{n} i = \frac{n(n+1)}{2}$") == (
+        "∑ i ∈ Finset.range (n + 1), i = (n(n+1)) / (2)"
+    )
+    assert to_lean(r"$\sum_{i=1}^{n} a_i$").startswith("∑ i ∈ Finset.Icc 1 n,")
+    assert to_lean(r"\left( x \right)") == "( x )"
+    assert to_lean(r"$\mathbb{R} \cong \mathbb{C}$") == "ℝ ≃ ℂ"
+    assert to_lean(r"$\mu \omega A \Rightarrow B$") == "μ ω A → B"
+    assert to_lean(r"$\binom{n}{k} \sqrt{2}$") == "Nat.choose (n) (k) √(2)"
+    assert to_lean(r"$\int_0^1 f$") == "∫ x in 0..1, f"
+    # Lean is not LaTeX: set difference and `%` stay as written
+    assert to_lean("s \\ t ∪ a % b") == "s \\ t ∪ a % b"
+
+
+def test_bars_read_by_context() -> None:
+    assert bar_words("{ x | 0 < x }") == ["set"]
+    assert bar_words("|x - y| ≤ |x| + |y|") == ["abs"] * 6
+    assert bar_words("a | b") == ["dvd"]
+    assert "abs" not in query_tokens("{ x | 0 < x }")
+    assert "set" in query_tokens(r"$\{ x \in \mathbb{R} \mid x^2 < 2 \}$")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    name=st.text(string.ascii_letters, min_size=2, max_size=12),
+    arg=st.sampled_from(["", "{1}", "{x}{y}", "_{i=0}^{n}", "[2]{z}"]),
+)
+def test_no_latex_command_becomes_a_word(name: str, arg: str) -> None:
+    query = f"$\\{name}{arg} = 1$ and \\{name} 1"
+    lean = to_lean(query)
+    assert "\\" not in lean, lean
+    if name in OWN_WORDS or name in MACROS:
+        return
+    toks = set(query_tokens(query, stemmed=True, folded=True)) | set(query_tokens(query))
+    without = f"${arg} = 1$ and 1"  # what the rest of the query gives (`=` is `eq`)
+    toks -= set(query_tokens(without, stemmed=True, folded=True)) | set(query_tokens(without))
+    assert name.lower() not in toks and stem(name.lower()) not in toks, (query, lean, toks)
+    assert name.lower() not in tokens(lean)
+
+
+def test_no_latex_command_becomes_a_word_of_the_index() -> None:
+    from math2.retrieval.text import document_phrases, document_text
+
+    doc = r"For $x \in \mathbb{R}$, $\left| x \right| \le \mathrm{e}^{x}$ and \foo \cong."
+    words = tokens(document_text("Real.abs_le_exp", "x ≤ y", doc), stemmed=True)
+    assert {"ℝ", "≤", "≃"} <= set(words)
+    assert not {"left", "right", "mathrm", "mathbb", "foo", "cong"} & set(words), words
+    assert not any("mathbb" in p or "left" in p for p in document_phrases("a", doc))
+
+
+@settings(max_examples=200, deadline=None)
+@given(name=st.text(string.ascii_letters, min_size=1, max_size=10))
+def test_a_docstrings_commands_never_fail_the_build(name: str) -> None:
+    """`commands_out` reads every command alone; one that wants arguments (`\\frac`, which
+    stopped a Mathlib build) stands for its operator, an unknown one for nothing."""
+    from math2.retrieval.latex import commands_out
+
+    for text in (f"a \\{name} b", f"\\{name}{{1}}{{2}}", f"$\\{name}$"):
+        assert "\\" not in commands_out(text)
+    assert commands_out(r"$\frac{1}{2}$").split() == ["$", "/", "{1}{2}$"]
