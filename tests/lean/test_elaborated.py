@@ -233,3 +233,19 @@ def test_a_real_check_answer_of_the_repl_is_read() -> None:
     assert name == "demo" and binders[0].names == ["P", "Q", "R"] and body.text == "→"
     r = judge("demo", Answer(check=demo, instances=set()), declared=["demo"], trust=GEN)
     assert not r.refusals and not r.flags
+
+
+def test_a_binder_named_like_a_namespace_does_not_make_its_constants_variables() -> None:
+    """`[Preorder : Inhabited ℕ]` binds `Preorder`, not `Preorder.lift`: a constant under a
+    namespace a binder is named after is still judged as a constant (review finding)."""
+    inner = "(@Preorder.lift.{0, 0} Nat Nat (fun (x : Nat) => 0) : Preorder.{0} Nat)"
+    check = "∀ [Preorder : Inhabited.{1} Nat], " + lt(
+        f"@Preorder.toLT.{{0}} Nat {inner}", num(5), num(3)
+    )
+    instances = CORE | {"Preorder.toLT"}
+    gen = judge("foo", answer(check, instances), declared=["foo"], trust=GEN)
+    assert [v.rule for v in gen.refusals] == ["elaborated"]
+    assert "Preorder.lift, which is not an instance" in gen.refusals[0].detail
+    # a raw projection of an instance binder (`inst.1`) is still the binder's
+    ok = "∀ [inst : Preorder.{0} Nat], " + lt("inst.1", num(5), num(3))
+    assert not judge("foo", answer(ok), declared=["foo"], trust=GEN).refusals

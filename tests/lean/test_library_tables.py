@@ -83,6 +83,14 @@ CHANGED: dict[str, tuple[str, str]] = {
         H + "open PiCountable in\ntheorem foo : (3 : ℕ) < 2 := by sorry",
         "instance",
     ),
+    "namespace of a namespace with scoped instances": (  # entering it opens its scope
+        H + "namespace PiCountable\ntheorem foo : (3 : ℕ) < 2 := by sorry",
+        "instance",
+    ),
+    "namespace under one with scoped instances": (
+        H + "namespace PiCountable.Sub\ntheorem foo : (3 : ℕ) < 2 := by sorry\nend PiCountable.Sub",
+        "instance",
+    ),
     "look-alike variable under open": (
         H + "open Real\nvariable (lοg : ℕ → ℕ)\ntheorem foo : lοg 1 = 0 := by sorry",
         "look-alike",

@@ -72,8 +72,8 @@ def supply(
 
     A configured copy is used as it is or refused, never passed over (issue 46 §3): a
     `MATH2_DATA__<FIELD>` that names nothing says so (a mistyped path is not silently replaced
-    by a fetch), and for a source pinned at a git commit the copy must be a git checkout, since
-    only its HEAD shows it is at the pin."""
+    by a fetch), and for a Lean library pinned at a git commit the copy must be a git checkout,
+    since only its HEAD shows it is at the pin."""
     given = getattr(settings.data, spec.data_field, None) if spec.data_field else None
     var = f"MATH2_DATA__{spec.data_field.upper()}" if spec.data_field else "its settings"
     if given is not None and not Path(given).exists():
@@ -85,8 +85,12 @@ def supply(
     path, why = spec.locate(settings)
     if path is not None:
         pin = entry.current_pin
+        # a Lean library gives bindings, whose type hash and axioms come from the pinned build:
+        # its copy must show its commit; another system's folder is read with a note that no
+        # commit was checked (importers/systems.py)
         if (
             spec.fetch == "git"
+            and entry.system == "lean4"
             and given is not None
             and Path(given) == path
             and pin is not None

@@ -13,7 +13,7 @@ from math2.lean.brackets import depths, proof_start
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import ClassInfo, LibraryTables
-from math2.lean.names import canonical, latin_skeleton, look_alike_of
+from math2.lean.names import canonical, latin_skeleton, look_alike_of, parts
 from math2.lean.rules import CORE_TYPES, normalise_name
 
 # Lean's syntax for propositions: a binder's type with one of these is a hypothesis. Names
@@ -30,13 +30,22 @@ def scoped_opens(c: Command, tables: LibraryTables | None) -> list[tuple[Token, 
     if tables is None or not tables.scoped:
         return []
     out = []
-    for t in c.body:
-        if t.kind is Tok.IDENT and tables.scoped_instances_in(canonical(t.text)):
-            why = (
-                f"the library's namespace `{canonical(t.text)}` holds scoped instances: opening "
-                "it changes instance resolution for the statement"
-            )
-            out.append((t, canonical(t.text), why))
+    words = [t for t in c.body if t.kind is Tok.IDENT]
+    if c.keyword == "namespace":  # `namespace A.B` enters A's scope and A.B's
+        words = words[:1]
+    for t in words:
+        name = canonical(t.text)
+        spaces = [name]
+        if c.keyword == "namespace":
+            spaces = [".".join(parts(name)[:k]) for k in range(1, len(parts(name)) + 1)]
+        for ns in spaces:
+            if tables.scoped_instances_in(ns):
+                verb = "entering" if c.keyword == "namespace" else "opening"
+                why = (
+                    f"the library's namespace `{ns}` holds scoped instances: {verb} it changes "
+                    "instance resolution for the statement"
+                )
+                out.append((t, ns, why))
     return out
 
 

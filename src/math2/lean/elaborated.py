@@ -199,7 +199,7 @@ class _Walker:
                 self.term(a, bound)
 
     def name(self, text: str, bound: dict[str, str]) -> None:
-        if parts(text)[0] in bound:
+        if _local(text, bound):
             return
         full = canonical(text)
         if full in ("sorryAx", "sorry") and not self.sorry:
@@ -234,7 +234,7 @@ class _Walker:
         if head.kind != "name":
             return _DESCRIBED.get(head.kind, f"not a constant ({head.kind})")
         first = parts(head.text)[0]
-        if first in bound:
+        if _local(head.text, bound):
             if bound[first] == "[":
                 return ""
             return f"the variable {first}, not an instance binder of the statement"
@@ -258,3 +258,12 @@ _DESCRIBED = {
     "asc": "an ascription",
     "op": "a term built by notation",
 }
+
+
+def _local(text: str, bound: dict[str, str]) -> bool:
+    """Whether a printed name is a bound variable (or a raw projection of one, `x.1.2`): its
+    first part bound and every later part a projection's index. A binder named like a namespace
+    (`[Preorder : Inhabited ℕ]`) does not make `Preorder.lift` a variable: under
+    `pp.fieldNotation false` a variable's field prints as an application, never as `x.f`."""
+    first, *rest = parts(text)
+    return first in bound and all(p.isdigit() for p in rest)

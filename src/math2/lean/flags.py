@@ -83,7 +83,7 @@ def benchmark_flags(
                 )
             elif p.keyword == "open":
                 out.extend(_open_flags(p, known_name, offset))
-        if c.keyword == "open" and i not in targets:
+        if c.keyword in ("open", "namespace") and i not in targets:  # a namespace opens its scope
             out.extend(_open_flags(c, known_name, offset))
         if i in targets:
             out.extend(_statement_instance_flags(c, offset, known_name, opened))

@@ -93,7 +93,7 @@ def generated_rules(
                 out.extend(_look_alike_binders(c, mentioned, offset, known_name, opened))
             continue
         if c.keyword in _GENERATED_COMMANDS:
-            if c.keyword == "open":
+            if c.keyword in ("open", "namespace"):  # entering a namespace opens its scope
                 out.extend(_open_rules(c, offset, known_name))
             elif c.keyword in ("variable", "variables"):
                 out.extend(_variable_rules(c, offset, bound, mentioned, opened, known_name))
