@@ -38,7 +38,7 @@ def test_definitions_shown_and_confirmed_first(sqlite_store, tmp_path):
         for key in ("foo", "bar"):
             r = c.post(
                 f"/review/definition/{ids[key]}",
-                data={"csrf_token": _csrf(r.text), "decision": "confirm"},
+                data={"csrf_token": _csrf(r.text), "decision": "confirm", "reason": "standard"},
             )
         r = c.post(
             f"/review/binding/{ids['binding']}",
@@ -85,6 +85,7 @@ def test_binding_page_asks_for_each_definition_first(sqlite_store, tmp_path):
                 data={
                     "csrf_token": _csrf(page),
                     "decision": "confirm",
+                    "reason": "the standard definition",  # issue 42 §4: a reason is asked
                     "next": f"/review/binding/{bid}",
                 },
             )
