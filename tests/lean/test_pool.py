@@ -1,7 +1,6 @@
 """The pool: header loaded once per worker, recycling, fairness, back-pressure, failures."""
 
 import asyncio
-import time
 
 import pytest
 
@@ -22,14 +21,12 @@ async def test_header_is_loaded_once_per_worker_and_checks_use_its_env() -> None
     async with ReplPool(config("--header-delay", "0.3")) as pool:
         await pool.start([H])
         assert pool.stats.header_loads == 2
-        t0 = time.monotonic()
         results = await asyncio.gather(
             *(pool.run(H, f"theorem t{i} : True := sorry") for i in range(20))
         )
-        elapsed = time.monotonic() - t0
         assert all(isinstance(r, CommandResponse) and r.sorries for r in results)
-        assert pool.stats.header_loads == 2  # never re-imported
-        assert elapsed < 0.3 * 2  # far less than one header load per check
+        # never re-imported: counted, not timed (a test never asserts wall time)
+        assert pool.stats.header_loads == 2
 
 
 async def test_a_second_header_gets_its_own_worker() -> None:

@@ -124,7 +124,7 @@ async def test_a_dead_nodes_permits_and_requests_are_dropped_at_once():
     assert lim.drop({"node-a"}) == 3
     assert await asyncio.wait_for(live, 1) and set(lim.held) == {"b1"}
     assert queued_dead.cancelled()
-    assert (await lim.stats())["dropped"] == {"node-a": 3}
+    assert (await lim.stats())["dropped"] == {"node-a": 3} == (await lim.stats())["dropped_on"]
     assert lim.reclaimed == 0  # dropped for its dead node, not timed out
 
 
@@ -143,7 +143,9 @@ async def test_a_silent_holders_permits_are_dropped(monkeypatch):
     await lim.beat("other")
     lim._reclaim()  # what the watcher does every WATCH_S
     assert await asyncio.wait_for(waiting, 1) and set(lim.held) == {"l", "w"}
-    assert (await lim.stats())["dropped"] == {"dead-worker": 1}
+    stats = await lim.stats()
+    assert stats["dropped"] == {"dead-worker": 1}
+    assert stats["dropped_on"] == {"node-a": 1}  # the node the silent worker was on
 
 
 def test_ray_options_for_lean_actors_and_a_runtime_env():

@@ -46,6 +46,8 @@ class EndpointLimiter:
         self.heard: dict[str, float] = {}  # holder: when it last said it lives
         self.acquired = self.max_in_flight = self.reclaimed = 0
         self.dropped: dict[str, int] = {}  # node or holder: permits and requests dropped
+        # the node each dropped permit or request was on, whichever sign of death came first
+        self.dropped_on: dict[str, int] = {}
         self._watch: asyncio.Task[None] | None = None
 
     async def acquire(self, token: str, node: str = "", holder: str = "") -> bool:
@@ -98,7 +100,7 @@ class EndpointLimiter:
             who = node if by_node else holder
             if who in dead:
                 del self.held[token]
-                self.dropped[who] = self.dropped.get(who, 0) + 1
+                self._count_drop(who, node)
                 n += 1
         keep: collections.deque[tuple[str, str, str, asyncio.Future[None]]] = collections.deque()
         for waiter in self.waiters:
@@ -106,13 +108,17 @@ class EndpointLimiter:
             who = node if by_node else holder
             if who in dead:
                 fut.cancel()  # its caller is gone
-                self.dropped[who] = self.dropped.get(who, 0) + 1
+                self._count_drop(who, node)
                 n += 1
             else:
                 keep.append(waiter)
         self.waiters = keep
         self._wake()
         return n
+
+    def _count_drop(self, who: str, node: str) -> None:
+        self.dropped[who] = self.dropped.get(who, 0) + 1
+        self.dropped_on[node] = self.dropped_on.get(node, 0) + 1
 
     def _reclaim(self) -> None:
         cutoff = time.monotonic() - self.hold_s
@@ -154,6 +160,7 @@ class EndpointLimiter:
             "calls": self.acquired,
             "reclaimed": self.reclaimed,
             "dropped": dict(self.dropped),
+            "dropped_on": dict(self.dropped_on),
             "held_by": dict(collections.Counter(node for _, node, _ in self.held.values())),
         }
 
