@@ -40,4 +40,8 @@ fi
 # --- web (issue 14): the browser tests (tests/web) launch this chromium; in CI they fail, not
 # skip, when it is missing.
 export MATH2_CHROMIUM=${MATH2_CHROMIUM:-/usr/bin/chromium}
-pytest -q "$@"
+# Two pytest-xdist workers (MATH2_TEST_WORKERS, default 2; 0 runs in this process): much of the
+# suite waits on servers and subprocesses, so two workers overlap the waits even on two cores.
+# --dist loadgroup keeps the groups of tests/parallel.py whole on one worker (Ray's tests, the
+# llama server's, each module's). The 25 slowest tests are listed at the end.
+pytest -q -n "${MATH2_TEST_WORKERS:-2}" --dist loadgroup --durations=25 "$@"

@@ -12,6 +12,7 @@ import pytest
 # The conformance group over the real external data (marker `data`, tests/data_conformance.py).
 from tests.data_conformance import (
     pytest_runtest_call,
+    pytest_runtest_logreport,
     pytest_runtest_setup,
     pytest_terminal_summary,
 )
@@ -20,9 +21,14 @@ from tests.data_conformance import (
 # fixtures: each would start its own server and keep it to the end).
 from tests.llm.llama_fixture import llama_server
 
+# pytest-xdist's groups (tests/parallel.py): Ray's tests on one worker, the llama server's on one.
+from tests.parallel import pytest_collection_modifyitems
+
 __all__ = [
     "llama_server",
+    "pytest_collection_modifyitems",
     "pytest_runtest_call",
+    "pytest_runtest_logreport",
     "pytest_runtest_setup",
     "pytest_terminal_summary",
 ]

@@ -8,7 +8,10 @@ the manifest's hashes; a set whose file differs fails the test with the file and
 Where a set is absent the test does not run — skipped, and the session's summary says so with
 the reason — unless `MATH2_REQUIRE_DATA=1`, where it fails.
 
-The hooks are imported into tests/conftest.py.
+The hooks are imported into tests/conftest.py. Under pytest-xdist (scripts/test.sh) the tests run
+in worker processes and the summary is written by the controller: what ran and what did not
+travels in each setup report's `user_properties` and is counted where the reports arrive
+(`pytest_runtest_logreport`, in the one process without xdist).
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ REAL_DATA = os.environ.get("MATH2_DATA__DIR") or None
 REQUIRE_DATA = os.environ.get("MATH2_REQUIRE_DATA") == "1"
 MARKER = "data"
 
-_not_run: dict[str, str] = {}  # test id -> why it did not run
-_ran: list[str] = []
+_not_run: dict[str, str] = {}  # test id -> why it did not run (from the reports)
+_ran: list[str] = []  # test ids (from the reports)
+_PROPERTY = "math2-conformance"  # the user property of a marked test: "" ran, else why not
 _fails: dict[str, str] = {}  # test id -> why it fails (reported as the test's failure)
 
 
@@ -97,9 +101,22 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if REQUIRE_DATA:
             _fails[item.nodeid] = f"MATH2_REQUIRE_DATA=1 but data set {name} is not here: {why}"
             return
-        _not_run[item.nodeid] = why
+        item.user_properties.append((_PROPERTY, why))
         pytest.skip(f"conformance (data set {name}) not run: {why}")
-    _ran.append(item.nodeid)
+    item.user_properties.append((_PROPERTY, ""))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Count a marked test's setup report (in the controller under xdist)."""
+    if report.when != "setup":
+        return
+    for key, why in report.user_properties:
+        if key != _PROPERTY:
+            continue
+        if why:
+            _not_run[report.nodeid] = why
+        else:
+            _ran.append(report.nodeid)
 
 
 def pytest_runtest_call(item: pytest.Item) -> None:
