@@ -41,7 +41,13 @@ def test_formalize_run_to_dataset(tmp_path, sqlite_store):
     with FakeServer(script) as srv:
         st = settings_for(tmp_path, srv.base_url, tmp_path / "repl.jsonl")
         summary = asyncio.run(
-            run_formalize(st, sqlite_store, inp, FormalizeOptions(model="gen", judge="judge"))
+            run_formalize(
+                st,
+                sqlite_store,
+                inp,
+                FormalizeOptions(model="gen", judge="judge"),
+                require_index=False,
+            )
         )
         reg = shared_registry(benchmark_fixtures())
         out = asyncio.run(
@@ -107,7 +113,13 @@ def test_a_rejected_statement_is_absent_from_the_export(tmp_path, sqlite_store):
     with FakeServer(script) as srv:
         st = settings_for(tmp_path, srv.base_url, tmp_path / "repl.jsonl")
         summary = asyncio.run(
-            run_formalize(st, sqlite_store, inp, FormalizeOptions(model="gen", judge="judge"))
+            run_formalize(
+                st,
+                sqlite_store,
+                inp,
+                FormalizeOptions(model="gen", judge="judge"),
+                require_index=False,
+            )
         )
         with sqlite_store.session() as s:
             texts = {

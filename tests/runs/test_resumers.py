@@ -158,7 +158,13 @@ def test_a_dataset_run_resumes_through_the_cli(tmp_path, sqlite_store) -> None:
     with FakeServer(script) as srv:
         st = settings_for(tmp_path, srv.base_url)
         formalized = asyncio.run(
-            run_formalize(st, sqlite_store, inp, FormalizeOptions(model="gen", judge="judge"))
+            run_formalize(
+                st,
+                sqlite_store,
+                inp,
+                FormalizeOptions(model="gen", judge="judge"),
+                require_index=False,
+            )
         )
         first = asyncio.run(
             build_dataset(

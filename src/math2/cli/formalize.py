@@ -160,8 +160,7 @@ def formalize_cmd(
                     on_progress=show,
                     on_result=tally,
                     ray=ray,
-                    require_index=True,  # no silent run without search (issue 46 §3)
-                )
+                )  # refused (NoSearchIndex) where --index is not built: the library's check
             )
     except EndpointDown as exc:  # the run stopped early; its unfinished items wait for a resume
         raise fail(escape(str(exc)), code=1) from exc

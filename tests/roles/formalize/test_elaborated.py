@@ -34,7 +34,7 @@ def test_formalize_never_passes_what_lean_elaborated_wrongly(tmp_path, registere
     with FakeServer(Script(rules=rules, models=["gen", "judge"])) as srv:
         st = settings_for(tmp_path, srv.base_url, repl_log)
         opts = FormalizeOptions(model="gen", judge="judge")
-        asyncio.run(run_formalize(st, registered, inp, opts))
+        asyncio.run(run_formalize(st, registered, inp, opts, require_index=False))
         asked = [r for r in srv.requests if r["rule"] == len(rules) - 1]  # the judge's rule
         judged = "\n".join(json.dumps(r["body"]) for r in asked)
     res = {k: v.result for k, v in results(registered).items()}

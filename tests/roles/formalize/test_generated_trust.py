@@ -39,7 +39,13 @@ def test_meaning_changers_from_a_model_never_reach_lean(tmp_path, registered):  
     with FakeServer(Script(rules=rules, models=["gen", "judge"])) as srv:
         st = settings_for(tmp_path, srv.base_url, repl_log)
         asyncio.run(
-            run_formalize(st, registered, inp, FormalizeOptions(model="gen", judge="judge"))
+            run_formalize(
+                st,
+                registered,
+                inp,
+                FormalizeOptions(model="gen", judge="judge"),
+                require_index=False,
+            )
         )
     res = {k: v.result for k, v in results(registered).items()}
     assert set(res) == set(CASES)

@@ -5,19 +5,22 @@ new run and the old run's recorded parameters stay as they were."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 from typer.testing import CliRunner
 
 from math2.cli import app
 from math2.llm import add_model
 from math2.llm.testing import FakeServer
+from math2.roles.formalize import FormalizeOptions, NoSearchIndex, run_formalize
 from math2.store import Run, Store
 from tests.roles.formalize.scripts import ITEMS, formalize_script, write_items
-from tests.settings import REPL_RULES
+from tests.settings import REPL_RULES, settings_for
 
 # an item whose planner does not search: the index is named, never opened
 QUIET = [it for it in ITEMS if it["id"] == "alpha"]
@@ -93,3 +96,25 @@ def test_formalize_without_its_index_refuses_then_the_index_is_its_identity(
     assert with_a.key != with_b.key
     assert with_a.params["index"] != with_b.params["index"]  # the first run's record kept
     assert with_a.key.endswith(with_a.params["index"])
+
+
+def test_the_library_refuses_too_unless_asked(tmp_path: Path, sqlite_store: Store) -> None:
+    """`run_formalize` itself refuses a run that would search an index it does not have (the
+    CLI only calls it): nothing recorded, no model called; `require_index=False` runs it, each
+    search attempt saying there is no index."""
+    with sqlite_store.session() as s:
+        add_model(s, "gen", provider="fake")
+        add_model(s, "judge", provider="fake")
+    inp = tmp_path / "in.jsonl"
+    write_items(inp, QUIET)
+    opts = FormalizeOptions(model="gen", judge="judge")
+    with FakeServer(formalize_script()) as srv:
+        st = settings_for(tmp_path, srv.base_url)
+        st.retrieval.index_dir = tmp_path / "no-index"
+        with pytest.raises(NoSearchIndex, match="math2 index build --library mathlib"):
+            asyncio.run(run_formalize(st, sqlite_store, inp, opts))
+        assert _runs(sqlite_store) == [] and sum(srv.counts().values()) == 0
+        summary = asyncio.run(run_formalize(st, sqlite_store, inp, opts, require_index=False))
+    assert summary.done == len(QUIET) and summary.failed == 0
+    (run,) = _runs(sqlite_store)
+    assert run.params["index"] is None and ":index=" not in run.key

@@ -36,7 +36,13 @@ def test_rounds_hostile_and_malformed_judge(tmp_path, registered):
     with FakeServer(formalize_script()) as srv:
         st = settings_for(tmp_path, srv.base_url, repl_log)
         summary = asyncio.run(
-            run_formalize(st, registered, inp, FormalizeOptions(model="gen", judge="judge"))
+            run_formalize(
+                st,
+                registered,
+                inp,
+                FormalizeOptions(model="gen", judge="judge"),
+                require_index=False,
+            )
         )
         requests = list(srv.requests)
     assert summary.done == 6 and summary.failed == 0
@@ -105,9 +111,13 @@ def test_ablation_switches_make_other_runs(tmp_path, registered):
     opts = {"model": "gen", "judge": "judge"}
     with FakeServer(formalize_script()) as srv:
         st = settings_for(tmp_path, srv.base_url, tmp_path / "r.log")
-        full = asyncio.run(run_formalize(st, registered, inp, FormalizeOptions(**opts)))
+        full = asyncio.run(
+            run_formalize(st, registered, inp, FormalizeOptions(**opts), require_index=False)
+        )
         once = asyncio.run(
-            run_formalize(st, registered, inp, FormalizeOptions(**opts, refine=False))
+            run_formalize(
+                st, registered, inp, FormalizeOptions(**opts, refine=False), require_index=False
+            )
         )
         before = len(srv.requests)
         plain = asyncio.run(
@@ -138,7 +148,11 @@ def test_best_of_n(tmp_path, registered):
         st = settings_for(tmp_path, srv.base_url, tmp_path / "r.log")
         summ = asyncio.run(
             run_formalize(
-                st, registered, inp, FormalizeOptions(model="gen", judge="judge", best_of_n=3)
+                st,
+                registered,
+                inp,
+                FormalizeOptions(model="gen", judge="judge", best_of_n=3),
+                require_index=False,
             )
         )
     res = by_run_results(registered)[summ.run_id]
@@ -152,7 +166,8 @@ def test_unregistered_model_refused(tmp_path, sqlite_store):
     write_items(inp, ITEMS[:1])
     st = settings_for(tmp_path, "http://127.0.0.1:9/v1", tmp_path / "r.log")
     with pytest.raises(UnregisteredModel, match="math2 models add gen"):
-        asyncio.run(run_formalize(st, sqlite_store, inp, FormalizeOptions(model="gen", judge="j")))
+        opts = FormalizeOptions(model="gen", judge="j")
+        asyncio.run(run_formalize(st, sqlite_store, inp, opts, require_index=False))
 
 
 def test_a_dead_model_endpoint_stops_the_items(tmp_path, registered):
@@ -164,5 +179,5 @@ def test_a_dead_model_endpoint_stops_the_items(tmp_path, registered):
     write_items(inp)
     st = dead_settings(settings_for(tmp_path, "http://unused/v1"))
     opts = FormalizeOptions(model="gen", judge="judge")
-    run_until_down(lambda: run_formalize(st, registered, inp, opts))
+    run_until_down(lambda: run_formalize(st, registered, inp, opts, require_index=False))
     met_endpoint_down(registered, done_before=0)

@@ -50,7 +50,7 @@ def test_formalize_refuses_meaning_changers_and_passes_printed_names(
     with FakeServer(Script(rules=rules, models=["gen", "judge"])) as srv:
         st = settings_for(tmp_path, srv.base_url, repl_log)
         opts = FormalizeOptions(model="gen", judge="judge")
-        asyncio.run(run_formalize(st, registered, inp, opts))
+        asyncio.run(run_formalize(st, registered, inp, opts, require_index=False))
     res = {k: v.result for k, v in results(registered).items()}
     assert set(res) == set(cases)
     for k, code in REFUSED.items():

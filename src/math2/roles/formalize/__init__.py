@@ -2,7 +2,9 @@
 
 `run_formalize(settings, store, "statements.jsonl", FormalizeOptions(model=…, judge=…))` runs
 the loop of `loop.py` over every statement on `math2.runs` (streaming, resumable), and writes
-each accepted statement as agent text for review.
+each accepted statement as agent text for review. It raises NoSearchIndex where the run would
+search an index that is not built (`retrieval=False` formalizes without search;
+`require_index=False` runs on, each search attempt saying there is no index).
 """
 
 from math2.roles.formalize.feedback import compile_feedback, extract_lean, judge_feedback
@@ -10,6 +12,7 @@ from math2.roles.formalize.inputs import input_digest, read_inputs
 from math2.roles.formalize.job import (
     FormalizeOptions,
     IndexRetriever,
+    NoSearchIndex,
     build_job,
     make_retriever,
     run_formalize,
@@ -33,6 +36,7 @@ __all__ = [
     "Hit",
     "IndexRetriever",
     "JudgeVerdict",
+    "NoSearchIndex",
     "Outcome",
     "PlannerDecision",
     "RoundLog",

@@ -235,15 +235,16 @@ async def run_formalize(
     on_result: Callable[[Any, Any], None] | None = None,
     ray: RayOptions | None = None,
     resume: Resume | None = None,
-    require_index: bool = False,
+    require_index: bool = True,
 ) -> RunSummary:
     """Formalize every statement of a JSONL file (or resume that run); on a Ray cluster when
     `ray` (a `RayOptions`) is given.
 
     Raises UnregisteredModel, LLMNotConfigured, LeanNotConfigured or InputError, each saying what
-    to do, before any model call; with `require_index` (the CLI's), NoSearchIndex where the run
-    would search an index that is not built (otherwise such a run goes on without search, and
-    each item's search attempt says so). The index searched is part of the run's key.
+    to do, before any model call, and NoSearchIndex (with the command that builds the index)
+    where the run would search an index that is not built. Only `require_index=False` runs such
+    a run without search — each item's search attempt then says "no search index"; a run without
+    search is `FormalizeOptions(retrieval=False)`. The index searched is part of the run's key.
     """
     input_path = Path(input_path)
     total = sum(1 for _ in read_inputs(input_path, options.field, options.limit))  # validate
