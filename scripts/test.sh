@@ -42,6 +42,6 @@ fi
 export MATH2_CHROMIUM=${MATH2_CHROMIUM:-/usr/bin/chromium}
 # Two pytest-xdist workers (MATH2_TEST_WORKERS, default 2; 0 runs in this process): much of the
 # suite waits on servers and subprocesses, so two workers overlap the waits even on two cores.
-# --dist loadgroup keeps the groups of tests/parallel.py whole on one worker (Ray's tests, the
-# llama server's, each module's). The 25 slowest tests are listed at the end.
-pytest -q -n "${MATH2_TEST_WORKERS:-2}" --dist loadgroup --durations=25 "$@"
+# --dist loadfile keeps each module, and the groups of tests/parallel.py (Ray's tests, the llama
+# server's), whole on one worker. The 25 slowest tests are listed at the end.
+pytest -q -n "${MATH2_TEST_WORKERS:-2}" --dist loadfile --durations=25 "$@"

@@ -22,7 +22,7 @@ from tests.data_conformance import (
 from tests.llm.llama_fixture import llama_server
 
 # pytest-xdist's groups (tests/parallel.py): Ray's tests on one worker, the llama server's on one.
-from tests.parallel import pytest_collection_modifyitems
+from tests.parallel import pytest_collection_modifyitems, pytest_xdist_make_scheduler
 
 __all__ = [
     "llama_server",
@@ -31,6 +31,7 @@ __all__ = [
     "pytest_runtest_logreport",
     "pytest_runtest_setup",
     "pytest_terminal_summary",
+    "pytest_xdist_make_scheduler",
 ]
 
 REPO = Path(__file__).resolve().parents[1]
