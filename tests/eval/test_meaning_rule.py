@@ -26,13 +26,8 @@ def _body(code: str) -> str:
 def test_eval_refuses_meaning_changers_and_compiles_printed_names(
     tmp_path,
     registered,  # noqa: F811
-    monkeypatch,
+    library_tables,  # the fixture library's tables (tests/conftest.py)
 ):
-    # the checker's class and name tables as a store holding the library gives them (issue 41
-    # §2: no hand list; the fixture library written for math2)
-    from tests.lean.library_fixture import LIBRARY
-
-    monkeypatch.setattr("math2.services.lean.library_tables", lambda settings, store: LIBRARY)
     cases = {**REFUSED, **PASSING}
     rows = [
         {

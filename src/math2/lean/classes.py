@@ -24,20 +24,27 @@ PROP_TOKENS = frozenset(
 )  # fmt: skip
 
 
-def scoped_opens(c: Command, tables: LibraryTables | None) -> list[tuple[Token, str, str]]:
-    """The namespaces an `open` switches scoped instances on in (the library's scan says which
-    hold a `scoped instance`): (where, the namespace, why)."""
+def scoped_opens(
+    c: Command, tables: LibraryTables | None, enclosing: Sequence[str] = ()
+) -> list[tuple[Token, str, str]]:
+    """The namespaces an `open` or `namespace` switches scoped instances on in (the library's
+    scan says which hold a `scoped instance`): (where, the namespace, why). `enclosing`: the
+    namespace components already entered before `c` — `namespace B` inside `namespace A` enters
+    A.B, and `open B` there opens A.B where the library has it, as Lean resolves both."""
     if tables is None or not tables.scoped:
         return []
     out = []
     words = [t for t in c.body if t.kind is Tok.IDENT]
     if c.keyword == "namespace":  # `namespace A.B` enters A's scope and A.B's
         words = words[:1]
+    outer = [p for e in enclosing for p in parts(canonical(e))]
     for t in words:
         name = canonical(t.text)
-        spaces = [name]
-        if c.keyword == "namespace":
-            spaces = [".".join(parts(name)[:k]) for k in range(1, len(parts(name)) + 1)]
+        if c.keyword == "namespace":  # every namespace entered here, with the enclosing ones
+            full = [*outer, *parts(name)]
+            spaces = [".".join(full[:k]) for k in range(len(outer) + 1, len(full) + 1)]
+        else:  # `open B` inside A reads A.B first, then B
+            spaces = [".".join([*outer[:k], name]) for k in range(len(outer), -1, -1)]
         for ns in spaces:
             if tables.scoped_instances_in(ns):
                 verb = "entering" if c.keyword == "namespace" else "opening"

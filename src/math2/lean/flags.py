@@ -37,14 +37,14 @@ from math2.lean.classes import (
     hypothesis_token,
     scoped_opens,
 )
-from math2.lean.commands import Command
+from math2.lean.commands import Command, namespaces, scope_names
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import ClassInfo, LibraryTables
 from math2.lean.name_flags import look_alike_flags, name_flags
 from math2.lean.names import has_look_alike, latin_skeleton
 from math2.lean.rules import CORE_TYPES, LIBRARY_NAMESPACES, normalise_name
 from math2.lean.terms import Violation, _v
-from math2.lean.trust import namespaces, statement_instances
+from math2.lean.trust import statement_instances
 
 # Tokens Lean or Mathlib already has: a `local notation` of one of them alone redefines it.
 NOTATION_TOKENS = CORE_TYPES | frozenset(
@@ -75,6 +75,7 @@ def benchmark_flags(
     out: list[Violation] = []
     bound: set[str] = set()  # the variables the context binds so far
     opened = namespaces(commands)  # where a variable's name may shadow a library name
+    scopes = scope_names(commands)  # the namespaces entered before each command
     for i, c in enumerate(commands):
         for p in c.prefixes:
             if p.keyword == "include":
@@ -82,9 +83,9 @@ def benchmark_flags(
                     _v("include", p.tokens[0], "`include` adds variables to the target", offset)
                 )
             elif p.keyword == "open":
-                out.extend(_open_flags(p, known_name, offset))
+                out.extend(_open_flags(p, known_name, offset, scopes[i]))
         if c.keyword in ("open", "namespace") and i not in targets:  # a namespace opens its scope
-            out.extend(_open_flags(c, known_name, offset))
+            out.extend(_open_flags(c, known_name, offset, scopes[i]))
         if i in targets:
             out.extend(_statement_instance_flags(c, offset, known_name, opened))
             if any(j > i for j in targets):  # a part that is an instance: later parts use it
@@ -164,7 +165,9 @@ def _variable_instance_flags(
     return out
 
 
-def _open_flags(c: Command, tables: LibraryTables | None, offset: int) -> list[Violation]:
+def _open_flags(
+    c: Command, tables: LibraryTables | None, offset: int, enclosing: Sequence[str]
+) -> list[Violation]:
     """`open … renaming`/`hiding` (a name of the statement may mean another constant) and
     `open` of a library namespace with scoped instances (a change to instance resolution)."""
     out = [
@@ -172,7 +175,8 @@ def _open_flags(c: Command, tables: LibraryTables | None, offset: int) -> list[V
         for t in c.body
         if t.kind is Tok.IDENT and t.text in ("renaming", "hiding")
     ]
-    return out + [_v("instance", t, why, offset) for t, _, why in scoped_opens(c, tables)]
+    scoped = scoped_opens(c, tables, enclosing)
+    return out + [_v("instance", t, why, offset) for t, _, why in scoped]
 
 
 def shown(toks: Sequence[Token]) -> str:

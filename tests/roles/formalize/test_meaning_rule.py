@@ -27,13 +27,8 @@ PASSING = {f"n{i}": code for i, code in enumerate([*NAMED.values(), *GENERATED_A
 def test_formalize_refuses_meaning_changers_and_passes_printed_names(
     tmp_path,
     registered,  # noqa: F811
-    monkeypatch,
+    library_tables,  # the fixture library's tables (tests/conftest.py)
 ):
-    # the checker's class and name tables as a store holding the library gives them (issue 41
-    # §2: no hand list; the fixture library written for math2)
-    from tests.lean.library_fixture import LIBRARY
-
-    monkeypatch.setattr("math2.services.lean.library_tables", lambda settings, store: LIBRARY)
     cases = {**REFUSED, **PASSING}
     items = [{"id": k, "statement": f"CASE-{k}: a statement"} for k in cases]
     inp = tmp_path / "in.jsonl"
