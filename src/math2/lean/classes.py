@@ -152,3 +152,44 @@ def lean_binder_name(name: str) -> bool:
     """`inst`, `inst_1`, …: the names Lean gives instance binders itself (`inst✝`); a variable
     named so shadows nothing a statement means by the name."""
     return name == "inst" or (name.startswith("inst_") and name[5:].isdigit())
+
+
+def unidentified_head(
+    b: Binder, bound: set[str], tables: LibraryTables | None, opened: Sequence[str] = ()
+) -> str | None:
+    """Why an explicit or implicit `variable` binder is refused when math2 cannot tell whether
+    its type is a class (fail closed): the type is a name applied to arguments none of which
+    mentions a variable of the block (`(inst : LT ℕ)`, `(s : Finset ℕ)`), and the library's
+    tables do not identify the name — Lean takes any local of a class type as an instance, so a
+    class the tables miss (no library in the store, no toolchain's sources) would otherwise
+    pass. None: the binder is an instance bracket, the type is a sort, a function type, a
+    variable of the block or unapplied (`(x : ℝ)`), an argument is a variable (`Finset α`), or
+    the tables know the name (and `class_of` said it is no class)."""
+    head = next((t for t in b.type if t.kind is Tok.IDENT), None)
+    args = b.arguments()
+    if b.is_instance or head is None or head is not b.type[0] or not args:
+        return None
+    name = normalise_name(head.text)
+    level = depths(b.type)
+    if (
+        name in ("Type", "Sort", "Prop")
+        or name in bound
+        or any(t.text in ("→", "->", "×", "∀", "Π") and not level[k] for k, t in enumerate(b.type))
+    ):
+        return None
+    if any(u.kind is Tok.IDENT and normalise_name(u.text) in bound for a in args for u in a):
+        return None
+    if tables is not None and any(tables(f) for f in tables.resolve(name, opened)):
+        return None
+    state = (
+        "are not loaded: no library in the store, no toolchain's sources (`math2 lean setup`)"
+        if tables is None or tables.empty
+        else "do not hold it"
+    )
+    close = {"(": ")", "{": "}", "⦃": "⦄"}.get(b.bracket, ")")
+    written = f"{b.bracket}{' '.join(n.text for n in b.names)} : {' '.join(t.text for t in b.type)}"
+    return (
+        f"`variable {written[:60]}{close}` in a model's output: math2 cannot tell whether "
+        f"`{name}` is a class (the library's tables {state}); Lean takes a variable of a class "
+        "type as an instance, so the binder is refused, not passed (fail closed)"
+    )

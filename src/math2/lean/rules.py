@@ -94,20 +94,6 @@ CORE_TYPES = frozenset(
     {"ℕ", "ℤ", "ℚ", "ℝ", "ℂ", "Nat", "Int", "Rat", "Real", "Complex", "Prop", "Bool", "Fin",
      "NNReal", "ENNReal", "EReal", "ZMod", "Set", "Finset", "List"}
 )  # fmt: skip
-# Types of objects (their applications are never classes): a model's `variable (x : T)` or
-# `let x : T := …` of one of these binds an object, not an instance.
-OBJECT_TYPES = CORE_TYPES | frozenset(
-    {"ℕ+", "PNat", "ℝ≥0", "ℝ≥0∞", "Multiset", "Matrix", "Polynomial", "MvPolynomial",
-     "PowerSeries", "EuclideanSpace", "Sym2", "Finsupp", "Equiv", "Subgroup", "Submonoid",
-     "Subring", "Subfield", "Submodule", "Ideal", "Subalgebra", "Sylow", "Function", "Option",
-     "Prod", "Sum", "Sigma", "Subtype", "Array", "String", "Char", "Unit", "UInt8", "Nat.Primes",
-     "Quaternion", "GaussianInt", "Zsqrtd", "IntermediateField", "Filter", "Measure",
-     "MeasureTheory.Measure", "Sequence", "Stream'", "Seq", "Cardinal", "Ordinal", "Type",
-     "Sort", "Module.End", "LinearMap", "ContinuousLinearMap", "AddSubgroup", "Perm",
-     "Equiv.Perm", "MonoidHom", "RingHom", "AlgHom", "Units", "Additive", "Multiplicative",
-     "DihedralGroup", "QuaternionGroup", "SpecialLinearGroup", "GL", "Fintype.card", "Complex.abs",
-     "Metric.ball", "Set.Icc", "Set.Ioo", "Finset.range", "Finset.Icc", "Real.sqrt", "Real.pi"}
-)  # fmt: skip
 # Namespaces of core and Mathlib types: a context definition inside one (`def Real.sqrt …`)
 # shadows or extends Mathlib's API under Mathlib's name.
 LIBRARY_NAMESPACES = CORE_TYPES | frozenset(

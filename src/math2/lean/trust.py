@@ -33,6 +33,7 @@ from math2.lean.classes import (
     library_look_alike,
     look_alike_binders,
     scoped_opens,
+    unidentified_head,
 )
 from math2.lean.commands import Command, namespaces, scope_names
 from math2.lean.lexer import Tok, Token
@@ -331,6 +332,8 @@ def _variable_rules(
             out.append(_v("generated", b.at, hypothesis, offset))
         elif (b.is_instance or info is not None) and (closed := closed_instance(b, bound, info)):
             out.append(_v("generated", b.at, closed, offset))
+        elif info is None and (unknown := unidentified_head(b, bound, tables, opened)):
+            out.append(_v("generated", b.at, unknown, offset))
         for n in b.names:
             if shadow := _shadows(n.text, mentioned, opened, tables):
                 out.append(_v("generated", n, shadow, offset))
