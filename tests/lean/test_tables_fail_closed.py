@@ -4,13 +4,15 @@ table holds `LT`, so without the table it is refused with the reason, never pass
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from math2.lean.backends import ReplBackend
 from math2.lean.checker import CheckItem, LeanChecker
 from math2.lean.hygiene import check_code
-from math2.lean.library import LibraryTables
+from math2.lean.library import LibraryTables, store_tables
 from math2.lean.pool import PoolConfig
+from math2.lean.trust import ContextTrust
 from tests.lean.conftest import fake_argv, requests
 from tests.lean.library_fixture import LIBRARY
 
@@ -66,3 +68,54 @@ async def test_without_tables_nothing_reaches_the_double(tmp_path: Path) -> None
     finally:
         await backend.close()
     assert [s for s in requests(log) if "inst : LT" in s] == []
+
+
+BENCH = ContextTrust.BENCHMARK
+
+
+def _flags(code: str, tables: LibraryTables | None, rule: str) -> list[str]:
+    r = check_code(code, name="foo", trust=BENCH, known_name=tables)
+    assert r.ok, [v.detail for v in r.violations]
+    return [f.detail for f in r.flags if f.rule == rule]
+
+
+def test_notation_tokens_come_from_the_librarys_notation_commands() -> None:
+    """No hand list of tokens: `π` is flagged because the library declares `notation "π"`, a new
+    token is not; where the tables hold no notation (the store keeps none, or no tables),
+    every token the statement uses is flagged, saying why (fail closed)."""
+    pi = H + 'local notation "π" => (3 : ℝ)\ntheorem foo : π = 3 := by sorry'
+    new = H + 'local notation "twice" x => 2 * x\ntheorem foo : twice 3 = 6 := by sorry'
+    assert any("redefines `π`" in f for f in _flags(pi, LIBRARY, "notation"))
+    assert _flags(new, LIBRARY, "notation") == []
+    from_store = replace(LIBRARY, tokens=frozenset(), tokens_complete=False)
+    for tables in (None, from_store):
+        for code, atom in ((pi, "π"), (new, "twice")):
+            got = _flags(code, tables, "notation")
+            assert len(got) == 1 and f'"{atom}"' in got[0] and "not loaded" in got[0], got
+    assert from_store.token("π") is None and LIBRARY.token("twice") is False
+
+
+def test_library_namespaces_come_from_the_librarys_names() -> None:
+    """No hand list of namespaces: `Real` is one because the library declares `Real.sqrt`;
+    without tables a declaration inside a namespace the item does not declare is flagged."""
+    real = H + "def Real.twice (x : ℕ) : ℕ := 2 * x\ntheorem foo : Real.twice 1 = 2 := by sorry"
+    mine = H + "def Mine.twice (x : ℕ) : ℕ := 2 * x\ntheorem foo : Mine.twice 1 = 2 := by sorry"
+    own = H + (
+        "structure Pt where\n  x : ℕ\ndef Pt.twice (p : Pt) : ℕ := 2 * p.x\n"
+        "theorem foo (p : Pt) : p.twice = 2 * p.x := by sorry"
+    )
+    assert any("the library namespace Real" in f for f in _flags(real, LIBRARY, "shadowing"))
+    assert _flags(mine, LIBRARY, "shadowing") == []
+    got = _flags(mine, None, "shadowing")
+    assert len(got) == 1 and "cannot check" in got[0] and "Mine" in got[0], got
+    assert _flags(own, None, "shadowing") == []  # the item's own type's API
+
+
+def test_the_stores_namespaces_are_one_range_lookup(tmp_path: Path) -> None:
+    from tests.lean.test_library_tables import _store_with_fixture
+
+    tables = store_tables(_store_with_fixture(tmp_path))
+    assert tables.namespace("Real") and tables.namespace("PiCountable")
+    assert not tables.namespace("Rea") and not tables.namespace("Real.sqrt")
+    assert not tables.namespace("Nosuch")
+    assert tables.tokens_complete is False  # the store keeps no notation: fail closed

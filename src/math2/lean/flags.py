@@ -42,16 +42,10 @@ from math2.lean.lexer import Tok, Token
 from math2.lean.library import ClassInfo, LibraryTables
 from math2.lean.name_flags import look_alike_flags, name_flags
 from math2.lean.names import has_look_alike, latin_skeleton
-from math2.lean.rules import CORE_TYPES, LIBRARY_NAMESPACES, normalise_name
+from math2.lean.rules import CORE_TYPES, normalise_name
 from math2.lean.terms import Violation, _v
 from math2.lean.trust import statement_instances
 
-# Tokens Lean or Mathlib already has: a `local notation` of one of them alone redefines it.
-NOTATION_TOKENS = CORE_TYPES | frozenset(
-    {"π", "∑", "∏", "∫", "√", "‖", "∞", "⊤", "⊥", "∅", "∣", "≤", "<", "≥", ">", "+", "-", "*",
-     "/", "^", "=", "≠", "•", "∘", "⁻¹", "!", "#", "⌊", "⌋", "⌈", "⌉", "|", "ℯ", "exp", "∈",
-     "∉", "⊆", "∩", "∪", "ᶜ", "×", "→", "↔", "∧", "∨", "¬", "%", "∆", "ℵ₀", "𝓝", "i", "e"}
-)  # fmt: skip
 _INSTANCE_ATTRIBUTES = frozenset({"instance", "default_instance"})
 
 
@@ -320,9 +314,8 @@ def _instance_flags(
             for n in names
             if n not in own
             and n[:1].isupper()
-            and (
-                (known_name is not None and known_name(n)) or n.split(".")[0] in LIBRARY_NAMESPACES
-            )
+            and known_name is not None
+            and (known_name(n) or known_name.namespace(n.split(".")[0]))
         }
     )
     if library:
@@ -350,18 +343,29 @@ def _identifiers_after(commands: list[Command]) -> dict[int, set[str]]:
 
 
 def _notation_flags(
-    c: Command, later: set[str], known_name: LibraryTables | None, offset: int
+    c: Command, later: set[str], tables: LibraryTables | None, offset: int
 ) -> list[Violation]:
-    """A `local notation` one of whose tokens Lean or the library has and the statement uses
-    later, whatever attributes it carries (`(name := …)`, `(priority := …)`, `:prec`)."""
+    """A `local notation` one of whose tokens Lean or the library has (the tables' notation
+    atoms and names) and the statement uses later, whatever attributes it carries (`(name :=
+    …)`, `(priority := …)`, `:prec`). Where the tables cannot say (the store keeps no notation,
+    or there are no tables), every such token the statement uses is flagged: fail closed."""
     if c.keyword not in ("notation", "notation3"):
         return []
     arrow = next((k for k, t in enumerate(c.body) if t.text == "=>"), len(c.body))
     atoms = [t.text[1:-1].strip() for t in c.body[:arrow] if t.kind is Tok.STRING]
     out = []
     for atom in dict.fromkeys(atoms):
-        existing = atom in NOTATION_TOKENS or (known_name is not None and known_name(atom))
-        if existing and atom in later:
-            why = f'`{c.keyword}` with "{atom}" redefines `{atom}`, which the statement uses'
-            out.append(_v("notation", c.tokens[c.keyword_index], why, offset))
+        if atom not in later:
+            continue
+        existing = tables.token(atom) if tables is not None else None
+        if existing is False:
+            continue
+        why = f'`{c.keyword}` with "{atom}" redefines `{atom}`, which the statement uses'
+        if existing is None:
+            why = (
+                f'`{c.keyword}` with "{atom}", which the statement uses: the library\'s notation '
+                f'table is not loaded, so math2 cannot tell whether "{atom}" is Lean\'s or the '
+                "library's (flagged, fail closed)"
+            )
+        out.append(_v("notation", c.tokens[c.keyword_index], why, offset))
     return out

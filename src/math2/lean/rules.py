@@ -94,13 +94,6 @@ CORE_TYPES = frozenset(
     {"ℕ", "ℤ", "ℚ", "ℝ", "ℂ", "Nat", "Int", "Rat", "Real", "Complex", "Prop", "Bool", "Fin",
      "NNReal", "ENNReal", "EReal", "ZMod", "Set", "Finset", "List"}
 )  # fmt: skip
-# Namespaces of core and Mathlib types: a context definition inside one (`def Real.sqrt …`)
-# shadows or extends Mathlib's API under Mathlib's name.
-LIBRARY_NAMESPACES = CORE_TYPES | frozenset(
-    {"Polynomial", "Matrix", "Function", "Filter", "MeasureTheory", "Finset", "Multiset",
-     "Ideal", "Submodule", "Subgroup", "LinearMap", "Module", "Group", "Ring", "Field",
-     "Metric", "Topology", "Order", "Equiv", "Monoid"}
-)  # fmt: skip
 # Words that stand for `sorry`, read from Lean's own sources (src/Init/Tactics.lean of
 # leanprover/lean4, read at commit 00165f832963 of the search index): the term `sorry` and the
 # axiom `sorryAx`; the tactic macros `sorry` and `admit` (`exact @sorryAx _ false`) and `stop`
