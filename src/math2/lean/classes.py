@@ -193,3 +193,28 @@ def unidentified_head(
         f"`{name}` is a class (the library's tables {state}); Lean takes a variable of a class "
         "type as an instance, so the binder is refused, not passed (fail closed)"
     )
+
+
+def class_aliases(
+    commands: list[Command], full_names: dict[int, str], tables: LibraryTables | None
+) -> dict[str, list[Token]]:
+    """The item's reducible aliases of a class application (`abbrev MyLT := LT ℕ`, `@[reducible]
+    def MyLT := LT ℕ`): name (full and short) → the application its value is, so an instance
+    of the alias is read as one of the class it unfolds to (on ℕ), as Lean's instance search
+    reads it."""
+    out: dict[str, list[Token]] = {}
+    for i, c in enumerate(commands):
+        if c.keyword not in ("def", "abbrev") or i not in full_names:
+            continue
+        stop = proof_start(c.body)
+        value = through_aliases(c.body[stop + 1 :] if stop is not None else [], out)
+        if value and class_of(value, tables) is not None:
+            out[full_names[i]] = out[full_names[i].split(".")[-1]] = value
+    return out
+
+
+def through_aliases(kind: list[Token], aliases: dict[str, list[Token]]) -> list[Token]:
+    """A type with a class alias at its head replaced by the application it stands for."""
+    if kind and kind[0].kind is Tok.IDENT and (value := aliases.get(normalise_name(kind[0].text))):
+        return [*value, *kind[1:]]
+    return kind

@@ -32,10 +32,12 @@ from collections.abc import Sequence
 from math2.lean.binders import Binder, binder_groups
 from math2.lean.brackets import depths, proof_start
 from math2.lean.classes import (
+    class_aliases,
     class_of,
     closed_instance,
     hypothesis_token,
     scoped_opens,
+    through_aliases,
 )
 from math2.lean.commands import Command, namespaces, scope_names
 from math2.lean.lexer import Tok, Token
@@ -59,8 +61,9 @@ def benchmark_flags(
     """The flags of a person's context (see the module docstring)."""
     own = {n for n in full_names.values()} | {n.split(".")[-1] for n in full_names.values()}
     aliases = _aliases(commands, full_names)
+    classes = class_aliases(commands, full_names, known_name)  # `abbrev MyLT := LT ℕ`
     attributes = any(c.keyword == "attribute" for c in commands)
-    signatures = _signatures(commands, full_names) if attributes else {}
+    signatures = _signatures(commands, full_names, classes) if attributes else {}
     used_later = _identifiers_after(commands)
     # the commands with letters that look like Latin ones (only there can a name be a look-alike)
     texts = ["".join([t.text for t in c.tokens]) for c in commands]
@@ -83,9 +86,11 @@ def benchmark_flags(
         if i in targets:
             out.extend(_statement_instance_flags(c, offset, known_name, opened))
             if any(j > i for j in targets):  # a part that is an instance: later parts use it
-                out.extend(_instance_flags(c, own, aliases, signatures, known_name, offset))
+                out.extend(
+                    _instance_flags(c, own, aliases, signatures, classes, known_name, offset)
+                )
         if i not in targets:
-            out.extend(_instance_flags(c, own, aliases, signatures, known_name, offset))
+            out.extend(_instance_flags(c, own, aliases, signatures, classes, known_name, offset))
             if c.keyword in ("variable", "variables"):
                 out.extend(_variable_instance_flags(c, bound, aliases, known_name, opened, offset))
             out.extend(_notation_flags(c, used_later.get(i, set()), known_name, offset))
@@ -232,13 +237,16 @@ def _aliases(commands: list[Command], full_names: dict[int, str]) -> dict[str, s
     return out
 
 
-def _signatures(commands: list[Command], full_names: dict[int, str]) -> dict[str, list[str]]:
+def _signatures(
+    commands: list[Command], full_names: dict[int, str], classes: dict[str, list[Token]]
+) -> dict[str, list[str]]:
     """The identifiers of each named declaration's type (before its `:=`), by full and short
     name."""
     out: dict[str, list[str]] = {}
     for i, c in enumerate(commands):
         if i in full_names:
-            out[full_names[i]] = out[full_names[i].split(".")[-1]] = _subjects(c.body[1:])
+            subjects = _subjects(through_aliases(_declared_type(c.body[1:]), classes))
+            out[full_names[i]] = out[full_names[i].split(".")[-1]] = subjects
     return out
 
 
@@ -251,10 +259,9 @@ def _declared_type(decl: list[Token]) -> list[Token]:
     return sig[colon + 1 :]
 
 
-def _subjects(decl: list[Token]) -> list[str]:
-    """What an instance declared with this signature is on: the head of each argument of its
-    class (`LinearOrder (Polynomial ℚ)` → Polynomial; `LT N` → N)."""
-    kind = _declared_type(decl)
+def _subjects(kind: list[Token]) -> list[str]:
+    """What an instance of this type is on: the head of each argument of its class
+    (`LinearOrder (Polynomial ℚ)` → Polynomial; `LT N` → N)."""
     binder = Binder("[", [], kind, kind[0]) if kind else None
     if binder is None:
         return []
@@ -271,11 +278,13 @@ def _instance_flags(
     own: set[str],
     aliases: dict[str, set[str]],
     signatures: dict[str, list[str]],
+    classes: dict[str, list[Token]],
     known_name: LibraryTables | None,
     offset: int,
 ) -> list[Violation]:
     """An instance made by keyword or attribute, with what it is on (for an attribute on a
-    declaration of the item: what that declaration's type is about)."""
+    declaration of the item: what that declaration's type is about; through the item's class
+    aliases: `instance : MyLT` with `abbrev MyLT := LT ℕ` is on ℕ)."""
     how = None
     if c.keyword == "instance":
         how = "an instance"
@@ -284,8 +293,8 @@ def _instance_flags(
     elif c.keyword == "attribute" and _instance_attribute(c.body):
         word = next(t.text for t in c.body if t.text in _INSTANCE_ATTRIBUTES)
         removed = "-" if any(t.text == "-" for t in c.body[:4]) else ""
-        local = "local " if any(t.text == "local" for t in c.body[:4]) else ""
-        how = f"`attribute [{local}{removed}{word}]`: a change to instance resolution"
+        scope = next((t.text + " " for t in c.body[:4] if t.text in ("local", "scoped")), "")
+        how = f"`attribute [{scope}{removed}{word}]`: a change to instance resolution"
     if how is None:
         return []
     at = c.tokens[c.keyword_index]
@@ -295,8 +304,8 @@ def _instance_flags(
         names = [x for n in written for x in signatures.get(n, [n])]
         what = f"on `{', '.join(written)}`" if written else ""
     else:  # a declaration: what its type is about, not its body
-        names = _subjects(c.body)
-        kind = _declared_type(c.body)
+        kind = through_aliases(_declared_type(c.body), classes)
+        names = _subjects(kind)
         what = _instance_of(kind, class_of(kind, known_name), known_name)
     how = f"{how} ({what})" if what else how
     core = sorted({n for n in names if n in CORE_TYPES})
