@@ -35,6 +35,10 @@ def test_an_explicit_class_variable_is_refused_without_the_class_table() -> None
         why = r.violations[0].detail
         assert "`variable (inst : LT ℕ)`" in why and "cannot tell whether `LT` is a class" in why
         assert "not loaded" in why and "fail closed" in why
+        for spelled in ("((LT ℕ))", "@LT ℕ"):  # brackets or `@` around it change nothing
+            code = INST.replace("LT ℕ)", spelled + ")")
+            r = check_code(code, name="foo", known_name=tables)
+            assert not r.ok and "`LT` is a class" in r.violations[0].detail, code
     # with the table, the class rule itself refuses it (LT is a class over no variable)
     r = check_code(INST, name="foo", known_name=LIBRARY)
     assert not r.ok and "an instance of `LT` on ℕ" in r.violations[0].detail

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from math2.lean.binders import Binder, binder_groups
-from math2.lean.brackets import depths, proof_start
+from math2.lean.brackets import depths, matching, proof_start
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import ClassInfo, LibraryTables
@@ -164,7 +164,14 @@ def unidentified_head(
     class the tables miss (no library in the store, no toolchain's sources) would otherwise
     pass. None: the binder is an instance bracket, the type is a sort, a function type, a
     variable of the block or unapplied (`(x : ℝ)`), an argument is a variable (`Finset α`), or
-    the tables know the name (and `class_of` said it is no class)."""
+    the tables know the name (and `class_of` said it is no class). `((LT ℕ))`, `@LT ℕ` are
+    read as `LT ℕ`."""
+    kind = list(b.type)
+    while kind and kind[0].text in ("(", "@"):
+        if kind[0].text == "(" and matching(kind, 0) != len(kind) - 1:
+            break
+        kind = kind[1:-1] if kind[0].text == "(" else kind[1:]
+    b = Binder(b.bracket, b.names, kind, b.at)
     head = next((t for t in b.type if t.kind is Tok.IDENT), None)
     args = b.arguments()
     if b.is_instance or head is None or head is not b.type[0] or not args:
