@@ -52,3 +52,14 @@ def test_an_instance_of_a_class_alias_is_read_through_the_alias(case) -> None:
     if case != "attribute through an alias":
         assert "an instance of `LT` on `ℕ`" in flags[0]  # the class, not the alias's name
     assert not [f for f in bench.flags if "no argument" in f.detail]
+
+
+def test_a_class_binder_on_a_library_type_under_exists_is_flagged_for_a_person() -> None:
+    """In a person's context the statement's variables are not known beforehand: a one-word
+    argument counts as one unless the library's tables know it (`Cardinal` here, no hand list)."""
+    code = "theorem foo : ∃ _ : LT Cardinal, True := by sorry"
+    bench = _check(code, ContextTrust.BENCHMARK)
+    assert bench.ok and any("LT Cardinal" in f.detail for f in bench.flags), bench.flags
+    assert not _check(code, ContextTrust.GENERATED).ok
+    bound = "theorem foo {C : Type} : ∃ _ : LT C, True := by sorry"  # over a variable: no flag
+    assert not [f for f in _check(bound, ContextTrust.BENCHMARK).flags if f.rule == "instance"]

@@ -224,7 +224,8 @@ def _chosen_instances(
         # `∃ i j : T,`: one group without brackets
         groups = binder_groups(part) or [binder_of(t, part)]
         for b in groups:
-            if (b.is_instance or class_of(b.type, tables, opened)) and _closed(b, known, bound):
+            closed = _closed(b, known, bound, tables)
+            if (b.is_instance or class_of(b.type, tables, opened)) and closed:
                 shown = " ".join(u.text for u in b.type)[:60]
                 why = f"a binder of the class `{shown}` under `{t.text}` (an instance it chooses)"
                 out.append(_instance(t, why, offset))
@@ -232,15 +233,20 @@ def _chosen_instances(
     return out
 
 
-def _closed(b: Binder, known: set[str], bound: set[str] | None) -> bool:
+def _closed(
+    b: Binder, known: set[str], bound: set[str] | None, tables: LibraryTables | None
+) -> bool:
     """Whether a class binder's arguments mention no variable (`LT ℕ`, not `Fintype (R ⧸ I)`
-    with `I` bound by the statement)."""
+    with `I` bound by the statement). Where the block's variables are not known (`bound` None:
+    a person's context), a one-word argument is taken for one unless it is a core type or a
+    name or notation token of the library's tables (`LT Cardinal` is closed)."""
     for a in b.arguments():
         for u in a:
             if u.kind is not Tok.IDENT:
                 continue
             name = normalise_name(u.text)
-            if name in known or (bound is None and len(a) == 1 and name not in CORE_TYPES):
+            library = name in CORE_TYPES or (tables is not None and bool(tables.token(name)))
+            if name in known or (bound is None and len(a) == 1 and not library):
                 return False
     return True
 
