@@ -14,8 +14,12 @@ from math2.llm.testing import FakeServer, Rule, Script
 from tests.eval.test_harness import GENERATOR, OK, lean, registered, settings_for  # noqa: F401
 from tests.lean.conftest import requests
 from tests.lean.issue34_corpus import GENERATED_ACCEPTED, GENERATED_REFUSED, NAMED
+from tests.lean.test_library_tables import CHANGED
 
 REFUSED = {f"r{i}": c for i, c in enumerate(GENERATED_REFUSED.values()) if len(c) < 50_000}
+# issue 41 §2: the cases that change meaning through the library's classes, names and scoped
+# instances (refused with the fixture library's tables, `library_tables`)
+REFUSED.update({f"c{i}": code for i, (code, _) in enumerate(CHANGED.values())})
 PASSING = {f"n{i}": c for i, c in enumerate([*NAMED.values(), *GENERATED_ACCEPTED.values()])}
 
 

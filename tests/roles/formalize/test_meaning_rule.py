@@ -11,10 +11,14 @@ from math2.llm.testing import FakeServer, Rule, Script
 from math2.roles.formalize import FormalizeOptions, Outcome, run_formalize
 from tests.lean.conftest import requests
 from tests.lean.issue34_corpus import GENERATED_ACCEPTED, GENERATED_REFUSED, NAMED
+from tests.lean.test_library_tables import CHANGED
 from tests.roles.formalize.scripts import GENERATOR, JUDGE, PLANNER, consistent, lean, write_items
 from tests.roles.formalize.test_loop import registered, results, settings_for  # noqa: F401
 
 REFUSED = {f"r{i}": code for i, code in enumerate(GENERATED_REFUSED.values())}
+# issue 41 §2: the cases that change meaning through the library's classes, names and scoped
+# instances (refused with the fixture library's tables, `library_tables`)
+REFUSED.update({f"c{i}": code for i, (code, _) in enumerate(CHANGED.values())})
 
 
 def _body(code: str) -> str:
