@@ -146,3 +146,14 @@ def sqlite_store(tmp_path: Path):
     s.upgrade()
     yield s
     s.close()
+
+
+@pytest.fixture
+def library_tables(monkeypatch: pytest.MonkeyPatch):
+    """The checker's class, name and scoped-instance tables as a store holding the library gives
+    them (issue 41 §2: read from the library, no hand list): the small library written for
+    math2 (tests/fixtures/lean_library), in place of `math2.services.lean.library_tables`."""
+    from tests.lean.library_fixture import LIBRARY
+
+    monkeypatch.setattr("math2.services.lean.library_tables", lambda settings, store: LIBRARY)
+    return LIBRARY

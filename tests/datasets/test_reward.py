@@ -171,3 +171,31 @@ def test_what_lean_elaborated_wrongly_scores_zero_and_is_never_judged(reward):
     statuses = {d["status"] for d in r.details.values() if str(d.get("lean", "")).find("foo") >= 0}
     assert statuses == {"sorry", "rejected"}, statuses
     assert r.score_batch([(X, lean("theorem good : @LT.lt ℕ instLTNat 5 3 := by sorry"))]) == [1.0]
+
+
+def test_a_block_that_changes_meaning_through_the_library_scores_zero(reward, library_tables):
+    # issue 41 §2: with the library's tables (the fixture library, tests/conftest.py) every
+    # case of the class and name tables is refused before Lean and never judged
+    from tests.lean.test_library_tables import CHANGED
+
+    r, srv = reward
+    n = len(srv.requests)
+    pairs = [
+        (f"CASE-{k}", lean(code.removeprefix("import Mathlib\n")))
+        for k, (code, _) in CHANGED.items()
+    ]
+    assert r.score_batch(pairs) == [0.0] * len(pairs)
+    assert len(srv.requests) == n
+    for code, _ in CHANGED.values():
+        (d,) = [d for d in r.details.values() if d["lean"] in code]
+        assert d["status"] == "rejected" and d["reason"], d
+
+
+def test_an_explicit_class_variable_scores_zero_without_the_tables(reward):
+    # issue 41 §2: with no tables (an empty store, no toolchain) `variable (inst : LT ℕ)`
+    # reached the double and scored 1.0; now it is refused before Lean, saying why
+    r, _ = reward
+    code = "variable (inst : LT ℕ)\ntheorem foo : (3 : ℕ) < 2 := by sorry"
+    assert r.score_batch([(X, lean(code))]) == [0.0]
+    (d,) = r.details.values()
+    assert d["status"] == "rejected" and "cannot tell whether `LT` is a class" in d["reason"], d

@@ -14,8 +14,12 @@ from math2.llm.testing import FakeServer, Rule, Script
 from tests.eval.test_harness import GENERATOR, OK, lean, registered, settings_for  # noqa: F401
 from tests.lean.conftest import requests
 from tests.lean.issue34_corpus import GENERATED_ACCEPTED, GENERATED_REFUSED, NAMED
+from tests.lean.test_library_tables import CHANGED
 
 REFUSED = {f"r{i}": c for i, c in enumerate(GENERATED_REFUSED.values()) if len(c) < 50_000}
+# issue 41 §2: the cases that change meaning through the library's classes, names and scoped
+# instances (refused with the fixture library's tables, `library_tables`)
+REFUSED.update({f"c{i}": code for i, (code, _) in enumerate(CHANGED.values())})
 PASSING = {f"n{i}": c for i, c in enumerate([*NAMED.values(), *GENERATED_ACCEPTED.values()])}
 
 
@@ -26,13 +30,8 @@ def _body(code: str) -> str:
 def test_eval_refuses_meaning_changers_and_compiles_printed_names(
     tmp_path,
     registered,  # noqa: F811
-    monkeypatch,
+    library_tables,  # the fixture library's tables (tests/conftest.py)
 ):
-    # the checker's class and name tables as a store holding the library gives them (issue 41
-    # §2: no hand list; the fixture library written for math2)
-    from tests.lean.library_fixture import LIBRARY
-
-    monkeypatch.setattr("math2.services.lean.library_tables", lambda settings, store: LIBRARY)
     cases = {**REFUSED, **PASSING}
     rows = [
         {

@@ -34,15 +34,12 @@ def requests(log: Path) -> list[str]:
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A store and a fake REPL (logging to requests.jsonl) for `math2 lean check`."""
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, library_tables) -> Path:
+    """A store and a fake REPL (logging to requests.jsonl) for `math2 lean check`, with the
+    library's tables of the fixture library (`library_tables`, tests/conftest.py; the store's
+    and Lean core's in use; tests/lean/test_library_tables.py reads them from a store)."""
     monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'c.db'}")
     monkeypatch.setenv("MATH2_LEAN__PROJECT_DIR", str(tmp_path))
     log = tmp_path / "requests.jsonl"
     monkeypatch.setenv("MATH2_LEAN__REPL_COMMAND", json.dumps(fake_argv("--log", str(log))))
-    # the library's tables: the fixture library written for math2 (the store's and Lean core's
-    # in use; tests/lean/test_library_tables.py reads them from a store)
-    from tests.lean.library_fixture import LIBRARY
-
-    monkeypatch.setattr("math2.services.lean.library_tables", lambda settings, store: LIBRARY)
     return tmp_path

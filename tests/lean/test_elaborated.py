@@ -192,7 +192,7 @@ def test_math2s_commands_name_everything_from_the_root_and_quote_the_target() ->
     check, ask = commands_for("Foo.«two plus two»")
     assert check.startswith("set_option pp.all true in ")
     assert "set_option pp.instanceTypes true in " in check
-    assert check.endswith("#check @Foo.«two plus two»")
+    assert check.endswith("#check @_root_.Foo.«two plus two»")  # no open namespace redirects it
     assert "\n" not in check and "\n" not in ask  # one line each: a line says which answered
     assert "`Foo.«two plus two»" in ask and "_root_.Lean.Meta.isInstance" in ask
     assert instances_answer("math2-instances Foo.«two plus two»: instLTNat Nat.instDvdNat") == (

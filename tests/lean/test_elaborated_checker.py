@@ -272,3 +272,21 @@ async def test_the_repls_own_mathlib_statements_pass_with_no_elaborated_flag(che
             assert r.passed and not [f for f in r.flags if f.rule == "elaborated"], (name, r.reason)
             checked += 1
     assert checked >= 5
+
+
+async def test_math2s_commands_read_the_target_through_a_shadowing_namespace(checker) -> None:
+    """A person's context leaves `namespace Foo` open and declares `Foo.Foo.t` before the
+    target `Foo.t`: written bare, math2's `#print axioms Foo.t` and `#check @Foo.t` would read
+    `Foo.Foo.t` (Lean looks in the innermost open namespace first, and so does the double); under
+    `_root_` they read the target."""
+    c, log = checker
+    code = (
+        "namespace Foo\n"
+        "theorem Foo.t : True := trivial\n"
+        "theorem t (n : ℕ) (h : 0 < n) : 0 < n * n := by sorry\n"
+    )
+    r = await c.check(CheckItem(id="ns", code="import Mathlib\n" + code, name="Foo.t", trust=BENCH))
+    assert r.passed and r.status is Status.SORRY, r.reason
+    assert not [f for f in r.flags if f.rule == "elaborated"], r.flags
+    sent = next(s for s in requests(log) if "theorem t" in s)
+    assert "#print axioms _root_.Foo.t" in sent and "#check @_root_.Foo.t" in sent

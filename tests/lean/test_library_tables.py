@@ -91,6 +91,15 @@ CHANGED: dict[str, tuple[str, str]] = {
         H + "namespace PiCountable.Sub\ntheorem foo : (3 : ℕ) < 2 := by sorry\nend PiCountable.Sub",
         "instance",
     ),
+    "nested namespaces entering one with scoped instances": (  # A then B enters A.B
+        H + "namespace Lexicographic\nnamespace Pairs\ntheorem foo : (3 : ℕ) ≤ 2 := by sorry\n"
+        "end Pairs\nend Lexicographic",
+        "instance",
+    ),
+    "open inside the enclosing namespace": (  # `open Pairs` inside Lexicographic opens A.B
+        H + "namespace Lexicographic\nopen Pairs\ntheorem foo : (3 : ℕ) ≤ 2 := by sorry",
+        "instance",
+    ),
     "look-alike variable under open": (
         H + "open Real\nvariable (lοg : ℕ → ℕ)\ntheorem foo : lοg 1 = 0 := by sorry",
         "look-alike",
@@ -203,7 +212,7 @@ def test_the_tables_read_classes_parents_out_params_and_scoped_instances() -> No
     assert LIBRARY.ancestors(LIBRARY.classes["Group"]) == ["Monoid", "Semigroup", "Mul"]
     assert "IsTaggedClass" in LIBRARY.classes  # a structure tagged @[class]
     assert "Polynomial" not in LIBRARY.classes and LIBRARY("Polynomial")
-    assert LIBRARY.scoped == frozenset({"PiCountable"})
+    assert LIBRARY.scoped == frozenset({"PiCountable", "Lexicographic.Pairs"})
     assert LIBRARY.predicate("p.Prime") and LIBRARY.predicate("Even")
     assert not LIBRARY.predicate("Real.sqrt")
     # Lean core's names join the table (`Nat.sqrt`, `Membership`, `HasSubset`)
@@ -239,7 +248,8 @@ def test_the_stores_tables_and_their_part_in_the_identity(tmp_path: Path) -> Non
     store = _store_with_fixture(tmp_path)
     tables = store_tables(store)
     assert tables.classes["Nontrivial"].prop and "IsTaggedClass" in tables.classes
-    assert tables.scoped == frozenset({"PiCountable"})  # from the mention's modifiers
+    # from the mentions' modifiers
+    assert tables.scoped == frozenset({"PiCountable", "Lexicographic.Pairs"})
     assert tables("Real.sqrt") and not tables("Real.nosuch")
     assert tables.digest != before.digest
     ident = LeanIdentity(kind="fake-repl", lean_version="fake-repl x")

@@ -123,7 +123,7 @@ async def test_nothing_refused_reaches_lean_and_axioms_cover_the_environment(
         r = await checker.check(CheckItem(id="env", code=code, name="foo", trust=BENCH))
         assert not r.passed and "helper depends on Lean.ofReduceBool" in r.reason, r.reason
         sent = requests(log)[-1]
-        assert "#print axioms helper" in sent and "#print axioms foo" in sent
+        assert "#print axioms _root_.helper" in sent and "#print axioms _root_.foo" in sent
     finally:
         await backend.close()
 

@@ -164,7 +164,8 @@ async def test_the_checker_over_the_fake_repl(tmp_path: Path) -> None:
             r = await checker.check(CheckItem(id=case, code=code, name="foo", trust=BENCH))
             assert r.status is not Status.REJECTED and flag in {f.rule for f in r.flags}, case
         sent = "\n".join(requests(log))
-        assert "#print axioms «two plus two»" in sent and "#print axioms mul_inv_cancel'" in sent
+        assert "#print axioms _root_.«two plus two»" in sent
+        assert "#print axioms _root_.mul_inv_cancel'" in sent
     finally:
         await backend.close()
 
@@ -182,7 +183,7 @@ async def test_a_class_inductive_is_declared_under_its_own_name(tmp_path: Path) 
         checker = LeanChecker(backend, timeout_s=20)
         r = await checker.check(CheckItem(id="k", code=code, name="foo", trust=BENCH))
         assert r.passed and r.status is Status.SORRY, r.reason
-        assert "#print axioms K" in "\n".join(requests(log))
+        assert "#print axioms _root_.K" in "\n".join(requests(log))
     finally:
         await backend.close()
 

@@ -178,6 +178,8 @@ class FormalizationReward:
                     info["compiled"] = res.passed
                     info["status"] = res.status.value
                     info["compiled_by"] = res.compiled_by  # the Lean that judged it
+                    if not res.passed:
+                        info["reason"] = res.reason  # why it scores 0 (a refusal's rule too)
                     if res.passed:
                         info["consistent"] = passed(await judge(svc.client, x, lean))
                 self.details[key] = info

@@ -33,7 +33,7 @@ from math2.lean.hygiene import check_statement
 from math2.lean.identity import LeanIdentity
 from math2.lean.library import LibraryTables
 from math2.lean.limits import DEFAULT_LIMITS, Limits, precheck
-from math2.lean.names import axioms_subject, same, source
+from math2.lean.names import axioms_subject, rooted, same
 from math2.lean.outcomes import CheckItem, CheckResult, Mode, Status
 from math2.lean.protocol import CommandResponse, ReplError
 from math2.lean.rules import COMPILER_AXIOMS
@@ -161,8 +161,8 @@ class LeanChecker:
         # The axioms of the whole environment the item builds, not only of the target: a
         # context declaration may trust compiled code that the target never mentions.
         names = [*[d for d in report.declared if d not in report.targets], *report.targets]
-        axioms = "".join(f"\n#print axioms {source(n)}" for n in names) + "\n"
-        types = "".join(f"#check @{source(n)}\n" for n in item.show_types)
+        axioms = "".join(f"\n#print axioms {rooted(n)}" for n in names) + "\n"
+        types = "".join(f"#check @{rooted(n)}\n" for n in item.show_types)
         text = prepare(body) + axioms + types
         line = text.count("\n") + 1  # the line the next command starts on
         for target in report.targets:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from math2.lean.binders import Binder, binder_groups
-from math2.lean.brackets import depths, proof_start
+from math2.lean.brackets import depths, matching, proof_start
 from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import ClassInfo, LibraryTables
@@ -24,20 +24,27 @@ PROP_TOKENS = frozenset(
 )  # fmt: skip
 
 
-def scoped_opens(c: Command, tables: LibraryTables | None) -> list[tuple[Token, str, str]]:
-    """The namespaces an `open` switches scoped instances on in (the library's scan says which
-    hold a `scoped instance`): (where, the namespace, why)."""
+def scoped_opens(
+    c: Command, tables: LibraryTables | None, enclosing: Sequence[str] = ()
+) -> list[tuple[Token, str, str]]:
+    """The namespaces an `open` or `namespace` switches scoped instances on in (the library's
+    scan says which hold a `scoped instance`): (where, the namespace, why). `enclosing`: the
+    namespace components already entered before `c` — `namespace B` inside `namespace A` enters
+    A.B, and `open B` there opens A.B where the library has it, as Lean resolves both."""
     if tables is None or not tables.scoped:
         return []
     out = []
     words = [t for t in c.body if t.kind is Tok.IDENT]
     if c.keyword == "namespace":  # `namespace A.B` enters A's scope and A.B's
         words = words[:1]
+    outer = [p for e in enclosing for p in parts(canonical(e))]
     for t in words:
         name = canonical(t.text)
-        spaces = [name]
-        if c.keyword == "namespace":
-            spaces = [".".join(parts(name)[:k]) for k in range(1, len(parts(name)) + 1)]
+        if c.keyword == "namespace":  # every namespace entered here, with the enclosing ones
+            full = [*outer, *parts(name)]
+            spaces = [".".join(full[:k]) for k in range(len(outer) + 1, len(full) + 1)]
+        else:  # `open B` inside A reads A.B first, then B
+            spaces = [".".join([*outer[:k], name]) for k in range(len(outer), -1, -1)]
         for ns in spaces:
             if tables.scoped_instances_in(ns):
                 verb = "entering" if c.keyword == "namespace" else "opening"
@@ -145,3 +152,76 @@ def lean_binder_name(name: str) -> bool:
     """`inst`, `inst_1`, …: the names Lean gives instance binders itself (`inst✝`); a variable
     named so shadows nothing a statement means by the name."""
     return name == "inst" or (name.startswith("inst_") and name[5:].isdigit())
+
+
+def unidentified_head(
+    b: Binder, bound: set[str], tables: LibraryTables | None, opened: Sequence[str] = ()
+) -> str | None:
+    """Why an explicit or implicit `variable` binder is refused when math2 cannot tell whether
+    its type is a class (fail closed): the type is a name applied to arguments none of which
+    mentions a variable of the block (`(inst : LT ℕ)`, `(s : Finset ℕ)`), and the library's
+    tables do not identify the name — Lean takes any local of a class type as an instance, so a
+    class the tables miss (no library in the store, no toolchain's sources) would otherwise
+    pass. None: the binder is an instance bracket, the type is a sort, a function type, a
+    variable of the block or unapplied (`(x : ℝ)`), an argument is a variable (`Finset α`), or
+    the tables know the name (and `class_of` said it is no class). `((LT ℕ))`, `@LT ℕ` are
+    read as `LT ℕ`."""
+    kind = list(b.type)
+    while kind and kind[0].text in ("(", "@"):
+        if kind[0].text == "(" and matching(kind, 0) != len(kind) - 1:
+            break
+        kind = kind[1:-1] if kind[0].text == "(" else kind[1:]
+    b = Binder(b.bracket, b.names, kind, b.at)
+    head = next((t for t in b.type if t.kind is Tok.IDENT), None)
+    args = b.arguments()
+    if b.is_instance or head is None or head is not b.type[0] or not args:
+        return None
+    name = normalise_name(head.text)
+    level = depths(b.type)
+    if (
+        name in ("Type", "Sort", "Prop")
+        or name in bound
+        or any(t.text in ("→", "->", "×", "∀", "Π") and not level[k] for k, t in enumerate(b.type))
+    ):
+        return None
+    if any(u.kind is Tok.IDENT and normalise_name(u.text) in bound for a in args for u in a):
+        return None
+    if tables is not None and any(tables(f) for f in tables.resolve(name, opened)):
+        return None
+    state = (
+        "are not loaded: no library in the store, no toolchain's sources (`math2 lean setup`)"
+        if tables is None or tables.empty
+        else "do not hold it"
+    )
+    close = {"(": ")", "{": "}", "⦃": "⦄"}.get(b.bracket, ")")
+    written = f"{b.bracket}{' '.join(n.text for n in b.names)} : {' '.join(t.text for t in b.type)}"
+    return (
+        f"`variable {written[:60]}{close}` in a model's output: math2 cannot tell whether "
+        f"`{name}` is a class (the library's tables {state}); Lean takes a variable of a class "
+        "type as an instance, so the binder is refused, not passed (fail closed)"
+    )
+
+
+def class_aliases(
+    commands: list[Command], full_names: dict[int, str], tables: LibraryTables | None
+) -> dict[str, list[Token]]:
+    """The item's reducible aliases of a class application (`abbrev MyLT := LT ℕ`, `@[reducible]
+    def MyLT := LT ℕ`): name (full and short) → the application its value is, so an instance
+    of the alias is read as one of the class it unfolds to (on ℕ), as Lean's instance search
+    reads it."""
+    out: dict[str, list[Token]] = {}
+    for i, c in enumerate(commands):
+        if c.keyword not in ("def", "abbrev") or i not in full_names:
+            continue
+        stop = proof_start(c.body)
+        value = through_aliases(c.body[stop + 1 :] if stop is not None else [], out)
+        if value and class_of(value, tables) is not None:
+            out[full_names[i]] = out[full_names[i].split(".")[-1]] = value
+    return out
+
+
+def through_aliases(kind: list[Token], aliases: dict[str, list[Token]]) -> list[Token]:
+    """A type with a class alias at its head replaced by the application it stands for."""
+    if kind and kind[0].kind is Tok.IDENT and (value := aliases.get(normalise_name(kind[0].text))):
+        return [*value, *kind[1:]]
+    return kind

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from math2.lean.brackets import CLOSE, OPEN, matching
 from math2.lean.lexer import Tok, Token
+from math2.lean.names import canonical
+from math2.lean.names import parts as name_parts
 from math2.lean.rules import OTHER_FORBIDDEN_COMMANDS
 
 _IMPORT_LINE = re.compile(
@@ -208,3 +210,43 @@ def _command(toks: list[Token]) -> Command:
         kw = toks[i].text
         return Command(toks, kw, i, modifiers, attributes, doc)
     return Command(toks, "?", max(0, len(toks) - 1), modifiers, attributes, doc)
+
+
+def scope_names(commands: list[Command]) -> list[list[str]]:
+    """The components of the enclosing `namespace`s before each command (sections push
+    nothing; `namespace A.B` pushes both, and one `end` closes them)."""
+    out: list[list[str]] = []
+    stack: list[tuple[str, ...]] = []
+    for c in commands:
+        out.append([p for ps in stack for p in ps])
+        names = [t.text for t in c.body if t.kind is Tok.IDENT]
+        if c.keyword == "namespace" and names:
+            stack.append(tuple(p for p in name_parts(names[0]) if p != "_root_"))
+        elif c.keyword == "section":
+            stack.append(())
+        elif c.keyword == "end" and stack:
+            stack.pop()
+    return out
+
+
+def namespaces(commands: list[Command]) -> list[str]:
+    """The namespaces a block's names may resolve in: those it opens (as a command or an
+    `open … in` prefix) and those it enters with every enclosing one (`namespace A.B` inside
+    `namespace C`: C.A.B, C.A, C)."""
+    out: list[str] = []
+    inside: list[str] = []
+    for c in commands:
+        for p in [*c.prefixes, c]:
+            if p.keyword not in ("open", "namespace", "end"):
+                continue
+            words = [canonical(t.text) for t in p.body if t.kind is Tok.IDENT]
+            if p.keyword == "open":
+                out.extend(words)
+            elif p.keyword == "namespace" and words:
+                inside.append(words[0])
+                full = ".".join(inside)
+                parts = full.split(".")
+                out.extend(".".join(parts[:k]) for k in range(len(parts), 0, -1))
+            elif p.keyword == "end" and words and inside:
+                inside.pop()
+    return list(dict.fromkeys(out))

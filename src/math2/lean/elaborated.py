@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from math2.lean.diagnostics import Diagnostic
 from math2.lean.elab_terms import Binder, Term, Unreadable, read_signature
-from math2.lean.names import canonical, parts, same, source
+from math2.lean.names import canonical, parts, rooted, same, source
 from math2.lean.terms import Violation
 from math2.lean.trust import ContextTrust
 
@@ -58,8 +58,9 @@ INSTANCES_MARK = "math2-instances"
 
 def commands_for(name: str) -> list[str]:
     """The commands math2 appends for one target (one line each, so an answer's line says
-    which command gave it). Every name math2 writes is under `_root_`: a namespace the block
-    leaves open cannot redirect it; the target is a quoted name (no resolution)."""
+    which command gave it). Every name math2 writes is under `_root_` (`names.rooted`): a
+    namespace the block leaves open cannot redirect it; in the `#eval` the target is a quoted
+    name (no resolution)."""
     s = source(canonical(name))
     ask = (
         "#eval show _root_.Lean.CoreM _root_.Unit from do "
@@ -70,7 +71,7 @@ def commands_for(name: str) -> list[str]:
         f'("{INSTANCES_MARK} " ++ _root_.ToString.toString `{s} ++ ":" ++ '
         '_root_.String.join (found.toList.map (" " ++ _root_.ToString.toString ·)))))'
     )
-    return [f"{_PREFIX}#check @{s}", ask]
+    return [f"{_PREFIX}#check @{rooted(name)}", ask]
 
 
 @dataclass

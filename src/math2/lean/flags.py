@@ -32,26 +32,22 @@ from collections.abc import Sequence
 from math2.lean.binders import Binder, binder_groups
 from math2.lean.brackets import depths, proof_start
 from math2.lean.classes import (
+    class_aliases,
     class_of,
     closed_instance,
     hypothesis_token,
     scoped_opens,
+    through_aliases,
 )
-from math2.lean.commands import Command
+from math2.lean.commands import Command, namespaces, scope_names
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import ClassInfo, LibraryTables
 from math2.lean.name_flags import look_alike_flags, name_flags
 from math2.lean.names import has_look_alike, latin_skeleton
-from math2.lean.rules import CORE_TYPES, LIBRARY_NAMESPACES, normalise_name
+from math2.lean.rules import CORE_TYPES, normalise_name
 from math2.lean.terms import Violation, _v
-from math2.lean.trust import namespaces, statement_instances
+from math2.lean.trust import statement_instances
 
-# Tokens Lean or Mathlib already has: a `local notation` of one of them alone redefines it.
-NOTATION_TOKENS = CORE_TYPES | frozenset(
-    {"π", "∑", "∏", "∫", "√", "‖", "∞", "⊤", "⊥", "∅", "∣", "≤", "<", "≥", ">", "+", "-", "*",
-     "/", "^", "=", "≠", "•", "∘", "⁻¹", "!", "#", "⌊", "⌋", "⌈", "⌉", "|", "ℯ", "exp", "∈",
-     "∉", "⊆", "∩", "∪", "ᶜ", "×", "→", "↔", "∧", "∨", "¬", "%", "∆", "ℵ₀", "𝓝", "i", "e"}
-)  # fmt: skip
 _INSTANCE_ATTRIBUTES = frozenset({"instance", "default_instance"})
 
 
@@ -65,8 +61,9 @@ def benchmark_flags(
     """The flags of a person's context (see the module docstring)."""
     own = {n for n in full_names.values()} | {n.split(".")[-1] for n in full_names.values()}
     aliases = _aliases(commands, full_names)
+    classes = class_aliases(commands, full_names, known_name)  # `abbrev MyLT := LT ℕ`
     attributes = any(c.keyword == "attribute" for c in commands)
-    signatures = _signatures(commands, full_names) if attributes else {}
+    signatures = _signatures(commands, full_names, classes) if attributes else {}
     used_later = _identifiers_after(commands)
     # the commands with letters that look like Latin ones (only there can a name be a look-alike)
     texts = ["".join([t.text for t in c.tokens]) for c in commands]
@@ -75,6 +72,7 @@ def benchmark_flags(
     out: list[Violation] = []
     bound: set[str] = set()  # the variables the context binds so far
     opened = namespaces(commands)  # where a variable's name may shadow a library name
+    scopes = scope_names(commands)  # the namespaces entered before each command
     for i, c in enumerate(commands):
         for p in c.prefixes:
             if p.keyword == "include":
@@ -82,15 +80,17 @@ def benchmark_flags(
                     _v("include", p.tokens[0], "`include` adds variables to the target", offset)
                 )
             elif p.keyword == "open":
-                out.extend(_open_flags(p, known_name, offset))
+                out.extend(_open_flags(p, known_name, offset, scopes[i]))
         if c.keyword in ("open", "namespace") and i not in targets:  # a namespace opens its scope
-            out.extend(_open_flags(c, known_name, offset))
+            out.extend(_open_flags(c, known_name, offset, scopes[i]))
         if i in targets:
             out.extend(_statement_instance_flags(c, offset, known_name, opened))
             if any(j > i for j in targets):  # a part that is an instance: later parts use it
-                out.extend(_instance_flags(c, own, aliases, signatures, known_name, offset))
+                out.extend(
+                    _instance_flags(c, own, aliases, signatures, classes, known_name, offset)
+                )
         if i not in targets:
-            out.extend(_instance_flags(c, own, aliases, signatures, known_name, offset))
+            out.extend(_instance_flags(c, own, aliases, signatures, classes, known_name, offset))
             if c.keyword in ("variable", "variables"):
                 out.extend(_variable_instance_flags(c, bound, aliases, known_name, opened, offset))
             out.extend(_notation_flags(c, used_later.get(i, set()), known_name, offset))
@@ -164,7 +164,9 @@ def _variable_instance_flags(
     return out
 
 
-def _open_flags(c: Command, tables: LibraryTables | None, offset: int) -> list[Violation]:
+def _open_flags(
+    c: Command, tables: LibraryTables | None, offset: int, enclosing: Sequence[str]
+) -> list[Violation]:
     """`open … renaming`/`hiding` (a name of the statement may mean another constant) and
     `open` of a library namespace with scoped instances (a change to instance resolution)."""
     out = [
@@ -172,7 +174,8 @@ def _open_flags(c: Command, tables: LibraryTables | None, offset: int) -> list[V
         for t in c.body
         if t.kind is Tok.IDENT and t.text in ("renaming", "hiding")
     ]
-    return out + [_v("instance", t, why, offset) for t, _, why in scoped_opens(c, tables)]
+    scoped = scoped_opens(c, tables, enclosing)
+    return out + [_v("instance", t, why, offset) for t, _, why in scoped]
 
 
 def shown(toks: Sequence[Token]) -> str:
@@ -234,13 +237,16 @@ def _aliases(commands: list[Command], full_names: dict[int, str]) -> dict[str, s
     return out
 
 
-def _signatures(commands: list[Command], full_names: dict[int, str]) -> dict[str, list[str]]:
+def _signatures(
+    commands: list[Command], full_names: dict[int, str], classes: dict[str, list[Token]]
+) -> dict[str, list[str]]:
     """The identifiers of each named declaration's type (before its `:=`), by full and short
     name."""
     out: dict[str, list[str]] = {}
     for i, c in enumerate(commands):
         if i in full_names:
-            out[full_names[i]] = out[full_names[i].split(".")[-1]] = _subjects(c.body[1:])
+            subjects = _subjects(through_aliases(_declared_type(c.body[1:]), classes))
+            out[full_names[i]] = out[full_names[i].split(".")[-1]] = subjects
     return out
 
 
@@ -253,10 +259,9 @@ def _declared_type(decl: list[Token]) -> list[Token]:
     return sig[colon + 1 :]
 
 
-def _subjects(decl: list[Token]) -> list[str]:
-    """What an instance declared with this signature is on: the head of each argument of its
-    class (`LinearOrder (Polynomial ℚ)` → Polynomial; `LT N` → N)."""
-    kind = _declared_type(decl)
+def _subjects(kind: list[Token]) -> list[str]:
+    """What an instance of this type is on: the head of each argument of its class
+    (`LinearOrder (Polynomial ℚ)` → Polynomial; `LT N` → N)."""
     binder = Binder("[", [], kind, kind[0]) if kind else None
     if binder is None:
         return []
@@ -273,11 +278,13 @@ def _instance_flags(
     own: set[str],
     aliases: dict[str, set[str]],
     signatures: dict[str, list[str]],
+    classes: dict[str, list[Token]],
     known_name: LibraryTables | None,
     offset: int,
 ) -> list[Violation]:
     """An instance made by keyword or attribute, with what it is on (for an attribute on a
-    declaration of the item: what that declaration's type is about)."""
+    declaration of the item: what that declaration's type is about; through the item's class
+    aliases: `instance : MyLT` with `abbrev MyLT := LT ℕ` is on ℕ)."""
     how = None
     if c.keyword == "instance":
         how = "an instance"
@@ -286,8 +293,8 @@ def _instance_flags(
     elif c.keyword == "attribute" and _instance_attribute(c.body):
         word = next(t.text for t in c.body if t.text in _INSTANCE_ATTRIBUTES)
         removed = "-" if any(t.text == "-" for t in c.body[:4]) else ""
-        local = "local " if any(t.text == "local" for t in c.body[:4]) else ""
-        how = f"`attribute [{local}{removed}{word}]`: a change to instance resolution"
+        scope = next((t.text + " " for t in c.body[:4] if t.text in ("local", "scoped")), "")
+        how = f"`attribute [{scope}{removed}{word}]`: a change to instance resolution"
     if how is None:
         return []
     at = c.tokens[c.keyword_index]
@@ -297,8 +304,8 @@ def _instance_flags(
         names = [x for n in written for x in signatures.get(n, [n])]
         what = f"on `{', '.join(written)}`" if written else ""
     else:  # a declaration: what its type is about, not its body
-        names = _subjects(c.body)
-        kind = _declared_type(c.body)
+        kind = through_aliases(_declared_type(c.body), classes)
+        names = _subjects(kind)
         what = _instance_of(kind, class_of(kind, known_name), known_name)
     how = f"{how} ({what})" if what else how
     core = sorted({n for n in names if n in CORE_TYPES})
@@ -316,9 +323,8 @@ def _instance_flags(
             for n in names
             if n not in own
             and n[:1].isupper()
-            and (
-                (known_name is not None and known_name(n)) or n.split(".")[0] in LIBRARY_NAMESPACES
-            )
+            and known_name is not None
+            and (known_name(n) or known_name.namespace(n.split(".")[0]))
         }
     )
     if library:
@@ -346,18 +352,29 @@ def _identifiers_after(commands: list[Command]) -> dict[int, set[str]]:
 
 
 def _notation_flags(
-    c: Command, later: set[str], known_name: LibraryTables | None, offset: int
+    c: Command, later: set[str], tables: LibraryTables | None, offset: int
 ) -> list[Violation]:
-    """A `local notation` one of whose tokens Lean or the library has and the statement uses
-    later, whatever attributes it carries (`(name := …)`, `(priority := …)`, `:prec`)."""
+    """A `local notation` one of whose tokens Lean or the library has (the tables' notation
+    atoms and names) and the statement uses later, whatever attributes it carries (`(name :=
+    …)`, `(priority := …)`, `:prec`). Where the tables cannot say (the store keeps no notation,
+    or there are no tables), every such token the statement uses is flagged: fail closed."""
     if c.keyword not in ("notation", "notation3"):
         return []
     arrow = next((k for k, t in enumerate(c.body) if t.text == "=>"), len(c.body))
     atoms = [t.text[1:-1].strip() for t in c.body[:arrow] if t.kind is Tok.STRING]
     out = []
     for atom in dict.fromkeys(atoms):
-        existing = atom in NOTATION_TOKENS or (known_name is not None and known_name(atom))
-        if existing and atom in later:
-            why = f'`{c.keyword}` with "{atom}" redefines `{atom}`, which the statement uses'
-            out.append(_v("notation", c.tokens[c.keyword_index], why, offset))
+        if atom not in later:
+            continue
+        existing = tables.token(atom) if tables is not None else None
+        if existing is False:
+            continue
+        why = f'`{c.keyword}` with "{atom}" redefines `{atom}`, which the statement uses'
+        if existing is None:
+            why = (
+                f'`{c.keyword}` with "{atom}", which the statement uses: the library\'s notation '
+                f'table is not loaded, so math2 cannot tell whether "{atom}" is Lean\'s or the '
+                "library's (flagged, fail closed)"
+            )
+        out.append(_v("notation", c.tokens[c.keyword_index], why, offset))
     return out

@@ -8,7 +8,11 @@
   explicit parameters are `outParam`s (an instance is found by the others);
 - **predicates**: the names of definitions whose type ends in `: Prop` (`Nat.Prime`, `Even`): a
   binder of one applied is a hypothesis;
-- **scoped**: the namespaces that hold a `scoped instance` (`open PiCountable` switches it on).
+- **scoped**: the namespaces that hold a `scoped instance` (`open PiCountable` switches it on);
+- **namespaces**: the namespaces the library declares names under (`Real`, `MeasureTheory`);
+- **tokens**: the atoms of the library's notation commands (`"ℕ"`, `" + "`, `"π"`), read from
+  sources only (the store keeps no notation): `tokens_complete` says whether every part of the
+  tables was read from sources; where not, a reader that needs a token fails closed.
 
 The tables are part of the checker's identity (`digest`): a verdict cached under one table is
 never reused under another. `math2.services.lean` builds them whatever the cache flag says.
@@ -128,6 +132,10 @@ class LibraryTables:
     extra: frozenset[str] = frozenset()
     known: Callable[[str], bool] | None = None
     digest: str = "no library tables"
+    spaces: frozenset[str] = frozenset()  # namespaces of the names read at once
+    known_space: Callable[[str], bool] | None = None  # the store's, one by one
+    tokens: frozenset[str] = frozenset()  # the atoms of the library's notation commands
+    tokens_complete: bool = False  # every part read from sources (the store keeps no notation)
 
     def __call__(self, name: str) -> bool:
         """Whether the library declares `name`."""
@@ -135,6 +143,18 @@ class LibraryTables:
             return False
         name = canonical(name)
         return name in self.extra or name in self.classes or bool(self.known and self.known(name))
+
+    def namespace(self, name: str) -> bool:
+        """Whether the library declares names under the namespace `name` (`Real`, `Nat`)."""
+        name = canonical(name)
+        return name in self.spaces or bool(self.known_space and self.known_space(name))
+
+    def token(self, atom: str) -> bool | None:
+        """Whether Lean or the library already has the notation token `atom` (or a name
+        spelled so); None where the tables cannot say (their notation is not complete)."""
+        if atom.strip() in self.tokens or self(atom.strip()):
+            return True
+        return False if self.tokens_complete else None
 
     @property
     def empty(self) -> bool:
@@ -184,9 +204,11 @@ def tables_from(
     decls: Iterable[LibraryDecl],
     known: Callable[[str], bool] | None = None,
     base: str = "",
+    tokens: Iterable[str] | None = None,
 ) -> LibraryTables:
     """The tables of some declarations (a source's scan, the store's rows), joined to a name
-    lookup `known`; `base` names what `known` reads, for the digest."""
+    lookup `known`; `base` names what `known` reads, for the digest; `tokens`: the atoms of the
+    sources' notation commands (None: not read, the store's case)."""
     classes: dict[str, ClassInfo] = {}
     predicates: set[str] = set()
     scoped: set[str] = set()
@@ -206,6 +228,8 @@ def tables_from(
     for info in classes.values():
         if info.prop:
             predicates.add(info.name)
+    atoms = frozenset(a.strip() for a in tokens or () if a.strip())
+    h.update("\n".join(sorted(atoms)).encode())
     return LibraryTables(
         classes=classes,
         predicates=frozenset(predicates),
@@ -214,7 +238,18 @@ def tables_from(
         extra=frozenset(names),
         known=known,
         digest=h.hexdigest()[:16],
+        spaces=frozenset(
+            ".".join(n.split(".")[:k]) for n in names for k in range(1, n.count(".") + 1)
+        ),
+        tokens=atoms,
+        tokens_complete=tokens is not None,
     )
+
+
+def _namespaces_of(name: str) -> list[str]:
+    """The namespaces a full name is declared under (`A.B.c` → A, A.B)."""
+    p = name.split(".")
+    return [".".join(p[:k]) for k in range(1, len(p))]
 
 
 def join(a: LibraryTables, b: LibraryTables) -> LibraryTables:
@@ -223,19 +258,28 @@ def join(a: LibraryTables, b: LibraryTables) -> LibraryTables:
         return b
     if b.empty:
         return a
-    known = a.known or b.known
-    if a.known and b.known:
-        ka, kb = a.known, b.known
-        known = lambda n: ka(n) or kb(n)  # noqa: E731
     return LibraryTables(
         classes={**b.classes, **a.classes},
         predicates=a.predicates | b.predicates,
         predicate_parts=a.predicate_parts | b.predicate_parts,
         scoped=a.scoped | b.scoped,
         extra=a.extra | b.extra,
-        known=known,
+        known=_either(a.known, b.known),
         digest=hashlib.sha256(f"{a.digest}+{b.digest}".encode()).hexdigest()[:16],
+        spaces=a.spaces | b.spaces,
+        known_space=_either(a.known_space, b.known_space),
+        tokens=a.tokens | b.tokens,
+        tokens_complete=a.tokens_complete and b.tokens_complete,
     )
+
+
+def _either(
+    a: Callable[[str], bool] | None, b: Callable[[str], bool] | None
+) -> Callable[[str], bool] | None:
+    """One lookup that answers yes where either does."""
+    if a is None or b is None:
+        return a or b
+    return lambda n: a(n) or b(n)
 
 
 class LibraryNames:
@@ -245,6 +289,7 @@ class LibraryNames:
         self.store = store
         self.system = system
         self.known = lru_cache(maxsize=65_536)(self._lookup)
+        self.space = lru_cache(maxsize=4_096)(self._space)
 
     def __call__(self, name: str) -> bool:
         return bool(name) and self.known(name)
@@ -258,6 +303,24 @@ class LibraryNames:
                 .join(Source, Source.id == Mention.source_id)
                 .where(Source.system == self.system, Mention.name == name)
                 .where(Mention.status == "active")
+                .limit(1)
+            )
+        return hit is not None
+
+    def namespace(self, name: str) -> bool:
+        """Whether the store's library declares a name under the namespace `name` (one indexed
+        range lookup: the names from `name.` up to `name/`, `/` the character after `.`)."""
+        return bool(name) and self.space(name)
+
+    def _space(self, name: str) -> bool:
+        from math2.store.models import Mention, Source
+
+        with self.store.session() as s:
+            hit = s.scalar(
+                select(Mention.id)
+                .join(Source, Source.id == Mention.source_id)
+                .where(Source.system == self.system, Mention.status == "active")
+                .where(Mention.name >= f"{name}.", Mention.name < f"{name}/")
                 .limit(1)
             )
         return hit is not None
@@ -304,6 +367,9 @@ def store_tables(store: Store, system: str = "lean4") -> LibraryTables:
             )
         )
     base = ";".join(f"{n}@{k}:{c}" for n, k, c in pins)
-    tables = tables_from(decls, LibraryNames(store, system), base)
+    names = LibraryNames(store, system)
+    tables = tables_from(decls, names, base)
     tables.extra = frozenset()  # the store answers names itself, one by one
+    tables.spaces = frozenset()  # and namespaces
+    tables.known_space = names.namespace
     return tables

@@ -12,7 +12,7 @@ from math2.lean.commands import Command
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import LibraryTables
 from math2.lean.names import look_alike_of
-from math2.lean.rules import CORE_TYPES, DEFINITION_KEYWORDS, LIBRARY_NAMESPACES, normalise_name
+from math2.lean.rules import CORE_TYPES, DEFINITION_KEYWORDS, normalise_name
 from math2.lean.targets import declaration_name
 from math2.lean.terms import Violation, _v
 
@@ -46,8 +46,8 @@ def name_flags(
                 why += " (under the namespaces the item opens or enters)"
         elif parts[-1] in CORE_TYPES:
             why = f"`{full}` is named like the core type {parts[-1]}"
-        elif len(parts) > 1 and parts[0] in LIBRARY_NAMESPACES:
-            why = f"`{full}` is declared inside the library namespace {parts[0]}"
+        elif len(parts) > 1 and (inside := _library_namespace(parts[0], tables, full_names)):
+            why = f"`{full}` is declared inside {inside}"
         if why:
             out.append(_v("shadowing", at, why, offset))
     elif c.keyword in ("variable", "variables"):
@@ -76,6 +76,22 @@ def name_flags(
             why = f"`{name}` is spelled with letters of another script and reads as `{like}`"
             out.append(_v("look-alike", t, why, offset))
     return out
+
+
+def _library_namespace(
+    space: str, tables: LibraryTables | None, full_names: dict[int, str]
+) -> str | None:
+    """How a declaration under `space` extends the library's API: `space` is a namespace the
+    library declares names under (`Real.sqrt`, `Mine.Real.sqrt` read as Real's), or — without
+    tables to ask — one the item does not declare itself (flagged, fail closed)."""
+    if tables is not None and not tables.empty:
+        return f"the library namespace {space}" if tables.namespace(space) else None
+    if space in set(full_names.values()):  # the item's own type's API (`structure Pt`, `Pt.x`)
+        return None
+    return (
+        f"the namespace {space}, which math2 cannot check against the library (its tables are "
+        "not loaded: flagged, fail closed)"
+    )
 
 
 def _library_like(

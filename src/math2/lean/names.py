@@ -130,6 +130,13 @@ def source(name: str) -> str:
     )
 
 
+def rooted(name: str) -> str:
+    """`_root_.` and the name's `source`: how math2 names a constant in the commands it appends
+    after an item (`#print axioms`, `#check @`), so that a namespace the item leaves open, or a
+    name it declares inside one (`Foo.Foo.t` under `namespace Foo`), cannot redirect it."""
+    return "_root_." + source(name)
+
+
 # A printed name: components bare (identifier characters and anything Lean would not print
 # bare but has no quote, space or bracket) or «…», joined by dots.
 _COMPONENT = r"(?:«[^»\n]*»|[^\s.«»`‘’\"()\[\]{},:;]+)"

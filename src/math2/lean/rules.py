@@ -94,27 +94,6 @@ CORE_TYPES = frozenset(
     {"ℕ", "ℤ", "ℚ", "ℝ", "ℂ", "Nat", "Int", "Rat", "Real", "Complex", "Prop", "Bool", "Fin",
      "NNReal", "ENNReal", "EReal", "ZMod", "Set", "Finset", "List"}
 )  # fmt: skip
-# Types of objects (their applications are never classes): a model's `variable (x : T)` or
-# `let x : T := …` of one of these binds an object, not an instance.
-OBJECT_TYPES = CORE_TYPES | frozenset(
-    {"ℕ+", "PNat", "ℝ≥0", "ℝ≥0∞", "Multiset", "Matrix", "Polynomial", "MvPolynomial",
-     "PowerSeries", "EuclideanSpace", "Sym2", "Finsupp", "Equiv", "Subgroup", "Submonoid",
-     "Subring", "Subfield", "Submodule", "Ideal", "Subalgebra", "Sylow", "Function", "Option",
-     "Prod", "Sum", "Sigma", "Subtype", "Array", "String", "Char", "Unit", "UInt8", "Nat.Primes",
-     "Quaternion", "GaussianInt", "Zsqrtd", "IntermediateField", "Filter", "Measure",
-     "MeasureTheory.Measure", "Sequence", "Stream'", "Seq", "Cardinal", "Ordinal", "Type",
-     "Sort", "Module.End", "LinearMap", "ContinuousLinearMap", "AddSubgroup", "Perm",
-     "Equiv.Perm", "MonoidHom", "RingHom", "AlgHom", "Units", "Additive", "Multiplicative",
-     "DihedralGroup", "QuaternionGroup", "SpecialLinearGroup", "GL", "Fintype.card", "Complex.abs",
-     "Metric.ball", "Set.Icc", "Set.Ioo", "Finset.range", "Finset.Icc", "Real.sqrt", "Real.pi"}
-)  # fmt: skip
-# Namespaces of core and Mathlib types: a context definition inside one (`def Real.sqrt …`)
-# shadows or extends Mathlib's API under Mathlib's name.
-LIBRARY_NAMESPACES = CORE_TYPES | frozenset(
-    {"Polynomial", "Matrix", "Function", "Filter", "MeasureTheory", "Finset", "Multiset",
-     "Ideal", "Submodule", "Subgroup", "LinearMap", "Module", "Group", "Ring", "Field",
-     "Metric", "Topology", "Order", "Equiv", "Monoid"}
-)  # fmt: skip
 # Words that stand for `sorry`, read from Lean's own sources (src/Init/Tactics.lean of
 # leanprover/lean4, read at commit 00165f832963 of the search index): the term `sorry` and the
 # axiom `sorryAx`; the tactic macros `sorry` and `admit` (`exact @sorryAx _ false`) and `stop`

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from math2.lean.brackets import proof_start
-from math2.lean.commands import Command
+from math2.lean.commands import Command, scope_names
 from math2.lean.lexer import Tok, Token
 from math2.lean.names import canonical, printed, same
 from math2.lean.names import parts as name_parts
@@ -24,23 +24,6 @@ class Strictness(StrEnum):
     STATEMENT = "statement"  # one theorem, proof exactly `sorry`
     PROOF = "proof"  # one theorem, a proof without sorry
     RELAXED = "relaxed"  # any number of declarations; still nothing that runs code
-
-
-def _scope_names(commands: list[Command]) -> list[list[str]]:
-    """The components of the enclosing `namespace`s before each command (sections push
-    nothing; `namespace A.B` pushes both, and one `end` closes them)."""
-    out: list[list[str]] = []
-    stack: list[tuple[str, ...]] = []
-    for c in commands:
-        out.append([p for ps in stack for p in ps])
-        names = [t.text for t in c.body if t.kind is Tok.IDENT]
-        if c.keyword == "namespace" and names:
-            stack.append(tuple(p for p in name_parts(names[0]) if p != "_root_"))
-        elif c.keyword == "section":
-            stack.append(())
-        elif c.keyword == "end" and stack:
-            stack.pop()
-    return out
 
 
 def _full(scope: list[str], declared: str) -> str:
@@ -67,7 +50,7 @@ def declaration_name(c: Command) -> Token | None:
 
 def _declared_names(commands: list[Command]) -> dict[int, str]:
     """The full name of every named declaration (anonymous instances have none)."""
-    scopes = _scope_names(commands)
+    scopes = scope_names(commands)
     out = {}
     for i, c in enumerate(commands):
         if c.keyword in DECLARING and (t := declaration_name(c)) is not None:

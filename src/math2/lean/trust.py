@@ -33,11 +33,12 @@ from math2.lean.classes import (
     library_look_alike,
     look_alike_binders,
     scoped_opens,
+    unidentified_head,
 )
-from math2.lean.commands import Command
+from math2.lean.commands import Command, namespaces, scope_names
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import LibraryTables
-from math2.lean.names import canonical, has_look_alike, look_alike_of
+from math2.lean.names import has_look_alike, look_alike_of
 from math2.lean.rules import CORE_TYPES, normalise_name
 from math2.lean.terms import Violation, _v
 
@@ -70,12 +71,13 @@ def generated_rules(
     # whether it comes before the `open` or after, and inside `namespace Real` as after `open`
     opened = namespaces(commands)
     mentioned = _mentioned(commands, targets)
+    scopes = scope_names(commands)  # the namespaces entered before each command
     for i, c in enumerate(commands):
         for p in c.prefixes:
             if p.keyword in ("set_option", "include"):
                 out.append(_refuse(p.tokens[0], f"`{p.keyword} … in`", offset))
             elif p.keyword == "open":
-                out.extend(_open_rules(p, offset, known_name))
+                out.extend(_open_rules(p, offset, known_name, scopes[i]))
         for t in c.tokens:
             if t.text == "set_option":  # inside a term or tactic block too
                 out.append(_refuse(t, "`set_option`", offset))
@@ -94,35 +96,12 @@ def generated_rules(
             continue
         if c.keyword in _GENERATED_COMMANDS:
             if c.keyword in ("open", "namespace"):  # entering a namespace opens its scope
-                out.extend(_open_rules(c, offset, known_name))
+                out.extend(_open_rules(c, offset, known_name, scopes[i]))
             elif c.keyword in ("variable", "variables"):
                 out.extend(_variable_rules(c, offset, bound, mentioned, opened, known_name))
             continue
         out.append(_refuse(c.tokens[c.keyword_index], f"`{c.keyword}`", offset))
     return out
-
-
-def namespaces(commands: list[Command]) -> list[str]:
-    """The namespaces a block's names may resolve in: those it opens (as a command or an
-    `open … in` prefix) and those it enters with every enclosing one (`namespace A.B` inside
-    `namespace C`: C.A.B, C.A, C)."""
-    out: list[str] = []
-    inside: list[str] = []
-    for c in commands:
-        for p in [*c.prefixes, c]:
-            if p.keyword not in ("open", "namespace", "end"):
-                continue
-            words = [canonical(t.text) for t in p.body if t.kind is Tok.IDENT]
-            if p.keyword == "open":
-                out.extend(words)
-            elif p.keyword == "namespace" and words:
-                inside.append(words[0])
-                full = ".".join(inside)
-                parts = full.split(".")
-                out.extend(".".join(parts[:k]) for k in range(len(parts), 0, -1))
-            elif p.keyword == "end" and words and inside:
-                inside.pop()
-    return list(dict.fromkeys(out))
 
 
 def _refuse(t: Token, what: str, offset: int) -> Violation:
@@ -146,7 +125,9 @@ def _instance(t: Token, what: str, offset: int) -> Violation:
     )
 
 
-def _open_rules(c: Command, offset: int, tables: LibraryTables | None) -> list[Violation]:
+def _open_rules(
+    c: Command, offset: int, tables: LibraryTables | None, enclosing: Sequence[str]
+) -> list[Violation]:
     """`open … renaming`/`hiding` changes what a name of the statement refers to; `open` of a
     namespace with scoped instances changes instance resolution."""
     out = [
@@ -161,7 +142,7 @@ def _open_rules(c: Command, offset: int, tables: LibraryTables | None) -> list[V
     ]
     out += [
         _v("generated", t, f"`open {ns}` in a model's output: {why}", offset)
-        for t, ns, why in scoped_opens(c, tables)
+        for t, ns, why in scoped_opens(c, tables, enclosing)
     ]
     return out
 
@@ -243,7 +224,8 @@ def _chosen_instances(
         # `∃ i j : T,`: one group without brackets
         groups = binder_groups(part) or [binder_of(t, part)]
         for b in groups:
-            if (b.is_instance or class_of(b.type, tables, opened)) and _closed(b, known, bound):
+            closed = _closed(b, known, bound, tables)
+            if (b.is_instance or class_of(b.type, tables, opened)) and closed:
                 shown = " ".join(u.text for u in b.type)[:60]
                 why = f"a binder of the class `{shown}` under `{t.text}` (an instance it chooses)"
                 out.append(_instance(t, why, offset))
@@ -251,15 +233,20 @@ def _chosen_instances(
     return out
 
 
-def _closed(b: Binder, known: set[str], bound: set[str] | None) -> bool:
+def _closed(
+    b: Binder, known: set[str], bound: set[str] | None, tables: LibraryTables | None
+) -> bool:
     """Whether a class binder's arguments mention no variable (`LT ℕ`, not `Fintype (R ⧸ I)`
-    with `I` bound by the statement)."""
+    with `I` bound by the statement). Where the block's variables are not known (`bound` None:
+    a person's context), a one-word argument is taken for one unless it is a core type or a
+    name or notation token of the library's tables (`LT Cardinal` is closed)."""
     for a in b.arguments():
         for u in a:
             if u.kind is not Tok.IDENT:
                 continue
             name = normalise_name(u.text)
-            if name in known or (bound is None and len(a) == 1 and name not in CORE_TYPES):
+            library = name in CORE_TYPES or (tables is not None and bool(tables.token(name)))
+            if name in known or (bound is None and len(a) == 1 and not library):
                 return False
     return True
 
@@ -351,6 +338,8 @@ def _variable_rules(
             out.append(_v("generated", b.at, hypothesis, offset))
         elif (b.is_instance or info is not None) and (closed := closed_instance(b, bound, info)):
             out.append(_v("generated", b.at, closed, offset))
+        elif info is None and (unknown := unidentified_head(b, bound, tables, opened)):
+            out.append(_v("generated", b.at, unknown, offset))
         for n in b.names:
             if shadow := _shadows(n.text, mentioned, opened, tables):
                 out.append(_v("generated", n, shadow, offset))

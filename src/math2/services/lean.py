@@ -127,9 +127,12 @@ def source_tables(root: Path, folders: tuple[str, ...] = CORE_FOLDERS) -> Librar
     from math2.lean.library import LibraryDecl, tables_from
 
     decls = []
+    tokens: list[str] = []  # the atoms of the notation commands (a file's `local` ones left out)
     for folder in folders:
         for path in sorted((root / folder).rglob("*.lean")):
-            for d in scan_file(root, path).declarations:
+            scanned = scan_file(root, path)
+            tokens += [a for n in scanned.notations if not n.local for a in n.atoms]
+            for d in scanned.declarations:
                 if d.name:
                     decls.append(
                         LibraryDecl(
@@ -140,4 +143,4 @@ def source_tables(root: Path, folders: tuple[str, ...] = CORE_FOLDERS) -> Librar
                             modifiers=tuple(d.modifiers),
                         )
                     )
-    return tables_from(decls, base=f"sources:{'+'.join(folders)}")
+    return tables_from(decls, base=f"sources:{'+'.join(folders)}", tokens=tokens)

@@ -11,10 +11,14 @@ from math2.llm.testing import FakeServer, Rule, Script
 from math2.roles.formalize import FormalizeOptions, Outcome, run_formalize
 from tests.lean.conftest import requests
 from tests.lean.issue34_corpus import GENERATED_ACCEPTED, GENERATED_REFUSED, NAMED
+from tests.lean.test_library_tables import CHANGED
 from tests.roles.formalize.scripts import GENERATOR, JUDGE, PLANNER, consistent, lean, write_items
 from tests.roles.formalize.test_loop import registered, results, settings_for  # noqa: F401
 
 REFUSED = {f"r{i}": code for i, code in enumerate(GENERATED_REFUSED.values())}
+# issue 41 §2: the cases that change meaning through the library's classes, names and scoped
+# instances (refused with the fixture library's tables, `library_tables`)
+REFUSED.update({f"c{i}": code for i, (code, _) in enumerate(CHANGED.values())})
 
 
 def _body(code: str) -> str:
@@ -27,13 +31,8 @@ PASSING = {f"n{i}": code for i, code in enumerate([*NAMED.values(), *GENERATED_A
 def test_formalize_refuses_meaning_changers_and_passes_printed_names(
     tmp_path,
     registered,  # noqa: F811
-    monkeypatch,
+    library_tables,  # the fixture library's tables (tests/conftest.py)
 ):
-    # the checker's class and name tables as a store holding the library gives them (issue 41
-    # §2: no hand list; the fixture library written for math2)
-    from tests.lean.library_fixture import LIBRARY
-
-    monkeypatch.setattr("math2.services.lean.library_tables", lambda settings, store: LIBRARY)
     cases = {**REFUSED, **PASSING}
     items = [{"id": k, "statement": f"CASE-{k}: a statement"} for k in cases]
     inp = tmp_path / "in.jsonl"

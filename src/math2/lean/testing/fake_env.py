@@ -18,11 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from math2.lean.brackets import depths, proof_start
-from math2.lean.commands import Command, split_commands
+from math2.lean.commands import Command, scope_names, split_commands
 from math2.lean.lexer import Tok, tokenize
 from math2.lean.names import canonical, parts, printed
 from math2.lean.rules import SORRY_WORDS
-from math2.lean.targets import _scope_names, declaration_name
+from math2.lean.targets import declaration_name
 
 STANDARD = ("propext", "Classical.choice", "Quot.sound")
 KINDS = frozenset(
@@ -54,7 +54,7 @@ def declarations(cmd: str) -> list[Decl]:
     except ValueError:
         return []
     commands = split_commands(toks)
-    scopes = _scope_names(commands)
+    scopes = scope_names(commands)
     out = []
     for c, scope in zip(commands, scopes, strict=True):
         kw = "class" if c.keyword == "class" and _is_class_inductive(c) else c.keyword
@@ -110,6 +110,22 @@ def _decl(cmd: str, c: Command, kw: str, scope: list[str]) -> Decl:
             if t.text == "|" and level[k] == 0 and rest[k + 1].kind is Tok.IDENT:
                 decl.extra_names.append(printed([*parts(full), *parts(rest[k + 1].text)]))
     return decl
+
+
+def scope_at(cmd: str, offset: int) -> list[str]:
+    """The namespaces open at a character offset of a command (`#check @X` after a block that
+    leaves `namespace Foo` open is read inside Foo, as Lean reads it)."""
+    try:
+        toks = [t for t in tokenize(cmd) if t.kind is not Tok.DOC]
+    except ValueError:
+        return []
+    commands = split_commands(toks)
+    scope: list[str] = []
+    for c, names in zip(commands, scope_names(commands), strict=True):
+        if c.tokens and c.tokens[0].offset > offset:
+            break
+        scope = names
+    return scope
 
 
 def resolve(name: str, scope: list[str], known: Mapping[str, object]) -> str | None:

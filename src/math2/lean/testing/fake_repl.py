@@ -51,7 +51,14 @@ from typing import Any
 from math2.lean.names import NAME, canonical
 from math2.lean.rules import SORRY_WORDS
 from math2.lean.testing.fake_elab import explicit_type, unbound_names, used_instances
-from math2.lean.testing.fake_env import STANDARD, WORDING, declarations, settle
+from math2.lean.testing.fake_env import (
+    STANDARD,
+    WORDING,
+    declarations,
+    resolve,
+    scope_at,
+    settle,
+)
 
 _DIRECTIVE = re.compile(r"--\s*fake:\s*(\w+)(?:[ \t]+([^\n]*))?")
 _PRINT_AXIOMS = re.compile(r"#print\s+axioms\s+(" + NAME + ")")
@@ -204,8 +211,16 @@ class Fake:
                         text = WORDING[self.args.wording]["unknown_identifier"].format(n=n)
                         messages.append(_msg("error", d.line, d.column, text))
         settle(decls, known, env_axioms, per_decl)
+        # a name math2 asks about is read where it stands, as Lean reads it: inside the
+        # namespaces the block leaves open (`_root_.X` is X wherever it stands)
+        constants: dict[str, object] = {**self.library, **known, **signatures}
+
+        def written(m: re.Match[str]) -> str:
+            at = resolve(m.group(1), scope_at(cmd, m.start(1)), constants)
+            return at if at is not None else canonical(m.group(1))
+
         for m in _CHECK.finditer(cmd):
-            name = canonical(m.group(1))
+            name = written(m)
             line = cmd.count("\n", 0, m.start()) + 1
             typed = signatures.get(name, self.library.get(name, {}).get("type"))
             if typed is None:
@@ -214,7 +229,7 @@ class Fake:
             else:
                 messages.append(_msg("info", line, 0, f"@{name} : {typed}"))
         for m in _ELAB_CHECK.finditer(cmd):
-            name = canonical(m.group(1))
+            name = written(m)
             line = cmd.count("\n", 0, m.start()) + 1
             if name in signatures:
                 text = f"@{name} : {explicit_type(signatures[name])}"
@@ -231,7 +246,7 @@ class Fake:
             listed = "".join(" " + n for n in used_instances(typed, ours))
             messages.append(_msg("info", line, 0, f"math2-instances {name}:{listed}"))
         for m in _PRINT_AXIOMS.finditer(cmd):
-            name = canonical(m.group(1))
+            name = written(m)
             line = cmd.count("\n", 0, m.start()) + 1
             if name not in known:
                 text = WORDING[self.args.wording]["unknown_constant"].format(n=name)
