@@ -72,8 +72,8 @@ def main() -> None:
         print(f"  {name}: {'already in the store' if res.skipped_already_done else res.counts}")
 
     step("mathlib (source scan)", lambda: run("mathlib", a.mathlib))
-    for name in ("mathlib-theorem-lists", "1000-plus"):
-        step(name, lambda name=name: run(name, locate(settings, name)))
+    for name, data_set in (("mathlib-theorem-lists", "mathlib-docs"), ("1000-plus", "1000-plus")):
+        step(name, lambda name=name, d=data_set: run(name, locate(settings, d)))
     for spec in a.checkout:
         name, _, path = spec.partition("=")
         step(name, lambda name=name, path=path: run(name, Path(path)))
