@@ -11,8 +11,9 @@ candidates (the top k).
 The store (SQLite, made when absent) gets Mathlib's source scan, Mathlib's theorem lists and
 the 1000+ list (from the data folder, `math2 data`), each checkout, and the clustering pass;
 an import already in the store is skipped, so a second run only proposes. The facts channel
-searches each system's library with `math2.retrieval` when `--index-dir` holds its index, else
-it is left out and said so. Prints the process's CPU seconds per step and the load averages.
+searches each system's library with `math2.retrieval` under `--index-dir` (a BM25 index of
+each checkout's library is built there when absent), else it is left out and said so. Prints
+the process's CPU seconds per step and the load averages.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ def main() -> None:
     step("mathlib (source scan)", lambda: run("mathlib", a.mathlib))
     for name, data_set in (("mathlib-theorem-lists", "mathlib-docs"), ("1000-plus", "1000-plus")):
         step(name, lambda name=name, d=data_set: run(name, locate(settings, d)))
+    a_sources = {spec.partition("=")[0] for spec in a.checkout}
     for spec in a.checkout:
         name, _, path = spec.partition("=")
         step(name, lambda name=name, path=path: run(name, Path(path)))
@@ -86,7 +88,14 @@ def main() -> None:
     search = None
     if a.index_dir is not None:
         from math2.retrieval import Searcher
+        from math2.retrieval.index import build_index
 
+        for source in SYSTEM_SOURCES.values():
+            folder = a.index_dir / source
+            if (folder / "meta.json").is_file() or source not in a_sources:
+                continue
+            step(f"index of {source} (BM25)", lambda f=folder, src=source: build_index(
+                store, f, src, dense=False))  # fmt: skip
         searcher = Searcher(a.index_dir)
 
         def search(library: str, query: str, k: int) -> list[tuple[str, int | None]]:
@@ -108,9 +117,9 @@ def main() -> None:
         got = step("propose", lambda: propose_for_systems(s, search, k=a.k))
         print(
             "\n| system | source | candidates | by name | by facts | nodes with facts |"
-            " human links | human target found by the name channel |"
+            " human links | human target found by the name channel | … in the facts' top k |"
         )
-        print("|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|")
         for c in got:
             human = {
                 (n, t)
@@ -126,7 +135,8 @@ def main() -> None:
             facts = f"{c.by_facts}" if search else "not searched (no index)"
             print(
                 f"| {c.system} | {c.source} | {c.candidates:,} | {c.by_name:,} | {facts} | "
-                f"{c.nodes_with_facts} | {len(nodes)} | {len(found)} of {len(nodes)} |"
+                f"{c.nodes_with_facts} | {len(nodes)} | {len(found)} of {len(nodes)} | "
+                + (f"{c.human_in_top} of {c.human_links} |" if search else "- |")
             )
         missing = sorted(set(SYSTEM_SOURCES.values()) - {c.source for c in got})
         print(f"not in the store: {', '.join(missing) or '-'}")
