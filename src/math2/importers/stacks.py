@@ -110,7 +110,7 @@ def mathlib_instance_names(store: Store, commit: str | None) -> KnownNames:
             .join(Source, Mention.source_id == Source.id)
             .join(Pin, Mention.pin_id == Pin.id)
             .where(Source.name == "mathlib", Pin.commit == commit, Mention.kind == "instance")
-            .where(Mention.module.in_({m for m, _ in wanted}))
+            .where(Mention.module.in_(sorted({m for m, _ in wanted})))
         )
         out: dict[tuple[str, int], str] = {}
         with store.session() as s:
