@@ -15,7 +15,7 @@ from math2.errors import InputError
 from math2.importers.stacks import import_stacks, stacks_pairs
 from math2.roles.align.job import AlignOptions, select_candidates
 from math2.sources import load_manifest, sync_manifest
-from math2.store import Crosswalk, Node
+from math2.store import Crosswalk, Mention, Node
 from tests.build_helpers import pinned_manifest
 from tests.conftest import FIXTURES, REPO
 
@@ -77,6 +77,32 @@ def test_anonymous_instances_named_as_the_mathlib_import_names_them() -> None:
     assert named["0A01"] == "Demo.instIsGood" and named["0A02"] == "Demo.instSizeNat"
     assert {named["0A01"], named["0A02"]} <= mathlib
     assert (scanned, missing) == (1, 0)
+
+
+def test_instances_named_by_the_mathlib_import_in_the_store(sqlite_store, monkeypatch) -> None:
+    """With the Mathlib import of the same pin in the store, a tagged anonymous instance takes
+    the name of its mention there (by module and line), and the library is not read again."""
+    import math2.importers.stacks as stacks
+    from math2.importers.registry import load_builtin_importers
+
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with sqlite_store.session() as s:
+        sync_manifest(s, manifest)
+    load_builtin_importers()["mathlib"].run(sqlite_store, manifest.get("mathlib"), STACKSPROJ)
+
+    def read_again(*_args: object) -> None:
+        raise AssertionError("the whole library was read again")
+
+    monkeypatch.setattr(stacks, "_name_instances", read_again)
+    import_stacks(sqlite_store, manifest.get("stacks-mathlib"), STACKSPROJ)
+    with sqlite_store.session() as s:
+        rows = {s.get(Node, r.node_id).key: r.target for r in s.scalars(select(Crosswalk))}
+        instances = set(s.scalars(select(Mention.name).where(Mention.kind == "instance")))
+    assert rows["stacks:0A01"] == "Demo.instIsGood" and rows["stacks:0A02"] == "Demo.instSizeNat"
+    assert {rows["stacks:0A01"], rows["stacks:0A02"]} <= instances
+    # without the Mathlib import, the library is read (and the guard above would fail)
+    with pytest.raises(AssertionError, match="read again"):
+        stacks_pairs(STACKSPROJ, lambda where: {})
 
 
 def test_attribute_commands_are_read() -> None:

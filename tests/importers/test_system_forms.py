@@ -24,7 +24,7 @@ FORMS = FIXTURES / "system_forms"
 
 @pytest.fixture
 def manifest(tmp_path: Path):
-    names = ("hol-light", "hol4", "naproche", "nasalib")
+    names = ("hol-light", "hol4", "naproche", "nasalib", "rocq-stdlib", "acl2-books")
     return load_manifest(pinned_manifest(tmp_path, {n: "fixture0" for n in names}))
 
 
@@ -233,6 +233,106 @@ def test_hol_light_licence_per_file(corpus, manifest) -> None:
     assert rows["CHOICE_THM"].licence == "CC0-1.0 OR MIT"  # the choices math2 knows
     assert rows["ADD_ZERO_FORM"].licence == "BSD-2-Clause"  # "the same license as HOL Light"
     assert all(m.intake_class == "mentions" for m in rows.values())
+
+
+# --- Rocq -------------------------------------------------------------------------------
+
+_ROCQ_DECL = re.compile(
+    r"^\s*(?:#\[\w+\]\s*)?(?:Local\s+|Program\s+)?(?:Theorem|Lemma|Fact|Remark|Corollary|"
+    r"Proposition|Definition|Example|Fixpoint|CoFixpoint|Inductive|CoInductive|Variant|Record|"
+    r"Structure|Class|Instance|Axiom|Parameter)\s+(\w+)",
+    re.M,
+)
+_ROCQ_UNREAD = {
+    "Variable, Hypothesis, Context, Let (section-local, not in the library)": (
+        r"^\s*(?:Variables?|Hypothes[ie]s|Context|Let)\b"
+    ),
+    "Abbreviation (another name for a term)": r"^\s*(?:Abbreviation|Notation\s+\w+\s*:=)",
+    "Notation, Infix (syntax, not a statement)": r"^\s*(?:Notation\s+\"|Infix\b)",
+    "Ltac, Tactic Notation (a tactic, not a statement)": r"^\s*(?:Ltac|Tactic Notation)\b",
+    "Scheme (the induction principles it defines)": r"^\s*Scheme\b",
+    "Add Morphism, Relation, Ring, Field, Setoid (the instances it declares)": (
+        r"^\s*Add\s+(?:Parametric\s+)?(?:Morphism|Relation|Ring|Field|Setoid)\b"
+    ),
+    "Coercion, Canonical with a body (the constant it defines)": (
+        r"^\s*(?:Coercion|Canonical)\b[^.\n]*:="
+    ),
+    "Declare Instance, Declare Module (a parameter of a module type)": (
+        r"^\s*Declare\s+(?:Instance|Module)\b"
+    ),
+    "Instance without a name (Rocq makes one up)": r"Instance\s*:",
+}
+
+
+def _rocq_by_regex(text: str) -> tuple[Counter[str], Counter[str]]:
+    """The short names a Rocq file declares (with those a module gets by `Include`-ing a
+    functor of the file), and each form not read, by one regex per form."""
+    text = re.sub(r"\(\*.*?\*\)", "", text, flags=re.S)
+    names = Counter(_ROCQ_DECL.findall(text))
+    names.update(
+        p for ps in re.findall(r"^\s*Parameters\s+\(([\w ]+):", text, re.M) for p in ps.split()
+    )
+    for functor in re.findall(r"^\s*Include\s+(\w+)", text, re.M):
+        body = re.search(rf"^\s*Module {functor} \(.*?^\s*End {functor}\.", text, re.M | re.S)
+        assert body is not None
+        names.update(_ROCQ_DECL.findall(body.group(0)))
+    unread = Counter({form: len(re.findall(rx, text, re.M)) for form, rx in _ROCQ_UNREAD.items()})
+    return names, unread
+
+
+def test_rocq_counts_equal_an_independent_reading(corpus, manifest) -> None:
+    every = FORMS / "rocq" / "theories" / "Forms" / "Every.v"
+    names, unread = _rocq_by_regex(every.read_text())
+    res = _import(corpus, manifest, "rocq-stdlib", "rocq")
+    rows = _mentions(corpus, "rocq-stdlib")
+    assert Counter(n.rpartition(".")[2] for n in rows) == names
+    assert res.counts["declarations"] == sum(names.values()) == 31
+    assert _not_read(res.counts) == +unread
+    assert sum(unread.values()) == 20 and len(+unread) == len(_ROCQ_UNREAD)
+    assert rows["Stdlib.Forms.Every.NatWidgets.t_eq"].extra["included_from"] == (
+        "Stdlib.Forms.Every.WidgetProps.t_eq"
+    )
+    assert "Stdlib.Forms.Every.gadget_symmetry" not in rows  # an Abbreviation: counted
+    assert not any("in_a_comment" in n for n in rows)
+
+
+# --- ACL2 -------------------------------------------------------------------------------
+
+_ACL2_UNREAD = {
+    "defun, define, defun-sk, … (a definition)": r"defun|defund|defun-sk|define|defchoose|defstub",
+    "defrule, defruled, def-gl-thm, … (a theorem math2 does not read)": (
+        r"defrule|defruled|def-gl-thm"
+    ),
+    "defequiv, defcong, defrefinement (the theorems they make)": r"defequiv|defcong|defrefinement",
+    "defmacro (a macro)": r"defmacro",
+}
+
+
+def test_acl2_counts_equal_an_independent_reading(corpus, manifest) -> None:
+    text = (FORMS / "acl2" / "books" / "forms" / "every.lisp").read_text()
+    text = re.sub(r"#\|.*?\|#", "", text, flags=re.S)
+    text = re.sub(r'"[^"]*"', '""', text)
+    text = re.sub(r";.*", "", text)
+    written = re.findall(r"\((?:defthmd?|defaxiom)\s+(\|[^|]*\||[^\s()]+)", text)
+    templates = [n for n in written if n.startswith(",")]
+    names = {n.rpartition(":")[2].strip("|").upper() for n in written if not n.startswith(",")}
+    again = len(written) - len(templates) - len(names)
+    unread = {
+        form: len(re.findall(rf"\((?:{heads})\s", text)) for form, heads in _ACL2_UNREAD.items()
+    }
+    res = _import(corpus, manifest, "acl2-books", "acl2")
+    rows = _mentions(corpus, "acl2-books")
+    assert {m.extra["symbol"].rpartition(":")[2].upper() for m in rows.values()} == names
+    assert res.counts["declarations"] == len(rows) == len(names) == 10
+    assert _not_read(res.counts) == {
+        **unread,
+        "defthm in a macro's template (named when the macro expands)": len(templates),
+        "a name its book states again (kept once: the exported one, else the first)": again,
+    }
+    assert (len(templates), again, sum(unread.values())) == (1, 1, 16)
+    assert res.counts["kind defaxiom"] == 1
+    assert rows["forms/every:ACL2::HELPER-LEMMA"].extra["local"] is False  # exported wins
+    assert rows["forms/every:STD::GADGET-P-OF-NIL"].licence == "BSD-3-Clause"
 
 
 def test_math2_import_prints_what_was_not_read(tmp_path: Path, store) -> None:

@@ -31,7 +31,7 @@ def test_build_skip_reason_is_written_for_its_user(tmp_path: Path, sqlite_store)
     summary: BuildSummary = build(settings, sqlite_store, offline=True)
     [out] = summary.outcomes
     assert out.status == "skipped", out
-    assert out.reason.startswith("not pinned (No revision of the dataset recorded yet)"), out
+    assert out.reason.startswith("not pinned (No revision of the dataset recorded yet; its"), out
     assert f"{manifest}:1" not in out.reason and str(manifest) in out.reason
     assert "`math2 import frenzymath-mathlib-informal FILE`" in out.reason
     assert "machine" not in out.reason

@@ -1,6 +1,7 @@
-"""The ACL2 community books: a mention per `defthm` (and `defthmd`, its disabled form) of the
-`.lisp` books under `books/`. A book is its own world (two books may each prove a theorem of
-the same name, with different statements; a `local` lemma is gone once its book is certified),
+"""The ACL2 community books: a mention per `defthm` (and `defthmd`, its disabled form) and
+`defaxiom` of the `.lisp` books under `books/`. A book is its own world (two books may each
+prove a theorem of the same name, with different statements; a `local` lemma is gone once its
+book is certified),
 so a mention is named by its book and its symbol — `arithmetic/top:ACL2::NAT-LISTP-OF-CONS` —
 and nothing is merged across books; the symbol alone, as ACL2 prints it, is kept in
 `extra.symbol`: the package the name is written in (`std::foo`), else the book's
@@ -11,6 +12,12 @@ from another (its home package) cannot be known without running ACL2. A theorem 
 theorem wins over a `local` one of the same name, else the first stays (ACL2 takes a redundant
 event as the same theorem). The statement is the term after the name. Comments are blanked
 and never taken as text (K6.6).
+
+What a book holds and the import does not read is counted by form (`systems.Unread`):
+definitions (`defun`, `define`, `defun-sk`, …), macros, theorems made by `defrule`-like macros
+and `def-gl-thm`, the theorems `defequiv`/`defcong`/`defrefinement` generate, a `defthm` in a
+macro's template (`(defthm ,name …)`: its name is made when the macro expands), and a name a
+book states again.
 
 The licence is per directory and per file (K6.3; `books/LICENSE`: "License and copyright
 information is provided by individual directories and files"): a book's own header comments
@@ -34,7 +41,9 @@ from math2.importers.registry import ImportResult, register
 from math2.importers.systems import (
     Decl,
     ItemLicence,
+    Parsed,
     SystemReader,
+    Unread,
     clean_statement,
     git_checkout,
     glob_files,
@@ -45,7 +54,23 @@ from math2.sources.manifest import SourceEntry
 from math2.store import Store
 
 SOURCE = "acl2-books"
-THEOREMS = frozenset({"defthm", "defthmd"})
+THEOREMS = frozenset({"defthm", "defthmd", "defaxiom"})
+TEMPLATE = "defthm in a macro's template (named when the macro expands)"
+STATED_AGAIN = "a name its book states again (kept once: the exported one, else the first)"
+# Forms seen and not read, by their head: definitions, and events that store theorems under
+# names math2 would have to make up or whose arguments it does not read.
+_DEFINITIONS = (
+    "defun", "defund", "defun-nx", "defund-nx", "defun-sk", "defund-sk", "defun-inline",
+    "defund-inline", "define", "defchoose", "defstub",
+)  # fmt: skip
+_MAKERS = ("defrule", "defruled", "defrulel", "defruledl", "defthmr", "defthmdr", "def-gl-thm")
+_GENERATORS = ("defequiv", "defcong", "defrefinement")
+_UNREAD = {
+    **dict.fromkeys(_DEFINITIONS, "defun, define, defun-sk, … (a definition)"),
+    **dict.fromkeys(_MAKERS, "defrule, defruled, def-gl-thm, … (a theorem math2 does not read)"),
+    **dict.fromkeys(_GENERATORS, "defequiv, defcong, defrefinement (the theorems they make)"),
+    "defmacro": "defmacro (a macro)",
+}
 _PAREN = re.compile(r"[()]")
 _HEAD = re.compile(r"\s*([^\s()'\"`,;|]+)")
 _SYMBOL = re.compile(r"\s*(\|[^|]*\||[^\s()'\"`,;]+)")
@@ -67,15 +92,15 @@ def _symbol(written: str, package: str) -> str | None:
     return f"{pkg}::{name}" if name else None
 
 
-def parse_file(root: Path, path: Path, text: str) -> list[Decl]:
-    """The `defthm`s of one book."""
+def parse_file(root: Path, path: Path, text: str) -> Parsed:
+    """The `defthm`s and `defaxiom`s of one book, and the forms it does not read."""
     view = mask_lisp(path, text)
     code, structure = view.code, view.structure
     packages = [(m.start(), m.group(1).upper()) for m in _IN_PACKAGE.finditer(code)]
     rel = path.relative_to(root).as_posix()
     book = rel.removeprefix("books/").removesuffix(".lisp")
     heads: list[str] = []  # the head of each open form
-    decls = []
+    out = Parsed([])
     for m in _PAREN.finditer(structure):
         if m.group(0) == ")":
             if heads:
@@ -88,7 +113,7 @@ def parse_file(root: Path, path: Path, text: str) -> list[Decl]:
             package = next((p for at, p in reversed(packages) if at < m.start()), "ACL2")
             name = _symbol(sym.group(1), package) if sym else None
             if name is not None and sym is not None:
-                decls.append(
+                out.decls.append(
                     Decl(
                         name=f"{book}:{name}",
                         kind=head,
@@ -98,15 +123,19 @@ def parse_file(root: Path, path: Path, text: str) -> list[Decl]:
                         extra={"file": rel, "local": "local" in heads, "symbol": name},
                     )
                 )
+            else:
+                out.unread.append(Unread(TEMPLATE, view.line(m.start())))
+        elif (form := _UNREAD.get(head)) is not None:
+            out.unread.append(Unread(form, view.line(m.start())))
         heads.append(head)
-    return _one_per_name(decls)
+    return _one_per_name(out)
 
 
-def _one_per_name(decls: list[Decl]) -> list[Decl]:
+def _one_per_name(out: Parsed) -> Parsed:
     """One declaration per name of a book: an exported theorem wins over a `local` one, else
-    the first stays; the others are named in `also_at`."""
+    the first stays; the others are named in `also_at` and counted as not read."""
     kept: dict[str, Decl] = {}
-    for d in decls:
+    for d in out.decls:
         first = kept.get(d.name)
         if first is None:
             kept[d.name] = d
@@ -114,9 +143,12 @@ def _one_per_name(decls: list[Decl]) -> list[Decl]:
         if first.extra["local"] and not d.extra["local"]:
             d.extra.setdefault("also_at", []).append(f"{first.module}:{first.line}")
             kept[d.name] = d
+            out.unread.append(Unread(STATED_AGAIN, first.line))
         else:
             first.extra.setdefault("also_at", []).append(f"{d.module}:{d.line}")
-    return list(kept.values())
+            out.unread.append(Unread(STATED_AGAIN, d.line))
+    out.decls = list(kept.values())
+    return out
 
 
 def _next_form(code: str, structure: str, at: int) -> str:

@@ -98,9 +98,13 @@ def active_notation(
     return prefix, postfix
 
 
-def name_instances(files: list[SourceFile], more_names: Iterable[str] = ()) -> int:
+def name_instances(
+    files: list[SourceFile], more_names: Iterable[str] = (), only: set[str] | None = None
+) -> int:
     """Rename every generated instance name in `files` by the full rule; how many changed.
-    `more_names`: the library's declarations no file writes out (`@[to_additive]` twins)."""
+    `more_names`: the library's declarations no file writes out (`@[to_additive]` twins);
+    `only`: the paths of the files whose instances are renamed (the tables are still read from
+    every file; all by default)."""
     classes = library_classes(files)
     every = {d.name for f in files for d in f.declarations if d.name and not d.generated}
     every |= set(more_names)
@@ -108,6 +112,8 @@ def name_instances(files: list[SourceFile], more_names: Iterable[str] = ()) -> i
     last_parts = {n.rsplit(".", 1)[-1] for n in every}
     changed = 0
     for f in files:
+        if only is not None and f.path not in only:
+            continue
         taken: dict[str, int] = {}
         for d in f.declarations:
             if not (d.generated and d.name and d.kind == "instance"):

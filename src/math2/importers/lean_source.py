@@ -261,6 +261,7 @@ def scan_file(root: Path, path: Path) -> SourceFile:
     additive_attrs: list[tuple[list[str], ToAdditive]] = []
     ns_at: list[tuple[int, str]] = [(0, "")]  # (offset, the namespace from there on)
     opens: list[str] = []  # the namespaces some `open` of the file names
+    counted, line = 0, 1  # the line at offset `counted` (events come in order: no recount)
 
     for m in _EVENT.finditer(code):
         cmd = m.group("cmd")
@@ -289,7 +290,8 @@ def scan_file(root: Path, path: Path) -> SourceFile:
             continue
         kw = _WS.sub(" ", m.group("kw"))
         start = m.end()
-        line = code.count("\n", 0, m.start()) + 1
+        line += code.count("\n", counted, m.start())
+        counted = m.start()
         # Attributes found in the blanked code (brackets inside strings and doc comments do not
         # count), their text taken from the original: strings (`since := "…"`) matter.
         attrs = (

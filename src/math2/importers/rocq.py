@@ -3,8 +3,15 @@
 `theories/`, named by its logical path (`Stdlib.Arith.PeanoNat.Nat.add_comm`: the library's
 prefix from `theories/dune` or `_CoqProject`, the file's folders and name, then the enclosing
 `Module`s; a `Section` adds nothing to a name). LGPL-2.1: mentions and crosswalks only, no
-comment is read as text (K6.6). Section-local `Let`, `Variable`, `Hypothesis` are not
-declarations of the library and are not read.
+comment is read as text (K6.6). Section-local `Let`, `Variable`, `Hypothesis`, `Context` are
+not declarations of the library and are not read.
+
+Every command that names or declares something and is not read is counted by form
+(`systems.Unread`, `unread_form`): section-local variables, `Abbreviation` and `Notation NAME :=`
+(another name for a term), other notations, `Ltac` and `Tactic Notation`, `Scheme`, `Add
+Morphism`/`Relation`/`Ring`/`Field`/`Setoid` (instances with names of their own), `Declare
+Instance`/`Module` (in a module type), `Coercion`/`Canonical` with a body, an `Instance`
+without a name. Constructors and record fields are part of their inductive's mention.
 
 Statements: a theorem's binders and type; a definition's binders and type, and its body as
 well (`… : Prop := body`) when it is Prop-valued or states no type (its meaning is its body) —
@@ -29,7 +36,9 @@ from math2.importers.registry import ImportResult, register
 from math2.importers.rocq_modules import FileRead, Include, Library, ModuleInfo
 from math2.importers.systems import (
     Decl,
+    Parsed,
     SystemReader,
+    Unread,
     clean_statement,
     git_checkout,
     import_checkout,
@@ -108,10 +117,12 @@ def _assumed(rest: str) -> list[tuple[str, str]]:
     return [(n, typ) for n in head.split() if _IDENT.fullmatch(n)]
 
 
-def parse_file(root: Path, path: Path, text: str) -> list[Decl]:
-    """The declarations of one `.v` file as it states them (see the module docstring; what
-    modules get by `Include` is added by `read_file` over the whole library)."""
-    return read_file(root, path, text).decls
+def parse_file(root: Path, path: Path, text: str) -> Parsed:
+    """The declarations of one `.v` file as it states them, and the forms it does not read
+    (see the module docstring; what modules get by `Include` is added by
+    `rocq_modules.Library` over the whole library)."""
+    got = read_file(root, path, text)
+    return Parsed(got.decls, got.unread)
 
 
 def read_file(root: Path, path: Path, text: str) -> FileRead:
@@ -150,6 +161,8 @@ def read_file(root: Path, path: Path, text: str) -> FileRead:
             _close(words[1], stack)
             continue
         if kw not in THEOREMS and kw not in DEFINITIONS and kw not in ASSUMPTIONS:
+            if (form := unread_form(words, sentence[kw_at:])) is not None:
+                out.unread.append(Unread(form, line))
             continue
         body_at = at + kw_at + len(kw)
         rest = view.structure[body_at : at + len(sentence)]
@@ -161,7 +174,8 @@ def read_file(root: Path, path: Path, text: str) -> FileRead:
             types = {n: clean_statement(t) for n, t in assumed}
         else:
             m = _IDENT.match(rest.lstrip())
-            if m is None:  # an anonymous Instance
+            if m is None:  # `Instance : C T := …`: Rocq makes up its name
+                out.unread.append(Unread(ANONYMOUS_INSTANCE, line))
                 continue
             names = [m.group(0)]
             offset = len(rest) - len(rest.lstrip()) + m.end()
@@ -183,6 +197,45 @@ def read_file(root: Path, path: Path, text: str) -> FileRead:
                 )
             )
     return out
+
+
+# Forms that name or declare something the import does not read, by their command.
+ANONYMOUS_INSTANCE = "Instance without a name (Rocq makes one up)"
+_UNREAD = {
+    "Abbreviation": "Abbreviation (another name for a term)",
+    "Ltac": "Ltac, Tactic Notation (a tactic, not a statement)",
+    "Ltac2": "Ltac, Tactic Notation (a tactic, not a statement)",
+    "Tactic": "Ltac, Tactic Notation (a tactic, not a statement)",
+    "Notation": "Notation, Infix (syntax, not a statement)",
+    "Infix": "Notation, Infix (syntax, not a statement)",
+    "Scheme": "Scheme (the induction principles it defines)",
+    "Declare": "Declare Instance, Declare Module (a parameter of a module type)",
+}
+_SECTION_LOCAL = frozenset({"Variable", "Variables", "Hypothesis", "Hypotheses", "Context", "Let"})
+_ADDED = frozenset({"Morphism", "Parametric", "Relation", "Ring", "Field", "Setoid"})
+_DEFINING_ALIAS = re.compile(r"^\s*[^\W\d][\w'.]*\s*:=")
+
+
+def unread_form(words: list[str], sentence: str) -> str | None:
+    """The form a command that the import does not read takes, when it declares or names
+    something (a section's variables, an abbreviation, a tactic, a morphism's instance, …);
+    None for a command that declares nothing (a proof step, `Hint`, `Arguments`, `Require`)."""
+    kw = words[0]
+    if kw in _SECTION_LOCAL:
+        return "Variable, Hypothesis, Context, Let (section-local, not in the library)"
+    if kw == "Notation" and len(words) > 1 and _DEFINING_ALIAS.match(sentence[len(kw) :]):
+        return _UNREAD["Abbreviation"]  # `Notation plus_comm := Nat.add_comm`: a name
+    if kw == "Tactic" and words[1:2] != ["Notation"]:
+        return None
+    if kw == "Declare" and words[1:2] not in (["Instance"], ["Module"]):
+        return None
+    if kw in _UNREAD:
+        return _UNREAD[kw]
+    if kw == "Add" and len(words) > 1 and words[1] in _ADDED:
+        return "Add Morphism, Relation, Ring, Field, Setoid (the instances it declares)"
+    if kw in ("Coercion", "Canonical") and ":=" in sentence:
+        return "Coercion, Canonical with a body (the constant it defines)"
+    return None
 
 
 def _statement(kw: str, code: str, rest: str, body_at: int, offset: int) -> str | None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from math2.errors import InputError
-from math2.importers.systems import Decl, SystemReader
+from math2.importers.systems import Decl, Parsed, SystemReader, Unread
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +62,7 @@ class FileRead:
     decls: list[Decl] = field(default_factory=list)
     modules: list[ModuleInfo] = field(default_factory=list)
     includes: list[Include] = field(default_factory=list)
+    unread: list[Unread] = field(default_factory=list)  # forms seen and not read
 
 
 @dataclass
@@ -85,7 +86,7 @@ class Library:
         its modules include."""
         return SystemReader(source, what, self.files, self.parse)
 
-    def parse(self, root: Path, path: Path, text: str) -> list[Decl]:
+    def parse(self, root: Path, path: Path, text: str) -> Parsed:
         if self._root != root:
             self._load(root)
         got = self._by_file.get(str(path.relative_to(root)))
@@ -93,7 +94,7 @@ class Library:
             got = self.read(root, path, text)
         if isinstance(got, InputError):
             raise got
-        return [*got.decls, *self._copies(got)]
+        return Parsed([*got.decls, *self._copies(got)], list(got.unread))
 
     def _load(self, root: Path) -> None:
         from math2.importers.masking import read_source

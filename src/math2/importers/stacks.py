@@ -13,6 +13,7 @@ decl) is read as a dataset, as before this route.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,11 +30,17 @@ if TYPE_CHECKING:
 SOURCE = "stacks-mathlib"
 
 
-def stacks_pairs(root: Path) -> tuple[list[Pair], int, int]:
+# The names the Mathlib import gave anonymous instances: (module, line) of each instance asked
+# for -> its name, for those it has (`mathlib_instance_names`).
+KnownNames = Callable[[list[tuple[str, int]]], dict[tuple[str, int], str]]
+
+
+def stacks_pairs(root: Path, known: KnownNames | None = None) -> tuple[list[Pair], int, int]:
     """(pairs, files scanned, tags whose declaration was not found) of a Mathlib checkout:
     `@[stacks TAG]` on a declaration and `attribute [stacks TAG] name …` after it. An
-    anonymous instance is named as the Mathlib import names it (`instance_names`, with the
-    whole library: its classes are in other files), so the pair names the mention."""
+    anonymous instance is named as the Mathlib import names it: by `known` (the Mathlib
+    import's mentions at this commit, by module and line) where it has every such instance,
+    else by `instance_names` with the whole library (its classes are in other files)."""
     from math2.importers.lean_source import lean_files, scan_file
 
     base = root / "Mathlib" if (root / "Mathlib").is_dir() else root
@@ -42,8 +49,15 @@ def stacks_pairs(root: Path) -> tuple[list[Pair], int, int]:
         text = path.read_text(encoding="utf-8", errors="replace")
         if "stacks" in text:
             files.append((path, scan_file(root, path), text))
-    if any(d.generated and d.stacks for _, f, _ in files for d in f.declarations):
-        _name_instances(root, base, {p: f for p, f, _ in files})
+    anonymous = [(f, d) for _, f, _ in files for d in f.declarations if d.generated and d.stacks]
+    if anonymous:
+        where = [(f.module, d.line) for f, d in anonymous]
+        names = known(where) if known is not None else {}
+        if all(w in names for w in where):  # the Mathlib import's names: no library re-read
+            for (_, d), w in zip(anonymous, where, strict=True):
+                d.name = names[w]
+        else:
+            _name_instances(root, base, {p: f for p, f, _ in files})
     pairs: list[Pair] = []
     missing = 0
     for path, f, text in files:
@@ -66,14 +80,47 @@ def stacks_pairs(root: Path) -> tuple[list[Pair], int, int]:
 
 
 def _name_instances(root: Path, base: Path, scanned: dict[Path, SourceFile]) -> None:
-    """Anonymous instances renamed as `importers.mathlib.read_checkout` does: every file of
-    the library read, with the `@[to_additive]` twins' names."""
+    """Anonymous instances of the scanned files renamed as `importers.mathlib.read_checkout`
+    does: every file of the library read (its classes, names and notation), with the
+    `@[to_additive]` twins' names."""
     from math2.importers.instance_names import name_instances
     from math2.importers.lean_source import lean_files, scan_file
     from math2.importers.to_additive import additive_twins
 
     every = [scanned.get(p) or scan_file(root, p) for p in lean_files(base)]
-    name_instances(every, (d.name for d in additive_twins(every) if d.name))
+    twins = (d.name for d in additive_twins(every) if d.name)
+    name_instances(every, twins, only={f.path for f in scanned.values()})
+
+
+def mathlib_instance_names(store: Store, commit: str | None) -> KnownNames:
+    """`KnownNames` from the store: the instances of the Mathlib source scan imported at
+    `commit` (a mention of kind `instance` whose `extra.line` is its line; the compiler's
+    parquet route records no line, and gives nothing here)."""
+
+    def known(where: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
+        from sqlalchemy import select
+
+        from math2.store.models import Mention, Pin, Source
+
+        if commit is None:
+            return {}
+        wanted = set(where)
+        q = (
+            select(Mention.module, Mention.name, Mention.extra)
+            .join(Source, Mention.source_id == Source.id)
+            .join(Pin, Mention.pin_id == Pin.id)
+            .where(Source.name == "mathlib", Pin.commit == commit, Mention.kind == "instance")
+            .where(Mention.module.in_(sorted({m for m, _ in wanted})))
+        )
+        out: dict[tuple[str, int], str] = {}
+        with store.session() as s:
+            for module, name, extra in s.execute(q):
+                key = (str(module), (extra or {}).get("line"))
+                if key in wanted:
+                    out[key] = name
+        return out
+
+    return known
 
 
 _ATTRIBUTE = re.compile(r"^[ \t]*attribute\s*\[(?P<body>[^\]]*)\]\s*(?P<names>[^\n]*)", re.M)
@@ -135,7 +182,8 @@ def import_stacks(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
     digest = f"git:{commit}" if commit else file_digest(base)
     if (done := skip_if_done(store, entry, path, digest)) is not None:
         return done
-    pairs, scanned, missing = stacks_pairs(path)
+    at = commit or (entry.current_pin.commit if entry.current_pin else None)  # Mathlib's pin
+    pairs, scanned, missing = stacks_pairs(path, mathlib_instance_names(store, at))
     result = write_pairs(store, entry, path, digest, pairs, commit=commit)
     result.counts = {
         **result.counts,
