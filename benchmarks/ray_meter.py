@@ -17,7 +17,7 @@ from sqlalchemy.engine import make_url
 
 from math2.store import RunItem, Store
 
-ROLES = ("driver", "tasks", "hub (writer)", "lean actors", "repl", "ray system", "postgres")
+ROLES = ("driver", "workers", "hub (writer)", "lean actors", "repl", "ray system", "postgres")
 LOCAL_ROLES = ("driver", "repl", "postgres")
 OUTSIDE = "model server (outside)"
 
@@ -79,7 +79,7 @@ class CpuMeter:
             ):
                 if key in cmd:
                     return role
-            return "tasks"
+            return "workers"
         return "ray system"
 
     def _postgres(self) -> list[psutil.Process]:
@@ -102,7 +102,7 @@ class CpuMeter:
             with self._lock:
                 old = self.last.get(p.pid)
                 # an idle Ray worker is "ray::IDLE" until it runs an actor or a task
-                keep = old is not None and old[0] not in ("tasks", "ray system")
+                keep = old is not None and old[0] not in ("workers", "ray system")
                 role = old[0] if keep and old is not None else self._role(p, pgs)
                 self.last[p.pid] = (role, t.user + t.system)
         self._own += time.thread_time() - t0
