@@ -81,7 +81,8 @@ class Hubs:
                 name=hub_name(tag),
                 namespace=NAMESPACE,
                 num_cpus=0,
-                max_concurrency=1000,  # writes from every worker, each a call
+                # writes from every worker, each a call; each waiting acquire holds one
+                max_concurrency=100_000,
                 scheduling_strategy=_here(self.ray, self.node),
             )
             .remote(

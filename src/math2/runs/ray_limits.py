@@ -1,5 +1,5 @@
-"""The cluster-wide bounds of a Ray run's model calls: one `EndpointLimiter` actor per model
-endpoint (made by the run's hub, on its node) holds its permits, and each worker's model clients
+"""The cluster-wide bounds of a Ray run's model calls: one `EndpointLimiter` per model endpoint
+(held by the run's hub, on the driver's node) holds its permits, and each worker's model clients
 take them through a `ClusterLimiter` (`bind_clients`). A permit belongs to a live caller: the
 permits and queued requests of a node that died, or of a worker that stopped saying it lives,
 are dropped at once, so a capped run keeps its cap and its pace when it loses a node.
@@ -35,8 +35,9 @@ def _remember(tokens: collections.OrderedDict[str, None], token: str) -> None:
 
 
 class EndpointLimiter:
-    """At most `capacity` calls to one model endpoint at once across the cluster (an async Ray
-    actor): `acquire(token, node, holder)` waits for a permit, `release(token)` gives it back.
+    """At most `capacity` calls to one model endpoint at once across the cluster (in the run's
+    hub, an async Ray actor): `acquire(token, node, holder)` waits for a permit,
+    `release(token)` gives it back.
 
     A permit belongs to a live caller: the limiter asks Ray which nodes are alive every
     `WATCH_S` and drops at once the permits and queued requests of a node that died; a worker
@@ -223,6 +224,26 @@ class _Beat:
 _LIMITERS: collections.OrderedDict[tuple[str, str], _Beat] = collections.OrderedDict()
 
 
+class _Call:
+    """A hub's method for one endpoint's limiter: `.remote(*args)` names the endpoint."""
+
+    def __init__(self, method: Any, key: str):
+        self.method, self.key = method, key
+
+    def remote(self, *args: Any) -> Any:
+        return self.method.remote(self.key, *args)
+
+
+class _Endpoint:
+    """One endpoint's limiter, in the run's hub: `acquire`, `release` and `beat` as an
+    `EndpointLimiter` actor's would be."""
+
+    def __init__(self, hub: Any, key: str):
+        self.acquire = _Call(hub.acquire, key)
+        self.release = _Call(hub.release, key)
+        self.beat = _Call(hub.beat, key)
+
+
 def _who() -> tuple[str, str]:
     """(this process's node, this worker's id): whose permits these are."""
     import ray
@@ -245,8 +266,8 @@ class ClusterLimiter(Resource):
     async def _actor(self) -> _Beat:
         k = (self.tag, self.key)
         if k not in _LIMITERS:
-            actor = await self.hub.limiter.remote(self.key, self.capacity, self.hold_s)
-            _LIMITERS[k] = _Beat(actor, _who()[1])
+            await self.hub.limiter.remote(self.key, self.capacity, self.hold_s)
+            _LIMITERS[k] = _Beat(_Endpoint(self.hub, self.key), _who()[1])
             while len(_LIMITERS) > 64:  # runs long gone
                 _LIMITERS.popitem(last=False)
         return _LIMITERS[k]
