@@ -18,11 +18,12 @@ medians.
 
 1. **CPU per item** (zero check latency, one worker): user + sys of every process, read with
    psutil every 0.2 s while the run goes (the meter's own thread taken out) — the driver (this
-   process), Ray's batch tasks, the run's hub (its writer), the Lean actors, the REPLs, Ray's
-   own processes (raylet, GCS, …) and PostgreSQL's —, for runs of N and 3N items: the CPU per item
-   is what the 2N more items cost ((CPU(3N) − CPU(N)) / 2N), the fixed cost what remains of a
-   run of N. CPU seconds are what holds on a loaded machine, where wall time does not. A local
-   run counts its own process, its REPLs and PostgreSQL (Ray's idle processes are left out).
+   process), the run's item workers, its hub (writer and limiters), the Lean actors, the REPLs,
+   Ray's own processes (raylet, GCS, …) and PostgreSQL's —, for runs of N and 3N items: the CPU
+   per item is what the 2N more items cost ((CPU(3N) − CPU(N)) / 2N), the fixed cost what
+   remains of a run of N. CPU seconds are what holds on a loaded machine, where wall time does
+   not. A local run counts its own process, its REPLs and PostgreSQL (Ray's idle processes are
+   left out).
 2. **Throughput** (check latency `--latency`, a `time.sleep` in the fake REPL: it costs no CPU)
    at k REPLs — one Lean actor with a pool of k (`--shape repls`, what docs/scale.md
    recommends: one actor per node) or k actors of one REPL each (`--shape actors`) —

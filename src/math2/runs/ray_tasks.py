@@ -34,7 +34,7 @@ ServicesFactory = Callable[[WorkerEnv], S]
 
 @dataclass(frozen=True)
 class BatchTask:
-    """What each batch task of a segment of a run needs beside its items (it travels with it)."""
+    """What each batch of a segment of a run needs beside its items (it travels with it)."""
 
     job: Job
     run_id: int
