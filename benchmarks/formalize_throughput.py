@@ -16,63 +16,33 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+import formalize_setup as setup
 import psutil
 
-from math2.config import LeanSettings, LLMSettings, Settings
+from math2.config import Settings
 from math2.lean import CheckItem, Mode
-from math2.llm import add_model, load_template, make_client, structured
-from math2.llm.testing import Rule, Script, spawn_fake_server
-from math2.roles.formalize import FormalizeOptions, JudgeVerdict, extract_lean, run_formalize
+from math2.llm import load_template, make_client, structured
+from math2.llm.testing import spawn_fake_server
+from math2.roles.formalize import JudgeVerdict, extract_lean, run_formalize
 from math2.services import make_checker
 from math2.store import Store
 from math2.store.aio import AsyncStore
 
-GENERATOR = "translate mathematical statements"
-JUDGE = "check whether a Lean 4 statement"
-
-
-def script(latency_s: float) -> Script:
-    code = r"```lean\ntheorem t_\g<id> (n : ℕ) : n + 0 = n := by sorry\n```"
-    return Script(
-        latency_s=latency_s,
-        models=["gen"],
-        rules=[
-            Rule(system=GENERATOR, user=r"item (?P<id>\w+)", reply=code, expand=True),
-            Rule(system=JUDGE, json={"consistent": True, "defects": []}),
-        ],
-    )
-
 
 def settings(db: Path, base_url: str, concurrency: int, workers: int, delay: float) -> Settings:
-    repl = [sys.executable, "-m", "math2.lean.testing.fake_repl", "--header-delay", "0.2"]
-    repl += ["--check-delay", str(delay)]
-    return Settings(
-        db_url=f"sqlite:///{db}",
-        llm=LLMSettings(base_url=base_url, concurrency=concurrency),
-        lean=LeanSettings(project_dir=db.parent, repl_command=repl, workers=workers),
-    )
-
-
-def write_items(path: Path, n: int, tag: str) -> None:
-    with path.open("w", encoding="utf-8") as fh:
-        for i in range(n):
-            fh.write(json.dumps({"id": f"{tag}{i}", "statement": f"item {tag}{i}: n + 0 = n."}))
-            fh.write("\n")
+    return setup.settings(f"sqlite:///{db}", base_url, concurrency, workers, delay, db.parent, 0.2)
 
 
 def store_at(db: Path) -> Store:
     store = Store(f"sqlite:///{db}")
     store.upgrade()
-    with store.session() as s:
-        add_model(s, "gen", provider="fake")
+    setup.add_fake_model(store)
     return store
 
 
@@ -95,9 +65,8 @@ async def streaming(st: Settings, store: Store, inp: Path, samples: list | None 
             samples.append((p.done, proc.memory_info().rss / 2**20))
             print(f"  {p.done} done, RSS {samples[-1][1]:.0f} MB", flush=True)
 
-    opts = FormalizeOptions(model="gen", judge="gen", retrieval=False, max_rounds=3)
     started = time.monotonic()
-    summary = await run_formalize(st, store, inp, opts, on_progress=on_progress)
+    summary = await run_formalize(st, store, inp, setup.options(), on_progress=on_progress)
     elapsed = time.monotonic() - started
     assert summary.failed == 0 and summary.done > 0, summary
     n = summary.done
@@ -158,9 +127,9 @@ async def barrier(st: Settings, store: Store, n: int, tag: str):
 
 async def compare(a, tmp: Path, bound: float) -> None:
     """Streaming against the stage barrier, same fakes, same process."""
-    with spawn_fake_server(script(a.latency), tmp / "fake") as srv:
+    with spawn_fake_server(setup.model_script(a.latency), tmp / "fake") as srv:
         inp = tmp / "stream.jsonl"
-        write_items(inp, a.items, "s")
+        setup.write_items(inp, a.items, "s")
         db = tmp / "stream.db"
         st = settings(db, srv.base_url, a.concurrency, a.workers, a.check_delay)
         rate, steady, secs = await streaming(st, store_at(db), inp)
@@ -204,9 +173,9 @@ async def main() -> None:
         if a.items:
             await compare(a, tmp, bound)
         if a.memory_items:
-            with spawn_fake_server(script(0.002), tmp / "fake-memory") as srv:
+            with spawn_fake_server(setup.model_script(0.002), tmp / "fake-memory") as srv:
                 inp = tmp / "memory.jsonl"
-                write_items(inp, a.memory_items, "m")
+                setup.write_items(inp, a.memory_items, "m")
                 db = tmp / "memory.db"
                 st = settings(db, srv.base_url, 16, 2, 0.001)
                 samples: list = []

@@ -17,7 +17,7 @@ from sqlalchemy.engine import make_url
 
 from math2.store import RunItem, Store
 
-ROLES = ("driver", "tasks", "hub (writer)", "lean actors", "repl", "ray system", "postgres")
+ROLES = ("driver", "workers", "hub (writer)", "lean actors", "repl", "ray system", "postgres")
 LOCAL_ROLES = ("driver", "repl", "postgres")
 OUTSIDE = "model server (outside)"
 
@@ -56,7 +56,9 @@ class CpuMeter:
         self._lock = threading.Lock()
         self._own = 0.0  # the sampler thread's own CPU, taken out of the driver's
 
-    def _role(self, p: psutil.Process, pg: set[int]) -> str:
+    def _role(self, p: psutil.Process, pg: set[int]) -> str | None:
+        """The process's role; None when it cannot be read (it ended: a zombie keeps its CPU
+        times but not its command line)."""
         if p.pid == self.me:
             return "driver"
         if p.pid in pg:
@@ -64,7 +66,7 @@ class CpuMeter:
         try:
             cmd = " ".join(p.cmdline()) or p.name()
         except psutil.Error:
-            return "ray system"
+            return None
         if "fake_repl" in cmd:
             return "repl"
         if "fake_server" in cmd:
@@ -79,7 +81,7 @@ class CpuMeter:
             ):
                 if key in cmd:
                     return role
-            return "tasks"
+            return "workers"
         return "ray system"
 
     def _postgres(self) -> list[psutil.Process]:
@@ -102,8 +104,10 @@ class CpuMeter:
             with self._lock:
                 old = self.last.get(p.pid)
                 # an idle Ray worker is "ray::IDLE" until it runs an actor or a task
-                keep = old is not None and old[0] not in ("tasks", "ray system")
+                keep = old is not None and old[0] not in ("workers", "ray system")
                 role = old[0] if keep and old is not None else self._role(p, pgs)
+                if role is None:  # ended since: its role is the one it was seen with
+                    role = old[0] if old is not None else "ray system"
                 self.last[p.pid] = (role, t.user + t.system)
         self._own += time.thread_time() - t0
 

@@ -18,11 +18,12 @@ medians.
 
 1. **CPU per item** (zero check latency, one worker): user + sys of every process, read with
    psutil every 0.2 s while the run goes (the meter's own thread taken out) — the driver (this
-   process), Ray's batch tasks, the run's hub (its writer), the Lean actors, the REPLs, Ray's
-   own processes (raylet, GCS, …) and PostgreSQL's —, for runs of N and 3N items: the CPU per item
-   is what the 2N more items cost ((CPU(3N) − CPU(N)) / 2N), the fixed cost what remains of a
-   run of N. CPU seconds are what holds on a loaded machine, where wall time does not. A local
-   run counts its own process, its REPLs and PostgreSQL (Ray's idle processes are left out).
+   process), the run's item workers, its hub (writer and limiters), the Lean actors, the REPLs,
+   Ray's own processes (raylet, GCS, …) and PostgreSQL's —, for runs of N and 3N items: the CPU
+   per item is what the 2N more items cost ((CPU(3N) − CPU(N)) / 2N), the fixed cost what
+   remains of a run of N. CPU seconds are what holds on a loaded machine, where wall time does
+   not. A local run counts its own process, its REPLs and PostgreSQL (Ray's idle processes are
+   left out).
 2. **Throughput** (check latency `--latency`, a `time.sleep` in the fake REPL: it costs no CPU)
    at k REPLs — one Lean actor with a pool of k (`--shape repls`, what docs/scale.md
    recommends: one actor per node) or k actors of one REPL each (`--shape actors`) —
@@ -38,7 +39,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import sys
 import tempfile
@@ -46,20 +46,19 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import formalize_setup as setup
 from pydantic import BaseModel
 from ray_meter import LOCAL_ROLES, OUTSIDE, ROLES, CpuMeter, Databases, med, steady_rate
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
 
-from math2.config import LeanSettings, LLMSettings, Settings
 from math2.lean import CheckItem, LeanChecker, PoolConfig, ReplBackend
-from math2.llm.testing import Rule, Script, spawn_fake_server
-from math2.roles.formalize import FormalizeOptions, run_formalize
+from math2.llm.testing import spawn_fake_server
+from math2.roles.formalize import run_formalize
 from math2.runs import ItemContext, Job, Resource, RunServices, execute, step
 from math2.runs.ray_actors import NAMESPACE, WorkerEnv
 from math2.runs.ray_exec import RayOptions
 from math2.store import Run as RunRow
-from math2.store import Store
 from math2.store.aio import AsyncStore
 
 
@@ -114,68 +113,24 @@ class Run:
 
 # Role-shaped items (`--job formalize`): the formalize role as `math2 formalize` runs it — a
 # generation and a judgement through the fake model server, one check through the fake REPL,
-# every attempt, reply and result stored — each item passing in round 1 (retrieval off).
-GENERATOR = "translate mathematical statements"
-JUDGE = "check whether a Lean 4 statement"
-
-
-def model_script(latency_s: float) -> Script:
-    code = r"```lean\ntheorem t_\g<id> (n : ℕ) : n + 0 = n := by sorry\n```"
-    return Script(
-        latency_s=latency_s,
-        models=["gen"],
-        rules=[
-            Rule(system=GENERATOR, user=r"item (?P<id>\w+)", reply=code, expand=True),
-            Rule(system=JUDGE, json={"consistent": True, "defects": []}),
-        ],
-    )
-
-
-@dataclass
-class Formalize:
-    """What a formalize run of the benchmark needs: the fake model server's URL, its slots, the
-    fake REPL's check latency, a folder for inputs."""
-
-    base_url: str
-    concurrency: int
-    folder: Path
-
-    def settings(self, store: Store, workers: int, latency: float) -> Settings:
-        repl = [sys.executable, "-m", "math2.lean.testing.fake_repl"]
-        repl += ["--check-delay", str(latency)]
-        return Settings(
-            db_url=store.url,
-            llm=LLMSettings(base_url=self.base_url, concurrency=self.concurrency),
-            lean=LeanSettings(project_dir=self.folder, repl_command=repl, workers=workers),
-        )
-
-    def items(self, n: int) -> Path:
-        tag = f"i{time.monotonic_ns()}"
-        path = self.folder / f"{tag}.jsonl"
-        with path.open("w", encoding="utf-8") as fh:
-            for i in range(n):
-                fh.write(json.dumps({"id": f"{tag}{i}", "statement": f"item {tag}{i}: n + 0 = n."}))
-                fh.write("\n")
-        return path
+# every attempt, reply and result stored — each item passing in round 1 (retrieval off); the
+# setup is `formalize_setup`'s (`FakeSetup`), as `formalize_throughput.py`'s.
 
 
 async def run_formalize_bench(
     dbs: Databases,
     meter: CpuMeter,
-    f: Formalize,
+    f: setup.FakeSetup,
     n: int,
     workers: int,
     latency: float,
     ray: RayOptions | None,
 ) -> Run:
-    from math2.llm import add_model
-
     store = dbs.new()
-    with store.session() as ses:
-        add_model(ses, "gen", provider="fake")
+    setup.add_fake_model(store)
     inp = f.items(n)
-    st = f.settings(store, workers, latency)
-    opts = FormalizeOptions(model="gen", judge="gen", retrieval=False, max_rounds=3)
+    st = f.settings(store.url, workers, latency)
+    opts = setup.options()
     load = os.getloadavg()[0]
     with meter:
         t0 = time.monotonic()
@@ -325,8 +280,8 @@ async def main() -> None:
     a.formalize = None
     if a.job == "formalize":
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        srv = stack.enter_context(spawn_fake_server(model_script(a.model_latency), folder))
-        a.formalize = Formalize(srv.base_url, a.concurrency, folder)
+        srv = stack.enter_context(spawn_fake_server(setup.model_script(a.model_latency), folder))
+        a.formalize = setup.FakeSetup(srv.base_url, a.concurrency, folder)
     try:
         # Warm-up, untimed: Ray's worker processes start and import math2 once.
         await pair(dbs, meter, a, 2 * a.batch, 1, 0.0, 0)

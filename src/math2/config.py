@@ -165,7 +165,7 @@ class RaySettings(BaseModel):
     address: str | None = Field(
         None, description="ray://HOST:10001, auto, or None: a cluster started for the run"
     )
-    batch_size: int = Field(32, ge=1, description="items per Ray task")
+    batch_size: int = Field(32, ge=1, description="items the driver sends a worker at once")
     items_per_node: int | None = Field(
         None,
         ge=1,
@@ -173,7 +173,10 @@ class RaySettings(BaseModel):
         "the node's REPLs (Little's law, docs/scale.md)",
     )
     lean_actors_per_node: int = Field(1, ge=1, description="Lean actors (REPL pools) per node")
-    task_cpus: float = Field(0.5, ge=0, description="CPUs a batch task reserves")
+    workers_per_node: int = Field(
+        1, ge=1, description="the run's item workers (long-lived actors) per node"
+    )
+    task_cpus: float = Field(0.5, ge=0, description="CPUs an item worker reserves")
     task_max_retries: int = Field(3, ge=0, description="tries of a batch whose worker died")
     actor_max_restarts: int = Field(8, ge=0, description="restarts of a Lean actor that died")
     lean_actor_cpus: float = Field(

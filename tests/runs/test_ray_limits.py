@@ -202,3 +202,121 @@ async def test_a_second_driver_is_refused_before_it_starts_anything(
                 await ray_exec.execute_ray(
                     sqlite_store, job, ray_job.items(2), options=RayOptions(), request=request
                 )
+
+
+async def test_a_token_is_given_up_once_and_a_dropped_permits_release_is_none(monkeypatch):
+    """The limiter remembers a given-up token until its acquire comes, and at most `REMEMBER`
+    of them; the release of a permit it dropped (its node died) or took back is no give-up:
+    what it remembers stays bounded however many permits it drops."""
+    from math2.runs import ray_limits
+
+    monkeypatch.setattr(ray_limits, "REMEMBER", 8)
+    lim = EndpointLimiter("m@u", capacity=100, hold_s=3600)
+    for k in range(8):
+        assert await lim.acquire(f"d{k}", "node-a", "w")
+    assert lim.drop({"node-a"}) == 8
+    for k in range(8):
+        await lim.release(f"d{k}")  # its worker's late release
+    assert not lim.given_up and not lim.ended
+    for k in range(50):
+        await lim.release(f"g{k}")  # given up, their acquires never come
+    assert list(lim.given_up) == [f"g{k}" for k in range(42, 50)]
+    assert await lim.acquire("g49") is False and "g49" not in lim.given_up
+    assert await lim.acquire("g49") is True  # given up once only
+
+
+async def test_a_token_given_up_is_not_taken_for_a_permit(monkeypatch):
+    """`ClusterLimiter` asks again, under a fresh token, when the limiter answers that its
+    token was given up (False): it never goes on holding no permit."""
+    from math2.llm.client import LLMClient
+    from math2.runs import ray_limits
+
+    lim = EndpointLimiter("m@u", capacity=1, hold_s=3600)
+
+    class Remote:
+        def __init__(self, fn):
+            self.fn = fn
+
+        def remote(self, *args):
+            return self.fn(*args)
+
+    class Actor:
+        acquire = Remote(lim.acquire)
+        release = Remote(lambda token: asyncio.ensure_future(lim.release(token)))
+        beat = Remote(lim.beat)
+
+    asked: list[str] = []
+    real_acquire = lim.acquire
+
+    async def acquire(token: str, node: str = "", holder: str = "") -> bool:
+        asked.append(token)
+        if len(asked) == 1:
+            await lim.release(token)  # a release of this token ran first
+        return await real_acquire(token, node, holder)
+
+    Actor.acquire = Remote(acquire)
+    monkeypatch.setattr(ray_limits, "_who", lambda: ("node-a", "worker-a"))
+    client = LLMClient.__new__(LLMClient)
+    monkeypatch.setattr(ray_limits, "endpoint_key", lambda c: "m@u")
+    monkeypatch.setattr(ray_limits, "hold_s", lambda c: 3600.0)
+
+    class Limiter:
+        name, capacity = "model:m", 1
+
+    client.limiter = Limiter()  # type: ignore[assignment]
+    cl = ray_limits.ClusterLimiter(hub=None, tag="t", client=client)
+
+    async def beat() -> ray_limits._Beat:
+        return ray_limits._Beat(Actor(), "worker-a")
+
+    monkeypatch.setattr(cl, "_actor", beat)
+    held = await cl._take()
+    assert len(asked) == 2 and held[1] == asked[1]
+    assert set(lim.held) == {asked[1]}  # the permit it goes on with is the limiter's
+    cl._give(held)
+    await asyncio.sleep(0)
+    assert lim.held == {}
+
+
+async def test_a_busy_hub_is_not_taken_for_dead(monkeypatch):
+    """The driver takes the hub for dead only when Ray says its actor died; a hub slower to
+    answer than `PING_S` (busy with writes) is asked again, not made anew."""
+    import concurrent.futures
+    import threading
+    import time
+
+    from ray.exceptions import ActorDiedError
+
+    from math2.runs import ray_guard
+
+    monkeypatch.setattr(ray_guard, "PING_S", 0.05)
+
+    class Ping:
+        def __init__(self, answer):
+            self.answer = answer
+
+        def remote(self):
+            fut: concurrent.futures.Future[bool] = concurrent.futures.Future()
+            self.answer(fut)
+            return type("Ref", (), {"future": lambda _self: fut})()
+
+    started = time.monotonic()
+    pings: list[concurrent.futures.Future[bool]] = []
+
+    def slowly(fut):  # busy: each ping answers once 0.15 s (three pings' time) have gone
+        pings.append(fut)
+
+        def answer() -> None:
+            if not fut.done():
+                fut.set_result(True)
+
+        threading.Timer(max(0.0, started + 0.15 - time.monotonic()), answer).start()
+
+    def dead(fut):
+        fut.set_exception(ActorDiedError())
+
+    hubs = ray_guard.Hubs.__new__(ray_guard.Hubs)
+    hubs.hub = type("Hub", (), {"ping": Ping(slowly)})()
+    assert await hubs.alive() is True and len(pings) >= 3
+    hubs.hub = type("Hub", (), {"ping": Ping(dead)})()
+    assert await hubs.alive() is False

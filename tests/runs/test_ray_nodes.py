@@ -42,7 +42,8 @@ from tests.runs.test_ray import _checks, _count_done, _ray, math2_actors, pg  # 
 pytestmark = [pytest.mark.ray, pytest.mark.postgres]
 ROOT = Path(__file__).resolve().parents[2]
 RAY = Path(sys.executable).with_name("ray")
-# Small nodes: one CPU (two batch tasks at a time), 1 GB of task memory, the smallest object store.
+# Small nodes: one CPU (the run's item worker reserves half), 1 GB of task memory, the smallest
+# object store.
 NODE = ["--num-cpus", "1", "--memory", str(10**9), "--object-store-memory", str(80 * 10**6)]
 
 
@@ -245,7 +246,7 @@ def _run(store: Store, base_url: str, tmp_path: Path, n: int, concurrency: int, 
 
 async def test_endpoint_concurrency_holds_across_nodes(nodes, pg, tmp_path):  # noqa: F811
     """Concurrency 2 for the model's endpoint: never more than 2 calls in flight at the server,
-    however many nodes and batch tasks call it (each task used to allow 2 of its own)."""
+    however many nodes and item workers call it (each batch task once allowed 2 of its own)."""
     ray = _ray()
     n, cap = 24, 2
     store = pg()

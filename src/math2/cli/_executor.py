@@ -34,8 +34,8 @@ RaySet = Annotated[
     typer.Option(
         "--ray-option",
         help="KEY=VALUE: one of the \\[ray] settings for this run (batch_size, items_per_node, "
-        "lean_actors_per_node, task_cpus, task_max_retries, actor_max_restarts, lean_actor_cpus, "
-        "lean_actor_memory, runtime_env as JSON); repeatable.",
+        "lean_actors_per_node, workers_per_node, task_cpus, task_max_retries, actor_max_restarts, "
+        "lean_actor_cpus, lean_actor_memory, runtime_env as JSON); repeatable.",
     ),
 ]
 

@@ -1,19 +1,21 @@
-"""The Ray executor: the same job, steps, run items and attempts as the local executor, on a
-Ray cluster.
+"""The Ray executor: the same job, steps, run items and attempts as the local executor, on a Ray
+cluster.
 
 The driver reads the input, skips what the store says is finished (exactly as the local executor
-does, so a driver killed with SIGKILL and started again resumes the same way), and sends the
-other items to Ray tasks in batches of `batch_size`, spread over the nodes, with at most
-`items_per_node` items in flight per node (by default from the model endpoints' concurrency and
-the node's REPLs: `items_per_node`); the next record is read only when there is room
-(back-pressure, flat memory). The nodes are asked of Ray again every few seconds, so a node that
-joins mid-run gets work and raises the bound. A task (`ray_tasks.run_batch`) runs its items
-through `engine.run_item` — the one code path — with a store whose writes go to the run's single
-writer, the Lean backend of its node's actors and model clients bound by their endpoints'
+does, so a driver killed with SIGKILL and started again resumes the same way), and sends the other
+items in batches of `batch_size` to the run's long-lived item workers (`ray_pool`:
+`workers_per_node` `ItemWorker` actors on each node, each batch to the one with the fewest items in
+flight), with at most `items_per_node` items in flight per node (by default from the model
+endpoints' concurrency and the node's REPLs: `items_per_node`); the next record is read only when
+there is room (back-pressure, flat memory). The nodes are asked of Ray again every few seconds, so a
+node that joins mid-run gets workers and raises the bound. A worker whose actor died (its process or
+its node) leaves the pool and its batch goes to another. A worker (`ray_tasks.ItemWorker`) runs its
+items through `engine.run_item` — the one code path — with a store whose writes go to the run's
+single writer, the Lean backend of its node's actors and model clients bound by their endpoints'
 cluster-wide limiters, all made by the run's hub (`ray_hub.RunHub`) and living with the run. The
-run's lifecycle — identity, lease, skipping, segments, how it ends — is `math2.runs.lifecycle`'s,
-as on the local executor. Model endpoints stay outside the cluster. PostgreSQL only: a SQLite
-file cannot be read by other machines.
+run's lifecycle — identity, lease, skipping, segments, how it ends — is `math2.runs.lifecycle`'s, as
+on the local executor. Model endpoints stay outside the cluster. PostgreSQL only: a SQLite file
+cannot be read by other machines.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ from math2.runs.lifecycle import ClaimedRun, Executor, RunRequest, drive
 from math2.runs.progress import RunSummary
 from math2.runs.ray_actors import NAMESPACE, ActorBackend, WorkerEnv
 from math2.runs.ray_guard import Hubs, one_line, refuse_if_held
-from math2.runs.ray_tasks import BatchResult, BatchTask, ServicesFactory, run_batch
+from math2.runs.ray_pool import Worker, WorkerPool
+from math2.runs.ray_tasks import BatchResult, BatchTask, ServicesFactory
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
 from math2.store.db import Store
@@ -45,6 +48,9 @@ from math2.util.limits import Resource
 
 #: How often the driver asks Ray which nodes are alive (a node that joined gets work).
 REFRESH_S = 2.0
+#: How long a node where a worker died gets no new worker (while Ray notices whether the node
+#: itself is gone), unless it is the only one left.
+SUSPECT_S = 10.0
 
 
 class RayUnavailable(RuntimeError):
@@ -138,32 +144,33 @@ class Nodes:
         self.seen: set[str] = set()
         self._alive: list[str] = []
         self._at = -math.inf
-        self._label = "ray.io/node-id"  # the label that names a node (Ray sets it)
+        self._suspect: dict[str, float] = {}  # node: when a worker there last died
 
-    def usable(self) -> list[str]:
+    def _listed(self) -> list[str]:
         if time.monotonic() - self._at > REFRESH_S:
             self._at = time.monotonic()
             alive = [n for n in self.ray.nodes() if n.get("Alive")]
-            for n in alive:
-                for k, v in (n.get("Labels") or {}).items():
-                    if v == n["NodeID"]:
-                        self._label = k
             working = [n for n in alive if (n.get("Resources") or {}).get("CPU", 0) > 0]
             self._alive = sorted(n["NodeID"] for n in working or alive)
             self.seen |= set(self._alive)
-        return [n for n in self._alive if n not in self.refused]
+        return self._alive
 
     def refuse(self, node: str, why: str) -> None:
         self.refused.setdefault(node, why)
 
-    def strategy(self) -> Any:
-        """Spread over the nodes; none of the refused."""
-        if not self.refused:
-            return "SPREAD"
-        from ray.util import scheduling_strategies as ss
+    def forget(self, node: str) -> None:
+        """A worker on `node` died: ask Ray again at the next look, and send nothing there
+        until Ray says it lives (a dead node leaves the list once Ray notices)."""
+        self._at = -math.inf
+        self._suspect[node] = time.monotonic()
 
-        not_in: Any = ss.NotIn  # untyped in Ray
-        return ss.NodeLabelSchedulingStrategy(hard={self._label: not_in(*sorted(self.refused))})
+    def usable(self) -> list[str]:
+        """The nodes batches may go to: alive, not refused, and none where a worker died in
+        the last `SUSPECT_S` (unless no other node is left)."""
+        alive = [n for n in self._listed() if n not in self.refused]
+        now = time.monotonic()
+        ok = [n for n in alive if now - self._suspect.get(n, -math.inf) > SUSPECT_S]
+        return ok or alive
 
 
 async def _provenance(
@@ -261,9 +268,9 @@ async def _run_on_cluster(
         )
 
     spec = spec_of()
-    task = ray.remote(run_batch)
-    inflight: dict[asyncio.Future[Any], tuple[list[tuple[Any, int]], str]] = {}
-    requeued: collections.deque[list[tuple[Any, int]]] = collections.deque()
+    pool = WorkerPool(ray, options.workers_per_node, options.task_cpus, options.runtime_env)
+    inflight: dict[asyncio.Future[Any], tuple[list[tuple[Any, int]], str, Worker, int]] = {}
+    requeued: collections.deque[tuple[list[tuple[Any, int]], int]] = collections.deque()
     widest = 0
 
     def limit() -> int:
@@ -277,15 +284,25 @@ async def _run_on_cluster(
 
     async def take(fut: asyncio.Future[Any]) -> None:
         nonlocal spec
-        batch, tag = inflight.pop(fut)
+        batch, tag, worker, lost = inflight.pop(fut)
+        pool.done(worker, batch)
         try:
             res: BatchResult = fut.result()
         except Exception as exc:  # a Ray error: its text carries a worker's traceback
+            if pool.died(worker, exc):  # its worker (or its node) died: the batch goes again
+                nodes.forget(worker.node)
+                if lost >= options.task_max_retries:
+                    raise BatchFailed(
+                        f"run {run.run_id}: a batch of {len(batch)} items lost its worker "
+                        f"{lost + 1} times, last: {one_line(exc)}"
+                    ) from None
+                requeued.append((batch, lost + 1))
+                return
             if tag == hubs.tag and not await hubs.alive():
                 hubs.remake(run.run_id, lean, one_line(exc))
                 spec = spec_of()
             if tag != hubs.tag:  # its hub died: the batch goes again through the new one
-                requeued.append(batch)
+                requeued.append((batch, lost))
                 return
             raise BatchFailed(
                 f"run {run.run_id}: a batch of {len(batch)} items failed on the cluster: "
@@ -293,7 +310,7 @@ async def _run_on_cluster(
             ) from None
         if res.refused is not None:  # another Lean on that node: the batch goes elsewhere
             nodes.refuse(res.node, res.refused)
-            requeued.append(batch)
+            requeued.append((batch, lost))
             return
         recs = {str(r.id): r for r, _ in batch}
         for item, end, cur in res.results:
@@ -308,22 +325,20 @@ async def _run_on_cluster(
         if done and run.on_progress:
             run.on_progress(run.snapshot())
 
-    async def send(batch: list[tuple[Any, int]], again: bool = False) -> None:
+    async def send(batch: list[tuple[Any, int]], lost: int = -1) -> None:
         """Submit once there is room (the bound is asked again while waiting: a node that
-        joined raises it)."""
+        joined raises it); `lost`: how often the batch lost its worker (-1: a new batch)."""
         nonlocal widest
-        while inflight and sum(len(b) for b, _ in inflight.values()) + len(batch) > limit():
+        while inflight and sum(len(b) for b, *_ in inflight.values()) + len(batch) > limit():
             await collect(timeout=REFRESH_S)
         if run.halted:
             return
-        ref = task.options(
-            max_retries=options.task_max_retries,
-            num_cpus=options.task_cpus,
-            scheduling_strategy=nodes.strategy(),
-        ).remote(spec, batch)
-        inflight[asyncio.wrap_future(ref.future())] = (batch, hubs.tag)
-        widest = max(widest, sum(len(b) for b, _ in inflight.values()))
-        if not again:
+        limit()  # NoNodeForRun when no node is left
+        worker = pool.pick(nodes.usable())
+        ref = pool.submit(worker, spec, batch)
+        inflight[asyncio.wrap_future(ref.future())] = (batch, hubs.tag, worker, max(lost, 0))
+        widest = max(widest, sum(len(b) for b, *_ in inflight.values()))
+        if lost < 0:
             run.begin(len(batch))
 
     try:
@@ -332,7 +347,7 @@ async def _run_on_cluster(
             batch.append((rec, count))
             if len(batch) >= options.batch_size:
                 while requeued and not run.halted:
-                    await send(requeued.popleft(), again=True)
+                    await send(*requeued.popleft())
                 await send(batch)
                 batch = []
                 if run.halted:
@@ -341,15 +356,16 @@ async def _run_on_cluster(
             await send(batch)
         while inflight or (requeued and not run.halted):
             if requeued and not run.halted:
-                await send(requeued.popleft(), again=True)
+                await send(*requeued.popleft())
             else:
                 await collect()
-        for b in requeued:  # the run stopped before they went elsewhere: they stay pending
+        for b, _ in requeued:  # the run stopped before they went elsewhere: they stay pending
             run.progress.running -= len(b)
         report = await _report(hubs)
     finally:
         for fut in inflight:
             fut.cancel()
+        pool.kill()
     writer = report.get("writer") or {}
     return await run.finish(
         {
@@ -365,6 +381,7 @@ async def _run_on_cluster(
                 "most": widest,
             },
             "hubs": hubs.made,
+            "workers": pool.report(),
             **report,
         }
     )

@@ -81,7 +81,8 @@ class Hubs:
                 name=hub_name(tag),
                 namespace=NAMESPACE,
                 num_cpus=0,
-                max_concurrency=1000,  # writes from every worker, each a call
+                # writes from every worker, each a call; each waiting acquire holds one
+                max_concurrency=100_000,
                 scheduling_strategy=_here(self.ray, self.node),
             )
             .remote(
@@ -99,12 +100,26 @@ class Hubs:
         return tag, hub
 
     async def alive(self) -> bool:
-        """Whether the hub answers (a dead one raises at once; a busy one answers in time)."""
-        try:
-            await asyncio.wait_for(asyncio.wrap_future(self.hub.ping.remote().future()), PING_S)
-        except Exception:
-            return False
-        return True
+        """Whether the hub lives: dead only when Ray says its actor died (its process or its
+        node is gone: the ping raises `RayActorError`); a busy hub that has not answered in
+        `PING_S` is asked again, never taken for dead (Ray tells of a dead node's actors once it
+        notices the node is gone)."""
+        from ray.exceptions import ActorUnavailableError, RayActorError
+
+        while True:
+            try:
+                ping = asyncio.wrap_future(self.hub.ping.remote().future())
+                await asyncio.wait_for(ping, PING_S)
+            except TimeoutError:
+                continue  # slow, not dead
+            except ActorUnavailableError:  # out of reach for now (e.g. its node is restarting)
+                await asyncio.sleep(1.0)
+                continue
+            except RayActorError:  # Ray says it died
+                return False
+            except Exception:  # the call could not be made at all: no hub to write through
+                return False
+            return True
 
     def remake(self, run_id: int, reference: LeanIdentity | None, why: str) -> None:
         """A new hub for the run (its items' states are in the store: what was done stays

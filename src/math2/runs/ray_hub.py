@@ -12,9 +12,10 @@ settings (REPL command, timeout, memory limit, project), gets actors made from t
   that joins mid-run gets its own. Each node's first actor reports the Lean it runs; the first
   node's is the run's Lean (the one its identity names), and a node whose Lean differs is
   refused, with why: its batches go to the other nodes.
-- `limiter(key, capacity, hold_s)`: one `EndpointLimiter` per model endpoint — the cluster-wide
-  bound on the calls in flight to it, however many nodes and tasks call it. A worker's model
-  clients hold their slots through a `ClusterLimiter`.
+- `limiter(key, capacity, hold_s)`: one `EndpointLimiter` per model endpoint, held in the hub
+  itself (no process of its own to start per run) — the cluster-wide bound on the calls in
+  flight to it, however many nodes and workers call it; `acquire`, `release` and `beat` name
+  the endpoint. A worker's model clients hold their slots through a `ClusterLimiter`.
 """
 
 from __future__ import annotations
@@ -68,20 +69,12 @@ class RunHub(StoreWriter):
         self.reference: LeanIdentity | None = reference
         self.leans: dict[str, asyncio.Future[tuple[list[Any], str | None]]] = {}
         self.identities: dict[str, str] = {}
-        self.limiters: dict[str, Any] = {}
+        self.limiters: dict[str, EndpointLimiter] = {}
 
     def _on(self, node: str) -> Any:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         return NodeAffinitySchedulingStrategy(node, soft=False)
-
-    def _here(self) -> Any:
-        """On the hub's node, never elsewhere (the limiters answer every model call, and a node
-        that leaves must not take them: the hub's node lives as long as the run)."""
-        import ray
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-        return NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
 
     async def lean(self, node: str) -> tuple[list[Any], str | None]:
         """The node's Lean actors, made when it first asks; ([], why) for a refused node."""
@@ -122,21 +115,21 @@ class RunHub(StoreWriter):
             )
         return actors, None
 
-    async def limiter(self, key: str, capacity: int, hold_s: float) -> Any:
+    async def limiter(self, key: str, capacity: int, hold_s: float) -> bool:
         """The one limiter of a model endpoint in this run (made on first use)."""
-        import ray
-
         if key not in self.limiters:
-            self.limiters[key] = (
-                ray.remote(EndpointLimiter)
-                .options(
-                    num_cpus=0,
-                    max_concurrency=100_000,  # each waiting acquire holds one
-                    scheduling_strategy=self._here(),
-                )
-                .remote(key, capacity, hold_s)
-            )
-        return self.limiters[key]
+            self.limiters[key] = EndpointLimiter(key, capacity, hold_s)
+        return True
+
+    async def acquire(self, key: str, token: str, node: str = "", holder: str = "") -> bool:
+        """`EndpointLimiter.acquire` of the endpoint `key`."""
+        return await self.limiters[key].acquire(token, node, holder)
+
+    async def release(self, key: str, token: str) -> None:
+        await self.limiters[key].release(token)
+
+    async def beat(self, key: str, holder: str) -> None:
+        await self.limiters[key].beat(holder)
 
     async def ping(self) -> bool:
         """The hub lives (the driver asks when a batch failed)."""
@@ -150,12 +143,7 @@ class RunHub(StoreWriter):
             for n, f in self.leans.items()
             if f.done() and f.exception() is None and f.result()[1]
         }
-        limits: dict[str, Any] = {}
-        for k, a in self.limiters.items():
-            try:  # the run's items are done: a limiter out of reach costs its figures only
-                limits[k] = await a.stats.remote()
-            except Exception as exc:  # a Ray error: the actor or its node is gone
-                limits[k] = {"unavailable": f"{type(exc).__name__}: {exc}"[:300]}
+        limits = {k: await lim.stats() for k, lim in self.limiters.items()}
         writer = await self.counts()
         return {
             "lean_nodes": dict(self.identities),

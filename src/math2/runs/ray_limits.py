@@ -1,5 +1,5 @@
-"""The cluster-wide bounds of a Ray run's model calls: one `EndpointLimiter` actor per model
-endpoint (made by the run's hub, on its node) holds its permits, and each worker's model clients
+"""The cluster-wide bounds of a Ray run's model calls: one `EndpointLimiter` per model endpoint
+(held by the run's hub, on the driver's node) holds its permits, and each worker's model clients
 take them through a `ClusterLimiter` (`bind_clients`). A permit belongs to a live caller: the
 permits and queued requests of a node that died, or of a worker that stopped saying it lives,
 are dropped at once, so a capped run keeps its cap and its pace when it loses a node.
@@ -23,18 +23,31 @@ WATCH_S = 1.0
 #: a silent holder keeps them (a worker process that died on a live node).
 BEAT_S = 2.0
 SILENT_S = 15.0
+#: How many tokens a limiter remembers as given up (released before their acquire ran) or ended
+#: (dropped or reclaimed before their release came): each is looked for once, then forgotten.
+REMEMBER = 4096
+
+
+def _remember(tokens: collections.OrderedDict[str, None], token: str) -> None:
+    tokens[token] = None
+    while len(tokens) > REMEMBER:
+        tokens.popitem(last=False)
 
 
 class EndpointLimiter:
-    """At most `capacity` calls to one model endpoint at once across the cluster (an async Ray
-    actor): `acquire(token, node, holder)` waits for a permit, `release(token)` gives it back.
+    """At most `capacity` calls to one model endpoint at once across the cluster (in the run's
+    hub, an async Ray actor): `acquire(token, node, holder)` waits for a permit,
+    `release(token)` gives it back.
 
     A permit belongs to a live caller: the limiter asks Ray which nodes are alive every
     `WATCH_S` and drops at once the permits and queued requests of a node that died; a worker
     process tells it it lives (`beat(holder)`, every `BEAT_S` while it holds or waits) and one
     silent for `SILENT_S` loses its permits and requests too (it died on a live node). A permit
     held longer than `hold_s` (longer than any call can last) is taken back as a last resort. A
-    token released before its acquire ran (the caller gave up) is never granted."""
+    token released before its acquire ran (the caller gave up) is never granted: its acquire
+    returns False. A token is remembered as given up once, and forgotten when its acquire comes;
+    the release of a permit the limiter dropped or took back is no give-up (at most `REMEMBER`
+    of each kind are kept)."""
 
     def __init__(self, key: str, capacity: int, hold_s: float):
         self.key, self.capacity, self.hold_s = key, capacity, hold_s
@@ -42,7 +55,8 @@ class EndpointLimiter:
         self.waiters: collections.deque[tuple[str, str, str, asyncio.Future[None]]] = (
             collections.deque()
         )
-        self.given_up: set[str] = set()
+        self.given_up: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self.ended: collections.OrderedDict[str, None] = collections.OrderedDict()  # dropped
         self.heard: dict[str, float] = {}  # holder: when it last said it lives
         self.acquired = self.max_in_flight = self.reclaimed = 0
         self.dropped: dict[str, int] = {}  # node or holder: permits and requests dropped
@@ -55,7 +69,7 @@ class EndpointLimiter:
         if holder:
             self.heard[holder] = time.monotonic()
         if token in self.given_up:
-            self.given_up.discard(token)
+            del self.given_up[token]
             return False
         if len(self.held) < self.capacity and not self.waiters:
             self._grant(token, node, holder)
@@ -72,7 +86,10 @@ class EndpointLimiter:
                     del self.waiters[i]
                     fut.cancel()
                     return
-            self.given_up.add(token)
+            if token in self.ended:  # dropped or taken back already: its release ends it
+                del self.ended[token]
+            else:
+                _remember(self.given_up, token)
             return
         self._wake()
 
@@ -100,6 +117,7 @@ class EndpointLimiter:
             who = node if by_node else holder
             if who in dead:
                 del self.held[token]
+                _remember(self.ended, token)
                 self._count_drop(who, node)
                 n += 1
         keep: collections.deque[tuple[str, str, str, asyncio.Future[None]]] = collections.deque()
@@ -108,6 +126,7 @@ class EndpointLimiter:
             who = node if by_node else holder
             if who in dead:
                 fut.cancel()  # its caller is gone
+                _remember(self.ended, waiter[0])
                 self._count_drop(who, node)
                 n += 1
             else:
@@ -125,6 +144,7 @@ class EndpointLimiter:
         for token, (since, _, _) in list(self.held.items()):
             if since < cutoff:
                 del self.held[token]
+                _remember(self.ended, token)
                 self.reclaimed += 1
         silent = time.monotonic() - SILENT_S
         gone = {h for h, t in self.heard.items() if t < silent}
@@ -204,6 +224,26 @@ class _Beat:
 _LIMITERS: collections.OrderedDict[tuple[str, str], _Beat] = collections.OrderedDict()
 
 
+class _Call:
+    """A hub's method for one endpoint's limiter: `.remote(*args)` names the endpoint."""
+
+    def __init__(self, method: Any, key: str):
+        self.method, self.key = method, key
+
+    def remote(self, *args: Any) -> Any:
+        return self.method.remote(self.key, *args)
+
+
+class _Endpoint:
+    """One endpoint's limiter, in the run's hub: `acquire`, `release` and `beat` as an
+    `EndpointLimiter` actor's would be."""
+
+    def __init__(self, hub: Any, key: str):
+        self.acquire = _Call(hub.acquire, key)
+        self.release = _Call(hub.release, key)
+        self.beat = _Call(hub.beat, key)
+
+
 def _who() -> tuple[str, str]:
     """(this process's node, this worker's id): whose permits these are."""
     import ray
@@ -226,15 +266,17 @@ class ClusterLimiter(Resource):
     async def _actor(self) -> _Beat:
         k = (self.tag, self.key)
         if k not in _LIMITERS:
-            actor = await self.hub.limiter.remote(self.key, self.capacity, self.hold_s)
-            _LIMITERS[k] = _Beat(actor, _who()[1])
+            await self.hub.limiter.remote(self.key, self.capacity, self.hold_s)
+            _LIMITERS[k] = _Beat(_Endpoint(self.hub, self.key), _who()[1])
             while len(_LIMITERS) > 64:  # runs long gone
                 _LIMITERS.popitem(last=False)
         return _LIMITERS[k]
 
     async def _take(self) -> tuple[Any, str, _Beat]:
-        """A permit of the endpoint's limiter, by a fresh token."""
-        token = uuid.uuid4().hex
+        """A permit of the endpoint's limiter, by a fresh token (a token the limiter answers
+        False for was given up — a release of it ran first — and holds no permit: another one
+        is asked for)."""
+        token = ""
         actor = None
         beat = None
         try:
@@ -242,7 +284,10 @@ class ClusterLimiter(Resource):
             beat.enter()
             actor = beat.actor
             node, holder = _who()
-            await actor.acquire.remote(token, node, holder)
+            granted = False
+            while not granted:
+                token = uuid.uuid4().hex
+                granted = await actor.acquire.remote(token, node, holder)
         except BaseException:
             if actor is not None:  # the permit, granted or not, is not kept
                 actor.release.remote(token)

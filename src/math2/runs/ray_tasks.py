@@ -1,6 +1,6 @@
-"""What a Ray worker runs for the Ray executor: a batch task — its items through
-`engine.run_item`, the one item path, on the worker process's long-lived event loop, with the
-services built there by the run's factory once per run (kept for its next batches), a store
+"""What a Ray worker runs for the Ray executor: a run's `ItemWorker` actor on each node runs the
+batches the driver sends it — their items through `engine.run_item`, the one item path, on the
+actor's event loop, with the services built there by the run's factory once per run, a store
 that writes through the run's `StoreWriter`, the Lean backend of its node's `LeanActor`(s) (made
 by the run's hub when the node first asks) and model clients bound by their endpoints'
 cluster-wide limiters. The driver's side is `math2.runs.ray_exec`."""
@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -35,7 +34,7 @@ ServicesFactory = Callable[[WorkerEnv], S]
 
 @dataclass(frozen=True)
 class BatchTask:
-    """What each batch task of a segment of a run needs beside its items (it travels with it)."""
+    """What each batch of a segment of a run needs beside its items (it travels with it)."""
 
     job: Job
     run_id: int
@@ -59,26 +58,24 @@ class BatchResult:
     refused: str | None = None
 
 
-def run_batch(task: BatchTask, batch: list[tuple[Any, int]]) -> BatchResult:
-    """A Ray task: run a batch of items on the worker process's one long-lived event loop (its
-    connections to the store and its actor handles stay from one batch to the next)."""
-    import ray
+class ItemWorker:
+    """A run's long-lived worker on one node (an async Ray actor the driver makes per node, with
+    hard affinity, and ends with the run): `run(task, batch)` runs a batch of items on the
+    actor's event loop, with the services it built once for the run (its connections to the
+    store, its clients and its actor handles stay from one batch to the next: nothing is
+    imported or built per batch)."""
 
-    node = ray.get_runtime_context().get_node_id()
-    return asyncio.run_coroutine_threadsafe(_batch(task, node, batch), _worker_loop()).result()
+    def __init__(self) -> None:
+        import ray
 
+        self.node = str(ray.get_runtime_context().get_node_id())
 
-_LOOP: asyncio.AbstractEventLoop | None = None
-_LOOP_LOCK = threading.Lock()
+    async def run(self, task: BatchTask, batch: list[tuple[Any, int]]) -> BatchResult:
+        return await _batch(task, self.node, batch)
 
-
-def _worker_loop() -> asyncio.AbstractEventLoop:
-    global _LOOP
-    with _LOOP_LOCK:
-        if _LOOP is None:
-            _LOOP = asyncio.new_event_loop()
-            threading.Thread(target=_LOOP.run_forever, name="math2-ray-loop", daemon=True).start()
-        return _LOOP
+    async def ready(self) -> str:
+        """The worker's node, once it is up."""
+        return self.node
 
 
 #: This process's Lean actors per (run's hub, node): asked of the hub once.

@@ -1,0 +1,44 @@
+"""The driver's pool of item workers without a cluster: which error says a worker died (its
+batch goes again, the worker leaves the pool) and which says its batch failed inside it (the
+run's hub died under it: not the worker's death), and where a batch goes."""
+
+from __future__ import annotations
+
+from ray.exceptions import ActorDiedError, RayTaskError
+
+from math2.runs.ray_pool import Worker, WorkerPool
+
+
+class FakeRay:
+    def __init__(self) -> None:
+        self.killed: list[object] = []
+
+    def kill(self, actor: object) -> None:
+        self.killed.append(actor)
+
+
+def pool_of(nodes: dict[str, int]) -> tuple[WorkerPool, dict[str, Worker]]:
+    pool = WorkerPool(FakeRay(), per_node=1, cpus=0.5, runtime_env=None)
+    made = {}
+    for node, items in nodes.items():
+        w = Worker(actor=object(), node=node)
+        w.items = items
+        pool.workers[node] = [w]
+        made[node] = w
+    return pool, made
+
+
+def test_only_the_workers_own_death_takes_it_out():
+    pool, w = pool_of({"a": 0, "b": 0})
+    in_batch = RayTaskError("ItemWorker.run", "tb", ActorDiedError()).as_instanceof_cause()
+    assert isinstance(in_batch, ActorDiedError)  # what a dead hub raises inside a batch
+    assert pool.died(w["a"], in_batch) is False and pool.workers["a"] == [w["a"]]
+    assert pool.died(w["a"], ValueError("a step failed")) is False
+    assert pool.died(w["a"], ActorDiedError()) is True
+    assert pool.workers["a"] == [] and pool.report() == {"made": 0, "lost": 1}
+
+
+def test_a_batch_goes_to_the_least_busy_worker_of_a_usable_node():
+    pool, w = pool_of({"a": 40, "b": 8, "c": 0})
+    assert pool.pick(["a", "b"]) is w["b"]  # c is no longer usable: its worker is ended
+    assert pool.ray.killed == [w["c"].actor] and "c" not in pool.workers
