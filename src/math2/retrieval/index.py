@@ -41,10 +41,13 @@ import numpy as np
 from pydantic import BaseModel
 
 from math2.retrieval import lexical
+from math2.retrieval.cards import Cards
 from math2.retrieval.english import english_tokens, latex_tokens, mathlib_tokens
 from math2.retrieval.levers import QueryLevers
 from math2.retrieval.nameparts import FAMILIES
+from math2.retrieval.ranker import RANKER_DIR, Ranker, RankerMissing
 from math2.retrieval.shape import query_shape
+from math2.retrieval.stage import RRF_K, W_BM25, W_DESC, FusionWeights, Rankings, fuse
 from math2.retrieval.text import (
     FOLD_VERSION,
     prose_tokens,
@@ -61,9 +64,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RRF_K = 60
 _ENCODER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="math2-query-encoder")
-W_BM25 = 1.0
 # The dense part reorders the lexical top RERANK_TOP: its cosine rank among them is fused at
 # weight W_DENSE. Measured on the dev sets over the full index (docs/benchmarks.md, issue 24.4):
 # against the default path, nDCG@10 titles 0.551 -> 0.575, LaTeX 0.183 -> 0.223, Lean 0.419 ->
@@ -72,7 +73,6 @@ W_BM25 = 1.0
 # queries: the encoder cannot find a formula among 279k declarations, but it can order 30.
 W_DENSE = 1.0
 RERANK_TOP = 30
-W_DESC = 1.0
 # Search aids' weights in the lexical score, measured over the full index (docs/benchmarks.md,
 # issue 24): titles and main results at 0.5 lift descriptions 0.356 -> 0.394 and docstrings
 # 0.193 -> 0.196 over stems alone and leave Lean and LaTeX queries level; at 2 titles fall. The
@@ -124,6 +124,10 @@ W_PARTS_MEASURED = 2.0
 W_GLOSSES_MEASURED = 1.0
 W_PARTS = 0.0
 W_GLOSSES = 0.0
+# Issue 45 §3: the learned ranker (`ranker.py`) orders the first stage's candidates where the
+# index has one. Chosen against the fusion per target kind and query style under query-grouped
+# cross-validation on the dev sets (docs/benchmarks.md, issue 45 §3).
+USE_RANKER = True
 
 
 class Hit(BaseModel):
@@ -164,6 +168,7 @@ class SearchIndex:
         parts_weight: float = W_PARTS,
         glosses_weight: float = W_GLOSSES,
         families: frozenset[str] | None = None,
+        use_ranker: bool = USE_RANKER,
     ):
         self.folder = folder
         self.meta = json.loads((folder / "meta.json").read_text())
@@ -187,6 +192,9 @@ class SearchIndex:
         self.renames = renames
         self.parts_weight, self.glosses_weight = parts_weight, glosses_weight
         self.families = FAMILIES if families is None else families
+        self.use_ranker = use_ranker and (folder / RANKER_DIR).is_dir()
+        if self.use_ranker:
+            self.learned  # noqa: B018 (a ranker built for another index fails at open)
         self.levers = QueryLevers(folder)
 
     def __len__(self) -> int:
@@ -201,6 +209,11 @@ class SearchIndex:
         """Every name, loaded at once (`name(position)` reads one from the mapped file)."""
         names: list[str] = json.loads((self.folder / "names.json").read_text())
         return names
+
+    @cached_property
+    def cards(self) -> Cards:
+        """What each declaration's hit shows (kind, module, docstring's first line)."""
+        return Cards(self.folder)
 
     @cached_property
     def prior(self) -> np.ndarray:
@@ -312,39 +325,50 @@ class SearchIndex:
 
     def lexical_scores(self, query: str, use_aids: bool = True) -> np.ndarray:
         """The lexical score of every document (see the module docstring)."""
+        score: np.ndarray = sum(self.lexical_parts(query, use_aids).values())  # type: ignore[assignment]
+        return score
+
+    def lexical_parts(self, query: str, use_aids: bool = True) -> dict[str, np.ndarray]:
+        """The weighted terms of the lexical score, by part (`LEXICAL_TERMS`; absent terms
+        are left out): their sum is `lexical_scores`, each a feature of the learned ranker."""
         toks = self._query_tokens(query)
-        score = self.bm25.scores(toks)
+        out: dict[str, np.ndarray] = {"words": self.bm25.scores(toks)}
         if self.stemmed and self.synonym_weight > 0:
             mathlib = mathlib_tokens(query)
             latex = set(latex_tokens(query))
             extra = [t for t in mathlib if t not in toks or t in latex]
-            if extra:
-                score = score + self.synonym_weight * self.bm25.scores(extra)
+            syn = self.synonym_weight * self.bm25.scores(extra) if extra else None
             # The English words of a translated phrase count W_TRANSLATED instead of 1.
             eng = [t for t in english_tokens(query) if t in toks and t not in mathlib]
             if eng and self.translated_weight != 1.0:
-                score = score - (1.0 - self.translated_weight) * self.bm25.scores(eng)
+                less = (1.0 - self.translated_weight) * self.bm25.scores(eng)
+                syn = -less if syn is None else syn - less
+            if syn is not None:
+                out["synonyms"] = syn
         if self.stemmed and self.vocabulary_weight > 0:
             said = set(toks) | set(mathlib_tokens(query) if self.synonym_weight > 0 else ())
             vocab = [w for w in self.levers.vocabulary_words(query) if w not in said]
             if vocab:
-                score = score + self.vocabulary_weight * self.bm25.scores(vocab)
+                out["vocabulary"] = self.vocabulary_weight * self.bm25.scores(vocab)
         if self.body_weight > 0 and self.body is not None:
-            score = score + self.body_weight * self.body.scores(toks)
+            out["body"] = self.body_weight * self.body.scores(toks)
         if self.phrase is not None:
             ptoks, weight = query_phrases(query, self.stemmed, self.folded)
             if weight > 0:
-                score = score + weight * self.phrase.scores(ptoks)
+                out["phrases"] = weight * self.phrase.scores(ptoks)
         if self.shape_weight > 0 and self.shape is not None:
             grams, formula = query_shape(query, folded=self.folded)
             if grams and formula > 0:
-                score = score + self.shape_weight * formula * self.shape.scores(grams)
+                out["shape"] = self.shape_weight * formula * self.shape.scores(grams)
         if use_aids and (self.aids is not None or self.parents is not None):
             words, share = prose_tokens(query, self.stemmed, self.folded)
-            for part, w in ((self.aids, self.aids_weight), (self.parents, self.parents_weight)):
+            for name, part, w in (
+                ("aids", self.aids, self.aids_weight),
+                ("parents", self.parents, self.parents_weight),
+            ):
                 if part is not None and w > 0 and words:
-                    score = score + w * share * part.scores(words)
-        return score
+                    out[name] = w * share * part.scores(words)
+        return out
 
     def coverage(self, query: str, positions: Sequence[int] | np.ndarray) -> np.ndarray:
         """The share (0…1) of the query's tokens each document's words contain: comparable
@@ -395,21 +419,16 @@ class SearchIndex:
             return [np.zeros(0, dtype=np.int64) for _ in queries]
         return self.dense.rerank(queries, candidates, vectors)
 
-    def search_batch(
+    def rankings(
         self,
         queries: list[str],
-        k: int = 10,
         pool: int = 100,
         parts: tuple[str, ...] = PARTS,
-        prior_weight: float | None = None,
-        dense_weight: float = W_DENSE,
-    ) -> list[list[Hit]]:
-        """Fused results for many queries at once (the encoder runs batched)."""
-        if prior_weight is None:
-            # Over the full index the prior at 0.25 lowers nDCG@10 on theorem titles with BM25
-            # alone (0.46 -> 0.35) and with BM25 + dense (0.475 -> 0.393; docs/benchmarks.md,
-            # Retrieval): it is off unless asked for (`prior_weight=BETA_PRIOR`).
-            prior_weight = 0.0
+        terms: bool = False,
+    ) -> list[Rankings]:
+        """The first stage: each part's top `pool` for every query (`stage.Rankings`; the
+        encoder runs batched). `terms`: keep the lexical score's terms (the ranker's
+        features)."""
         use_aids = "aids" in parts or "parents" in parts
         n = len(queries)
         # The encoder reads the queries while the lexical parts are scored (onnxruntime lets
@@ -418,52 +437,99 @@ class SearchIndex:
         encoding = None
         if dense is not None:
             encoding = _ENCODER_THREAD.submit(dense.encode_queries, queries)
-        none: list[np.ndarray | None] = [None] * n
-        lex = self.rank_bm25(queries, pool, use_aids) if "bm25" in parts else None
-        b: list[np.ndarray | None] = list(lex) if lex is not None else none
-        d: list[np.ndarray | None] = none
-        if "dense" in parts and lex is not None:
+        out = [Rankings() for _ in queries]
+        if "bm25" in parts:
+            for q, r in zip(queries, out, strict=True):
+                if terms:
+                    r.terms = self.lexical_parts(q, use_aids)
+                    r.lexical_score = sum(r.terms.values())  # type: ignore[assignment]
+                    assert r.lexical_score is not None
+                    r.lexical = lexical.top_positions(r.lexical_score, pool)
+                else:
+                    r.lexical = lexical.top_positions(self.lexical_scores(q, use_aids), pool)
+        if "dense" in parts and "bm25" in parts:
+            lex = [r.lexical for r in out if r.lexical is not None]
             vectors = encoding.result() if encoding is not None else None
-            d = list(self.rerank_dense(queries, self._candidates(queries, lex), vectors))
+            for r, d in zip(out, self.rerank_dense(queries, self._candidates(queries, lex),
+                                                   vectors), strict=True):  # fmt: skip
+                r.dense = d
         elif "dense" in parts:
-            d = list(self.rank_dense(queries, pool))
-        x: list[np.ndarray | None] = none
+            for r, d in zip(out, self.rank_dense(queries, pool), strict=True):
+                r.dense = d
         if "desc" in parts:
-            x = list(self.rank_desc(queries, pool))
-        named: list[list[tuple[int, float]]] = [
-            self.levers.namesakes(q, self.prior, self.notation)
-            if self.namesake_weight > 0 and "bm25" in parts and self.text_version >= 9
-            else []
-            for q in queries
-        ]
-        ranked = [
-            [(self.levers.rank_parts(q, pool, self.families), self.parts_weight)] * (
-                "nameparts" in parts) + [(self.levers.rank_glosses(q, pool), self.glosses_weight)
-            ] * ("glosses" in parts) if self.text_version >= 9 else []
-            for q in queries
-        ]  # fmt: skip
+            for r, d in zip(out, self.rank_desc(queries, pool), strict=True):
+                r.desc = d
+        for q, r in zip(queries, out, strict=True):
+            if self.namesake_weight > 0 and "bm25" in parts and self.text_version >= 9:
+                r.namesakes = self.levers.namesakes(q, self.prior, self.notation)
+            # the name parts and glosses are read where fused or where the ranker reads them
+            if self.text_version >= 9 and "nameparts" in parts and (
+                self.parts_weight > 0 or terms):  # fmt: skip
+                r.nameparts_score = self.levers.score_parts(q, self.families)
+                if r.nameparts_score is not None:
+                    r.nameparts = lexical.top_positions(r.nameparts_score, pool)
+            if self.text_version >= 9 and "glosses" in parts and (
+                self.glosses_weight > 0 or terms):  # fmt: skip
+                r.glosses_score = self.levers.score_glosses(q)
+                if r.glosses_score is not None:
+                    r.glosses = lexical.top_positions(r.glosses_score, pool)
+        assert len(out) == n
+        return out
+
+    def fusion_weights(self, prior_weight: float, dense_weight: float) -> FusionWeights:
+        return FusionWeights(
+            dense=dense_weight,
+            namesake=self.namesake_weight,
+            nameparts=self.parts_weight,
+            glosses=self.glosses_weight,
+            prior=prior_weight,
+        )
+
+    @cached_property
+    def learned(self) -> Ranker | None:
+        """The learned ranker built with this index (`ranker.py`), None where none was
+        built; one built for another index or math2 is an error (`RankerMismatch`)."""
+        from math2.retrieval.ranker import Ranker
+
+        return Ranker.load(self.folder, self.meta)
+
+    def search_batch(
+        self,
+        queries: list[str],
+        k: int = 10,
+        pool: int = 100,
+        parts: tuple[str, ...] = PARTS,
+        prior_weight: float | None = None,
+        dense_weight: float = W_DENSE,
+        ranker: bool | None = None,
+    ) -> list[list[Hit]]:
+        """The top `k` of many queries: every part's top `pool` (the first stage,
+        `rankings`), ordered by the learned ranker when `ranker` (default: `self.use_ranker`,
+        where the index has one) and by the hand-tuned fusion (`stage.fuse`) otherwise."""
+        if prior_weight is None:
+            # Over the full index the prior at 0.25 lowers nDCG@10 on theorem titles with BM25
+            # alone (0.46 -> 0.35) and with BM25 + dense (0.475 -> 0.393; docs/benchmarks.md,
+            # Retrieval): it is off unless asked for (`prior_weight=BETA_PRIOR`).
+            prior_weight = 0.0
+        if ranker is None:
+            ranker = self.use_ranker
+        model = self.learned if ranker else None
+        if ranker and model is None:
+            raise RankerMissing(
+                f"{self.folder} has no learned ranker: build it with "
+                f"`math2 index build --library {self.meta.get('source', 'mathlib')}`"
+            )
+        weights = self.fusion_weights(prior_weight if "prior" in parts else 0.0, dense_weight)
+        ranked = self.rankings(queries, pool, parts, terms=model is not None)
         results = []
-        for rb, rd, rx, ns, more in zip(b, d, x, named, ranked, strict=True):
-            scores: dict[int, float] = {}
-            rb_pos = {int(p): r for r, p in enumerate(rb)} if rb is not None else {}
-            rd_pos = {int(p): r for r, p in enumerate(rd)} if rd is not None else {}
-            for p, r in rb_pos.items():
-                scores[p] = scores.get(p, 0.0) + W_BM25 / (RRF_K + r + 1)
-            for p, r in rd_pos.items():
-                scores[p] = scores.get(p, 0.0) + dense_weight / (RRF_K + r + 1)
-            for r, p in enumerate(rx if rx is not None else []):
-                scores[int(p)] = scores.get(int(p), 0.0) + W_DESC / (RRF_K + r + 1)
-            for found, w in more:  # name parts and glosses (`nameparts.py`)
-                for r, p in enumerate(found.tolist() if w > 0 else []):
-                    scores[p] = scores.get(p, 0.0) + w / (RRF_K + r + 1)
-            for r, (p, cover) in enumerate(ns):
-                w = self.namesake_weight * cover
-                scores[p] = scores.get(p, 0.0) + w / (RRF_K + r + 1)
-            if "prior" in parts and prior_weight:
-                for p in scores:
-                    scores[p] *= 1.0 + prior_weight * float(self.prior[p])
+        for query, r in zip(queries, ranked, strict=True):
+            scores = fuse(r, weights, self.prior)
+            if model is not None:
+                scores = model.scores(self, query, r, scores)
             renamed = self._follow_renames(scores) if self.renames else {}
             top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+            rb_pos = {int(p): i for i, p in enumerate(r.lexical)} if r.lexical is not None else {}
+            rd_pos = {int(p): i for i, p in enumerate(r.dense)} if r.dense is not None else {}
             # built without validation: every value is already of its field's type, and
             # validating a hundred hits costs a query as much as a tenth of its scoring
             results.append(
