@@ -12,9 +12,16 @@ learned ranker (`ranker.py`, issue 45 §3).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from math2.retrieval import lexical
+
+if TYPE_CHECKING:
+    from math2.retrieval.index import SearchIndex
 
 RRF_K = 60
 # The weighted terms of the lexical score (`SearchIndex.lexical_parts`), in this order.
@@ -23,6 +30,7 @@ W_BM25 = 1.0
 W_DESC = 1.0
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+_ENCODER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="math2-query-encoder")
 
 
 @dataclass
@@ -97,3 +105,60 @@ def fuse(r: Rankings, w: FusionWeights, prior: np.ndarray) -> dict[int, float]:
         for p in scores:
             scores[p] *= 1.0 + w.prior * float(prior[p])
     return scores
+
+
+def first_stage(
+    ix: SearchIndex,
+    queries: list[str],
+    pool: int,
+    parts: tuple[str, ...],
+    terms: bool,
+) -> list[Rankings]:
+    """Each part's top `pool` for every query of `ix` (the encoder runs batched); `terms`:
+    keep the lexical score's terms (the ranker's features)."""
+    use_aids = "aids" in parts or "parents" in parts
+    n = len(queries)
+    # The encoder reads the queries while the lexical parts are scored (onnxruntime lets
+    # go of the GIL): a search with the dense part costs the longer of the two, not both.
+    dense = ix.dense if "dense" in parts and "bm25" in parts and ix.has_dense else None
+    encoding = None
+    if dense is not None:
+        encoding = _ENCODER_THREAD.submit(dense.encode_queries, queries)
+    out = [Rankings() for _ in queries]
+    if "bm25" in parts:
+        for q, r in zip(queries, out, strict=True):
+            if terms:
+                r.terms = ix.lexical_parts(q, use_aids)
+                r.lexical_score = sum(r.terms.values())  # type: ignore[assignment]
+                assert r.lexical_score is not None
+                r.lexical = lexical.top_positions(r.lexical_score, pool)
+            else:
+                r.lexical = lexical.top_positions(ix.lexical_scores(q, use_aids), pool)
+    if "dense" in parts and "bm25" in parts:
+        lex = [r.lexical for r in out if r.lexical is not None]
+        vectors = encoding.result() if encoding is not None else None
+        for r, d in zip(out, ix.rerank_dense(queries, ix._candidates(queries, lex),
+                                               vectors), strict=True):  # fmt: skip
+            r.dense = d
+    elif "dense" in parts:
+        for r, d in zip(out, ix.rank_dense(queries, pool), strict=True):
+            r.dense = d
+    if "desc" in parts:
+        for r, d in zip(out, ix.rank_desc(queries, pool), strict=True):
+            r.desc = d
+    for q, r in zip(queries, out, strict=True):
+        if ix.namesake_weight > 0 and "bm25" in parts and ix.text_version >= 9:
+            r.namesakes = ix.levers.namesakes(q, ix.prior, ix.notation)
+        # the name parts and glosses are read where fused or where the ranker reads them
+        if ix.text_version >= 9 and "nameparts" in parts and (
+            ix.parts_weight > 0 or terms):  # fmt: skip
+            r.nameparts_score = ix.levers.score_parts(q, ix.families)
+            if r.nameparts_score is not None:
+                r.nameparts = lexical.top_positions(r.nameparts_score, pool)
+        if ix.text_version >= 9 and "glosses" in parts and (
+            ix.glosses_weight > 0 or terms):  # fmt: skip
+            r.glosses_score = ix.levers.score_glosses(q)
+            if r.glosses_score is not None:
+                r.glosses = lexical.top_positions(r.glosses_score, pool)
+    assert len(out) == n
+    return out
