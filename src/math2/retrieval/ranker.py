@@ -154,11 +154,14 @@ class Ranker:
     def scores(
         self, ix: SearchIndex, query: str, r: Rankings, fused: dict[int, float]
     ) -> dict[int, float]:
-        """The model's score of every candidate of the first stage."""
+        """The model's score of every candidate of the first stage, as exp(s − best): in
+        (0, 1], the best 1, so that a score relative to its library's best means what it means
+        for the fusion's (`scope.search_libraries` merges libraries by it)."""
         cands, rows = candidate_features(ix, query, r, fused)
         if len(cands) == 0:
             return {}
-        return dict(zip(cands.tolist(), self._booster.predict(rows).tolist(), strict=True))
+        s = self._booster.predict(rows)
+        return dict(zip(cands.tolist(), np.exp(s - s.max()).tolist(), strict=True))
 
 
 @dataclass
