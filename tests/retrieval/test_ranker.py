@@ -49,7 +49,7 @@ def index_copy(built, tmp_path) -> Path:
 
 
 def top(index: SearchIndex, query: str, k: int = 3) -> list[str]:
-    return [h.name for h in index.search(query, k)]
+    return [h.name for h in index.search(query, k, ranker=True)]
 
 
 def test_the_build_writes_a_versioned_ranker(built) -> None:
@@ -59,14 +59,14 @@ def test_the_build_writes_a_versioned_ranker(built) -> None:
     assert info["features"] == list(FEATURES)
     assert info["index"] == ranker_mod.index_digest(folder)
     assert info["queries"] == {"latex": 4, "lean": 7, "natural": 33} == meta["ranker"]
-    assert SearchIndex(folder).learned is not None
+    assert SearchIndex(folder, use_ranker=True).learned is not None
 
 
-def test_the_ranker_orders_the_default_search(built) -> None:
-    """The default search is the model's order, not the fusion's (a candidate's score is
+def test_the_ranker_orders_the_search_when_asked(built) -> None:
+    """With the ranker the order is the model's, not the fusion's (a candidate's score is
     the model's output, not a sum of reciprocal ranks)."""
-    ix = SearchIndex(built[0])
-    assert ix.use_ranker
+    ix = SearchIndex(built[0], use_ranker=True)
+    assert ix.use_ranker and not SearchIndex(built[0]).use_ranker  # off by default
     learned = ix.search("group homomorphism", k=5)
     fused = ix.search("group homomorphism", k=5, ranker=False)
     assert [h.score for h in learned] != [h.score for h in fused]
@@ -129,21 +129,23 @@ def test_a_rebuilt_index_refuses_its_old_ranker(index_copy) -> None:
     meta["built_at"] += 1
     (index_copy / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(RankerMismatch, match=r"math2 index build --library mathlib"):
-        SearchIndex(index_copy)
-    SearchIndex(index_copy, use_ranker=False).search("group homomorphism")  # fusion still
+        SearchIndex(index_copy, use_ranker=True)
+    with pytest.raises(RankerMismatch, match=r"math2 index build --library mathlib"):
+        SearchIndex(index_copy).search("group homomorphism", ranker=True)
+    SearchIndex(index_copy).search("group homomorphism")  # the fusion still
 
 
 def test_another_feature_version_is_refused(index_copy, monkeypatch) -> None:
     monkeypatch.setattr(ranker_mod, "RANKER_VERSION", ranker_mod.RANKER_VERSION + 1)
     with pytest.raises(RankerMismatch, match=r"version .*rebuild both with `math2 index build"):
-        SearchIndex(index_copy)
+        SearchIndex(index_copy, use_ranker=True)
 
 
 def test_a_changed_model_file_is_refused(index_copy) -> None:
     model = index_copy / RANKER_DIR / "model.txt"
     model.write_text(model.read_text().replace("learning_rate", "learning_rate ", 1))
     with pytest.raises(RankerMismatch, match=r"model\.txt is not the one it recorded"):
-        SearchIndex(index_copy)
+        SearchIndex(index_copy, use_ranker=True)
 
 
 def test_no_ranker_where_too_few_dev_queries_are_answered(index_copy) -> None:
@@ -154,7 +156,7 @@ def test_no_ranker_where_too_few_dev_queries_are_answered(index_copy) -> None:
     items = read_devsets(FIX / "devsets", kinds)[:5]
     assert ranker_mod.build_ranker(ix, items, lambda _m: None) is None
     assert not (index_copy / RANKER_DIR).exists()
-    plain = SearchIndex(index_copy)
+    plain = SearchIndex(index_copy, use_ranker=True)
     assert not plain.use_ranker and plain.search("group homomorphism")
     with pytest.raises(RankerMissing, match="math2 index build --library mathlib"):
         plain.search("group homomorphism", ranker=True)
