@@ -111,6 +111,25 @@ def test_the_first_stage_keeps_what_one_part_finds(built) -> None:
     assert rows[j][FEATURES.index("parts_score")] > 0
 
 
+def test_postings_are_ascending_so_matched_bisects(built) -> None:
+    """`lexical.Lexical.matched` finds positions by bisection in each token's documents: they
+    must be ascending in every part the features read, and the counts those of a set test."""
+    import numpy as np
+
+    from math2.retrieval import lexical
+
+    for part in ("bm25", "parts"):
+        lx = lexical.Lexical(built[0] / part)
+        for t in range(len(lx.indptr) - 1):
+            docs = np.asarray(lx.indices[lx.indptr[t] : lx.indptr[t + 1]])
+            assert (np.diff(docs) > 0).all(), (part, t)
+    ix = SearchIndex(built[0])
+    positions = np.arange(len(ix))
+    words = ["deriv", "mul", "hom", "nosuchword"]
+    want = [sum(int(p) in set(ix.bm25.postings(w).tolist()) for w in words) for p in positions]
+    assert ix.bm25.matched(words, positions).tolist() == want
+
+
 def test_tied_name_part_scores_share_a_rank(built) -> None:
     """Names with the same name-part score are not ordered by their place in the index: the
     fusion and the features give them one rank."""
