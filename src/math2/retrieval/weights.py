@@ -69,5 +69,5 @@ W_GLOSSES = 0.0
 # 0.422, classes 0.383 -> 0.636, users-* styles 1.08-1.43x) but does not beat the fusion on
 # every kind and style, the baseline it must beat: instances 0.571 -> 0.566, theorems level
 # (0.511), natural 0.479 -> 0.464, special 0.322 -> 0.320, LaTeX 0.433 -> 0.432, the two field
-# queries 0.167 -> 0.
+# queries 0.167 -> 0. It also costs ~7 ms CPU a query more (p95 22 ms at k = 10).
 USE_RANKER = False
