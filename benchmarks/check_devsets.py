@@ -20,33 +20,12 @@ from pathlib import Path
 import yaml
 from sqlalchemy import select
 
+from math2.retrieval.devsets import TARGET_KIND, TARGET_KINDS, devsets_dir, kind_of
 from math2.store import Mention, Source, Store
 
-DEVSETS = Path(__file__).parent / "devsets"
-# A declaration's kind as the source scan records it → the target kind a dev set reports by.
-# An alias is counted with the theorems (nearly every alias in Mathlib names a theorem).
-KINDS = {
-    "theorem": "theorem",
-    "lemma": "theorem",
-    "alias": "theorem",
-    "structure": "structure",
-    "class": "class",
-    "class inductive": "class",
-    "def": "def",
-    "abbrev": "def",
-    "irreducible_def": "def",
-    "opaque": "def",
-    "instance": "instance",
-    "inductive": "inductive",
-    "coinductive": "inductive",
-    "field": "field",
-}
-TARGET_KINDS = ("theorem", "structure", "class", "def", "instance", "inductive", "field")
-
-
-def kind_of(scanned: str | None) -> str:
-    """The target kind of a declaration the source scan recorded as `scanned`."""
-    return KINDS.get(scanned or "", "other")
+DEVSETS = devsets_dir()
+# A declaration's kind → the target kind a dev set reports by: `math2.retrieval.devsets`.
+KINDS = TARGET_KIND
 
 
 def load_sets(folder: Path = DEVSETS) -> dict[str, list[dict]]:

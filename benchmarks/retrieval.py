@@ -28,6 +28,12 @@ figure per query style and per target kind (`retrieval_report.py`), p50/p95 of t
 line's own call (`Searcher.search`, names not preloaded) at k = 10 and k = 100 on the default
 path, and the run's CPU time and load average beside its wall time.
 
+The learned ranker (issue 45 §3) against the fusion, per target kind and query style, with
+its feature groups left out one at a time and the CPU per query with and without it, is
+`retrieval_ranker.py`: it reads one index `math2 index build` built and the same written dev
+sets (`math2.retrieval.devsets`), cross-validated by target so that no figure is on a query
+its model was trained on.
+
 With `--dense ENCODER` the v4 index also gets its dense part (every declaration embedded, an
 HNSW graph at this size; resumable), timed, and the fused configurations are measured beside the
 others. `--compare-encoders` measures the two encoders on equal terms without embedding

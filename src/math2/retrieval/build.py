@@ -108,6 +108,7 @@ def build_index(
     mathlib_dir: Path | None = None,
     hold_out_aids: set[str] | None = None,
     levers: frozenset[str] | None = None,
+    ranker_sets: Path | None = None,
 ) -> dict[str, Any]:
     """Build (or resume) the index of a source's active, completable mentions under `out`.
 
@@ -122,6 +123,8 @@ def build_index(
     statements, `aliases.py`) and 9 (the default: issue 33's levers, `levers.py`).
     `levers`: which of version 9's document-side levers to build (`text.LEVERS`, all by
     default; a benchmark builds them one at a time).
+    `ranker_sets`: the dev sets the learned ranker is trained on (`devsets.py`; default the
+    ones math2 ships), after everything else (version 9+; none where too few are answered).
     `encoder`: the dense part's encoder (`math2.retrieval.encoder.ENCODERS`). `mathlib_dir`: a
     Mathlib checkout whose module docstrings give main-result aids (`aids.py`);
     `hold_out_aids`: declarations whose theorem list titles are kept out of the aids (a
@@ -360,7 +363,28 @@ def build_index(
         meta["dense"] = build_dense(dense_texts(), out, say, store, source, encoder)
         meta["dense_chunks"] = meta["dense"]["chunks"]
         meta_path.write_text(json.dumps(meta))
+    if text_version >= LEVER_VERSION:  # last: the ranker records the digest of meta.json
+        ranker_meta = _ranker(out, dict(zip(names, [r[5] for r in rows], strict=True)),
+                              ranker_sets, say, tag)  # fmt: skip
+        meta["ranker"] = ranker_meta["queries"] if ranker_meta else None
     return meta
+
+
+def _ranker(
+    out: Path,
+    kinds: dict[str, str | None],
+    sets: Path | None,
+    say: Callable[[str], None],
+    tag: str,
+) -> dict[str, Any] | None:
+    """The learned ranker of the index at `out`, trained on the dev sets (`ranker.py`)."""
+    from math2.retrieval.devsets import devsets_dir, read_devsets
+    from math2.retrieval.index import SearchIndex
+    from math2.retrieval.ranker import build_ranker
+
+    items = read_devsets(sets or devsets_dir(), kinds)
+    with stage(f"{tag}: learned ranker"):
+        return build_ranker(SearchIndex(out, use_ranker=False), items, say)
 
 
 def build_shape(

@@ -13,8 +13,12 @@ The lexical score of a document d for a query q adds the BM25 scores of its part
 aids, which are prose, are matched with the query's English words only, and weighted by their
 share s(q) of the query's tokens (`text.prose_tokens`): a Lean or LaTeX formula barely
 touches them. The formula-shape part (`shape.py`, v7) is the converse: n-grams of the query's
-formula with variables numbered, weighted by the formula's share 1 − s(q). The final ranking
-fuses, for a document among the union of each part's top `pool` results,
+formula with variables numbered, weighted by the formula's share 1 − s(q).
+
+A search's first stage (`rankings`, `stage.Rankings`) keeps each part's top `pool`; their union
+is what gets ordered: by the learned ranker (`ranker.py`, issue 45 §3) when asked for
+(`use_ranker`; off by default, `weights.USE_RANKER`), else by the hand-tuned fusion
+(`stage.fuse`), the ranker's baseline:
 
     score(d) = Σ_part  w_part / (60 + rank_part(d))   ×   (1 + β · prior(d))
 
@@ -22,6 +26,7 @@ with w_bm25 = 1 (the lexical ranking), w_dense = 1 (the cosine rank among the le
 the dense part reorders what BM25 found), w_desc = 1, and prior(d) the percentile
 (0…1) of d's PageRank in the dependency graph, β = 0 by default (measured to hurt;
 `prior_weight=` turns it on). A part that is absent (no embeddings built) contributes nothing.
+The weights and how each was measured: `weights.py`.
 
 Everything a query needs is memory-mapped (`lexical.py`) and loaded on first use, so a new
 process answers a query in milliseconds after opening the index (`math2 search`).
@@ -31,8 +36,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,18 +44,42 @@ import numpy as np
 from pydantic import BaseModel
 
 from math2.retrieval import lexical
-from math2.retrieval.english import english_tokens, latex_tokens, mathlib_tokens
+from math2.retrieval.cards import Cards
 from math2.retrieval.levers import QueryLevers
+from math2.retrieval.lexscore import LexicalScoring
 from math2.retrieval.nameparts import FAMILIES
-from math2.retrieval.shape import query_shape
+from math2.retrieval.ranker import RANKER_DIR, Ranker, RankerMissing
+from math2.retrieval.stage import (
+    RRF_K,
+    W_BM25,
+    W_DESC,
+    FusionWeights,
+    Rankings,
+    first_stage,
+    fuse,
+)
 from math2.retrieval.text import (
     FOLD_VERSION,
-    prose_tokens,
-    query_phrases,
-    query_text,
     query_tokens,
-    tokens,
-    v1_tokens,
+)
+from math2.retrieval.weights import (
+    BETA_PRIOR,
+    RERANK_TOP,
+    USE_RANKER,
+    W_AIDS,
+    W_BODY,
+    W_DENSE,
+    W_GLOSSES,
+    W_GLOSSES_MEASURED,
+    W_NAMESAKE,
+    W_PARENTS,
+    W_PARTS,
+    W_PARTS_MEASURED,
+    W_SHAPE,
+    W_SYNONYMS,
+    W_TRANSLATED,
+    W_VOCABULARY,
+    W_VOCABULARY_MEASURED,
 )
 
 if TYPE_CHECKING:
@@ -60,70 +87,6 @@ if TYPE_CHECKING:
     from math2.retrieval.dense import DenseIndex
 
 log = logging.getLogger(__name__)
-
-RRF_K = 60
-_ENCODER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="math2-query-encoder")
-W_BM25 = 1.0
-# The dense part reorders the lexical top RERANK_TOP: its cosine rank among them is fused at
-# weight W_DENSE. Measured on the dev sets over the full index (docs/benchmarks.md, issue 24.4):
-# against the default path, nDCG@10 titles 0.551 -> 0.575, LaTeX 0.183 -> 0.223, Lean 0.419 ->
-# 0.564, descriptions 0.394 -> 0.425, docstrings 0.196 -> 0.220. As a retriever of its own top
-# 100 fused at 0.3 (before) it added +0.001 on the held-out benchmark and cost Lean-style
-# queries: the encoder cannot find a formula among 279k declarations, but it can order 30.
-W_DENSE = 1.0
-RERANK_TOP = 30
-W_DESC = 1.0
-# Search aids' weights in the lexical score, measured over the full index (docs/benchmarks.md,
-# issue 24): titles and main results at 0.5 lift descriptions 0.356 -> 0.394 and docstrings
-# 0.193 -> 0.196 over stems alone and leave Lean and LaTeX queries level; at 2 titles fall. The
-# parents' docstrings lowered titles and descriptions at every weight tried: off (still built,
-# so the lever can be measured again; `SearchIndex(..., parents_weight=w)`).
-W_AIDS = 0.5
-W_PARENTS = 0.0
-BETA_PRIOR = 0.25
-# The Mathlib words a query's English stands for (`english.py`: `divides` → `dvd`), scored
-# apart at this weight (index text v4+). Measured on the dev sets over the full index
-# (docs/benchmarks.md, issue 24, branch search2): at 1.5 natural-language descriptions 0.394 ->
-# 0.450, slogans 0.237 -> 0.364, held-out docstrings 0.196 -> 0.207; titles, Lean, LaTeX level.
-# The English words those Mathlib words translate then count W_TRANSLATED of their weight
-# (`positive` pulled `Mathlib.Meta.Positivity.*` over `Nat.factorial_pos`): at 0.4
-# descriptions 0.467, slogans 0.441, docstrings 0.210, titles level; at 0.2 titles fall.
-# With the table as it is now: descriptions 0.468, slogans 0.446, docstrings 0.213.
-# The Mathlib words of a query's LaTeX (`\\sum` → `sum`) are scored here too even though the
-# words part already has them (branch latex): LaTeX 0.183 -> 0.230, the other styles level.
-W_SYNONYMS = 1.5
-W_TRANSLATED = 0.4
-# The formula-shape part (`shape.py`, index text v7): its BM25 score is added at W_SHAPE times
-# the query's formula share (1 − its prose share, `text.prose_tokens`), so a sentence is
-# untouched. Measured on the dev sets over all of Mathlib (docs/benchmarks.md, issue 24, branch
-# shape), against the default path without it: Lean 0.419 -> 0.736 nDCG@10, LaTeX 0.230 ->
-# 0.478, special cases 0.189 -> 0.308, docstrings 0.213 -> 0.228; titles, descriptions,
-# nicknames and slogans unchanged. At 0.25 level with 0.5; at 1.0 LaTeX and Lean fall.
-W_SHAPE = 0.5
-# Issue 33's query-side levers (index text v9, `levers.py`): the namesakes a query names are
-# fused as a part of their own at W_NAMESAKE × their cover; the name words the query's phrases
-# stand for in the library's prose (`vocabulary.py`) are scored like the English rows
-# (W_VOCABULARY_MEASURED) when turned on. Off by default: measured alone over all of Mathlib it
-# lowered titles 0.568 -> 0.438 nDCG@10, descriptions and the users-* natural and special sets
-# (docs/benchmarks.md, issue 33); still built, so it can be measured again.
-W_NAMESAKE = 1.0
-W_VOCABULARY_MEASURED = W_SYNONYMS
-W_VOCABULARY = 0.0
-# What definitions say (`importers.lean_bodies`), as words: a part of its own, added to the
-# lexical score at this weight (its shapes are in the shape part). Measured with every other
-# lever on over all of Mathlib (docs/benchmarks.md, issue 33, branch search-levers): the
-# users-* sets' held-out-mix mean 0.437 at 0, 0.441 at 0.25, 0.442 at 0.5; the old sets' 0.501,
-# 0.495, 0.481 (titles 0.566, 0.557, 0.540); at 1.0 titles fell to 0.485, at 2.0 to 0.268.
-# Chosen on those figures (every dev set's, no set's misses read): no set is left unread.
-W_BODY = 0.25
-# Issue 45 §1's name-part and gloss rankings (`nameparts.py`), fused like the other parts at
-# these weights when turned on (`SearchIndex(parts_weight=…, glosses_weight=…)`). Off by
-# default: over all of Mathlib on the dev sets (docs/benchmarks.md, issue 45, branch search)
-# nDCG@10 fell from 0.422 (both off) to 0.249 (both on at 2 and 1); name parts off 0.348.
-W_PARTS_MEASURED = 2.0
-W_GLOSSES_MEASURED = 1.0
-W_PARTS = 0.0
-W_GLOSSES = 0.0
 
 
 class Hit(BaseModel):
@@ -142,7 +105,7 @@ class Hit(BaseModel):
 PARTS = ("bm25", "dense", "desc", "prior", "aids", "parents", "nameparts", "glosses")
 
 
-class SearchIndex:
+class SearchIndex(LexicalScoring):
     """A built index, opened lazily: `search(query, k)` and `search_batch(queries, k)`.
 
     Opening reads `meta.json` only; each part is memory-mapped the first time a query needs
@@ -164,6 +127,7 @@ class SearchIndex:
         parts_weight: float = W_PARTS,
         glosses_weight: float = W_GLOSSES,
         families: frozenset[str] | None = None,
+        use_ranker: bool = USE_RANKER,
     ):
         self.folder = folder
         self.meta = json.loads((folder / "meta.json").read_text())
@@ -175,18 +139,16 @@ class SearchIndex:
             )
         self.stemmed = self.text_version >= 4
         self.folded = self.text_version >= FOLD_VERSION
-        self.aids_weight = aids_weight
-        self.parents_weight = parents_weight
-        self.synonym_weight = synonym_weight
-        self.translated_weight = translated_weight
-        self.shape_weight = shape_weight
-        self.namesake_weight = namesake_weight
-        self.body_weight = body_weight
-        self.vocabulary_weight = vocabulary_weight
-        self.notation = notation
-        self.renames = renames
+        self.aids_weight, self.parents_weight = aids_weight, parents_weight
+        self.synonym_weight, self.translated_weight = synonym_weight, translated_weight
+        self.shape_weight, self.namesake_weight = shape_weight, namesake_weight
+        self.body_weight, self.vocabulary_weight = body_weight, vocabulary_weight
+        self.notation, self.renames = notation, renames
         self.parts_weight, self.glosses_weight = parts_weight, glosses_weight
         self.families = FAMILIES if families is None else families
+        self.use_ranker = use_ranker and (folder / RANKER_DIR).is_dir()
+        if self.use_ranker:
+            self.learned  # noqa: B018 (a ranker built for another index fails at open)
         self.levers = QueryLevers(folder)
 
     def __len__(self) -> int:
@@ -203,36 +165,13 @@ class SearchIndex:
         return names
 
     @cached_property
+    def cards(self) -> Cards:
+        """What each declaration's hit shows (kind, module, docstring's first line)."""
+        return Cards(self.folder)
+
+    @cached_property
     def prior(self) -> np.ndarray:
         return lexical.mapped(self.folder / "prior.npy")
-
-    def _part(self, name: str) -> lexical.Lexical | None:
-        folder = self.folder / name
-        return lexical.Lexical(folder) if lexical.exists(folder) else None
-
-    @cached_property
-    def bm25(self) -> lexical.Lexical:
-        return lexical.Lexical(self.folder / "bm25")
-
-    @cached_property
-    def phrase(self) -> lexical.Lexical | None:
-        return self._part("phrase") if self.text_version >= 3 else None
-
-    @cached_property
-    def aids(self) -> lexical.Lexical | None:
-        return self._part("aids")
-
-    @cached_property
-    def shape(self) -> lexical.Lexical | None:
-        return self._part("shape")
-
-    @cached_property
-    def body(self) -> lexical.Lexical | None:
-        return self._part("body")
-
-    @cached_property
-    def parents(self) -> lexical.Lexical | None:
-        return self._part("parents")
 
     @cached_property
     def desc(self) -> lexical.Lexical | None:
@@ -299,66 +238,6 @@ class SearchIndex:
             return self.names[position]
         return self._name_lines[position]
 
-    def _query_tokens(self, query: str) -> list[str]:
-        if self.text_version == 1:
-            return v1_tokens([query])[0]
-        toks = query_tokens(query, self.stemmed, self.folded)
-        if self.notation:
-            more = self.levers.notation_tokens(
-                query_text(query), lambda t: tokens(t, self.stemmed, self.folded)
-            )
-            toks += [t for t in dict.fromkeys(more) if t not in toks]
-        return toks
-
-    def lexical_scores(self, query: str, use_aids: bool = True) -> np.ndarray:
-        """The lexical score of every document (see the module docstring)."""
-        toks = self._query_tokens(query)
-        score = self.bm25.scores(toks)
-        if self.stemmed and self.synonym_weight > 0:
-            mathlib = mathlib_tokens(query)
-            latex = set(latex_tokens(query))
-            extra = [t for t in mathlib if t not in toks or t in latex]
-            if extra:
-                score = score + self.synonym_weight * self.bm25.scores(extra)
-            # The English words of a translated phrase count W_TRANSLATED instead of 1.
-            eng = [t for t in english_tokens(query) if t in toks and t not in mathlib]
-            if eng and self.translated_weight != 1.0:
-                score = score - (1.0 - self.translated_weight) * self.bm25.scores(eng)
-        if self.stemmed and self.vocabulary_weight > 0:
-            said = set(toks) | set(mathlib_tokens(query) if self.synonym_weight > 0 else ())
-            vocab = [w for w in self.levers.vocabulary_words(query) if w not in said]
-            if vocab:
-                score = score + self.vocabulary_weight * self.bm25.scores(vocab)
-        if self.body_weight > 0 and self.body is not None:
-            score = score + self.body_weight * self.body.scores(toks)
-        if self.phrase is not None:
-            ptoks, weight = query_phrases(query, self.stemmed, self.folded)
-            if weight > 0:
-                score = score + weight * self.phrase.scores(ptoks)
-        if self.shape_weight > 0 and self.shape is not None:
-            grams, formula = query_shape(query, folded=self.folded)
-            if grams and formula > 0:
-                score = score + self.shape_weight * formula * self.shape.scores(grams)
-        if use_aids and (self.aids is not None or self.parents is not None):
-            words, share = prose_tokens(query, self.stemmed, self.folded)
-            for part, w in ((self.aids, self.aids_weight), (self.parents, self.parents_weight)):
-                if part is not None and w > 0 and words:
-                    score = score + w * share * part.scores(words)
-        return score
-
-    def coverage(self, query: str, positions: Sequence[int] | np.ndarray) -> np.ndarray:
-        """The share (0…1) of the query's tokens each document's words contain: comparable
-        across libraries, where fused scores (ranks) and BM25 scores (corpus statistics) are
-        not."""
-        toks = list(dict.fromkeys(self._query_tokens(query)))
-        if not toks:
-            return np.zeros(len(positions))
-        return self.bm25.matched(toks, np.asarray(positions)) / len(toks)
-
-    def rank_bm25(self, queries: list[str], pool: int, use_aids: bool = True) -> list[np.ndarray]:
-        """Top `pool` document positions per query by the lexical score."""
-        return [lexical.top_positions(self.lexical_scores(q, use_aids), pool) for q in queries]
-
     def rank_desc(self, queries: list[str], pool: int) -> list[np.ndarray]:
         """Top `pool` document positions per query by BM25 over the informal descriptions."""
         if self.desc is None:
@@ -395,6 +274,34 @@ class SearchIndex:
             return [np.zeros(0, dtype=np.int64) for _ in queries]
         return self.dense.rerank(queries, candidates, vectors)
 
+    def rankings(
+        self,
+        queries: list[str],
+        pool: int = 100,
+        parts: tuple[str, ...] = PARTS,
+        terms: bool = False,
+    ) -> list[Rankings]:
+        """The first stage: each part's top `pool` for every query (`stage.first_stage`).
+        `terms`: keep the lexical score's terms (the ranker's features)."""
+        return first_stage(self, queries, pool, parts, terms)
+
+    def fusion_weights(self, prior_weight: float, dense_weight: float) -> FusionWeights:
+        return FusionWeights(
+            dense=dense_weight,
+            namesake=self.namesake_weight,
+            nameparts=self.parts_weight,
+            glosses=self.glosses_weight,
+            prior=prior_weight,
+        )
+
+    @cached_property
+    def learned(self) -> Ranker | None:
+        """The learned ranker built with this index (`ranker.py`), None where none was
+        built; one built for another index or math2 is an error (`RankerMismatch`)."""
+        from math2.retrieval.ranker import Ranker
+
+        return Ranker.load(self.folder, self.meta)
+
     def search_batch(
         self,
         queries: list[str],
@@ -403,67 +310,35 @@ class SearchIndex:
         parts: tuple[str, ...] = PARTS,
         prior_weight: float | None = None,
         dense_weight: float = W_DENSE,
+        ranker: bool | None = None,
     ) -> list[list[Hit]]:
-        """Fused results for many queries at once (the encoder runs batched)."""
+        """The top `k` of many queries: every part's top `pool` (the first stage,
+        `rankings`), ordered by the learned ranker when `ranker` (default: `self.use_ranker`,
+        where the index has one) and by the hand-tuned fusion (`stage.fuse`) otherwise."""
         if prior_weight is None:
             # Over the full index the prior at 0.25 lowers nDCG@10 on theorem titles with BM25
             # alone (0.46 -> 0.35) and with BM25 + dense (0.475 -> 0.393; docs/benchmarks.md,
             # Retrieval): it is off unless asked for (`prior_weight=BETA_PRIOR`).
             prior_weight = 0.0
-        use_aids = "aids" in parts or "parents" in parts
-        n = len(queries)
-        # The encoder reads the queries while the lexical parts are scored (onnxruntime lets
-        # go of the GIL): a search with the dense part costs the longer of the two, not both.
-        dense = self.dense if "dense" in parts and "bm25" in parts and self.has_dense else None
-        encoding = None
-        if dense is not None:
-            encoding = _ENCODER_THREAD.submit(dense.encode_queries, queries)
-        none: list[np.ndarray | None] = [None] * n
-        lex = self.rank_bm25(queries, pool, use_aids) if "bm25" in parts else None
-        b: list[np.ndarray | None] = list(lex) if lex is not None else none
-        d: list[np.ndarray | None] = none
-        if "dense" in parts and lex is not None:
-            vectors = encoding.result() if encoding is not None else None
-            d = list(self.rerank_dense(queries, self._candidates(queries, lex), vectors))
-        elif "dense" in parts:
-            d = list(self.rank_dense(queries, pool))
-        x: list[np.ndarray | None] = none
-        if "desc" in parts:
-            x = list(self.rank_desc(queries, pool))
-        named: list[list[tuple[int, float]]] = [
-            self.levers.namesakes(q, self.prior, self.notation)
-            if self.namesake_weight > 0 and "bm25" in parts and self.text_version >= 9
-            else []
-            for q in queries
-        ]
-        ranked = [
-            [(self.levers.rank_parts(q, pool, self.families), self.parts_weight)] * (
-                "nameparts" in parts) + [(self.levers.rank_glosses(q, pool), self.glosses_weight)
-            ] * ("glosses" in parts) if self.text_version >= 9 else []
-            for q in queries
-        ]  # fmt: skip
+        if ranker is None:
+            ranker = self.use_ranker
+        model = self.learned if ranker else None
+        if ranker and model is None:
+            raise RankerMissing(
+                f"{self.folder} has no learned ranker: build it with "
+                f"`math2 index build --library {self.meta.get('source', 'mathlib')}`"
+            )
+        weights = self.fusion_weights(prior_weight if "prior" in parts else 0.0, dense_weight)
+        ranked = self.rankings(queries, pool, parts, terms=model is not None)
         results = []
-        for rb, rd, rx, ns, more in zip(b, d, x, named, ranked, strict=True):
-            scores: dict[int, float] = {}
-            rb_pos = {int(p): r for r, p in enumerate(rb)} if rb is not None else {}
-            rd_pos = {int(p): r for r, p in enumerate(rd)} if rd is not None else {}
-            for p, r in rb_pos.items():
-                scores[p] = scores.get(p, 0.0) + W_BM25 / (RRF_K + r + 1)
-            for p, r in rd_pos.items():
-                scores[p] = scores.get(p, 0.0) + dense_weight / (RRF_K + r + 1)
-            for r, p in enumerate(rx if rx is not None else []):
-                scores[int(p)] = scores.get(int(p), 0.0) + W_DESC / (RRF_K + r + 1)
-            for found, w in more:  # name parts and glosses (`nameparts.py`)
-                for r, p in enumerate(found.tolist() if w > 0 else []):
-                    scores[p] = scores.get(p, 0.0) + w / (RRF_K + r + 1)
-            for r, (p, cover) in enumerate(ns):
-                w = self.namesake_weight * cover
-                scores[p] = scores.get(p, 0.0) + w / (RRF_K + r + 1)
-            if "prior" in parts and prior_weight:
-                for p in scores:
-                    scores[p] *= 1.0 + prior_weight * float(self.prior[p])
+        for query, r in zip(queries, ranked, strict=True):
+            scores = fuse(r, weights, self.prior)
+            if model is not None:
+                scores = model.scores(self, query, r, scores)
             renamed = self._follow_renames(scores) if self.renames else {}
             top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+            rb_pos = {int(p): i for i, p in enumerate(r.lexical)} if r.lexical is not None else {}
+            rd_pos = {int(p): i for i, p in enumerate(r.dense)} if r.dense is not None else {}
             # built without validation: every value is already of its field's type, and
             # validating a hundred hits costs a query as much as a tenth of its scoring
             results.append(
@@ -515,6 +390,9 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "BETA_PRIOR", "PARTS", "RERANK_TOP", "RRF_K", "W_AIDS", "W_BM25", "W_DENSE", "W_DESC",
-    "W_PARENTS", "Hit", "SearchIndex", "build_index", "doc_text", "name_words", "pagerank",
+    "BETA_PRIOR", "PARTS", "RERANK_TOP", "RRF_K", "USE_RANKER", "W_AIDS", "W_BM25", "W_BODY",
+    "W_DENSE", "W_DESC", "W_GLOSSES", "W_GLOSSES_MEASURED", "W_NAMESAKE", "W_PARENTS",
+    "W_PARTS", "W_PARTS_MEASURED", "W_SHAPE", "W_SYNONYMS", "W_TRANSLATED", "W_VOCABULARY",
+    "W_VOCABULARY_MEASURED", "Hit", "SearchIndex", "build_index", "doc_text", "name_words",
+    "pagerank",
 ]  # fmt: skip

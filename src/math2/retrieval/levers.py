@@ -137,18 +137,18 @@ class QueryLevers:
         folder = self.folder / "glosses"
         return lexical.Lexical(folder) if lexical.exists(folder) else None
 
-    def rank_parts(self, query: str, pool: int, families: frozenset[str] = FAMILIES) -> np.ndarray:
-        """Positions of the declarations whose name words the query asks for, best first
-        (`nameparts.py`)."""
+    def score_parts(self, query: str, families: frozenset[str] = FAMILIES) -> np.ndarray | None:
+        """Every declaration's BM25 score over its name words for the words the query asks
+        for (`nameparts.py`); None where the query asks for none."""
         if self.parts is None:
-            return np.zeros(0, dtype=np.int64)
+            return None
         words = query_parts(query, self.vocabulary_words, families)
-        return self.parts.top(words, pool) if words else np.zeros(0, dtype=np.int64)
+        return self.parts.scores(words) if words else None
 
-    def rank_glosses(self, query: str, pool: int) -> np.ndarray:
-        """Positions of the concepts whose own first line says what the query's prose says."""
+    def score_glosses(self, query: str) -> np.ndarray | None:
+        """Every concept's BM25 score over its own first line for the query's prose."""
         words = prose_tokens(query, True, True)[0] if self.glosses is not None else []
-        return self.glosses.top(words, pool) if words and self.glosses else np.zeros(0, np.int64)
+        return self.glosses.scores(words) if words and self.glosses is not None else None
 
     @cached_property
     def kinds(self) -> np.ndarray:

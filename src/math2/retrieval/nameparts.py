@@ -45,9 +45,12 @@ _WEAK = frozenset({"of", "iff", "eq", "apply", "def", "mk", "coe", "to", "is", "
 
 
 def document_parts(name: str, stemmed: bool = True, folded: bool = True) -> list[str]:
-    """The words of a name (`Finset.sum_range_id_mul_two` → `finset sum range id mul two`)."""
+    """The words of a name, each once (`Finset.sum_range_id_mul_two` → `finset sum range id mul
+    two`). Once: a name that repeats a word is not more about it, and counted as often as it
+    is written `ExpGrowth.expGrowthInf_exp` outranked every other name with `exp` (issue 45
+    §3: that is what sank the name-part ranking over all of Mathlib, docs/benchmarks.md)."""
     words = " ".join(split_identifier(name.replace("«", "").replace("»", "")))
-    return tokens(words, stemmed, folded)
+    return list(dict.fromkeys(tokens(words, stemmed, folded)))
 
 
 def query_parts(

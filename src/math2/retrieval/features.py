@@ -1,0 +1,151 @@
+"""What the learned ranker (`ranker.py`) reads of each candidate of a query: one row of
+`FEATURES` per position of the first stage's union (`stage.Rankings.candidates`).
+
+- each part's rank among its top (`RANK_MISSING` where the part did not rank the candidate;
+  tied scores share a rank, `Rankings.shared_ranks`) and score: the lexical score and each of
+  its weighted terms (`stage.LEXICAL_TERMS`), the namesakes' rank and cover, the name-part
+  and gloss rankings (`nameparts.py`), the dense and description ranks, and the hand-tuned
+  fusion's score and rank (`stage.fuse`);
+- the name-part coverage: the share of the query's mapped name words (`nameparts.query_parts`)
+  that the candidate's name has, and the share of its name's words that are among them (its
+  precision: `deriv_mul` is all asked for, `mul_pos_of_two_functions` mostly not); the share
+  of the query's tokens in its words;
+- the candidate itself: its kind (`KINDS`), namespace depth, name length, PageRank prior; the
+  family head: how many candidates live in its namespace (`MonoidHom` over `MonoidHom.comp`)
+  and whether its own namespace is a candidate (an API lemma of one);
+- the query: its prose share, token count, mapped word count and whether it holds LaTeX, so
+  that one model weighs the parts differently for a formula and a sentence.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from math2.retrieval.latex import has_latex
+from math2.retrieval.nameparts import document_parts, query_parts
+from math2.retrieval.stage import LEXICAL_TERMS as TERMS
+from math2.retrieval.stage import Rankings
+from math2.retrieval.text import prose_tokens
+
+if TYPE_CHECKING:
+    from math2.retrieval.index import SearchIndex
+
+RANK_MISSING = 1000.0  # the rank of a candidate a part did not rank (beyond every pool)
+# The kinds a card names, as codes (0: any other); finer than `names.KIND_CODES`.
+KINDS = {
+    "theorem": 1, "lemma": 1, "def": 2, "abbrev": 2, "irreducible_def": 2, "opaque": 2,
+    "structure": 3, "class": 4, "class inductive": 4, "inductive": 5, "coinductive": 5,
+    "instance": 6, "alias": 7, "axiom": 8, "field": 9,
+}  # fmt: skip
+FEATURES = (
+    "fused", "fused_rank", "lexical", "lexical_rank", "lexical_ratio",
+    *(f"term_{t}" for t in TERMS),
+    "namesake_rank", "namesake_cover", "parts_score", "parts_rank", "parts_coverage",
+    "parts_precision", "gloss_score", "gloss_rank",
+    "dense_rank", "desc_rank", "coverage",
+    "kind", "depth", "name_length", "prior", "family_members", "family_member_of",
+    "query_prose", "query_tokens", "query_mapped", "query_latex",
+)  # fmt: skip
+
+
+def _ranks(ranking: np.ndarray | None, cands: np.ndarray) -> np.ndarray:
+    """Each candidate's rank in `ranking` (RANK_MISSING where absent)."""
+    out = np.full(len(cands), RANK_MISSING)
+    if ranking is None or len(ranking) == 0:
+        return out
+    where = {int(p): i for i, p in enumerate(ranking.tolist())}
+    for j, p in enumerate(cands.tolist()):
+        r = where.get(p)
+        if r is not None:
+            out[j] = r
+    return out
+
+
+def _at(score: np.ndarray | None, cands: np.ndarray) -> np.ndarray:
+    return score[cands].astype(np.float64) if score is not None else np.zeros(len(cands))
+
+
+def _shared(r: Rankings, part: str, cands: np.ndarray) -> np.ndarray:
+    """Each candidate's rank in a part's top, tied scores sharing a rank (RANK_MISSING where
+    absent)."""
+    out = np.full(len(cands), RANK_MISSING)
+    where = dict(zip(getattr(r, part).tolist(), r.shared_ranks(part).tolist(), strict=True))
+    for j, p in enumerate(cands.tolist()):
+        if p in where:
+            out[j] = where[p]
+    return out
+
+
+def _family(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per name: how many of the others are in its namespace, and whether its own namespace
+    is one of them (`MonoidHom.comp` beside `MonoidHom`)."""
+    present = set(names)
+    members: dict[str, int] = {}
+    for n in names:
+        parts = n.split(".")
+        for i in range(1, len(parts)):
+            prefix = ".".join(parts[:i])
+            if prefix in present:
+                members[prefix] = members.get(prefix, 0) + 1
+    heads = np.array([members.get(n, 0) for n in names], dtype=np.float64)
+    member_of = np.array(
+        [1.0 if "." in n and n.rsplit(".", 1)[0] in present else 0.0 for n in names]
+    )
+    return heads, member_of
+
+
+def candidate_features(
+    ix: SearchIndex, query: str, r: Rankings, fused: dict[int, float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(the candidates' positions, their feature rows in `FEATURES` order)."""
+    cands = r.candidates()
+    n = len(cands)
+    cols: dict[str, np.ndarray] = {}
+    fused_v = np.array([fused.get(p, 0.0) for p in cands.tolist()])
+    order = sorted(fused, key=lambda p: (-fused[p], p))
+    cols["fused"] = fused_v
+    cols["fused_rank"] = _ranks(np.asarray(order, dtype=np.int64), cands)
+    lex = r.lexical_score if r.lexical_score is not None else np.zeros(len(ix))
+    cols["lexical"] = lex[cands].astype(np.float64)
+    top = float(lex[r.lexical[0]]) if r.lexical is not None and len(r.lexical) else 0.0
+    cols["lexical_ratio"] = cols["lexical"] / top if top > 0 else np.zeros(n)
+    cols["lexical_rank"] = _ranks(r.lexical, cands)
+    for t in TERMS:
+        term = r.terms.get(t)
+        cols[f"term_{t}"] = term[cands].astype(np.float64) if term is not None else np.zeros(n)
+    named = np.asarray([p for p, _ in r.namesakes], dtype=np.int64)
+    cols["namesake_rank"] = _ranks(named, cands)
+    cover = dict(r.namesakes)
+    cols["namesake_cover"] = np.array([cover.get(p, 0.0) for p in cands.tolist()])
+    cols["parts_score"] = _at(r.nameparts_score, cands)
+    cols["parts_rank"] = _shared(r, "nameparts", cands)
+    mapped = query_parts(query, ix.levers.vocabulary_words, ix.families)
+    parts = ix.levers.parts
+    names = [ix.name(p) for p in cands.tolist()]
+    if mapped and parts is not None:
+        hits = parts.matched(mapped, cands)
+        cols["parts_coverage"] = hits / len(mapped)
+        own = np.array([max(1, len(set(document_parts(n_)))) for n_ in names], dtype=float)
+        cols["parts_precision"] = hits / own
+    else:
+        cols["parts_coverage"] = cols["parts_precision"] = np.zeros(n)
+    cols["gloss_score"] = _at(r.glosses_score, cands)
+    cols["gloss_rank"] = _shared(r, "glosses", cands)
+    cols["dense_rank"] = _ranks(r.dense, cands)
+    cols["desc_rank"] = _ranks(r.desc, cands)
+    cols["coverage"] = ix.coverage(query, cands) if n else np.zeros(0)
+    cards = ix.cards
+    cols["kind"] = np.array([KINDS.get(cards[p].kind or "", 0) for p in cands.tolist()], float)
+    cols["depth"] = np.array([n_.count(".") for n_ in names], dtype=np.float64)
+    cols["name_length"] = np.array([len(n_.rsplit(".", 1)[-1]) for n_ in names], float)
+    cols["prior"] = ix.prior[cands].astype(np.float64)
+    cols["family_members"], cols["family_member_of"] = _family(names)
+    _, share = prose_tokens(query, True, True)
+    cols["query_prose"] = np.full(n, share)
+    cols["query_tokens"] = np.full(n, float(len(ix._query_tokens(query))))
+    cols["query_mapped"] = np.full(n, float(len(mapped)))
+    cols["query_latex"] = np.full(n, float(has_latex(query)))
+    rows = np.column_stack([cols[f] for f in FEATURES]) if n else np.zeros((0, len(FEATURES)))
+    return cands, rows

@@ -1,0 +1,240 @@
+"""The learned ranker (issue 45 §3): LambdaMART (LightGBM) over the features of each
+candidate of the first stage (`features.py`), trained on the dev sets shaped like users
+(`devsets.py`) when `math2 index build` builds an index, and kept beside it as a versioned
+artifact:
+
+    <index>/ranker/model.txt     LightGBM's text model
+    <index>/ranker/ranker.json   RANKER_VERSION, FEATURES, the digest of the index's
+                                 meta.json and of model.txt, the queries it was trained on
+
+An index whose `meta.json` changed since (rebuilt, re-embedded), a math2 whose features differ,
+or a model file that is not the one recorded is refused with the command that rebuilds it
+(`RankerMismatch`): a model never reads features it was not trained on.
+
+A search loads the model through LightGBM's C library (`_Booster`) rather than its Python
+package, which imports pandas and scipy (0.45 s of CPU that `math2 search` cannot afford); the
+index build trains with the Python package.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib.util
+import json
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from math2.errors import Math2Error
+from math2.retrieval.features import FEATURES, candidate_features
+from math2.retrieval.stage import Rankings, fuse
+
+if TYPE_CHECKING:
+    from math2.retrieval.devsets import DevItem
+    from math2.retrieval.index import SearchIndex
+
+RANKER_DIR = "ranker"
+RANKER_VERSION = 1  # bump with any change to what a feature means
+POOL = 100  # each part's top that the first stage keeps
+MIN_QUERIES = 50  # fewer dev-set queries with an answer in the index: no ranker is built
+# LambdaMART's settings: small trees, few rounds — ~1,000 training queries.
+PARAMS: dict[str, Any] = {
+    "objective": "lambdarank",
+    "metric": "ndcg",
+    "eval_at": [10],
+    "learning_rate": 0.05,
+    "num_leaves": 15,
+    "min_data_in_leaf": 20,
+    "feature_fraction": 0.8,
+    "lambdarank_truncation_level": 20,
+    "num_threads": 1,
+    "deterministic": True,
+    "seed": 0,
+    "verbose": -1,
+}
+ROUNDS = 200
+
+
+class RankerMismatch(Math2Error, ValueError):
+    """A ranker artifact that is not this index's or this math2's."""
+
+
+class RankerMissing(Math2Error, ValueError):
+    """The learned ranker asked for where the index has none."""
+
+
+def index_digest(folder: Path) -> str:
+    return hashlib.sha256((folder / "meta.json").read_bytes()).hexdigest()
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class _Booster:
+    """A LightGBM model read by LightGBM's own C library (its C API, through ctypes)."""
+
+    def __init__(self, model: Path):
+        spec = importlib.util.find_spec("lightgbm")
+        if spec is None or not spec.submodule_search_locations:
+            raise RankerMissing("the learned ranker needs LightGBM: pip install lightgbm")
+        base = Path(next(iter(spec.submodule_search_locations)))
+        lib = next((p for p in (base / "lib").glob("lib_lightgbm.*")), None)
+        if lib is None:
+            raise RankerMissing(f"LightGBM's library is missing under {base / 'lib'}")
+        self._lib = ctypes.cdll.LoadLibrary(str(lib))
+        self._lib.LGBM_GetLastError.restype = ctypes.c_char_p
+        self._handle = ctypes.c_void_p()
+        rounds = ctypes.c_int(0)
+        self._check(self._lib.LGBM_BoosterCreateFromModelfile(
+            ctypes.c_char_p(str(model).encode()), ctypes.byref(rounds), ctypes.byref(self._handle)
+        ))  # fmt: skip
+
+    def _check(self, rc: int) -> None:
+        if rc != 0:
+            raise RankerMismatch(f"LightGBM: {self._lib.LGBM_GetLastError().decode()}")
+
+    def predict(self, rows: np.ndarray) -> np.ndarray:
+        data = np.ascontiguousarray(rows, dtype=np.float64)
+        out = np.zeros(len(data), dtype=np.float64)
+        n = ctypes.c_int64(0)
+        self._check(self._lib.LGBM_BoosterPredictForMat(
+            self._handle, data.ctypes.data_as(ctypes.c_void_p), ctypes.c_int(1),
+            ctypes.c_int32(data.shape[0]), ctypes.c_int32(data.shape[1]), ctypes.c_int(1),
+            ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(-1), ctypes.c_char_p(b"num_threads=1"),
+            ctypes.byref(n), out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+        ))  # fmt: skip
+        return out
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None):
+            self._lib.LGBM_BoosterFree(self._handle)
+
+
+class Ranker:
+    """A verified ranker artifact of one index: `scores` orders a query's candidates."""
+
+    def __init__(self, folder: Path, info: dict[str, Any]):
+        self.folder = folder
+        self.info = info
+        self._booster = _Booster(folder / RANKER_DIR / "model.txt")
+
+    @classmethod
+    def load(cls, folder: Path, meta: dict[str, Any]) -> Ranker | None:
+        """The ranker beside the index at `folder` (None where none was built), checked."""
+        here = folder / RANKER_DIR
+        if not (here / "ranker.json").exists():
+            return None
+        rebuild = f"`math2 index build --library {meta.get('source', 'mathlib')}`"
+        try:
+            info = json.loads((here / "ranker.json").read_text())
+        except (OSError, ValueError) as exc:
+            raise RankerMismatch(f"{here / 'ranker.json'}: unreadable ({exc}): rebuild it "
+                                 f"with {rebuild}") from None  # fmt: skip
+        why = None
+        if info.get("version") != RANKER_VERSION or info.get("features") != list(FEATURES):
+            why = (f"its features are version {info.get('version')}, this math2 reads version "
+                   f"{RANKER_VERSION}")  # fmt: skip
+        elif info.get("index") != index_digest(folder):
+            why = "the index was rebuilt or changed after it was trained"
+        elif not (here / "model.txt").exists() or info.get("model") != _file_digest(
+            here / "model.txt"
+        ):
+            why = "its model.txt is not the one it recorded"
+        if why:
+            raise RankerMismatch(f"the learned ranker at {here} does not match its index "
+                                 f"({why}): rebuild both with {rebuild}")  # fmt: skip
+        return cls(folder, info)
+
+    def scores(
+        self, ix: SearchIndex, query: str, r: Rankings, fused: dict[int, float]
+    ) -> dict[int, float]:
+        """The model's score of every candidate of the first stage, as exp(s − best): in
+        (0, 1], the best 1, so that a score relative to its library's best means what it means
+        for the fusion's (`scope.search_libraries` merges libraries by it)."""
+        cands, rows = candidate_features(ix, query, r, fused)
+        if len(cands) == 0:
+            return {}
+        s = self._booster.predict(rows)
+        return dict(zip(cands.tolist(), np.exp(s - s.max()).tolist(), strict=True))
+
+
+@dataclass
+class QueryRows:
+    """One dev query's candidates, their feature rows and labels (1: an answer)."""
+
+    item: DevItem
+    positions: np.ndarray
+    rows: np.ndarray
+    labels: np.ndarray
+    fused: dict[int, float]
+
+
+def query_rows(ix: SearchIndex, items: Sequence[DevItem], pool: int = POOL) -> list[QueryRows]:
+    """Each item's first stage, as the search runs it, with its features and labels."""
+    from math2.retrieval.index import W_DENSE
+
+    out = []
+    weights = ix.fusion_weights(0.0, W_DENSE)
+    for start in range(0, len(items), 64):
+        chunk = items[start : start + 64]
+        for it, r in zip(chunk, ix.rankings([i.query for i in chunk], pool, terms=True),
+                         strict=True):  # fmt: skip
+            fused = fuse(r, weights, ix.prior)
+            cands, rows = candidate_features(ix, it.query, r, fused)
+            labels = np.array([ix.name(p) in it.answers for p in cands.tolist()], dtype=float)
+            out.append(QueryRows(it, cands, rows, labels, fused))
+    return out
+
+
+def fit(data: Sequence[QueryRows], rounds: int = ROUNDS) -> Any:
+    """A LambdaMART model over the queries that have an answer among their candidates."""
+    import lightgbm
+
+    kept = [d for d in data if d.labels.any()]
+    x = np.concatenate([d.rows for d in kept])
+    y = np.concatenate([d.labels for d in kept])
+    train = lightgbm.Dataset(x, y, group=[len(d.labels) for d in kept],
+                             feature_name=list(FEATURES), free_raw_data=True)  # fmt: skip
+    return lightgbm.train(PARAMS, train, num_boost_round=rounds)
+
+
+def build_ranker(
+    ix: SearchIndex,
+    items: Sequence[DevItem],
+    say: Callable[[str], None],
+    min_queries: int | None = None,
+) -> dict[str, Any] | None:
+    """Train the ranker on `items` over the index `ix` and write its artifact beside it
+    (removing an older one first); None, and no artifact, where too few items are answered."""
+    here = ix.folder / RANKER_DIR
+    shutil.rmtree(here, ignore_errors=True)
+    min_queries = MIN_QUERIES if min_queries is None else min_queries
+    if len(items) < min_queries:
+        say(f"ranker: not built ({len(items)} dev-set queries with an answer in this index, "
+            f"{min_queries} needed); searches use the fusion")  # fmt: skip
+        return None
+    data = query_rows(ix, items)
+    model = fit(data)
+    here.mkdir(parents=True)
+    model.save_model(str(here / "model.txt"))
+    styles: dict[str, int] = {}
+    for it in items:
+        styles[it.style] = styles.get(it.style, 0) + 1
+    info = {
+        "version": RANKER_VERSION,
+        "features": list(FEATURES),
+        "index": index_digest(ix.folder),
+        "model": _file_digest(here / "model.txt"),
+        "queries": styles,
+        "rounds": ROUNDS,
+    }
+    (here / "ranker.json").write_text(json.dumps(info, indent=1))
+    say(f"ranker: LambdaMART trained on {len(items)} dev-set queries "
+        f"({sum(d.labels.any() for d in data)} with an answer among the candidates)")  # fmt: skip
+    return info

@@ -1,0 +1,190 @@
+"""Issue 45 §3: the learned ranker, built by the index build from dev sets, kept beside the
+index as a versioned artifact; over an index written for math2 (tests/fixtures/searchproj) and
+dev sets written for it (its devsets/, none of them the queries asked here)."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from math2.importers.mathlib import import_lean_library
+from math2.retrieval import ranker as ranker_mod
+from math2.retrieval.devsets import DevSetError, read_devsets
+from math2.retrieval.features import FEATURES, RANK_MISSING, candidate_features
+from math2.retrieval.index import SearchIndex, build_index
+from math2.retrieval.ranker import RANKER_DIR, RankerMismatch, RankerMissing
+from math2.sources import load_manifest, sync_manifest
+from tests.conftest import REPO
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "searchproj"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    from math2.store import Store
+
+    folder = tmp_path_factory.mktemp("ranker")
+    store = Store(f"sqlite:///{folder / 'math2.db'}")
+    store.upgrade()
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with store.session() as s:
+        sync_manifest(s, manifest)
+    import_lean_library(store, manifest.get("mathlib"), FIX)
+    mp = pytest.MonkeyPatch()
+    mp.setattr(ranker_mod, "MIN_QUERIES", 20)  # the fixture's sets hold 38 queries
+    try:
+        meta = build_index(store, folder / "index", "mathlib", mathlib_dir=FIX,
+                           ranker_sets=FIX / "devsets")  # fmt: skip
+    finally:
+        mp.undo()
+    return folder / "index", meta
+
+
+@pytest.fixture
+def index_copy(built, tmp_path) -> Path:
+    folder = tmp_path / "index"
+    shutil.copytree(built[0], folder)
+    return folder
+
+
+def top(index: SearchIndex, query: str, k: int = 3) -> list[str]:
+    return [h.name for h in index.search(query, k, ranker=True)]
+
+
+def test_the_build_writes_a_versioned_ranker(built) -> None:
+    folder, meta = built
+    info = json.loads((folder / RANKER_DIR / "ranker.json").read_text())
+    assert info["version"] == ranker_mod.RANKER_VERSION
+    assert info["features"] == list(FEATURES)
+    assert info["index"] == ranker_mod.index_digest(folder)
+    assert info["queries"] == {"latex": 4, "lean": 7, "natural": 33} == meta["ranker"]
+    assert SearchIndex(folder, use_ranker=True).learned is not None
+
+
+def test_the_ranker_orders_the_search_when_asked(built) -> None:
+    """With the ranker the order is the model's, not the fusion's (a candidate's score is
+    the model's output, not a sum of reciprocal ranks)."""
+    ix = SearchIndex(built[0], use_ranker=True)
+    assert ix.use_ranker and not SearchIndex(built[0]).use_ranker  # off by default
+    learned = ix.search("group homomorphism", k=5)
+    fused = ix.search("group homomorphism", k=5, ranker=False)
+    assert [h.score for h in learned] != [h.score for h in fused]
+    assert all(h.score < 1 / 60 * 4 for h in fused)  # reciprocal ranks
+    # the model's scores relative to the best, which scores 1 (libraries merge by this)
+    assert learned[0].score == 1.0 and all(0 < h.score <= 1 for h in learned)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="not met: the ranker trained on the fixture's 44 queries ranks deriv_mul 12th (the "
+    "Mathlib-trained one 29th, docs/benchmarks.md issue 45 §3); the name-part fusion of "
+    "test_words finds it",
+)
+def test_derivative_of_a_product(built) -> None:
+    assert "deriv_mul" in top(SearchIndex(built[0]), "derivative of a product of two functions")
+
+
+def test_group_homomorphism(built) -> None:
+    assert "MonoidHom" in top(SearchIndex(built[0]), "group homomorphism")
+
+
+def test_a_latex_sum(built) -> None:
+    found = top(SearchIndex(built[0]), r"$\sum_{i=0}^{n} i = \frac{n(n+1)}{2}$")
+    assert {"Finset.sum_range_id_mul_two", "Finset.sum_range_id"} & set(found), found
+
+
+def test_the_first_stage_keeps_what_one_part_finds(built) -> None:
+    """A candidate only the name-part ranking finds is among the candidates (here the lexical
+    top is cut to one so that it is), its missing lexical rank the sentinel."""
+    ix = SearchIndex(built[0], use_ranker=False)
+    query = "derivative of a product of two functions"
+    (r,) = ix.rankings([query], terms=True)
+    assert r.lexical is not None
+    r.lexical = r.lexical[:1]
+    only = [p for p in r.nameparts.tolist() if p not in r.lexical.tolist()]
+    assert only and set(only) <= set(r.candidates().tolist())
+    positions, rows = candidate_features(ix, query, r, {})
+    j = positions.tolist().index(only[0])
+    assert rows[j][FEATURES.index("lexical_rank")] == RANK_MISSING
+    assert rows[j][FEATURES.index("parts_rank")] < RANK_MISSING
+    assert rows[j][FEATURES.index("parts_score")] > 0
+
+
+def test_postings_are_ascending_so_matched_bisects(built) -> None:
+    """`lexical.Lexical.matched` finds positions by bisection in each token's documents: they
+    must be ascending in every part the features read, and the counts those of a set test."""
+    import numpy as np
+
+    from math2.retrieval import lexical
+
+    for part in ("bm25", "parts"):
+        lx = lexical.Lexical(built[0] / part)
+        for t in range(len(lx.indptr) - 1):
+            docs = np.asarray(lx.indices[lx.indptr[t] : lx.indptr[t + 1]])
+            assert (np.diff(docs) > 0).all(), (part, t)
+    ix = SearchIndex(built[0])
+    positions = np.arange(len(ix))
+    words = ["deriv", "mul", "hom", "nosuchword"]
+    want = [sum(int(p) in set(ix.bm25.postings(w).tolist()) for w in words) for p in positions]
+    assert ix.bm25.matched(words, positions).tolist() == want
+
+
+def test_tied_name_part_scores_share_a_rank(built) -> None:
+    """Names with the same name-part score are not ordered by their place in the index: the
+    fusion and the features give them one rank."""
+    ix = SearchIndex(built[0], use_ranker=False)
+    (r,) = ix.rankings(["a product"], parts=("bm25", "nameparts"), terms=True)
+    assert r.nameparts_score is not None
+    scores = r.nameparts_score[r.nameparts]
+    ranks = r.shared_ranks("nameparts")
+    assert len(set(scores.tolist())) < len(scores), "the fixture has tied names"
+    for i in range(1, len(scores)):
+        assert (ranks[i] == ranks[i - 1]) == (scores[i] == scores[i - 1])
+
+
+def test_a_rebuilt_index_refuses_its_old_ranker(index_copy) -> None:
+    meta = json.loads((index_copy / "meta.json").read_text())
+    meta["built_at"] += 1
+    (index_copy / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(RankerMismatch, match=r"math2 index build --library mathlib"):
+        SearchIndex(index_copy, use_ranker=True)
+    with pytest.raises(RankerMismatch, match=r"math2 index build --library mathlib"):
+        SearchIndex(index_copy).search("group homomorphism", ranker=True)
+    SearchIndex(index_copy).search("group homomorphism")  # the fusion still
+
+
+def test_another_feature_version_is_refused(index_copy, monkeypatch) -> None:
+    monkeypatch.setattr(ranker_mod, "RANKER_VERSION", ranker_mod.RANKER_VERSION + 1)
+    with pytest.raises(RankerMismatch, match=r"version .*rebuild both with `math2 index build"):
+        SearchIndex(index_copy, use_ranker=True)
+
+
+def test_a_changed_model_file_is_refused(index_copy) -> None:
+    model = index_copy / RANKER_DIR / "model.txt"
+    model.write_text(model.read_text().replace("learning_rate", "learning_rate ", 1))
+    with pytest.raises(RankerMismatch, match=r"model\.txt is not the one it recorded"):
+        SearchIndex(index_copy, use_ranker=True)
+
+
+def test_no_ranker_where_too_few_dev_queries_are_answered(index_copy) -> None:
+    """The packaged dev sets name Mathlib's declarations, which the fixture mostly lacks: no
+    ranker, the fusion orders, and asking for the ranker says how to get one."""
+    ix = SearchIndex(index_copy, use_ranker=False)
+    kinds = {n: ix.cards[i].kind for i, n in enumerate(ix.names)}
+    items = read_devsets(FIX / "devsets", kinds)[:5]
+    assert ranker_mod.build_ranker(ix, items, lambda _m: None) is None
+    assert not (index_copy / RANKER_DIR).exists()
+    plain = SearchIndex(index_copy, use_ranker=True)
+    assert not plain.use_ranker and plain.search("group homomorphism")
+    with pytest.raises(RankerMissing, match="math2 index build --library mathlib"):
+        plain.search("group homomorphism", ranker=True)
+
+
+def test_a_malformed_dev_set_is_one_line_naming_its_file(tmp_path) -> None:
+    (tmp_path / "bad.yaml").write_text("- {q: a query}\n")
+    with pytest.raises(DevSetError, match=r"bad.yaml: item 1 needs a query"):
+        read_devsets(tmp_path, {})
+    (tmp_path / "bad.yaml").write_text("- {q: [unclosed\n")
+    with pytest.raises(DevSetError, match=r"bad.yaml:\d+: not YAML"):
+        read_devsets(tmp_path, {})
