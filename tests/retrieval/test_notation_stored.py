@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import delete, func, select
 
 import math2.importers.lean_source as lean_source
+from math2.importers.common import replacing
 from math2.importers.mathlib import import_lean_library
 from math2.retrieval.index import SearchIndex, build_index
 from math2.sources import load_manifest, sync_manifest
@@ -51,6 +52,14 @@ def test_the_import_stores_every_notation_command(store) -> None:
         ("Mathlib.Marks.Twice", "𝔉", ["zeroPts"], "Marks", False, False),
         ("Mathlib.Marks.Twice", "⇑⇑", ["Marks.bump"], "Marks", False, False),
     ]
+
+
+def test_importing_again_replaces_them(store) -> None:
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with replacing():
+        import_lean_library(store, manifest.get("mathlib"), FIX)
+    with store.session() as s:
+        assert s.scalar(select(func.count()).select_from(NotationRecord)) == 6
 
 
 def test_the_index_from_stored_notation_is_the_index_from_the_checkout(
