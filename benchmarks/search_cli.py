@@ -12,16 +12,20 @@ start to exit:
   what it needs; Python's own modules stay cached, as on any machine that ran Python before;
 - warm: the same command again right after, the files in the page cache.
 
-Three scopes: the default (Mathlib), `--library setmm`, and `--library all` (every built
-index, merged). Queries are fixed below (a title, a description, a Lean statement). The
-baselines, in the same run, are `math2 --version` (the process start, no command's imports)
-and `math2 search --help` (the search command's imports, no index read), so the differences
-are what importing and searching cost. With `--before SRC` (the `src/` folder of another
-checkout, e.g. `git archive BASE src | tar -x -C /tmp/base`), every row is measured for it too,
-interleaved, so a change is a ratio within one run. Each process is `python -m math2 …` with
-`PYTHONPATH` set to the `src/` measured. CPU time is the child's user + system time (what the
-machine spends, which the load of other jobs inflates far less than wall time); the load
-average is printed before and after.
+Three scopes: the default (Mathlib), `--library setmm`, and `--library all` (every built index,
+merged); `--scopes` picks some. Queries are fixed below (a title, a description, a Lean
+statement). The baselines, in the same run, are `math2 --version` (the process start, no
+command's imports) and `math2 search --help` (the search command's imports, no index read), so
+the differences are what importing and searching cost. With `--before SRC` (the `src/` folder
+of another checkout, e.g. `git archive BASE src | tar -x -C /tmp/base`), every row is measured
+for it too, interleaved, so a change is a ratio within one run. Each process is `python -m
+math2 …` with `PYTHONPATH` set to the `src/` measured. With `--bytecode`, Python's compiled
+modules are kept (in a folder of their own under the system's temporary folder,
+`PYTHONPYCACHEPREFIX`) even where the environment sets `PYTHONDONTWRITEBYTECODE` (this machine
+does): an installed math2 has its `.pyc` files, and without them each process compiles math2's
+modules again. CPU time is the child's user + system time (what the machine spends, which the
+load of other jobs inflates far less than wall time); the load average is printed before and
+after.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -63,10 +68,16 @@ BASELINES = {"baseline: `math2 --version`": ["--version"], "baseline: `math2 sea
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
+PYC: dict[str, str] = {}  # --bytecode: src/ → the folder its compiled modules are kept in
+
+
 def run(store: Path, args: list[str], src: Path = SRC) -> tuple[float, float]:
     """Wall seconds and CPU seconds (user + system) of one `math2 --db STORE …` process."""
     cmd = [sys.executable, "-m", "math2", "--db", f"sqlite:///{store / 'math2.db'}", *args]
     env = os.environ | {"PYTHONPATH": str(src)}
+    if str(src) in PYC:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = PYC[str(src)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     res = subprocess.run(cmd, cwd=store, env=env, capture_output=True, text=True, check=False)
@@ -83,6 +94,8 @@ def main() -> None:
     ap.add_argument("--store", type=Path, required=True)
     ap.add_argument("--runs", type=int, default=5, help="runs per query, scope and state")
     ap.add_argument("--before", type=Path, help="the src/ folder of a checkout to compare with")
+    ap.add_argument("--bytecode", action="store_true", help="keep compiled modules (.pyc)")
+    ap.add_argument("--scopes", nargs="+", choices=list(SCOPES), default=list(SCOPES))
     args = ap.parse_args()
     index = args.store / ".math2" / "index"
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
@@ -94,8 +107,11 @@ def main() -> None:
     print("\n| command | cold wall p50 s | cold CPU p50 s | cold CPU max s | warm wall p50 s "
           "| warm CPU p50 s | warm CPU max s |\n|---|---|---|---|---|---|---|")  # fmt: skip
     rows = {k: [v] * len(QUERIES) for k, v in BASELINES.items()}
-    rows |= {k: [["search", q, *scope] for q in QUERIES] for k, scope in SCOPES.items()}
+    rows |= {k: [["search", q, *SCOPES[k]] for q in QUERIES] for k in args.scopes}
     srcs = {"": SRC} | ({" (before)": args.before} if args.before else {})
+    for src in srcs.values() if args.bytecode else ():
+        PYC[str(src)] = tempfile.mkdtemp(suffix="-pyc")
+        run(args.store, ["search", "--help"], src)  # compiles them, untimed
     for label, commands in rows.items():
         cold: dict[str, list] = {t: [] for t in srcs}
         warm: dict[str, list] = {t: [] for t in srcs}

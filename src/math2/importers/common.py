@@ -25,6 +25,7 @@ from math2.store.models import (
     Crosswalk,
     Mention,
     Node,
+    NotationRecord,
     Pin,
     SearchAid,
     Source,
@@ -263,6 +264,11 @@ def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
         delete(SearchAid).where(SearchAid.source_id == src.id, SearchAid.pin_id == pin.id)
     )
     counts["search aids removed"] = getattr(aids, "rowcount", 0)
+    session.execute(
+        delete(NotationRecord).where(
+            NotationRecord.source_id == src.id, NotationRecord.pin_id == pin.id
+        )
+    )
     counts["edges removed"] = session.execute(
         delete(Crosswalk).where(Crosswalk.source_id == src.id)
     ).rowcount

@@ -32,11 +32,12 @@ from math2.importers.common import (
     skip_if_done,
 )
 from math2.importers.instance_names import name_instances
+from math2.importers.lean_notation import Notation
 from math2.importers.lean_source import READER, Declaration, SourceFile, lean_files, scan_file
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.importers.to_additive import additive_twins
 from math2.sources.manifest import SourceEntry
-from math2.store import ConstDep, Mention, Run, Store
+from math2.store import ConstDep, Mention, NotationRecord, Run, Store
 from math2.util.progress import stage, track
 
 WRITE_BATCH = 20_000  # mentions per INSERT (progress counts them; one transaction in all)
@@ -67,6 +68,9 @@ class LibraryData:
     counts: dict[str, int]
     notes: list[str]
     route: str
+    # (module, notation) of every notation command with a symbol, in scan order: the search
+    # index reads them from the store instead of scanning the checkout again (issue 45 §6)
+    notations: list[tuple[str, Notation]] = field(default_factory=list)
 
 
 def read_checkout(root: Path, folder: str = "Mathlib") -> LibraryData:
@@ -162,7 +166,8 @@ def read_checkout(root: Path, folder: str = "Mathlib") -> LibraryData:
         "module-doc main results": main,
         **{f"kind {k}": v for k, v in kinds.most_common()},
     }
-    return LibraryData(list(records.values()), counts, [], "source scan")
+    notations = [(f.module, n) for f in scanned_files for n in f.notations if n.symbol]
+    return LibraryData(list(records.values()), counts, [], "source scan", notations)
 
 
 def _dataset(root: Path, *names: str) -> Path | None:
@@ -309,6 +314,16 @@ def write_library(
                 if r.docstring
             ),
         )
+        if data.notations:
+            s.execute(
+                insert(NotationRecord),
+                [
+                    dict(source_id=src.id, pin_id=pin.id, module=module, line=n.line,
+                         symbol=n.symbol, constants=list(n.constants), namespace=n.namespace,
+                         scoped=n.scoped, local=n.local)
+                    for module, n in data.notations
+                ],
+            )  # fmt: skip
         touched_nodes = {old.node_id for old, _, _ in retire if old.node_id is not None}
         counts = dict(data.counts)
         counts.update(
@@ -317,6 +332,7 @@ def write_library(
                 "mentions retired": len(retire),
                 "mentions unchanged": unchanged,
                 "docstring texts": texts,
+                **({"notation commands": len(data.notations)} if data.notations else {}),
             }
         )
         if bump:

@@ -5,11 +5,15 @@ instead of costing the lexer (and then Lean) minutes."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from math2.lean.lexer import Tok, Token
-from math2.lean.terms import Violation
+from math2.lean.lexer import Tok
+
+if TYPE_CHECKING:  # the term rules are imported when a check runs, not with the settings
+    from math2.lean.lexer import Token
+    from math2.lean.terms import Violation
 
 
 class Limits(BaseModel):
@@ -28,6 +32,8 @@ _OPENING = frozenset("([{⟨⦃")
 
 def precheck(code: str, limits: Limits = DEFAULT_LIMITS) -> list[Violation]:
     """Violations of the caps, found in one linear pass (nothing is lexed)."""
+    from math2.lean.terms import Violation
+
     for n, cap, unit in (
         (len(code.encode("utf-8", "surrogatepass")), limits.max_bytes, "bytes"),
         (code.count("\n") + 1, limits.max_lines, "lines"),
@@ -67,6 +73,8 @@ def operator_nesting(toks: list[Token], limits: Limits = DEFAULT_LIMITS) -> list
     of bracket levels: those at the current level and those before it at every enclosing level
     (bracket depth is capped by `precheck`). An operator nests everything after it at its level,
     brackets included, so `¬¬…(¬¬…(…))` nests as deep as all its `¬` together."""
+    from math2.lean.terms import Violation
+
     if len(toks) <= limits.max_operators:
         return []  # each token counts once at most: so few cannot pass the cap
     counts = [0]

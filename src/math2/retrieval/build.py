@@ -17,7 +17,7 @@ from math2.lean.syntax import Scope, constants_of, split_identifier
 from math2.retrieval import lexical
 from math2.retrieval.aliases import borrow as borrow_alias_texts
 from math2.retrieval.levers import build_levers
-from math2.retrieval.notation import NotationTable
+from math2.retrieval.notation import NotationTable, stored_notation
 from math2.retrieval.shape import definition_shape_tokens, shape_tokens
 from math2.retrieval.text import (
     ALIAS_VERSION,
@@ -191,6 +191,8 @@ def build_index(
             if text_version >= 4
             else ({}, {})
         )  # fmt: skip
+        # Mathlib's notation commands as its import read them: the checkout is not read again
+        declared = stored_notation(s, src.id) if levers and source == "mathlib" else None
         targets = (
             {
                 mid: ((extra or {}).get("successor"), (extra or {}).get("alias_direction"))
@@ -247,7 +249,7 @@ def build_index(
             if e.get("deprecated_since") and e.get("successor")
         }  # fmt: skip
         notation, lever_meta = build_levers(
-            out, names, [r[5] for r in rows], successors, doc, own_dir, levers, say, tag
+            out, names, [r[5] for r in rows], successors, doc, own_dir, levers, say, tag, declared
         )
 
     def words_of(r: tuple[Any, ...], d: str | None) -> list[str]:

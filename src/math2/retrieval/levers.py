@@ -3,8 +3,9 @@
 Document side (index text v9, each lever a build can leave out: `text.LEVERS`):
 - `body`: what a definition says (`importers.lean_bodies`, stored by the import in the
   mention's `extra["body"]`), indexed as words and formula shapes (never node text);
-- `notation`: the library's notation table (`notation.py`), read from the checkout at index
-  time: a symbol's constants become tokens of documents and queries;
+- `notation`: the library's notation table (`notation.py`), from the notation commands the
+  import stored (else read from the checkout): a symbol's constants become tokens of documents
+  and queries;
 - `names`: name keys (`names/`, a lookup part), each declaration's kind (`kinds.npy`) and
   name depth (`depth.npy`) for the namesake prior, and the rename table (`renames.npy`);
 - `vocabulary`: the phrase → name-word table mined from the library's prose (`vocabulary.py`).
@@ -15,7 +16,7 @@ tokens of a query, its vocabulary words, its namesakes, and the successor of a r
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,13 @@ from math2.retrieval.names import (
     query_words,
     renames,
 )
-from math2.retrieval.notation import NotationTable, latex_notation, read_table
+from math2.retrieval.notation import (
+    Declared,
+    NotationTable,
+    latex_notation,
+    read_table,
+    table_of,
+)
 from math2.retrieval.text import STOPWORDS, prose_tokens, tokens
 from math2.retrieval.vocabulary import Vocabulary, mine, module_docstrings
 
@@ -58,9 +65,12 @@ def build_levers(
     levers: frozenset[str],
     say: Callable[[str], None],
     tag: str = "index",
+    declared: Sequence[Declared] | None = None,
 ) -> tuple[NotationTable | None, dict[str, Any]]:
     """Write the lever parts asked for under `out`; (the notation table, what to record in
-    `meta.json`). `successors`: position → the successor a deprecated declaration names."""
+    `meta.json`). `successors`: position → the successor a deprecated declaration names.
+    `declared`: the library's notation commands as its import stored them (None: read them
+    from `mathlib_dir`)."""
     from math2.util.progress import stage
 
     meta: dict[str, Any] = {"levers": sorted(levers)}
@@ -77,8 +87,12 @@ def build_levers(
         for old in (out / part).glob("*") if (out / part).exists() else []:
             old.unlink()
     table = None
-    if "notation" in levers and mathlib_dir is not None and mathlib_dir.is_dir():
+    if "notation" in levers and declared is not None:
+        with stage(f"{tag}: notation commands (read by the import)"):
+            table = table_of(declared, names)
+    elif "notation" in levers and mathlib_dir is not None and mathlib_dir.is_dir():
         table = read_table(mathlib_dir, names, label=f"{tag}: notation commands")
+    if table is not None:
         table.save(out)
         meta["notation"] = len(table.symbols)
         say(f"notation: {len(table.symbols)} symbols read from the library")

@@ -12,6 +12,8 @@ constant, and the symbols of Lean's core that `text.py`'s own table reads (`≤`
 symbol keeps its two most frequent constants, a scoped notation counting a third of a global
 one (`•` is `HSMul.hSMul` everywhere and something else inside one namespace).
 
+The commands are those the import stored (`store.NotationRecord`, read by the same scan as
+the declarations), or, for a store imported before it kept them, read from the checkout again.
 The table is stored beside the index (`notation.json`). A text's symbols (longest match first)
 add the symbol as a token and the constant's words and whole name (`f ⁻¹' s` → `⁻¹'`,
 `set.preimage`, `set`, `preimag`), in documents (statement and body) and queries alike, so a
@@ -28,13 +30,19 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from math2.importers.lean_notation import variable_letter
 from math2.retrieval.aids import NameIndex
 from math2.retrieval.text import SYMBOLS as CORE_SYMBOLS
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from math2.store import NotationRecord
 
 FILE = "notation.json"
 SCOPED_FILE = "notation_scoped.json"
@@ -132,36 +140,82 @@ class NotationTable:
         return cls(json.loads(path.read_text(encoding="utf-8")), frozenset(only))
 
 
+class Declared(Protocol):
+    """A notation command as the library declares it: a scanned `lean_notation.Notation`, or
+    the row its import stored (`store.NotationRecord`)."""
+
+    @property
+    def symbol(self) -> str | None: ...
+    @property
+    def constants(self) -> Sequence[str]: ...
+    @property
+    def namespace(self) -> str: ...
+    @property
+    def scoped(self) -> bool: ...
+    @property
+    def local(self) -> bool: ...
+
+
 def read_table(root: Path, names: list[str], label: str = "notation") -> NotationTable:
     """The notation table of the Lean checkout at `root` (its `Mathlib/` when there is one),
-    constants resolved against `names`; the files read are counted as a stage named `label`."""
+    constants resolved against `names`; the files read are counted as a stage named `label`.
+    A store whose import recorded the library's notation gives the same table without reading
+    the checkout (`table_of` over its rows)."""
     from math2.errors import InputError
     from math2.importers.lean_source import lean_files, scan_file
     from math2.util.progress import track
 
     base = root / "Mathlib" if (root / "Mathlib").is_dir() else root
+
+    def found() -> Iterator[Declared]:
+        for path in track(list(lean_files(base)), label, unit="files"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if not any(k in text for k in _KEYWORDS):
+                continue
+            try:
+                yield from scan_file(root, path).notations
+            except InputError:
+                continue  # a file the lexer cannot read gives no notation
+
+    return table_of(found(), names)
+
+
+def stored_notation(session: Session, source_id: int) -> list[NotationRecord] | None:
+    """The notation commands the import of this source at its current pin stored, in the
+    library's file order; None when it stored none (an import from before they were kept, or
+    a route that reads no source)."""
+    from sqlalchemy import select
+
+    from math2.store import NotationRecord, Pin
+
+    rows = list(
+        session.scalars(
+            select(NotationRecord)
+            .join(Pin, Pin.id == NotationRecord.pin_id)
+            .where(NotationRecord.source_id == source_id, Pin.is_current.is_(True))
+            .order_by(NotationRecord.id)
+        )
+    )
+    return rows or None
+
+
+def table_of(declared: Iterable[Declared], names: list[str]) -> NotationTable:
+    """The notation table of these commands (in the library's file order), constants resolved
+    against `names`."""
     index = NameIndex(names)
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     unscoped: set[str] = set()
-    for path in track(list(lean_files(base)), label, unit="files"):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if not any(k in text for k in _KEYWORDS):
+    for n in declared:
+        symbol = n.symbol
+        if n.local or symbol is None or variable_letter(symbol) or not n.constants:
             continue
-        try:
-            found = scan_file(root, path).notations
-        except InputError:
-            continue  # a file the lexer cannot read gives no notation
-        for n in found:
-            symbol = n.symbol
-            if n.local or symbol is None or variable_letter(symbol) or not n.constants:
-                continue
-            if symbol in CORE_SYMBOLS:
-                continue
-            written = n.constants[0]
-            at = index.resolve(written, scope=n.namespace)
-            counts[symbol][names[at] if at is not None else written] += 1 if n.scoped else 3
-            if not n.scoped:
-                unscoped.add(symbol)
+        if symbol in CORE_SYMBOLS:
+            continue
+        written = n.constants[0]
+        at = index.resolve(written, scope=n.namespace)
+        counts[symbol][names[at] if at is not None else written] += 1 if n.scoped else 3
+        if not n.scoped:
+            unscoped.add(symbol)
     return NotationTable(
         {s: [c for c, _ in cs.most_common(KEEP)] for s, cs in counts.items()},
         frozenset(counts) - unscoped,

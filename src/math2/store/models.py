@@ -318,6 +318,26 @@ class SearchAid(Created, Base):
     )
 
 
+class NotationRecord(Base):
+    """A notation command a Lean library declares, as its import read it from the source
+    (`importers.lean_notation`): its symbol, the constants it unfolds to as written, and the
+    namespace they resolve in. The search index reads these rather than the checkout again."""
+
+    __tablename__ = "notations"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    source_id: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
+    pin_id: Mapped[int] = mapped_column(ForeignKey("pins.id"))
+    module: Mapped[str] = mapped_column(String(500))
+    line: Mapped[int] = mapped_column(Integer)
+    symbol: Mapped[str] = mapped_column(Text)
+    constants: Mapped[list[str]] = mapped_column(JSON, default=list)
+    namespace: Mapped[str] = mapped_column(Text, default="")
+    scoped: Mapped[bool] = mapped_column(Boolean, default=False)
+    local: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    __table_args__ = (Index("ix_notations_source_pin", "source_id", "pin_id"),)
+
+
 class LeanResult(Base):
     """A cached compile result, keyed by (toolchain, Mathlib commit, header, code)."""
 
