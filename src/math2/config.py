@@ -1,23 +1,21 @@
-"""Configuration: `math2.toml` (or `MATH2_CONFIG`), overridden by `MATH2_*` env vars.
-
-`Settings(**values)` reads both, as pydantic-settings did (values given over the environment
-over the file), in a few lines of this module: pydantic-settings' import (asyncio and every
-cloud provider's source) was a quarter of a `math2 search`'s start (issue 45 §6). A variable
-names a field by `__` (`MATH2_DATA__MATHLIB_DIR`), case-insensitively; a field holding a list,
-a dict or a model reads its value as JSON (`MATH2_DATA__URLS='{"hol4": "file:///…"}'`).
-"""
+"""Configuration: `math2.toml` (or `MATH2_CONFIG`), overridden by `MATH2_*` env vars."""
 
 from __future__ import annotations
 
-import json
 import os
+import re
 import tomllib
-import types
-import typing
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+from pydantic_settings import SettingsError as PydanticSettingsError
 
 from math2.errors import Math2Error
 from math2.lean.limits import Limits
@@ -217,93 +215,27 @@ def _config_file() -> Path:
     return Path(os.environ.get("MATH2_CONFIG", "math2.toml"))
 
 
-ENV_PREFIX = "MATH2_"
-ENV_NESTED = "__"
-
-
 class SettingsError(Math2Error):
-    """A setting that cannot be read (not JSON where a list, dict or model is expected, a
-    config file that is not TOML)."""
+    """A setting that cannot be read: a `MATH2_*` variable that is not JSON where a list, a
+    table or a group is expected, a value of the wrong type, a config file that is not TOML."""
 
 
-def _inner(annotation: Any) -> Any:
-    """`X` of `X | None` (the type a value of the field has when set)."""
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
-    return args[0] if union and len(args) == 1 else annotation
+def _variables(field: str) -> str:
+    """The `MATH2_*` variables set for a top-level field, as a user would look for them."""
+    head = f"MATH2_{field.upper()}"
+    names = sorted(v for v in os.environ if v.upper() == head or v.upper().startswith(head + "__"))
+    return ", ".join(names) or head
 
 
-def _field_type(model: Any, path: list[str]) -> Any:
-    """The type of the field `path` names under `model` (a dict's values for any key), or None
-    when no field has that name."""
-    for key in path:
-        model = _inner(model)
-        if isinstance(model, type) and issubclass(model, BaseModel):
-            field = model.model_fields.get(key)
-            if field is None:
-                return None
-            model = field.annotation
-        elif typing.get_origin(model) is dict:
-            model = typing.get_args(model)[1]
-        else:
-            return None
-    return model
+class Settings(BaseSettings):
+    """All of math2's settings; env vars override `math2.toml`.
 
+    Read by pydantic-settings; whatever it cannot read becomes one `SettingsError` line naming
+    the variable or the file (never a traceback)."""
 
-def _complex(annotation: Any) -> bool:
-    kind = _inner(annotation)
-    if isinstance(kind, type) and issubclass(kind, BaseModel):
-        return True
-    return (typing.get_origin(kind) or kind) in (list, dict, set, frozenset, tuple)
-
-
-def _deep_merge(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
-    out = dict(low)
-    for key, value in high.items():
-        below = out.get(key)
-        both = isinstance(below, dict) and isinstance(value, dict)
-        out[key] = _deep_merge(below, value) if both else value  # type: ignore[arg-type]
-    return out
-
-
-def _env_values() -> dict[str, Any]:
-    """The `MATH2_*` variables as nested values of `Settings`' fields."""
-    out: dict[str, Any] = {}
-    for var in sorted(os.environ):
-        if not var.upper().startswith(ENV_PREFIX) or len(var) == len(ENV_PREFIX):
-            continue
-        path = var[len(ENV_PREFIX) :].lower().split(ENV_NESTED)
-        value: Any = os.environ[var]
-        if _complex(_field_type(Settings, path)):
-            try:
-                value = json.loads(value)
-            except ValueError:
-                raise SettingsError(
-                    f"{var}: not JSON ({'.'.join(path)} holds a list, a table or a group of "
-                    f"settings): {value[:80]!r}"
-                ) from None
-        values = {path[-1]: value}
-        for key in reversed(path[:-1]):
-            values = {key: values}
-        out = _deep_merge(out, values)
-    return out
-
-
-def _file_values() -> dict[str, Any]:
-    """The config file's values (none when it does not exist)."""
-    path = _config_file()
-    if not path.is_file():
-        return {}
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"{path}: not a TOML config file ({exc})") from None
-
-
-class Settings(BaseModel):
-    """All of math2's settings; env vars override `math2.toml`, values given override both."""
-
-    model_config = ConfigDict(extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="MATH2_", env_nested_delimiter="__", extra="ignore"
+    )
 
     db_url: str = "sqlite:///math2.db"
     manifest: Path = Field(default_factory=lambda: _default_manifest())
@@ -315,8 +247,38 @@ class Settings(BaseModel):
     input: InputSettings = Field(default_factory=InputSettings)
     ray: RaySettings = Field(default_factory=RaySettings)
 
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=_config_file())
+        return (init_settings, env_settings, toml)
+
     def __init__(self, **values: Any) -> None:
-        super().__init__(**_deep_merge(_deep_merge(_file_values(), _env_values()), values))
+        try:
+            super().__init__(**values)
+        except PydanticSettingsError as exc:
+            m = re.search(r'field "([^"]+)" from source "EnvSettingsSource"', str(exc))
+            if m is None:
+                raise SettingsError(f"settings: {exc}") from None
+            raise SettingsError(
+                f"{_variables(m.group(1))}: not JSON ({m.group(1)} holds a list, a table or a "
+                "group of settings; give it as JSON)"
+            ) from None
+        except tomllib.TOMLDecodeError as exc:
+            raise SettingsError(f"{_config_file()}: not a TOML config file ({exc})") from None
+        except ValidationError as exc:
+            where = "; ".join(
+                f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()[:3]
+            )
+            raise SettingsError(
+                f"settings ({_config_file()} or MATH2_* variables): {where}"
+            ) from None
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -1,7 +1,8 @@
 """Issue 33 §6: what `math2 search` costs, checked without timing anything.
 
 - Its start imports neither the store (SQLAlchemy), nor HTTP (httpx), nor the run engine or the
-  model clients, nor pydantic-settings or asyncio: a search without `--rerank` needs none.
+  model clients, nor Lean's term rules or the importer registry: a search without `--rerank`
+  needs none.
 - A query opens no file once the index is open, whatever k: names and snippets are read from
   files mapped once per process, so the cost per query does not grow with the hits shown.
 
@@ -20,11 +21,10 @@ from pathlib import Path
 from math2.retrieval.index import build_index
 from tests.retrieval.conftest import FIX
 
-# pydantic-settings (and the asyncio it imports) was a quarter of the start (issue 45 §6);
-# the Lean term rules come with a check, not with the settings' limits
+# the Lean term rules come with a check, not with the settings' limits (issue 45 §6)
 HEAVY = (
     "sqlalchemy", "httpx", "alembic", "math2.runs", "math2.llm", "math2.store",
-    "pydantic_settings", "asyncio", "math2.lean.terms", "math2.importers.registry",
+    "math2.lean.terms", "math2.importers.registry",
 )  # fmt: skip
 
 _CLI = """
