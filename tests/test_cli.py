@@ -106,6 +106,11 @@ def test_index_build_and_search(tmp_path: Path, monkeypatch) -> None:
     assert res.exit_code == 0, res.output
     assert "Demo.idf_apply" in res.output
     assert "searched: mathlib (20 declarations; BM25 + phrases" in res.stderr
+    # the fixture's 20 declarations answer too few dev queries to train a ranker: asking for
+    # it is one line naming the command, not a silent fusion
+    res = CliRunner().invoke(app, ["search", "idf apply", "--ranker"])
+    assert res.exit_code == 2 and "no learned ranker in the index of mathlib" in res.stderr
+    assert "math2 index build --library mathlib" in res.stderr
     # Mathlib by default; every built index with --library all, each hit with its library
     shutil.copytree(tmp_path / "index" / "mathlib", tmp_path / "index" / "other")
     res = CliRunner().invoke(app, ["search", "idf apply", "-k", "2"])

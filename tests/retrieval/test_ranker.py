@@ -188,3 +188,20 @@ def test_a_malformed_dev_set_is_one_line_naming_its_file(tmp_path) -> None:
     (tmp_path / "bad.yaml").write_text("- {q: [unclosed\n")
     with pytest.raises(DevSetError, match=r"bad.yaml:\d+: not YAML"):
         read_devsets(tmp_path, {})
+
+
+def test_the_command_line_orders_by_the_ranker_when_asked(built, tmp_path, monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from math2.cli import app
+
+    shutil.copytree(built[0], tmp_path / "index" / "mathlib")
+    monkeypatch.setenv("MATH2_RETRIEVAL__INDEX_DIR", str(tmp_path / "index"))
+    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'none.db'}")
+    learned = CliRunner().invoke(app, ["search", "group homomorphism", "--ranker", "--json"])
+    assert learned.exit_code == 0, learned.output
+    assert "ordered by the learned ranker" in learned.stderr
+    fused = CliRunner().invoke(app, ["search", "group homomorphism", "--json"])
+    assert fused.exit_code == 0 and "learned ranker" not in fused.stderr
+    want = [h.name for h in SearchIndex(built[0]).search("group homomorphism", 10, ranker=True)]
+    assert [h["name"] for h in json.loads(learned.stdout)] == want

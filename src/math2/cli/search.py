@@ -113,6 +113,15 @@ def search_cmd(
         str | None,
         typer.Option(help="Rerank the fused top 50 with this registered model (cached)."),
     ] = None,
+    ranker: Annotated[
+        bool,
+        typer.Option(
+            "--ranker/--fusion",
+            help="Order the hits by the learned ranker `math2 index build` trained (off by "
+            "default: it beats the hand-tuned fusion overall, not on every query style; "
+            "docs/benchmarks.md, issue 45 §3).",
+        ),
+    ] = False,
     as_json: Annotated[
         bool,
         typer.Option(
@@ -127,9 +136,16 @@ def search_cmd(
     Indexes are memory-mapped: the store is opened only to rerank."""
     from math2.retrieval import ALL, NoIndex, Searcher
 
-    searcher = Searcher(Path(state.settings.retrieval.index_dir), _store() if rerank else None)
+    searcher = Searcher(
+        Path(state.settings.retrieval.index_dir), _store() if rerank else None, ranker=ranker
+    )
     try:
         indexes = searcher.indexes(library)
+        if ranker and (without := [n for n, ix in indexes.items() if not ix.use_ranker]):
+            raise fail(
+                f"no learned ranker in the index of {', '.join(without)}: build it with "
+                + "; ".join(f"math2 index build --library {n}" for n in without)
+            )
         hits = searcher.search(query, library, max(k, 50 if rerank else k))
     except NoIndex as exc:
         raise fail(str(exc)) from exc
@@ -140,6 +156,7 @@ def search_cmd(
             for n, ix in indexes.items()
         )
         + ("" if library == ALL else "  (every library: --library all)")
+        + ("; ordered by the learned ranker" if ranker else "")
     )
     if rerank:
         from math2.llm import LLMNotConfigured, UnregisteredModel

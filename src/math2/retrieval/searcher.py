@@ -33,6 +33,7 @@ from math2.retrieval.scope import (
     search_libraries,
 )
 from math2.retrieval.text import TEXT_VERSION
+from math2.retrieval.weights import USE_RANKER
 
 if TYPE_CHECKING:
     from math2.store import Store
@@ -108,10 +109,18 @@ class Searcher:
     """Searches the indexes under `index_dir` (one folder per library); opened indexes are kept
     and reopened when rebuilt. With a `store`, hits are resolved to declarations and nodes."""
 
-    def __init__(self, index_dir: Path, store: Store | None = None, cwd: Path | None = None):
+    def __init__(
+        self,
+        index_dir: Path,
+        store: Store | None = None,
+        cwd: Path | None = None,
+        *,
+        ranker: bool = USE_RANKER,
+    ):
         self.root = Path(index_dir)
         self.store = store
         self.cwd = cwd
+        self.ranker = ranker  # order by the learned ranker where the index has one
         self._open: dict[str, tuple[int, SearchIndex]] = {}
         self._cards: dict[int, tuple[SearchIndex, Cards]] = {}  # by the opened index (kept)
         self._lock = threading.Lock()  # bm25s and the encoder are not meant for concurrent calls
@@ -162,7 +171,7 @@ class Searcher:
             cached = self._open.get(library)
             if cached is None or cached[0] != stamp:
                 try:
-                    cached = (stamp, SearchIndex(folder))
+                    cached = (stamp, SearchIndex(folder, use_ranker=self.ranker))
                 except FileNotFoundError as exc:
                     raise NoIndex(str(exc)) from exc
                 except (OSError, ValueError, KeyError) as exc:
