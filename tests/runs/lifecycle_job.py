@@ -1,12 +1,15 @@
 """A slow job for the lifecycle tests, and a driver process for it:
 `python -m tests.runs.lifecycle_job DB LOG N DELAY_S` runs (or resumes) it, one line per item
 turn appended to LOG; a run another live driver holds exits 2 naming the holder (as the CLI
-does)."""
+does). With `HOLD_ENV` naming a file, no item ends before that file exists (a test keeps the
+driver alive while it asks it things, whatever the machine's load)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -24,6 +27,7 @@ from math2.runs import (
 from math2.store import Run, Store
 
 JOB = "test.lifecycle"
+HOLD_ENV = "MATH2_TEST_LIFECYCLE_HOLD"
 
 
 class Rec(BaseModel):
@@ -38,6 +42,9 @@ def slow(log: str, delay_s: float = 0.0, fail_results: bool = False):
         with open(log, "a", encoding="utf-8") as fh:  # each turn of each item, once
             fh.write(rec.id + "\n")
         await asyncio.sleep(delay_s)
+        if hold := os.environ.get(HOLD_ENV):
+            while not Path(hold).exists():
+                await asyncio.sleep(0.05)
         await ctx.attempt(stage="slow", verdict="ok")
         return rec.model_copy(update={"failure": "no answer" if fail_results else None})
 

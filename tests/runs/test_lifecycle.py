@@ -35,9 +35,13 @@ def _turns(log: Path) -> collections.Counter[str]:
     return collections.Counter(log.read_text().split()) if log.exists() else collections.Counter()
 
 
-def _driver(store: Store, log: Path, n: int = N, delay_s: float = 0.3) -> subprocess.Popen[str]:
+def _driver(
+    store: Store, log: Path, n: int = N, delay_s: float = 0.3, hold: Path | None = None
+) -> subprocess.Popen[str]:
     argv = [sys.executable, "-m", "tests.runs.lifecycle_job", store.url, str(log), str(n)]
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    if hold is not None:
+        env[lifecycle_job.HOLD_ENV] = str(hold)
     return subprocess.Popen(
         [*argv, str(delay_s)],
         env=env,
@@ -75,7 +79,8 @@ def _one_result_each(store: Store, n: int = N) -> None:
 
 def test_a_second_driver_on_a_live_run_is_refused_naming_its_holder(store, tmp_path) -> None:
     log = tmp_path / "turns.log"
-    first = _driver(store, log, n=16, delay_s=1.0)  # long enough to be asked while it lives
+    hold = tmp_path / "release"  # the first driver lives until the test has asked its questions
+    first = _driver(store, log, n=16, delay_s=1.0, hold=hold)
     try:
         _wait_for(lambda: _leased(store) and len(_turns(log)) >= 2, "the first driver")
         with store.session() as s:
@@ -90,6 +95,7 @@ def test_a_second_driver_on_a_live_run_is_refused_naming_its_holder(store, tmp_p
         r = _cli(store, "runs", "show", str(run_id))
         assert "driven by" in r.output and f"pid {first.pid}" in r.output
     finally:
+        hold.touch()
         _, err = first.communicate(timeout=120)
     assert first.returncode == 0, err
     _one_result_each(store, 16)
