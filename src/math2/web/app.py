@@ -40,6 +40,7 @@ def _templates() -> Jinja2Templates:
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     env = templates.env
     env.autoescape = True  # every template, whatever its name
+    env.auto_reload = False  # the templates ship with the code: no stat of each file per page
     env.globals.update(
         math=render.math_html,
         markdown=render.markdown_html,
