@@ -2,8 +2,8 @@
 
 The form is read on the event loop; the password check runs in the throttle's bounded worker
 threads, everything that touches the store in the thread pool: one trip for the budgets (and
-whether the name is an account), one for the password, one for the new session, so a sign-in
-waits behind a flood's requests as few times as it can.
+whether the name is an account), one for the password and the new session, so a sign-in waits
+behind a flood's requests as few times as it can.
 
 The sign-in page of an anonymous visitor (the page every attacker asks for, and the 401 of a
 wrong password) is `LoginPage`: `login.html` rendered once, its CSRF token, `next` and error
@@ -120,43 +120,44 @@ async def login(request: Request, form: Form = Depends(check_csrf)) -> Response:
     if admission.wait:
         return refusal(admission)
     password = form.get("password", "")[:1000]
-    name = None
-    if account:
-        name = await throttle.run_hash(admission.known, authenticate, store, username, password)
+    if account:  # the check, and on success the new session, in one worker thread trip
+        attempt = _Attempt(address, username, password, target, admission)
+        signed_in = await throttle.run_hash(admission.known, _check, request, throttle, attempt)
+        if signed_in is not None:
+            return signed_in
     else:  # no hash for a name that is no account, but as long as one
         await anyio.sleep(throttle.hash_seconds())
-    if name is not None:
-        done = await run_in_threadpool(
-            _signed_in, request, throttle, address, admission, name, target
-        )
-        if done is not None:
-            return done
     return await _login_page(request, target, WRONG, status_code=401)
 
 
-def _signed_in(
-    request: Request,
-    throttle: LoginThrottle,
-    address: str,
-    admission: Admission,
-    name: str,
-    target: str,
-) -> RedirectResponse | None:
-    """A new session for `name` (None when the reviewer was deactivated since the check); its
-    attempts go back to the budgets; the old session ends, and the browser's session is the
-    signed-in reviewer's from now on."""
+@dataclass(frozen=True)
+class _Attempt:
+    address: str
+    username: str
+    password: str
+    target: str
+    admission: Admission
+
+
+def _check(request: Request, throttle: LoginThrottle, attempt: _Attempt) -> RedirectResponse | None:
+    """Check the password (argon2); when right, a new session for the reviewer (None when wrong
+    or when the reviewer was deactivated since): its attempts go back to the budgets, the old
+    session ends, and the browser's session is the signed-in reviewer's from now on."""
     store = request.app.state.store
+    name = authenticate(store, attempt.username, attempt.password)
+    if name is None:
+        return None
     try:
         token = start_session(store, name)
     except AccountError:
         return None
-    throttle.succeeded(address, name, admission)
+    throttle.succeeded(attempt.address, name, attempt.admission)
     end_session(store, request.session.get(SESSION_KEY))
     request.session.clear()  # a fresh session (and CSRF token) for the signed-in reviewer
     request.session[SESSION_KEY] = token
     request.session["csrf"] = secrets.token_urlsafe(32)
     request.state.reviewer = name
-    return back_to(request, target, "ok", f"Signed in as {name}.")
+    return back_to(request, attempt.target, "ok", f"Signed in as {name}.")
 
 
 # A plain function: FastAPI runs it in its thread pool (its dependency reads the form first).

@@ -160,8 +160,9 @@ class LoginThrottle:
         return sorted(self._hash_s)[len(self._hash_s) // 2]
 
     async def run_hash(self, known: bool, fn: Callable[..., T], *args: Any) -> T:
-        """Run a password check in a worker thread: known addresses in their own slot, the
-        others in `hash_slots` shared slots; its time is kept for `hash_seconds`."""
+        """Run a password check (and, in the same trip, what a good one starts) in a worker
+        thread: known addresses in their own slot, the others in `hash_slots` shared slots; its
+        time is kept for `hash_seconds`."""
         limiter = self._limiters.get(known)
         if limiter is None:
             limiter = self._limiters[known] = anyio.CapacityLimiter(1 if known else self.hash_slots)
