@@ -116,7 +116,7 @@ async def login(request: Request, form: Form = Depends(check_csrf)) -> Response:
     throttle: LoginThrottle = request.app.state.login_throttle
     address = client_address(request)
     store = request.app.state.store
-    admission, account = await run_in_threadpool(_admit, throttle, store, address, username)
+    admission, account = await throttle.run_admit(_admit, throttle, store, address, username)
     if admission.wait:
         return refusal(admission)
     password = form.get("password", "")[:1000]

@@ -87,9 +87,11 @@ class LoginThrottle:
     name_interval_s: float = 30.0
     known_for_s: float = 30 * 86400.0
     hash_slots: int = 1
+    admit_slots: int = 1
     prune_every: int = 500
     clock: Callable[[], float] = time.time
     _limiters: dict[bool, anyio.CapacityLimiter] = field(default_factory=dict)
+    _admitting: list[anyio.CapacityLimiter] = field(default_factory=list)
     _hash_s: list[float] = field(default_factory=list)
     _count: int = 0
 
@@ -158,6 +160,17 @@ class LoginThrottle:
         if not self._hash_s:
             return 0.1
         return sorted(self._hash_s)[len(self._hash_s) // 2]
+
+    async def run_admit(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run `fn` (the budgets' read and write: `admit`, and what goes with it) in a worker
+        thread, at most `admit_slots` at once, in the order the attempts came (anyio's limiter
+        is first come, first served). A flood's attempts thus queue here instead of racing for
+        the store's write lock and the interpreter's: on SQLite a waiting writer sleeps and
+        retries, and a newcomer can take the lock before it, so a reviewer's attempt could wait
+        behind every attacker's; here it waits behind those that came before it only."""
+        if not self._admitting:
+            self._admitting.append(anyio.CapacityLimiter(self.admit_slots))
+        return await anyio.to_thread.run_sync(fn, *args, limiter=self._admitting[0])
 
     async def run_hash(self, known: bool, fn: Callable[..., T], *args: Any) -> T:
         """Run a password check (and, in the same trip, what a good one starts) in a worker
