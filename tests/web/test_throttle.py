@@ -198,3 +198,42 @@ def test_a_refused_attempt_writes_nothing(store: Store) -> None:
         keys = set(s.scalars(select(SigninBudget.key)))
     assert keys == {"a:a1", "a:a2", "a:a3", "n:erin", "n:x1", "n:x2"}
     assert t.admit("a9", "x4").wait == 0  # the refused address kept its whole budget
+
+
+def test_budget_trips_run_one_at_a_time_in_the_order_they_came() -> None:
+    import anyio
+    from anyio import wait_all_tasks_blocked
+    from anyio.lowlevel import checkpoint
+
+    t = LoginThrottle()
+    release = threading.Event()
+    running: list[int] = []
+    order: list[int] = []
+    most = [0]
+    lock = threading.Lock()
+
+    def trip(i: int) -> int:
+        with lock:
+            running.append(i)
+            most[0] = max(most[0], len(running))
+        if i == 0:
+            release.wait(30)  # the first holds the slot while the others arrive
+        with lock:
+            running.remove(i)
+            order.append(i)
+        return i
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            for i in range(8):
+                tg.start_soon(t.run_admit, trip, i)
+                await checkpoint()
+                if i == 0:
+                    while not running:
+                        await anyio.sleep(0.01)
+                else:
+                    await wait_all_tasks_blocked()  # each queued before the next arrives
+            release.set()
+
+    anyio.run(main)
+    assert order == list(range(8)) and most[0] == 1
