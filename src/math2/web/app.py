@@ -139,7 +139,7 @@ def create_app(
     if proxies:  # X-Forwarded-For and -Proto, from these peers only
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=proxies.as_strings())
     # outermost of ours: the socket peer, before any header
-    app.add_middleware(PeerRecorder, watch=not proxies)
+    app.add_middleware(PeerRecorder, watch=not proxies, unix_peer=proxies.unix_socket)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(pages.router)
     app.include_router(signin.router)
