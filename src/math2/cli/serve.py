@@ -230,19 +230,25 @@ def serve(
     )
     # The app reads forwarded headers itself, from --trust-proxy peers only (math2.web.proxy):
     # uvicorn's own reading, which trusts 127.0.0.1 by default, stays off.
-    common = {
-        "log_level": "warning",
-        "proxy_headers": False,
-        "forwarded_allow_ips": proxies.as_strings(),
-    }
+    allow = proxies.as_strings()
     if uds is None:
         out.print(f"math2 on http://{host}:{port}/")
-        uvicorn.run(app_, host=host, port=port, **common)
+        uvicorn.run(
+            app_,
+            host=host,
+            port=port,
+            log_level="warning",
+            proxy_headers=False,
+            forwarded_allow_ips=allow,
+        )
         return
     sock = _unix_socket(uds)
     out.print(f"math2 on unix:{uds} (mode 0660)")
     try:
-        uvicorn.run(app_, fd=sock.fileno(), **common)
+        uvicorn.run(
+            app_, fd=sock.fileno(), log_level="warning", proxy_headers=False,
+            forwarded_allow_ips=allow,
+        )  # fmt: skip
     finally:
         sock.close()
         uds.unlink(missing_ok=True)
