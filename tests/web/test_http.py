@@ -268,6 +268,38 @@ def test_origin_null_is_refused_and_the_queue_is_not_cached(client) -> None:
     assert c.get("/login").headers["cache-control"] == "no-store"
 
 
+def test_a_signed_in_reviewers_pages_are_not_cached(client) -> None:
+    c, _, seeded = client
+    assert "cache-control" not in c.get(f"/node/{seeded.node_id}").headers  # anonymous
+    _sign_in(c)
+    for path in ("/", f"/node/{seeded.node_id}", "/runs"):
+        r = c.get(path)
+        assert r.headers["cache-control"] == "no-store", path
+        assert "default-src 'self'" in r.headers["content-security-policy"], path
+
+
+def test_the_cached_sign_in_page_is_the_template_s(client, monkeypatch) -> None:
+    """The sign-in page an anonymous visitor gets (and the 401 of a wrong password) is filled
+    into `login.html` rendered once: the same bytes as the full render, escaping included."""
+    from math2.web import signin
+
+    c, _, _ = client
+    target = '/search?q="<b>"&x=1'
+    cached = c.get("/login", params={"next": target})
+    token = _csrf(cached.text)
+    form = {"csrf_token": token, "username": "nobody", "password": "nope", "next": target}
+    cached_401 = c.post("/login", data=form)
+    assert cached.status_code == 200 and cached_401.status_code == 401
+    assert 'value="/search?q=&#34;&lt;b&gt;&#34;&amp;x=1"' in cached.text
+    assert "Wrong name or password." in cached_401.text
+    monkeypatch.setattr(signin, "_cached_page_fits", lambda request: False)
+    full = c.get("/login", params={"next": target})
+    full_401 = c.post("/login", data=form)
+    assert (full.status_code, full_401.status_code) == (200, 401)
+    assert cached.text == full.text and cached_401.text == full_401.text
+    assert cached.headers["content-type"] == full.headers["content-type"]
+
+
 def test_sign_out_a_new_password_and_deactivation_end_sessions(client) -> None:
     from math2.web import add_reviewer
     from math2.web.accounts import deactivate_reviewer

@@ -166,3 +166,74 @@ def test_a_refusal_is_small_and_says_when() -> None:
     r = refusal(Admission(wait=12.3, why="Too many <sign-ins>"))
     assert r.status_code == 429 and r.headers["retry-after"] == "13"
     assert len(r.body) < 400 and b"Too many &lt;sign-ins&gt;" in r.body
+
+
+def test_a_refused_attempt_writes_nothing(store: Store) -> None:
+    """Refusals (of the address, of the name) are answered from one read: no statement that
+    writes, no row for a new address; an admitted attempt still takes from both budgets."""
+    from sqlalchemy import event, select
+
+    from math2.store.models import SigninBudget
+
+    now = [1000.0]
+    t = _throttle(store, now, address_burst=2, name_burst=2)
+    assert t.admit("a1", "erin").wait == 0 and t.admit("a2", "erin").wait == 0
+    assert t.admit("a3", "x1").wait == 0 and t.admit("a3", "x2").wait == 0
+    writes: list[str] = []
+
+    def record(conn, cursor, statement, *args) -> None:
+        if statement.lstrip().split()[0].upper() in ("INSERT", "UPDATE", "DELETE"):
+            writes.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", record)
+    try:
+        by_name = t.admit("a9", "erin")  # a new address, on a name whose budget is spent
+        by_address = t.admit("a3", "x3")  # an address whose budget is spent
+    finally:
+        event.remove(store.engine, "before_cursor_execute", record)
+    assert by_name.wait > 0 and "this name" in by_name.why
+    assert by_address.wait > 0 and "your address" in by_address.why
+    assert writes == []
+    with store.session() as s:
+        keys = set(s.scalars(select(SigninBudget.key)))
+    assert keys == {"a:a1", "a:a2", "a:a3", "n:erin", "n:x1", "n:x2"}
+    assert t.admit("a9", "x4").wait == 0  # the refused address kept its whole budget
+
+
+def test_budget_trips_run_one_at_a_time_in_the_order_they_came() -> None:
+    import anyio
+    from anyio import wait_all_tasks_blocked
+    from anyio.lowlevel import checkpoint
+
+    t = LoginThrottle()
+    release = threading.Event()
+    running: list[int] = []
+    order: list[int] = []
+    most = [0]
+    lock = threading.Lock()
+
+    def trip(i: int) -> int:
+        with lock:
+            running.append(i)
+            most[0] = max(most[0], len(running))
+        if i == 0:
+            release.wait(30)  # the first holds the slot while the others arrive
+        with lock:
+            running.remove(i)
+            order.append(i)
+        return i
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            for i in range(8):
+                tg.start_soon(t.run_admit, trip, i)
+                await checkpoint()
+                if i == 0:
+                    while not running:
+                        await anyio.sleep(0.01)
+                else:
+                    await wait_all_tasks_blocked()  # each queued before the next arrives
+            release.set()
+
+    anyio.run(main)
+    assert order == list(range(8)) and most[0] == 1

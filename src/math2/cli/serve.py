@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -173,6 +174,14 @@ def serve(
     https_only: Annotated[
         bool, typer.Option(help="Send the session cookie over HTTPS only (behind TLS).")
     ] = False,
+    uds: Annotated[
+        Path | None,
+        typer.Option(
+            help="Listen on this unix socket instead of TCP (--host and --port unused): made "
+            "with mode 0660, so only this user and its group (the proxy's) can connect; every "
+            "peer is then the proxy, whose X-Forwarded-For and --trusted-header are believed.",
+        ),
+    ] = None,
 ) -> None:
     """Browse the corpus, review agent text and bindings, grade audits (until interrupted).
 
@@ -181,7 +190,7 @@ def serve(
     if add_reviewer:
         _add(add_reviewer, password_stdin)
         return
-    if trusted_header and not trust_proxy:
+    if trusted_header and not (trust_proxy or uds):
         raise fail(
             "--trusted-header needs --trust-proxy ADDRESS (the proxy that sets it; "
             "'loopback' when it runs on this machine): otherwise anyone could send the header"
@@ -196,10 +205,10 @@ def serve(
     from math2.web.proxy import ProxyError, TrustedProxies
 
     try:
-        proxies = TrustedProxies.parse(trust_proxy or [])
+        proxies = TrustedProxies.parse(trust_proxy or [], unix_socket=uds is not None)
     except ProxyError as exc:
         raise fail(str(exc)) from exc
-    if not _loopback(host):
+    if uds is None and not _loopback(host):
         plain = "" if https_only else " (without --https-only, over plain HTTP)"
         err.print(
             f"[yellow]warning:[/] listening on {host}, not loopback: every machine that can "
@@ -219,14 +228,51 @@ def serve(
         trusted_proxies=proxies,
         https_only=https_only,
     )
-    out.print(f"math2 on http://{host}:{port}/")
     # The app reads forwarded headers itself, from --trust-proxy peers only (math2.web.proxy):
     # uvicorn's own reading, which trusts 127.0.0.1 by default, stays off.
-    uvicorn.run(
-        app_,
-        host=host,
-        port=port,
-        log_level="warning",
-        proxy_headers=False,
-        forwarded_allow_ips=proxies.as_strings(),
-    )
+    allow = proxies.as_strings()
+    if uds is None:
+        out.print(f"math2 on http://{host}:{port}/")
+        uvicorn.run(
+            app_,
+            host=host,
+            port=port,
+            log_level="warning",
+            proxy_headers=False,
+            forwarded_allow_ips=allow,
+        )
+        return
+    sock = _unix_socket(uds)
+    out.print(f"math2 on unix:{uds} (mode 0660)")
+    try:
+        uvicorn.run(
+            app_, fd=sock.fileno(), log_level="warning", proxy_headers=False,
+            forwarded_allow_ips=allow,
+        )  # fmt: skip
+    finally:
+        sock.close()
+        uds.unlink(missing_ok=True)
+
+
+def _unix_socket(path: Path) -> socket.socket:
+    """A listening unix socket at `path`, mode 0660 from its creation (uvicorn's own `--uds`
+    makes it 0666: any local user could connect); a stale socket there (left by a server that
+    was stopped with a signal) is replaced."""
+    import stat
+
+    if path.exists() or path.is_symlink():
+        if not stat.S_ISSOCK(path.lstat().st_mode):
+            raise fail(f"--uds {path}: there is a file there that is not a socket; remove it")
+        path.unlink()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o117)
+    try:
+        sock.bind(str(path))
+    except OSError as exc:
+        sock.close()
+        raise fail(f"--uds {path}: cannot listen there ({exc.strerror})") from exc
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o660)
+    sock.listen(2048)
+    return sock

@@ -40,6 +40,7 @@ def _templates() -> Jinja2Templates:
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     env = templates.env
     env.autoescape = True  # every template, whatever its name
+    env.auto_reload = False  # the templates ship with the code: no stat of each file per page
     env.globals.update(
         math=render.math_html,
         markdown=render.markdown_html,
@@ -138,7 +139,7 @@ def create_app(
     if proxies:  # X-Forwarded-For and -Proto, from these peers only
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=proxies.as_strings())
     # outermost of ours: the socket peer, before any header
-    app.add_middleware(PeerRecorder, watch=not proxies)
+    app.add_middleware(PeerRecorder, watch=not proxies, unix_peer=proxies.unix_socket)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(pages.router)
     app.include_router(signin.router)

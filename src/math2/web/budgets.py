@@ -9,12 +9,15 @@ is admitted when `max(tat, now) <= now + (burst - 1) * interval`, and then `tat`
 racing attempts (threads, processes) exactly as many are admitted as the budget holds; a missing
 row is written by one `INSERT … ON CONFLICT DO NOTHING` (a full budget) and the update tried
 again. Giving an attempt back is `tat - interval`. A row whose `tat` is past is a full budget
-and may go (`prune`). Every function works in the caller's session: one sign-in attempt's reads
-and writes are one transaction (`math2.web.throttle`).
+and may go (`prune`). `peek` and `wait_for` read a budget without writing: a sign-in refused by
+its budgets is answered from one read (no write lock taken); one admitted takes its attempts in
+one write transaction afterwards, where the conditional update keeps the count exact whatever
+raced in between (`math2.web.throttle`). Every function works in the caller's session.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -39,6 +42,7 @@ def _rows(result: Result[Any]) -> int:
 
 
 def _take(s: Session, key: str, budget: Budget, now: float) -> bool:
+    """Take one attempt from `key`'s row if its budget has one: whether it was taken."""
     col = SigninBudget.tat
     start = case((col > now, col), else_=now)
     limit = now + (budget.burst - 1) * budget.interval_s
@@ -51,24 +55,42 @@ def _take(s: Session, key: str, budget: Budget, now: float) -> bool:
     return _rows(s.execute(stmt)) == 1
 
 
-def take(s: Session, key: str, budget: Budget, now: float) -> float:
-    """Take one attempt from `key`'s budget: 0.0 when taken, else the seconds until one is
-    free (nothing taken)."""
+def wait_for(tat: float | None, budget: Budget, now: float) -> float:
+    """Seconds until `budget` with theoretical arrival time `tat` (None: no row, a full budget)
+    admits an attempt: 0.0 when it would now."""
     if budget.burst < 1:
         return budget.interval_s
-    if _take(s, key, budget, now):
+    if tat is None:
         return 0.0
-    dialect = s.get_bind().dialect.name
+    wait = tat - now - (budget.burst - 1) * budget.interval_s
+    return wait if wait > 0 else 0.0
+
+
+def peek(s: Session, keys: Sequence[str]) -> dict[str, float]:
+    """The `tat` of each of `keys` that has a row (a read: nothing is taken)."""
+    rows = s.execute(select(SigninBudget.key, SigninBudget.tat).where(SigninBudget.key.in_(keys)))
+    return {key: tat for key, tat in rows}
+
+
+def _insert(s: Session, key: str, budget: Budget, now: float) -> bool:
+    """Write `key`'s row with one attempt taken, unless a row is there: whether it was written."""
     table = SigninBudget.__table__
-    inserted = s.execute(
-        conflict_stmt(dialect, table, ("key",), returning=("key",)),
-        {"key": key, "tat": now + budget.interval_s},
-    ).first()
-    if inserted is not None or _take(s, key, budget, now):
+    stmt = conflict_stmt(s.get_bind().dialect.name, table, ("key",), returning=("key",))
+    return s.execute(stmt, {"key": key, "tat": now + budget.interval_s}).first() is not None
+
+
+def take(s: Session, key: str, budget: Budget, now: float, *, new: bool = False) -> float:
+    """Take one attempt from `key`'s budget: 0.0 when taken, else the seconds until one is
+    free (nothing taken). `new`: the key had no row when last read (its row is written first,
+    the update tried only when another writer wrote it meanwhile)."""
+    if budget.burst < 1:
+        return budget.interval_s
+    # a missing row is written full less one; a row written meanwhile by another is updated
+    steps = (_insert, _take) if new else (_take, _insert, _take)
+    if any(step(s, key, budget, now) for step in steps):
         return 0.0
     tat = s.scalar(select(SigninBudget.tat).where(SigninBudget.key == key))
-    wait = (tat or now) - now - (budget.burst - 1) * budget.interval_s
-    return max(wait, 0.001)
+    return max(wait_for(tat, budget, now), 0.001)
 
 
 def give_back(s: Session, key: str, budget: Budget) -> None:

@@ -10,6 +10,10 @@
 - The trusted identity header (`--trusted-header`) is read only when the socket peer itself is a
   trusted proxy, whatever `X-Forwarded-For` says: `PeerRecorder` keeps the socket peer before
   the proxy headers replace the client.
+- `--uds PATH` (a unix socket only the proxy can open, `TrustedProxies.unix_socket`): every peer
+  is the proxy. A peer of the socket has no address; `PeerRecorder` names it `UNIX_PEER`, a
+  trusted proxy, so its `X-Forwarded-For` gives the client (the right-most hop, the one the
+  proxy wrote) and its identity header counts (with the secret, as over TCP).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from math2.errors import Math2Error
 log = logging.getLogger(__name__)
 PEER_KEY = "math2.peer"  # the socket peer's address in the ASGI scope
 LOOPBACK = ("127.0.0.1", "::1")
+UNIX_PEER = "unix-socket"  # the peer of a `--uds` socket: the proxy (it has no address)
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
@@ -52,21 +57,24 @@ class TrustedProxies:
     """The peers whose forwarded headers (and identity header) are believed."""
 
     networks: tuple[Network, ...] = ()
+    unix_socket: bool = False  # listening on a unix socket only the proxy can open (`--uds`)
 
     @classmethod
-    def parse(cls, values: Iterable[str]) -> TrustedProxies:
+    def parse(cls, values: Iterable[str], unix_socket: bool = False) -> TrustedProxies:
         """From `--trust-proxy` values; ProxyError names a bad one."""
         nets: list[Network] = []
         for v in values:
             nets.extend(n for n in _network(v) if n not in nets)
-        return cls(tuple(nets))
+        return cls(tuple(nets), unix_socket)
 
     def __bool__(self) -> bool:
-        return bool(self.networks)
+        return bool(self.networks) or self.unix_socket
 
     def __contains__(self, host: object) -> bool:
         if not isinstance(host, str):
             return False
+        if host == UNIX_PEER:
+            return self.unix_socket
         try:
             ip = ipaddress.ip_address(host)
         except ValueError:
@@ -74,8 +82,9 @@ class TrustedProxies:
         return any(ip in n for n in self.networks)
 
     def as_strings(self) -> list[str]:
-        """The networks as uvicorn's `forwarded_allow_ips` takes them."""
-        return [str(n) for n in self.networks]
+        """The networks (and `UNIX_PEER`, a literal) as uvicorn's `forwarded_allow_ips` takes
+        them."""
+        return [str(n) for n in self.networks] + ([UNIX_PEER] if self.unix_socket else [])
 
 
 FORWARDING = (b"x-forwarded-for", b"forwarded", b"x-real-ip")
@@ -88,9 +97,10 @@ class PeerRecorder:
     the first `ONE_PEER_AFTER` requests all came from one peer and some carried a forwarding
     header: a proxy nobody named, so every client shares that peer's sign-in budget."""
 
-    def __init__(self, app: ASGIApp, watch: bool = False) -> None:
+    def __init__(self, app: ASGIApp, watch: bool = False, unix_peer: bool = False) -> None:
         self.app = app
         self.watch = watch
+        self.unix_peer = unix_peer  # a peer without an address is the `--uds` socket's proxy
         self._peers: set[str | None] = set()
         self._seen = 0
         self._forwarded = False
@@ -117,6 +127,8 @@ class PeerRecorder:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
             client = scope.get("client")
+            if client is None and self.unix_peer:
+                client = scope["client"] = (UNIX_PEER, 0)
             scope[PEER_KEY] = client[0] if client else None
             if self.watch:
                 self._look(scope, scope[PEER_KEY])

@@ -6,8 +6,9 @@ import secrets
 from typing import TypeVar
 
 from fastapi import HTTPException, Request
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.datastructures import MutableHeaders
 from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from math2.util.textlimit import too_long
 from math2.web.accounts import active_reviewer, session_reviewer
@@ -128,26 +129,46 @@ def require_reviewer(request: Request) -> str:
     return who
 
 
+def _set_headers(headers: MutableHeaders, no_store: bool) -> None:
+    headers.setdefault("Content-Security-Policy", CSP)
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("X-Frame-Options", "DENY")
+    headers.setdefault("Referrer-Policy", "same-origin")
+    if no_store:
+        headers["Cache-Control"] = "no-store"
+
+
 def secure(response: R, no_store: bool = False) -> R:
     """Set the security headers (and, for pages with a reviewer's data, no caching)."""
-    response.headers.setdefault("Content-Security-Policy", CSP)
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("X-Frame-Options", "DENY")
-    response.headers.setdefault("Referrer-Policy", "same-origin")
-    if no_store:
-        response.headers["Cache-Control"] = "no-store"
+    _set_headers(response.headers, no_store)
     return response
 
 
-class SecurityHeaders(BaseHTTPMiddleware):
+class SecurityHeaders:
     """CSP, no sniffing, no framing, no referrer leaks; nothing a signed-in reviewer sees is
-    kept in a cache. (Unhandled errors are answered outside this middleware: the app's 500
-    handler calls `secure` itself.)"""
+    kept in a cache. A plain ASGI middleware: it sets the headers on the response's start as it
+    passes (no task or stream of its own per request, unlike Starlette's BaseHTTPMiddleware).
+    Who is signed in is read from the request's state when the response starts, after the
+    route ran. (Unhandled errors are answered outside this middleware: the app's 500 handler
+    calls `secure` itself.)"""
 
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        response = await call_next(request)
-        signed_in = getattr(request.state, "reviewer", None) is not None
-        return secure(response, no_store=signed_in or request.url.path in NO_STORE)
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        state = scope.setdefault("state", {})  # `request.state`: one dict for every layer
+
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                signed_in = state.get("reviewer") is not None
+                no_store = signed_in or scope["path"] in NO_STORE
+                _set_headers(MutableHeaders(scope=message), no_store)
+            await send(message)
+
+        await self.app(scope, receive, send_secured)
 
 
 NO_STORE = frozenset({"/review", "/login"})
