@@ -215,7 +215,7 @@ def _config_file() -> Path:
     return Path(os.environ.get("MATH2_CONFIG", "math2.toml"))
 
 
-class SettingsError(Math2Error):
+class SettingsError(Math2Error, ValueError):
     """A setting that cannot be read: a `MATH2_*` variable that is not JSON where a list, a
     table or a group is expected, a value of the wrong type, a config file that is not TOML."""
 

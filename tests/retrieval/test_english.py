@@ -4,7 +4,7 @@ import shutil
 from pathlib import Path
 
 from math2.importers.mathlib import import_lean_library
-from math2.retrieval import index as index_module
+from math2.retrieval import lexscore
 from math2.retrieval.english import english_tokens, latex_tokens, mathlib_tokens, mathlib_words
 from math2.retrieval.index import SearchIndex, build_index
 from math2.sources import load_manifest, sync_manifest
@@ -136,7 +136,7 @@ def test_latex_words_score_like_name_words(sqlite_store, tmp_path: Path, monkeyp
     # this lever alone (the filler's shape is the formula's; name parts read the same words)
     ix = SearchIndex(tmp_path / "ix", shape_weight=0.0, parts_weight=0.0)
     assert ix.search(query, k=1)[0].name == "Nat.sum_range_choose"
-    monkeypatch.setattr(index_module, "latex_tokens", lambda q: [])
+    monkeypatch.setattr(lexscore, "latex_tokens", lambda q: [])
     assert ix.search(query, k=1)[0].name != "Nat.sum_range_choose"
 
 
