@@ -8,19 +8,31 @@ from sqlalchemy import select
 from math2.importers.mathlib import import_lean_library
 from math2.retrieval.index import build_index
 from math2.sources import load_manifest, sync_manifest
-from math2.store import Crosswalk, Mention, Node, Pin, Source
+from math2.store import Crosswalk, Mention, Node, Pin, Source, Store
 from tests.conftest import REPO
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "leanproj"
 
 
+def with_library(store: Store, library: Path = FIX) -> Store:
+    """`store` with the manifest's sources and the Lean project `library` imported as Mathlib."""
+    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
+    with store.session() as s:
+        sync_manifest(s, manifest)
+    import_lean_library(store, manifest.get("mathlib"), library)
+    return store
+
+
+def library_store(folder: Path, library: Path) -> Store:
+    """A new SQLite store in `folder` holding the Lean project `library` as Mathlib."""
+    store = Store(f"sqlite:///{folder / 'math2.db'}")
+    store.upgrade()
+    return with_library(store, library)
+
+
 @pytest.fixture
 def store(sqlite_store):
-    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
-    with sqlite_store.session() as s:
-        sync_manifest(s, manifest)
-    import_lean_library(sqlite_store, manifest.get("mathlib"), FIX)
-    return sqlite_store
+    return with_library(sqlite_store)
 
 
 # set.mm-like declarations: what a Mathlib user would call noise for a Lean query.

@@ -14,20 +14,17 @@ import math2.importers.lean_source as lean_source
 from math2.importers.common import replacing
 from math2.importers.mathlib import import_lean_library
 from math2.retrieval.index import SearchIndex, build_index
-from math2.sources import load_manifest, sync_manifest
+from math2.sources import load_manifest
 from math2.store import NotationRecord
 from tests.conftest import REPO
+from tests.retrieval.conftest import with_library
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "leannotation"
 
 
 @pytest.fixture
 def store(sqlite_store):
-    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
-    with sqlite_store.session() as s:
-        sync_manifest(s, manifest)
-    import_lean_library(sqlite_store, manifest.get("mathlib"), FIX)
-    return sqlite_store
+    return with_library(sqlite_store, FIX)
 
 
 def _files(folder: Path) -> dict[str, object]:

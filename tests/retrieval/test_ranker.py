@@ -8,29 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from math2.importers.mathlib import import_lean_library
 from math2.retrieval import ranker as ranker_mod
 from math2.retrieval.devsets import DevSetError, read_devsets
 from math2.retrieval.features import FEATURES, RANK_MISSING, candidate_features
 from math2.retrieval.index import SearchIndex, build_index
 from math2.retrieval.ranker import RANKER_DIR, RankerMismatch, RankerMissing
-from math2.sources import load_manifest, sync_manifest
-from tests.conftest import REPO
+from tests.retrieval.conftest import library_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "searchproj"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    from math2.store import Store
-
     folder = tmp_path_factory.mktemp("ranker")
-    store = Store(f"sqlite:///{folder / 'math2.db'}")
-    store.upgrade()
-    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
-    with store.session() as s:
-        sync_manifest(s, manifest)
-    import_lean_library(store, manifest.get("mathlib"), FIX)
+    store = library_store(folder, FIX)
     mp = pytest.MonkeyPatch()
     mp.setattr(ranker_mod, "MIN_QUERIES", 20)  # the fixture's sets hold 38 queries
     try:

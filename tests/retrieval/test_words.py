@@ -6,30 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from math2.importers.mathlib import import_lean_library
 from math2.retrieval.index import (
     W_GLOSSES_MEASURED,
     W_PARTS_MEASURED,
     SearchIndex,
     build_index,
 )
-from math2.sources import load_manifest, sync_manifest
-from tests.conftest import REPO
+from tests.retrieval.conftest import library_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "searchproj"
 
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    from math2.store import Store
-
     folder = tmp_path_factory.mktemp("words")
-    store = Store(f"sqlite:///{folder / 'math2.db'}")
-    store.upgrade()
-    manifest = load_manifest(REPO / "manifests" / "sources.yaml")
-    with store.session() as s:
-        sync_manifest(s, manifest)
-    import_lean_library(store, manifest.get("mathlib"), FIX)
+    store = library_store(folder, FIX)
     build_index(store, folder / "index", "mathlib", mathlib_dir=FIX)
     # the lever on at its measured weights (off by default: it cost over all of Mathlib)
     return SearchIndex(
