@@ -149,8 +149,17 @@ def test_kill_and_resume(tmp_path):
     assert not (stored_calls & received(asked_again)) - per_round_stored
     repeated_calls = (set(after) & set(before)) - per_round
     assert len(repeated_calls) <= 8
-    for part in (after, before):
-        assert all(n <= ref_counts[h] for h, n in collections.Counter(part).items())
+    # no body asked more often than the uninterrupted run asked it, but for the calls in flight
+    # at the kill (at most 8) and a transport retry of the client under load, each counted
+    bodies = {h: r["body"] for h, r in zip(srv_hashes, asked + asked_again, strict=True)}
+    excess = {
+        h: (n, ref_counts[h])
+        for h, n in collections.Counter(before + after).items()
+        if n > ref_counts[h]
+    }
+    assert sum(n - ref for n, ref in excess.values()) <= 8, [
+        (n, ref, str(bodies[h])[-300:]) for h, (n, ref) in excess.items()
+    ]
     # no finished Lean check was run again (header loads are not checks)
     checks_after = [json.loads(x) for x in repl_log.read_text().splitlines()][len(checks_before) :]
     cmds = lambda rs: [r["cmd"] for r in rs if not r["cmd"].startswith("import")]  # noqa: E731
