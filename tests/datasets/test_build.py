@@ -12,10 +12,9 @@ from math2.datasets.build import build_dataset
 from math2.eval import Registry, shared_registry
 from math2.llm import add_model
 from math2.llm.testing import FakeServer, Rule, Script
-from math2.roles.formalize import FormalizeOptions, run_formalize
 from math2.store.work import AgentText, ReviewStatus
 from tests.conftest import benchmark_fixtures
-from tests.roles.formalize.scripts import ITEMS, formalize_script, write_items
+from tests.roles.formalize.scripts import ITEMS, formalize_script, formalize_unindexed, write_items
 from tests.roles.formalize.test_loop import settings_for
 
 TRACE = (
@@ -40,15 +39,7 @@ def test_formalize_run_to_dataset(tmp_path, sqlite_store):
     write_items(inp, ITEMS)
     with FakeServer(script) as srv:
         st = settings_for(tmp_path, srv.base_url, tmp_path / "repl.jsonl")
-        summary = asyncio.run(
-            run_formalize(
-                st,
-                sqlite_store,
-                inp,
-                FormalizeOptions(model="gen", judge="judge"),
-                require_index=False,
-            )
-        )
+        summary = formalize_unindexed(st, sqlite_store, inp)
         reg = shared_registry(benchmark_fixtures())
         out = asyncio.run(
             build_dataset(
@@ -112,15 +103,7 @@ def test_a_rejected_statement_is_absent_from_the_export(tmp_path, sqlite_store):
     write_items(inp, ITEMS)
     with FakeServer(script) as srv:
         st = settings_for(tmp_path, srv.base_url, tmp_path / "repl.jsonl")
-        summary = asyncio.run(
-            run_formalize(
-                st,
-                sqlite_store,
-                inp,
-                FormalizeOptions(model="gen", judge="judge"),
-                require_index=False,
-            )
-        )
+        summary = formalize_unindexed(st, sqlite_store, inp)
         with sqlite_store.session() as s:
             texts = {
                 t.item: t

@@ -16,12 +16,11 @@ from math2.eval import collect_results, load_registry, shared_registry
 from math2.eval.harness import EvalOptions, benchmark_sources, run_eval
 from math2.llm import add_model
 from math2.llm.testing import FakeServer, Rule, Script
-from math2.roles.formalize import FormalizeOptions, run_formalize
 from math2.runs import CannotResume, Resume, resumer
 from math2.store import Run, RunItem
 from tests.conftest import benchmark_fixtures
 from tests.eval.test_harness import script as eval_script
-from tests.roles.formalize.scripts import ITEMS, formalize_script, write_items
+from tests.roles.formalize.scripts import ITEMS, formalize_script, formalize_unindexed, write_items
 from tests.settings import settings_for
 
 JOBS = (
@@ -157,15 +156,7 @@ def test_a_dataset_run_resumes_through_the_cli(tmp_path, sqlite_store) -> None:
     data = benchmark_fixtures()
     with FakeServer(script) as srv:
         st = settings_for(tmp_path, srv.base_url)
-        formalized = asyncio.run(
-            run_formalize(
-                st,
-                sqlite_store,
-                inp,
-                FormalizeOptions(model="gen", judge="judge"),
-                require_index=False,
-            )
-        )
+        formalized = formalize_unindexed(st, sqlite_store, inp)
         first = asyncio.run(
             build_dataset(
                 st,

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
 
+from math2.config import Settings
 from math2.llm.testing import Rule, Script
+from math2.roles.formalize import FormalizeOptions, run_formalize
+from math2.runs import RunSummary
+from math2.store import Store
 
 PLANNER = "retrieval planner"
 GENERATOR = "translate mathematical statements"
 JUDGE = "check whether a Lean 4 statement"
+GEN_JUDGE = FormalizeOptions(model="gen", judge="judge")
 
 
 def lean(code: str) -> str:
@@ -92,3 +99,14 @@ def write_items(path, items=ITEMS) -> None:
 
 
 # What the fake REPL answers with an error (math2 compiles code without its comments).
+
+
+def formalize_unindexed(
+    settings: Settings,
+    store: Store,
+    input_path: Path,
+    options: FormalizeOptions = GEN_JUDGE,
+) -> RunSummary:
+    """Run formalize to its end on a store with no search index: the tests' stores import no
+    library, so the run's own index check (`require_index`) is the one thing turned off."""
+    return asyncio.run(run_formalize(settings, store, input_path, options, require_index=False))

@@ -18,7 +18,14 @@ from math2.llm.testing import FakeServer, Rule, Script
 from math2.roles.formalize import FormalizeOptions, run_formalize
 from math2.roles.formalize.loop import budget
 from math2.store import Attempt
-from tests.roles.formalize.scripts import GENERATOR, JUDGE, PLANNER, lean, write_items
+from tests.roles.formalize.scripts import (
+    GENERATOR,
+    JUDGE,
+    PLANNER,
+    formalize_unindexed,
+    lean,
+    write_items,
+)
 
 
 def _settings(tmp_path, base_url: str, **llm) -> Settings:
@@ -77,7 +84,7 @@ def test_stage_budgets_reach_the_requests(tmp_path, sqlite_store) -> None:
         opts = FormalizeOptions(
             model="gen", judge="judge", max_tokens={"plan": 40, "generate": 50, "judge": 60}
         )
-        summary = asyncio.run(run_formalize(st, sqlite_store, inp, opts, require_index=False))
+        summary = formalize_unindexed(st, sqlite_store, inp, opts)
         sent = [r["body"] for r in srv.requests]
     assert summary.done == 1
     by_stage = {}

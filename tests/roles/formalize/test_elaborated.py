@@ -5,14 +5,21 @@ it can see — and the consistency judge is never asked about it; legitimate sta
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from math2.llm.testing import FakeServer, Rule, Script
-from math2.roles.formalize import FormalizeOptions, Outcome, run_formalize
+from math2.roles.formalize import FormalizeOptions, Outcome
 from tests.lean.conftest import requests
 from tests.lean.test_elaborated_checker import LEGIT, SPELLINGS, statement
-from tests.roles.formalize.scripts import GENERATOR, JUDGE, PLANNER, consistent, lean, write_items
+from tests.roles.formalize.scripts import (
+    GENERATOR,
+    JUDGE,
+    PLANNER,
+    consistent,
+    formalize_unindexed,
+    lean,
+    write_items,
+)
 from tests.roles.formalize.test_loop import registered, results, settings_for  # noqa: F401
 
 REFUSED = {f"r{i}": statement(s) for i, s in enumerate(SPELLINGS.values())}
@@ -34,7 +41,7 @@ def test_formalize_never_passes_what_lean_elaborated_wrongly(tmp_path, registere
     with FakeServer(Script(rules=rules, models=["gen", "judge"])) as srv:
         st = settings_for(tmp_path, srv.base_url, repl_log)
         opts = FormalizeOptions(model="gen", judge="judge")
-        asyncio.run(run_formalize(st, registered, inp, opts, require_index=False))
+        formalize_unindexed(st, registered, inp, opts)
         asked = [r for r in srv.requests if r["rule"] == len(rules) - 1]  # the judge's rule
         judged = "\n".join(json.dumps(r["body"]) for r in asked)
     res = {k: v.result for k, v in results(registered).items()}

@@ -4,12 +4,18 @@ every round, and none of it reaches Lean (the fake REPL's log)."""
 
 from __future__ import annotations
 
-import asyncio
-
 from math2.llm.testing import FakeServer, Rule, Script
-from math2.roles.formalize import FormalizeOptions, Outcome, run_formalize
+from math2.roles.formalize import Outcome
 from tests.lean.meaning_corpus import ALWAYS, MEANING, OPTION_BOMBS
-from tests.roles.formalize.scripts import GENERATOR, JUDGE, PLANNER, consistent, lean, write_items
+from tests.roles.formalize.scripts import (
+    GENERATOR,
+    JUDGE,
+    PLANNER,
+    consistent,
+    formalize_unindexed,
+    lean,
+    write_items,
+)
 from tests.roles.formalize.test_loop import registered, results, settings_for  # noqa: F401
 
 CASES = {
@@ -38,15 +44,7 @@ def test_meaning_changers_from_a_model_never_reach_lean(tmp_path, registered):  
     repl_log = tmp_path / "repl.jsonl"
     with FakeServer(Script(rules=rules, models=["gen", "judge"])) as srv:
         st = settings_for(tmp_path, srv.base_url, repl_log)
-        asyncio.run(
-            run_formalize(
-                st,
-                registered,
-                inp,
-                FormalizeOptions(model="gen", judge="judge"),
-                require_index=False,
-            )
-        )
+        formalize_unindexed(st, registered, inp)
     res = {k: v.result for k, v in results(registered).items()}
     assert set(res) == set(CASES)
     for k, r in res.items():

@@ -7,7 +7,6 @@ honoured, and nothing passed that did not both compile and satisfy the judge.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 
 import pytest
@@ -15,9 +14,9 @@ from sqlalchemy import select
 
 from math2.config import LeanSettings, LLMSettings, Settings
 from math2.llm import add_model
-from math2.roles.formalize import FormalizeOptions, Outcome, run_formalize
+from math2.roles.formalize import FormalizeOptions, Outcome
 from math2.store import AgentText, Attempt, LLMResponse, RunItem
-from tests.roles.formalize.scripts import write_items
+from tests.roles.formalize.scripts import formalize_unindexed, write_items
 
 pytestmark = pytest.mark.llm
 FAKE_REPL = [sys.executable, "-m", "math2.lean.testing.fake_repl"]
@@ -49,7 +48,7 @@ def test_formalize_with_smollm2(tmp_path, sqlite_store, llama_server):
     options = FormalizeOptions(
         model=llama_server.model, judge=llama_server.model, max_rounds=2, max_tokens=160
     )
-    summary = asyncio.run(run_formalize(settings, sqlite_store, inp, options, require_index=False))
+    summary = formalize_unindexed(settings, sqlite_store, inp, options)
     assert summary.done + summary.failed == len(ITEMS)
     with sqlite_store.session() as s:
         items = {r.item: r for r in s.scalars(select(RunItem))}

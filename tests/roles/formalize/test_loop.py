@@ -12,7 +12,7 @@ from math2.llm import UnregisteredModel, add_model
 from math2.llm.testing import FakeServer
 from math2.roles.formalize import FormalizeOptions, Outcome, run_formalize
 from math2.store import AgentText, Attempt, RunItem
-from tests.roles.formalize.scripts import ITEMS, formalize_script, write_items
+from tests.roles.formalize.scripts import ITEMS, formalize_script, formalize_unindexed, write_items
 from tests.settings import settings_for
 
 
@@ -35,15 +35,7 @@ def test_rounds_hostile_and_malformed_judge(tmp_path, registered):
     repl_log = tmp_path / "repl.jsonl"
     with FakeServer(formalize_script()) as srv:
         st = settings_for(tmp_path, srv.base_url, repl_log)
-        summary = asyncio.run(
-            run_formalize(
-                st,
-                registered,
-                inp,
-                FormalizeOptions(model="gen", judge="judge"),
-                require_index=False,
-            )
-        )
+        summary = formalize_unindexed(st, registered, inp)
         requests = list(srv.requests)
     assert summary.done == 6 and summary.failed == 0
     res = {k: v.result for k, v in results(registered).items()}
@@ -111,14 +103,8 @@ def test_ablation_switches_make_other_runs(tmp_path, registered):
     opts = {"model": "gen", "judge": "judge"}
     with FakeServer(formalize_script()) as srv:
         st = settings_for(tmp_path, srv.base_url, tmp_path / "r.log")
-        full = asyncio.run(
-            run_formalize(st, registered, inp, FormalizeOptions(**opts), require_index=False)
-        )
-        once = asyncio.run(
-            run_formalize(
-                st, registered, inp, FormalizeOptions(**opts, refine=False), require_index=False
-            )
-        )
+        full = formalize_unindexed(st, registered, inp, FormalizeOptions(**opts))
+        once = formalize_unindexed(st, registered, inp, FormalizeOptions(**opts, refine=False))
         before = len(srv.requests)
         plain = asyncio.run(
             run_formalize(st, registered, inp, FormalizeOptions(**opts, retrieval=False))
@@ -146,14 +132,8 @@ def test_best_of_n(tmp_path, registered):
     write_items(inp, ITEMS[:2])
     with FakeServer(formalize_script()) as srv:
         st = settings_for(tmp_path, srv.base_url, tmp_path / "r.log")
-        summ = asyncio.run(
-            run_formalize(
-                st,
-                registered,
-                inp,
-                FormalizeOptions(model="gen", judge="judge", best_of_n=3),
-                require_index=False,
-            )
+        summ = formalize_unindexed(
+            st, registered, inp, FormalizeOptions(model="gen", judge="judge", best_of_n=3)
         )
     res = by_run_results(registered)[summ.run_id]
     assert res["alpha"]["passed_round"] == 1
@@ -167,7 +147,7 @@ def test_unregistered_model_refused(tmp_path, sqlite_store):
     st = settings_for(tmp_path, "http://127.0.0.1:9/v1", tmp_path / "r.log")
     with pytest.raises(UnregisteredModel, match="math2 models add gen"):
         opts = FormalizeOptions(model="gen", judge="j")
-        asyncio.run(run_formalize(st, sqlite_store, inp, opts, require_index=False))
+        formalize_unindexed(st, sqlite_store, inp, opts)
 
 
 def test_a_dead_model_endpoint_stops_the_items(tmp_path, registered):

@@ -5,14 +5,20 @@ blocks of objects and classes over them pass."""
 
 from __future__ import annotations
 
-import asyncio
-
 from math2.llm.testing import FakeServer, Rule, Script
-from math2.roles.formalize import FormalizeOptions, Outcome, run_formalize
+from math2.roles.formalize import FormalizeOptions, Outcome
 from tests.lean.conftest import requests
 from tests.lean.issue34_corpus import GENERATED_ACCEPTED, GENERATED_REFUSED, NAMED
 from tests.lean.test_library_tables import CHANGED
-from tests.roles.formalize.scripts import GENERATOR, JUDGE, PLANNER, consistent, lean, write_items
+from tests.roles.formalize.scripts import (
+    GENERATOR,
+    JUDGE,
+    PLANNER,
+    consistent,
+    formalize_unindexed,
+    lean,
+    write_items,
+)
 from tests.roles.formalize.test_loop import registered, results, settings_for  # noqa: F401
 
 REFUSED = {f"r{i}": code for i, code in enumerate(GENERATED_REFUSED.values())}
@@ -49,7 +55,7 @@ def test_formalize_refuses_meaning_changers_and_passes_printed_names(
     with FakeServer(Script(rules=rules, models=["gen", "judge"])) as srv:
         st = settings_for(tmp_path, srv.base_url, repl_log)
         opts = FormalizeOptions(model="gen", judge="judge")
-        asyncio.run(run_formalize(st, registered, inp, opts, require_index=False))
+        formalize_unindexed(st, registered, inp, opts)
     res = {k: v.result for k, v in results(registered).items()}
     assert set(res) == set(cases)
     for k, code in REFUSED.items():
