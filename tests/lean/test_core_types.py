@@ -84,6 +84,7 @@ def test_the_store_and_the_sources_give_the_same_tokens_and_core_types(tmp_path:
         s.commit()
     old = store_tables(store)
     assert not old.tokens_complete and old.token("twice") is None
+    assert core_types_of(old) is None  # `ℝ` → `Real` cannot be read: fail closed
     assert [r for r, _ in _flags(new, old)] == ["notation"]
     assert old.digest != tables.digest
     store.close()

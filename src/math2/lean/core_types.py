@@ -12,8 +12,9 @@ An instance on a core type in a person's context changes what every statement ab
 `Polynomial` is neither: it takes an argument and its notation `R[X]` has an operand; `π`
 (`notation "π" => Real.pi`) unfolds to a term of type ℝ, not to a type. A constant the tables do
 not declare (Lean core's `Nat` where only the store's Mathlib is loaded) counts as a type: the
-reader errs towards the flag. Without tables there is no answer (`core_types_of` gives None) and
-each reader fails closed.
+reader errs towards the flag. Without tables, or where their notation was not recorded (a store
+imported before migration 0016), there is no answer (`core_types_of` gives None) and each reader
+fails closed.
 """
 
 from __future__ import annotations
@@ -128,7 +129,8 @@ def core_among(names: Iterable[str], core: frozenset[str] | None) -> list[str]:
 
 
 def core_types_of(tables: LibraryTables | None) -> frozenset[str] | None:
-    """The core types of `tables`; None where there are no tables to read them from."""
-    if tables is None or tables.empty:
+    """The core types of `tables`; None where there are no tables to read them from, or their
+    notation was not recorded (`tokens_complete`: `ℝ` → `Real` cannot be read then)."""
+    if tables is None or tables.empty or not tables.tokens_complete:
         return None
     return tables.core_types
