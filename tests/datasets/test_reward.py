@@ -176,17 +176,21 @@ def test_what_lean_elaborated_wrongly_scores_zero_and_is_never_judged(reward):
 def test_a_block_that_changes_meaning_through_the_library_scores_zero(reward, library_tables):
     # issue 41 §2: with the library's tables (the fixture library, tests/conftest.py) every
     # case of the class and name tables is refused before Lean and never judged
-    from tests.lean.test_library_tables import CHANGED
+    # (and a person's context in a model's block: renaming/hiding, notation, shadowing)
+    from tests.lean.test_library_tables import CHANGED, FLAGGED, LEGIT
 
     r, srv = reward
     n = len(srv.requests)
+    refused = [code for code, _ in CHANGED.values()] + [code for code, *_ in FLAGGED.values()]
     pairs = [
-        (f"CASE-{k}", lean(code.removeprefix("import Mathlib\n")))
-        for k, (code, _) in CHANGED.items()
+        (f"CASE-{k}", lean(code.removeprefix("import Mathlib\n"))) for k, code in enumerate(refused)
     ]
     assert r.score_batch(pairs) == [0.0] * len(pairs)
     assert len(srv.requests) == n
-    for code, _ in CHANGED.values():
+    # the legitimate shapes score 1.0 (compiled by the double, judged consistent)
+    legit = [(X, lean(code.removeprefix("import Mathlib\n"))) for code in LEGIT.values()]
+    assert r.score_batch(legit) == [1.0] * len(legit)
+    for code in refused:
         (d,) = [d for d in r.details.values() if d["lean"] in code]
         assert d["status"] == "rejected" and d["reason"], d
 

@@ -14,13 +14,18 @@ from math2.llm.testing import FakeServer, Rule, Script
 from tests.eval.test_harness import GENERATOR, OK, lean, registered, settings_for  # noqa: F401
 from tests.lean.conftest import requests
 from tests.lean.issue34_corpus import GENERATED_ACCEPTED, GENERATED_REFUSED, NAMED
-from tests.lean.test_library_tables import CHANGED
+from tests.lean.test_library_tables import CHANGED, FLAGGED, LEGIT
 
 REFUSED = {f"r{i}": c for i, c in enumerate(GENERATED_REFUSED.values()) if len(c) < 50_000}
 # issue 41 §2: the cases that change meaning through the library's classes, names and scoped
 # instances (refused with the fixture library's tables, `library_tables`)
 REFUSED.update({f"c{i}": code for i, (code, _) in enumerate(CHANGED.values())})
+# issue 41 §3: a person's context (renaming/hiding, notation with attributes, shadowing,
+# instances) in a model's block: refused (flagged only at the benchmark level)
+REFUSED.update({f"f{i}": code for i, (code, *_) in enumerate(FLAGGED.values())})
 PASSING = {f"n{i}": c for i, c in enumerate([*NAMED.values(), *GENERATED_ACCEPTED.values()])}
+# the legitimate shapes of issue 41 (`variable {G : Type*} [Group G] (g h : G)`, `{f : D → ℝ}`)
+PASSING.update({f"l{i}": code for i, code in enumerate(LEGIT.values())})
 
 
 def _body(code: str) -> str:

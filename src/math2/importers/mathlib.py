@@ -166,7 +166,7 @@ def read_checkout(root: Path, folder: str = "Mathlib") -> LibraryData:
         "module-doc main results": main,
         **{f"kind {k}": v for k, v in kinds.most_common()},
     }
-    notations = [(f.module, n) for f in scanned_files for n in f.notations if n.symbol]
+    notations = [(f.module, n) for f in scanned_files for n in f.notations]
     return LibraryData(list(records.values()), counts, [], "source scan", notations)
 
 
@@ -319,7 +319,9 @@ def write_library(
                 insert(NotationRecord),
                 [
                     dict(source_id=src.id, pin_id=pin.id, module=module, line=n.line,
-                         symbol=n.symbol, constants=list(n.constants), namespace=n.namespace,
+                         symbol=n.symbol, atoms=list(n.atoms), kind=n.kind,
+                         leading_atom=n.leading_atom, constants=list(n.constants),
+                         namespace=n.namespace,
                          scoped=n.scoped, local=n.local)
                     for module, n in data.notations
                 ],

@@ -40,11 +40,12 @@ from math2.lean.classes import (
     through_aliases,
 )
 from math2.lean.commands import Command, namespaces, scope_names
+from math2.lean.core_types import core_among, core_types_of
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import ClassInfo, LibraryTables
 from math2.lean.name_flags import look_alike_flags, name_flags
 from math2.lean.names import has_look_alike, latin_skeleton
-from math2.lean.rules import CORE_TYPES, normalise_name
+from math2.lean.rules import normalise_name
 from math2.lean.terms import Violation, _v
 from math2.lean.trust import statement_instances
 
@@ -60,7 +61,7 @@ def benchmark_flags(
 ) -> list[Violation]:
     """The flags of a person's context (see the module docstring)."""
     own = {n for n in full_names.values()} | {n.split(".")[-1] for n in full_names.values()}
-    aliases = _aliases(commands, full_names)
+    aliases = _aliases(commands, full_names, core_types_of(known_name))
     classes = class_aliases(commands, full_names, known_name)  # `abbrev MyLT := LT ℕ`
     attributes = any(c.keyword == "attribute" for c in commands)
     signatures = _signatures(commands, full_names, classes) if attributes else {}
@@ -148,8 +149,8 @@ def _variable_instance_flags(
             out.append(_v("hypothesis", b.at, why, offset))
         elif instance and closed_instance(b, bound, info):
             text = shown(b.type)
-            names = {normalise_name(t.text) for t in b.type if t.kind is Tok.IDENT}
-            core = sorted(names & CORE_TYPES) + sorted(
+            names = {normalise_name(t.text) for t in b.type[1:] if t.kind is Tok.IDENT}
+            core = core_among(names - bound, core_types_of(tables)) + sorted(
                 f"{n} (an alias of {', '.join(sorted(aliases[n]))})" for n in names & set(aliases)
             )
             rule = "core instance" if core else "instance"
@@ -212,9 +213,11 @@ def _statement_instance_flags(
     ]
 
 
-def _aliases(commands: list[Command], full_names: dict[int, str]) -> dict[str, set[str]]:
+def _aliases(
+    commands: list[Command], full_names: dict[int, str], core_types: frozenset[str] | None
+) -> dict[str, set[str]]:
     """Names the item defines as another name for core types (`abbrev N := ℕ`): name → the
-    core types its body names."""
+    core types its body names (without tables, every name it names: fail closed)."""
     out: dict[str, set[str]] = {}
     for i, c in enumerate(commands):
         if c.keyword not in ("def", "abbrev") or i not in full_names:
@@ -228,7 +231,7 @@ def _aliases(commands: list[Command], full_names: dict[int, str]) -> dict[str, s
         if any(t.kind is Tok.IDENT and t.text not in ("Type", "Sort") for t in rest[:stop]):
             continue
         value = [normalise_name(t.text) for t in rest[stop + 1 :] if t.kind is Tok.IDENT]
-        core = {n for n in value if n in CORE_TYPES}
+        core = {n for n in value if core_types is None or n in core_types}
         core |= {x for n in value for x in out.get(n, set())}
         if core:
             full = full_names[i]
@@ -308,7 +311,7 @@ def _instance_flags(
         names = _subjects(kind)
         what = _instance_of(kind, class_of(kind, known_name), known_name)
     how = f"{how} ({what})" if what else how
-    core = sorted({n for n in names if n in CORE_TYPES})
+    core = core_among([n for n in names if n not in own], core_types_of(known_name))
     via = sorted(
         {f"{n} (an alias of {', '.join(sorted(aliases[n]))})" for n in names if n in aliases}
     )

@@ -10,9 +10,12 @@
   binder of one applied is a hypothesis;
 - **scoped**: the namespaces that hold a `scoped instance` (`open PiCountable` switches it on);
 - **namespaces**: the namespaces the library declares names under (`Real`, `MeasureTheory`);
-- **tokens**: the atoms of the library's notation commands (`"ℕ"`, `" + "`, `"π"`), read from
-  sources only (the store keeps no notation): `tokens_complete` says whether every part of the
-  tables was read from sources; where not, a reader that needs a token fails closed.
+- **tokens**: every atom of the library's notation commands (`"ℕ"`, `" + "`, `"π"`), from the
+  sources read or the store's `notations` rows: `tokens_complete` says whether every part of
+  the tables recorded them (a store source imported without notation, or rows from before atoms
+  were kept, do not); where not, a reader that needs a token fails closed;
+- **core types**: `math2.lean.core_types` (Lean core's types, and the types of the library's
+  closed notations: `ℝ`/`Real`).
 
 The tables are part of the checker's identity (`digest`): a verdict cached under one table is
 never reused under another. `math2.services.lean` builds them whatever the cache flag says.
@@ -30,6 +33,7 @@ from sqlalchemy import String, cast, func, or_, select
 
 from math2.lean.binders import binder_groups
 from math2.lean.brackets import depths
+from math2.lean.core_types import NotationFacts, derive
 from math2.lean.lexer import LexError, Tok, Token, tokenize
 from math2.lean.names import canonical
 
@@ -50,6 +54,7 @@ class LibraryDecl:
     statement: str = ""
     attributes: tuple[str, ...] = ()
     modifiers: tuple[str, ...] = ()
+    core: bool = False  # read from Lean core's own sources
 
 
 @dataclass(frozen=True)
@@ -135,7 +140,8 @@ class LibraryTables:
     spaces: frozenset[str] = frozenset()  # namespaces of the names read at once
     known_space: Callable[[str], bool] | None = None  # the store's, one by one
     tokens: frozenset[str] = frozenset()  # the atoms of the library's notation commands
-    tokens_complete: bool = False  # every part read from sources (the store keeps no notation)
+    tokens_complete: bool = False  # every part recorded its notation commands' atoms
+    core_types: frozenset[str] = frozenset()  # `math2.lean.core_types`
 
     def __call__(self, name: str) -> bool:
         """Whether the library declares `name`."""
@@ -204,11 +210,15 @@ def tables_from(
     decls: Iterable[LibraryDecl],
     known: Callable[[str], bool] | None = None,
     base: str = "",
-    tokens: Iterable[str] | None = None,
+    notations: Iterable[NotationFacts] | None = None,
+    tokens_complete: bool | None = None,
 ) -> LibraryTables:
     """The tables of some declarations (a source's scan, the store's rows), joined to a name
-    lookup `known`; `base` names what `known` reads, for the digest; `tokens`: the atoms of the
-    sources' notation commands (None: not read, the store's case)."""
+    lookup `known`; `base` names what `known` reads, for the digest; `notations`: the notation
+    commands read with them (None: not read); `tokens_complete`: whether those are all the
+    library's (default: whether any were given)."""
+    decls = list(decls)
+    notes = list(notations or ())
     classes: dict[str, ClassInfo] = {}
     predicates: set[str] = set()
     scoped: set[str] = set()
@@ -228,8 +238,10 @@ def tables_from(
     for info in classes.values():
         if info.prop:
             predicates.add(info.name)
-    atoms = frozenset(a.strip() for a in tokens or () if a.strip())
+    atoms = frozenset(a.strip() for n in notes if not n.local for a in n.atoms or () if a.strip())
+    core = derive(decls, notes)
     h.update("\n".join(sorted(atoms)).encode())
+    h.update(("\ncore:" + "\n".join(sorted(core))).encode())
     return LibraryTables(
         classes=classes,
         predicates=frozenset(predicates),
@@ -242,7 +254,8 @@ def tables_from(
             ".".join(n.split(".")[:k]) for n in names for k in range(1, n.count(".") + 1)
         ),
         tokens=atoms,
-        tokens_complete=tokens is not None,
+        tokens_complete=notations is not None if tokens_complete is None else tokens_complete,
+        core_types=core,
     )
 
 
@@ -270,6 +283,7 @@ def join(a: LibraryTables, b: LibraryTables) -> LibraryTables:
         known_space=_either(a.known_space, b.known_space),
         tokens=a.tokens | b.tokens,
         tokens_complete=a.tokens_complete and b.tokens_complete,
+        core_types=a.core_types | b.core_types,
     )
 
 
@@ -328,7 +342,9 @@ class LibraryNames:
 
 def store_tables(store: Store, system: str = "lean4") -> LibraryTables:
     """The tables of the store's active mentions of `system`'s libraries: the classes,
-    predicates and scoped instances read at once, the names looked up one by one."""
+    predicates and scoped instances read at once, the names looked up one by one; the notation
+    tokens and core types from its `notations` rows (`math2.lean.stored_notation`)."""
+    from math2.lean.stored_notation import stored_notations
     from math2.store.models import Mention, Pin, Source
 
     active = (Source.system == system, Mention.status == "active")
@@ -354,7 +370,8 @@ def store_tables(store: Store, system: str = "lean4") -> LibraryTables:
                 )
             )
         ).all()
-    decls = []
+        notations, complete, constants = stored_notations(s, system)
+    decls = list(constants)
     for name, kind, statement, extra in rows:
         extra = extra or {}
         decls.append(
@@ -368,7 +385,7 @@ def store_tables(store: Store, system: str = "lean4") -> LibraryTables:
         )
     base = ";".join(f"{n}@{k}:{c}" for n, k, c in pins)
     names = LibraryNames(store, system)
-    tables = tables_from(decls, names, base)
+    tables = tables_from(decls, names, base, notations, tokens_complete=complete)
     tables.extra = frozenset()  # the store answers names itself, one by one
     tables.spaces = frozenset()  # and namespaces
     tables.known_space = names.namespace

@@ -9,10 +9,11 @@ from collections.abc import Callable, Sequence
 
 from math2.lean.classes import lean_binder_name, library_look_alike, look_alike_binders
 from math2.lean.commands import Command
+from math2.lean.core_types import UNKNOWN, core_types_of
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import LibraryTables
 from math2.lean.names import look_alike_of
-from math2.lean.rules import CORE_TYPES, DEFINITION_KEYWORDS, normalise_name
+from math2.lean.rules import DEFINITION_KEYWORDS, normalise_name
 from math2.lean.targets import declaration_name
 from math2.lean.terms import Violation, _v
 
@@ -32,6 +33,7 @@ def name_flags(
     `Real.sqrt`; `Foo.Nat.sqrt` inside `namespace Foo` as `Nat.sqrt`)."""
     out: list[Violation] = []
     at = c.tokens[c.keyword_index]
+    core = core_types_of(tables)
     full = full_names.get(i)
     declared: list[tuple[str, Token]] = []
     if full and c.keyword in DEFINITION_KEYWORDS | {"theorem", "lemma"}:
@@ -44,12 +46,15 @@ def name_flags(
             why = f"`{full}` is named like the library's `{lib}`"
             if lib != full and lib != written:
                 why += " (under the namespaces the item opens or enters)"
-        elif parts[-1] in CORE_TYPES:
+        elif core is not None and parts[-1] in core:
             why = f"`{full}` is named like the core type {parts[-1]}"
         elif len(parts) > 1 and (inside := _library_namespace(parts[0], tables, full_names)):
             why = f"`{full}` is declared inside {inside}"
         if why:
             out.append(_v("shadowing", at, why, offset))
+        elif core is None and c.keyword not in ("theorem", "lemma"):
+            why = f"`{full}` may be named like a core type ({UNKNOWN}: flagged, fail closed)"
+            out.append(_v("unchecked", at, why, offset))
     elif c.keyword in ("variable", "variables"):
         later = used_later.get(i, set())
         for t in c.body:
@@ -65,12 +70,12 @@ def name_flags(
                     and not lean_binder_name(name)
                 ):
                     library = next((f for f in tables.resolve(name, opened) if tables(f)), None)
-                if (name in CORE_TYPES or library) and _binds(c, t):
+                if ((core is not None and name in core) or library) and _binds(c, t):
                     why = f"the variable `{name}` is named like the library's `{library or name}`"
                     out.append(_v("shadowing", t, why, offset))
     for name, t in declared:
         last = name.split(".")[-1]
-        like = None if last.isascii() else look_alike_of(last, CORE_TYPES | every())
+        like = None if last.isascii() else look_alike_of(last, (core or frozenset()) | every())
         like = like or library_look_alike(name, tables, opened)
         if like:
             why = f"`{name}` is spelled with letters of another script and reads as `{like}`"

@@ -88,12 +88,6 @@ OPTION_CEILINGS = {
     "synthInstance.maxSize": 1_024,
 }
 
-# Names of core types: an instance on one of them in a benchmark's context changes what every
-# statement about it means, and is flagged; a definition named like one is flagged too.
-CORE_TYPES = frozenset(
-    {"ℕ", "ℤ", "ℚ", "ℝ", "ℂ", "Nat", "Int", "Rat", "Real", "Complex", "Prop", "Bool", "Fin",
-     "NNReal", "ENNReal", "EReal", "ZMod", "Set", "Finset", "List"}
-)  # fmt: skip
 # Words that stand for `sorry`, read from Lean's own sources (src/Init/Tactics.lean of
 # leanprover/lean4, read at commit 00165f832963 of the search index): the term `sorry` and the
 # axiom `sorryAx`; the tactic macros `sorry` and `admit` (`exact @sorryAx _ false`) and `stop`

@@ -36,10 +36,11 @@ from math2.lean.classes import (
     unidentified_head,
 )
 from math2.lean.commands import Command, namespaces, scope_names
+from math2.lean.core_types import core_types_of
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import LibraryTables
 from math2.lean.names import has_look_alike, look_alike_of
-from math2.lean.rules import CORE_TYPES, normalise_name
+from math2.lean.rules import normalise_name
 from math2.lean.terms import Violation, _v
 
 
@@ -245,7 +246,8 @@ def _closed(
             if u.kind is not Tok.IDENT:
                 continue
             name = normalise_name(u.text)
-            library = name in CORE_TYPES or (tables is not None and bool(tables.token(name)))
+            core = core_types_of(tables)  # without tables none is known a variable: closed
+            library = core is None or name in core or bool(tables and tables.token(name))
             if name in known or (bound is None and len(a) == 1 and not library):
                 return False
     return True
@@ -372,13 +374,17 @@ def _shadows(
     """Why a variable's name is refused: it is named like (or looks like) a constant the
     statement mentions, or looks like a library name under an opened namespace."""
     name = normalise_name(written)
-    like = look_alike_of(name, CORE_TYPES | mentioned) or library_look_alike(name, tables, opened)
+    core = core_types_of(tables)
+    like = look_alike_of(name, (core or frozenset()) | mentioned)
+    like = like or library_look_alike(name, tables, opened)
     if like is not None and like != name:
         return f"the variable `{name}` looks like `{like}` (letters of another script)"
     if name not in mentioned or lean_binder_name(name):
         return None
     library = tables is not None and any(tables(f) for f in tables.resolve(name, opened))
-    if name in CORE_TYPES or library:
+    # without tables a name the statement mentions cannot be told from a variable's use: the
+    # class and head rules (`unidentified_head`) refuse what they cannot identify instead
+    if (core is not None and name in core) or library:
         return (
             f"the variable `{name}` shadows the constant `{name}` the statement mentions: the "
             "statement would read as the library's and mean the variable"

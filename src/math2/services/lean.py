@@ -127,11 +127,11 @@ def source_tables(root: Path, folders: tuple[str, ...] = CORE_FOLDERS) -> Librar
     from math2.lean.library import LibraryDecl, tables_from
 
     decls = []
-    tokens: list[str] = []  # the atoms of the notation commands (a file's `local` ones left out)
+    notations = []  # the notation commands (tables_from leaves a file's `local` ones out)
     for folder in folders:
         for path in sorted((root / folder).rglob("*.lean")):
             scanned = scan_file(root, path)
-            tokens += [a for n in scanned.notations if not n.local for a in n.atoms]
+            notations += scanned.notations
             for d in scanned.declarations:
                 if d.name:
                     decls.append(
@@ -141,6 +141,7 @@ def source_tables(root: Path, folders: tuple[str, ...] = CORE_FOLDERS) -> Librar
                             statement=d.statement,
                             attributes=tuple(d.attributes),
                             modifiers=tuple(d.modifiers),
+                            core=folder in CORE_FOLDERS,
                         )
                     )
-    return tables_from(decls, base=f"sources:{'+'.join(folders)}", tokens=tokens)
+    return tables_from(decls, base=f"sources:{'+'.join(folders)}", notations=notations)

@@ -320,8 +320,10 @@ class SearchAid(Created, Base):
 
 class NotationRecord(Base):
     """A notation command a Lean library declares, as its import read it from the source
-    (`importers.lean_notation`): its symbol, the constants it unfolds to as written, and the
-    namespace they resolve in. The search index reads these rather than the checkout again."""
+    (`importers.lean_notation`): its symbol (None where no atom is one), every atom, the
+    constants it unfolds to as written, and the namespace they resolve in. The search index
+    and hygiene's token table read these rather than the checkout again; `atoms` None: a row
+    stored before atoms were kept (not recorded)."""
 
     __tablename__ = "notations"
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -329,7 +331,10 @@ class NotationRecord(Base):
     pin_id: Mapped[int] = mapped_column(ForeignKey("pins.id"))
     module: Mapped[str] = mapped_column(String(500))
     line: Mapped[int] = mapped_column(Integer)
-    symbol: Mapped[str] = mapped_column(Text)
+    symbol: Mapped[str | None] = mapped_column(Text, nullable=True)
+    atoms: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    kind: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    leading_atom: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     constants: Mapped[list[str]] = mapped_column(JSON, default=list)
     namespace: Mapped[str] = mapped_column(Text, default="")
     scoped: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -9,7 +9,7 @@ from math2.llm.testing import FakeServer, Rule, Script
 from math2.roles.formalize import FormalizeOptions, Outcome
 from tests.lean.conftest import requests
 from tests.lean.issue34_corpus import GENERATED_ACCEPTED, GENERATED_REFUSED, NAMED
-from tests.lean.test_library_tables import CHANGED
+from tests.lean.test_library_tables import CHANGED, FLAGGED, LEGIT
 from tests.roles.formalize.scripts import (
     GENERATOR,
     JUDGE,
@@ -25,6 +25,9 @@ REFUSED = {f"r{i}": code for i, code in enumerate(GENERATED_REFUSED.values())}
 # issue 41 §2: the cases that change meaning through the library's classes, names and scoped
 # instances (refused with the fixture library's tables, `library_tables`)
 REFUSED.update({f"c{i}": code for i, (code, _) in enumerate(CHANGED.values())})
+# issue 41 §3: a person's context (renaming/hiding, notation with attributes, shadowing,
+# instances) in a model's block: refused (flagged only at the benchmark level)
+REFUSED.update({f"f{i}": code for i, (code, *_) in enumerate(FLAGGED.values())})
 
 
 def _body(code: str) -> str:
@@ -32,6 +35,8 @@ def _body(code: str) -> str:
 
 
 PASSING = {f"n{i}": code for i, code in enumerate([*NAMED.values(), *GENERATED_ACCEPTED.values()])}
+# the legitimate shapes of issue 41 (`variable {G : Type*} [Group G] (g h : G)`, `{f : D → ℝ}`)
+PASSING.update({f"l{i}": code for i, code in enumerate(LEGIT.values())})
 
 
 def test_formalize_refuses_meaning_changers_and_passes_printed_names(
