@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from math2.retrieval import build as index_build
+from math2.retrieval import parts as index_build
 from math2.retrieval.index import build_index
 from math2.util.progress import LineReporter, reporting
 
