@@ -138,8 +138,9 @@ def search_cmd(
         bool,
         typer.Option(
             "--json",
-            help="Print the hits as one JSON list (rank, name, library, "
-            "kind, module, doc, statement, renamed_from, node) for scripts.",
+            help="Print the hits as one JSON list (rank, name, library, kind, module, doc, "
+            "statement, renamed_from, node, informal, informal_origin, fused_score: what "
+            "orders this query's hits, not comparable across queries) for scripts.",
         ),
     ] = False,
 ) -> None:
@@ -198,4 +199,7 @@ def search_cmd(
         lines.append("    " + escape(" ".join(h.statement.split())[:120]))
         if h.card.doc:
             lines.append(f"    [dim]{escape(h.card.doc[:120])}[/]")
+        if h.informal:  # model text: never shown without who wrote it
+            lines.append(f"    [dim]informal: {escape(h.informal.text[:120])} "
+                         f"({escape(h.informal.origin)})[/]")  # fmt: skip
         out.print("\n".join(lines), highlight=False)
