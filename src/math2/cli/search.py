@@ -138,9 +138,10 @@ def search_cmd(
         bool,
         typer.Option(
             "--json",
-            help="Print the hits as one JSON list (rank, name, library, kind, module, doc, "
-            "statement, renamed_from, node, informal, informal_origin, fused_score: what "
-            "orders this query's hits, not comparable across queries) for scripts.",
+            help="Print the hits as one JSON list (rank, name, library, mention_id, kind, "
+            "module, doc, statement, renamed_from, deprecated, successor, node, informal, "
+            "informal_origin, fused_score: what orders this query's hits, not comparable "
+            "across queries) for scripts.",
         ),
     ] = False,
 ) -> None:
@@ -196,6 +197,9 @@ def search_cmd(
         if h.hit.renamed_from:
             lines.append(f"    [yellow]renamed: {escape(h.hit.renamed_from)} is deprecated, "
                          f"use {escape(h.name)}[/]")  # fmt: skip
+        elif h.card.deprecated:  # its successor is not among the indexed declarations
+            use = f", use {escape(h.card.successor)}" if h.card.successor else ""
+            lines.append(f"    [yellow]deprecated (since {escape(h.card.deprecated)}){use}[/]")
         lines.append("    " + escape(" ".join(h.statement.split())[:120]))
         if h.card.doc:
             lines.append(f"    [dim]{escape(h.card.doc[:120])}[/]")

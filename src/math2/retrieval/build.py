@@ -148,7 +148,7 @@ def build_index(
     lexical.write_lines(out / "names", names)
     lexical.write_lines(out / "snippets", [" ".join((r.statement or "").split())[:SNIPPET]
                                             for r in rows])  # fmt: skip
-    cards.write(out, kinds, [r.module for r in rows], doc)
+    cards.write(out, kinds, [r.module for r in rows], doc, [r.extra for r in rows])
     meta = {
         "source": source,
         "count": len(ids),

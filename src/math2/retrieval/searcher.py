@@ -75,6 +75,8 @@ class HitSummary(BaseModel):
     doc: str | None  # the docstring's first line
     statement: str
     renamed_from: str | None  # the deprecated name the query found; `name` is its successor
+    deprecated: str | None  # since when this hit itself is deprecated (its successor not found)
+    successor: str | None  # what it says to use instead, as its source writes it
     node: str | None
     informal: str | None  # the first line of the informal text the index holds (`informal.py`)
     informal_origin: str | None  # who wrote it and whether a person reviewed it
@@ -107,7 +109,8 @@ class SearchHit(BaseModel):
             rank=rank, name=self.name, library=self.library, mention_id=self.mention_id,
             kind=self.card.kind,
             module=self.card.module, doc=self.card.doc, statement=self.statement,
-            renamed_from=self.hit.renamed_from, node=self.node.key if self.node else None,
+            renamed_from=self.hit.renamed_from, deprecated=self.card.deprecated,
+            successor=self.card.successor, node=self.node.key if self.node else None,
             informal=note.text if note else None, informal_origin=note.origin if note else None,
             fused_score=self.hit.score,
         )  # fmt: skip
@@ -222,12 +225,12 @@ class Searcher:
             decl, node = rows.get(f.hit.mention_id, (None, None))
             index = indexes[f.library]
             statement = decl.statement if decl else index.snippet(f.hit.position)
-            if decl:
-                card = Card(kind=decl.kind, module=decl.module,
-                            doc=first_line(decl.docstring) or None)  # fmt: skip
             cards, notes = self._cards_of(index)
-            if not decl:
-                card = cards[f.hit.position]
+            card = cards[f.hit.position]
+            if decl:  # the store's own fields; deprecation as the index recorded it
+                doc = first_line(decl.docstring) or None
+                card = card.model_copy(update={"kind": decl.kind, "module": decl.module,
+                                               "doc": doc})  # fmt: skip
             # unvalidated: the values come typed from the index and the store (see index.py)
             hits.append(SearchHit.model_construct(library=f.library, hit=f.hit, score=f.score,
                         statement=statement, card=card, declaration=decl, node=node,
