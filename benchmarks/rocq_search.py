@@ -27,8 +27,12 @@ def main() -> None:
         with store.session() as s:
             sync_manifest(s, manifest)
         load_builtin_importers()["rocq-stdlib"].run(store, manifest.get("rocq-stdlib"), root)
-        build_index(store, Path(tmp) / "ix", "rocq-stdlib", dense=False)
+        meta = build_index(store, Path(tmp) / "ix", "rocq-stdlib", dense=False)
         index = SearchIndex(Path(tmp) / "ix")
+        print(
+            f"indexed {meta['count']}; functor bodies left out: "
+            f"{meta.get('functor_bodies_left_out', 'n/a (not read)')}"
+        )
         for q in queries:
             print(f"{q} -> {[h.name for h in index.search(q, k=5)]}")
 

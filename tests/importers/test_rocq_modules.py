@@ -6,6 +6,8 @@ finds `Nat.add_comm` first."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -81,11 +83,57 @@ def test_search_finds_the_name_users_write(rows, sqlite_store, tmp_path: Path) -
     assert "Stdlib.Arith.PeanoNat.Nat.add_comm" in names[:2], names
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ranking by extra.functor_body is math2.retrieval's (the search branch): until it "
-    "reads the mark, the functor's copy ties with Nat.add_comm and comes first",
-)
 def test_search_ranks_the_name_users_write_first(rows, sqlite_store, tmp_path: Path) -> None:
     names = _search(sqlite_store, tmp_path / "index")
     assert names[0] == "Stdlib.Arith.PeanoNat.Nat.add_comm", names
+
+
+def test_functor_bodies_with_a_usable_copy_are_left_out(rows, sqlite_store, tmp_path) -> None:
+    from math2.retrieval.index import SearchIndex, build_index
+
+    copied = {m.extra.get("included_from") for m in rows.values()} - {None}
+    bodies = {n for n, m in rows.items() if m.extra.get("functor_body")}
+    meta = build_index(sqlite_store, tmp_path / "default", "rocq-stdlib", dense=False)
+    names = set(SearchIndex(tmp_path / "default").names)
+    assert meta["functor_bodies_left_out"] == len(bodies & copied) > 0
+    assert not names & bodies & copied
+    build_index(sqlite_store, tmp_path / "all", "rocq-stdlib", dense=False, functor_bodies=True)
+    assert bodies <= set(SearchIndex(tmp_path / "all").names)
+
+
+def test_a_body_no_module_includes_is_kept() -> None:
+    from math2.retrieval.corpus import Row, _without_copied_bodies
+
+    def row(i: int, name: str, **extra: object) -> Row:
+        return Row(i, name, ": True", None, "M", "theorem", dict(extra))
+
+    rows = [
+        row(1, "F.a", functor_body=True), row(2, "F.b", functor_body=True),
+        row(3, "M.a", included_from="F.a"), row(4, "G.c"),
+    ]  # fmt: skip
+    kept, left_out = _without_copied_bodies(rows)
+    assert [r.name for r in kept] == ["F.b", "M.a", "G.c"] and left_out == 1
+
+
+def test_the_cli_says_what_it_left_out_and_keeps_it_when_asked(rows, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from math2.cli import app
+
+    monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'math2.db'}")  # `sqlite_store`
+    monkeypatch.setenv("MATH2_RETRIEVAL__INDEX_DIR", str(tmp_path / "ix"))
+    build = ["index", "build", "--library", "rocq-stdlib", "--no-dense"]
+    res = CliRunner().invoke(app, build)
+    assert res.exit_code == 0, res.output
+    assert re.search(
+        r"; [1-9]\d* functor-body declarations left out .*--functor-bodies",
+        " ".join(res.stdout.split()),
+    )
+    first = CliRunner().invoke(app, ["search", "addition is commutative on natural numbers",
+                                     "--library", "rocq-stdlib", "--json"])  # fmt: skip
+    assert json.loads(first.stdout)[0]["name"] == "Stdlib.Arith.PeanoNat.Nat.add_comm"
+    res = CliRunner().invoke(app, [*build, "--functor-bodies"])
+    assert res.exit_code == 0 and "left out" not in res.stdout, res.output
+    assert f"{NZ}.add_comm" in json.loads(
+        (tmp_path / "ix" / "rocq-stdlib" / "names.json").read_text()
+    )

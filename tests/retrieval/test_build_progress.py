@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from math2.retrieval import build as index_build
+import pytest
+
+from math2.retrieval import parts as index_build
 from math2.retrieval.index import build_index
 from math2.util.progress import LineReporter, reporting
 
@@ -21,6 +23,8 @@ def _build(store, out: Path, every_s: float) -> tuple[dict, list[str]]:
     return meta, lines
 
 
+# the build reads the store without SQLAlchemy's deprecated `Result.tuples()` (2.1)
+@pytest.mark.filterwarnings("error::sqlalchemy.exc.SADeprecationWarning")
 def test_each_stage_of_the_build_ends_with_a_line_of_its_count(store, tmp_path: Path) -> None:
     meta, lines = _build(store, tmp_path / "index", every_s=3600)
     n = meta["count"]

@@ -133,10 +133,11 @@ def test_http_endpoint(index: Path) -> None:
         r = c.get("/search", params={"q": "identity function", "k": 2})
         assert r.status_code == 200 and len(r.json()["hits"]) == 2
         assert r.json()["hits"][0]["name"].startswith("Demo.")
-        assert r.json()["hits"] == [
-            {**h.hit.model_dump(), "library": h.library, "statement": h.statement}
-            for h in searcher.search("identity function", index.name, 2)
+        assert r.json()["hits"] == [  # what `math2 search --json` prints: a rank, no bare score
+            h.summary(i).model_dump()
+            for i, h in enumerate(searcher.search("identity function", index.name, 2), 1)
         ]
+        assert "score" not in r.json()["hits"][0] and r.json()["hits"][1]["rank"] == 2
         assert c.get("/search", params={"q": "x", "k": 0}).status_code == 400
         assert c.get("/search", params={"q": " "}).status_code == 400
         assert c.get("/nope").status_code == 404

@@ -122,12 +122,32 @@ def test_a_hit_shows_kind_module_doc_and_successor_without_a_store(
         "Demo.add_comm'",
         "Demo.add_comm_old",
     )
-    assert first["kind"] == "theorem" and "score" not in first
+    assert first["kind"] == "theorem" and "score" not in first and first["fused_score"] > 0
+    assert first["informal"] is None and first["informal_origin"] is None
     text = CliRunner().invoke(cli, ["search", "Demo.idf", "-k", "1"])
     assert "def · Mathlib.Algebra.Demo" in text.output
     assert "The identity, as a definition." in text.output
     shown = CliRunner().invoke(cli, ["search", "add_comm_old", "-k", "1"]).output
     assert "renamed: Demo.add_comm_old is deprecated, use Demo.add_comm'" in shown
+
+
+def test_a_deprecated_hit_whose_successor_is_not_followed_says_so(two_libraries) -> None:
+    """A deprecated declaration shown as itself (its successor not followed) says since when
+    and what to use, with or without the store."""
+    from math2.retrieval import Searcher
+    from math2.retrieval.scope import LibraryHit
+
+    store, root = two_libraries
+    for searcher in (Searcher(root), Searcher(root, store)):
+        ix = searcher.index("mathlib")
+        ix.renames = False
+        [old] = [h for h in ix.search("add_comm_old", k=3) if h.name == "Demo.add_comm_old"]
+        [hit] = searcher.resolve([LibraryHit("mathlib", old, old.score)], {"mathlib": ix})
+        row = hit.summary(1)
+        assert (row.deprecated, row.successor) == ("2026-01-01", "add_comm'")
+        assert row.kind == "theorem" and row.renamed_from is None
+        fresh = searcher.search("add_comm'", "mathlib", 1)[0].summary(1)
+        assert fresh.deprecated is None and fresh.successor is None
 
 
 def test_a_librarys_index_reads_no_other_librarys_files(two_libraries, tmp_path, monkeypatch):

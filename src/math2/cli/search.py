@@ -34,6 +34,15 @@ def index_build(
         typer.Option(help="Dense encoder: bge-small or minilm (default: retrieval.encoder)."),
     ] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N declarations.")] = None,
+    functor_bodies: Annotated[
+        bool,
+        typer.Option(
+            "--functor-bodies",
+            help="Keep Rocq functor-body declarations that a module includes under its own "
+            "name (left out by default: search finds `Nat.add_comm`, not the functor's copy "
+            "`…NZAddProp.add_comm` no user can write).",
+        ),
+    ] = False,
 ) -> None:
     """Build (or resume) the BM25 (+ search aids, + dense when asked) index of a library's
     declarations."""
@@ -67,7 +76,7 @@ def index_build(
         meta = build_index(
             _store(), folder, library, dense=dense, limit=limit,
             progress=lambda m: err.print(m), encoder=encoder,
-            mathlib_dir=mathlib_checkout(state.settings),
+            mathlib_dir=mathlib_checkout(state.settings), functor_bodies=functor_bodies,
         )  # fmt: skip
     except (LookupError, EncoderUnavailable) as exc:
         raise fail(str(exc)) from exc
@@ -76,7 +85,10 @@ def index_build(
         f"index of {meta['count']} declarations at {folder}"
         + (f"; dense part: {dense_part['encoder']}" if dense_part else "; no dense part")
         + (", HNSW graph" if dense_part and dense_part.get("ann") else "")
-    )
+        + (f"; {meta['functor_bodies_left_out']} functor-body declarations left out (a module "
+           "includes each under its own name; --functor-bodies keeps them)"
+           if meta.get("functor_bodies_left_out") else "")
+    )  # fmt: skip
 
 
 @index_app.command("serve")
@@ -126,8 +138,10 @@ def search_cmd(
         bool,
         typer.Option(
             "--json",
-            help="Print the hits as one JSON list (rank, name, library, "
-            "kind, module, doc, statement, renamed_from, node) for scripts.",
+            help="Print the hits as one JSON list (rank, name, library, mention_id, kind, "
+            "module, doc, statement, renamed_from, deprecated, successor, node, informal, "
+            "informal_origin, fused_score: what orders this query's hits, not comparable "
+            "across queries) for scripts.",
         ),
     ] = False,
 ) -> None:
@@ -183,7 +197,13 @@ def search_cmd(
         if h.hit.renamed_from:
             lines.append(f"    [yellow]renamed: {escape(h.hit.renamed_from)} is deprecated, "
                          f"use {escape(h.name)}[/]")  # fmt: skip
+        elif h.card.deprecated:  # its successor is not among the indexed declarations
+            use = f", use {escape(h.card.successor)}" if h.card.successor else ""
+            lines.append(f"    [yellow]deprecated (since {escape(h.card.deprecated)}){use}[/]")
         lines.append("    " + escape(" ".join(h.statement.split())[:120]))
         if h.card.doc:
             lines.append(f"    [dim]{escape(h.card.doc[:120])}[/]")
+        if h.informal:  # model text: never shown without who wrote it
+            lines.append(f"    [dim]informal: {escape(h.informal.text[:120])} "
+                         f"({escape(h.informal.origin)})[/]")  # fmt: skip
         out.print("\n".join(lines), highlight=False)

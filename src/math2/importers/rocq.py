@@ -23,8 +23,8 @@ as `NBasicProp`, a functor type, or a plain module (`Include BinIntDef.Z`), also
 (`Stdlib.Arith.PeanoNat.Nat.add_comm` from `…NZAdd.NZAddProp.add_comm`), marked
 `included_from` (the name it was declared under). Declarations inside a `Module Type` or a
 functor (a module with parameters) are kept, marked `functor_body: true` (and `module_type`
-inside a module type): they are not constants a user can name, and search ranks them after
-usable names (docs/sources.md)."""
+inside a module type): they are not constants a user can name, and the search index leaves out
+each one a module includes under its own name (`math2.retrieval.corpus`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""What a hit shows without opening the store: each declaration's kind, module and the first
-line of its docstring, kept beside the index as one tab-separated line per document
+"""What a hit shows without opening the store: each declaration's kind, module, the first
+line of its docstring and, for a deprecated declaration, since when and its successor (as the
+source writes it), kept beside the index as one tab-separated line per document
 (`cards.txt`, offsets in `cards.npy`; `lexical.write_lines`), read through one memory map.
 
 `math2 search` prints them under each hit, and `--json` gives them to scripts (issue 45 §5);
@@ -9,6 +10,7 @@ an index built before them has none (`Card` with empty fields), never an error.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -23,6 +25,8 @@ class Card(BaseModel):
     kind: str | None = None
     module: str | None = None
     doc: str | None = None  # the docstring's first line
+    deprecated: str | None = None  # since when (a date or version; `unknown` when not said)
+    successor: str | None = None  # what a deprecated declaration says to use instead
 
 
 def first_line(docstring: str | None) -> str:
@@ -34,13 +38,19 @@ def first_line(docstring: str | None) -> str:
 
 
 def write(folder: Path, kinds: list[str | None], modules: list[str | None],
-          docs: list[str | None]) -> None:  # fmt: skip
-    """One card per document, in the index's order."""
+          docs: list[str | None], extras: list[dict[str, Any]]) -> None:  # fmt: skip
+    """One card per document, in the index's order (`extras`: `Mention.extra`, whose
+    `deprecated_since` and `successor` the importer records)."""
     lines = [
-        f"{k or ''}\t{m or ''}\t{first_line(d)}"
-        for k, m, d in zip(kinds, modules, docs, strict=True)
-    ]
+        "\t".join((k or "", m or "", first_line(d), _field(e.get("deprecated_since")),
+                   _field(e.get("successor") if e.get("deprecated_since") else None)))
+        for k, m, d, e in zip(kinds, modules, docs, extras, strict=True)
+    ]  # fmt: skip
     lexical.write_lines(folder / STEM, lines)
+
+
+def _field(value: object) -> str:
+    return " ".join(str(value).split()) if value else ""
 
 
 class Cards:
@@ -53,5 +63,8 @@ class Cards:
     def __getitem__(self, position: int) -> Card:
         if self._lines is None or position < 0:
             return Card()
-        kind, module, doc = [*self._lines[position].split("\t"), "", ""][:3]
-        return Card.model_construct(kind=kind or None, module=module or None, doc=doc or None)
+        kind, module, doc, since, successor = [*self._lines[position].split("\t"), *[""] * 4][:5]
+        return Card.model_construct(
+            kind=kind or None, module=module or None, doc=doc or None,
+            deprecated=since or None, successor=successor or None,
+        )  # fmt: skip

@@ -1,6 +1,6 @@
 """The search index over mentions: lexical parts (BM25 over words, phrases and search aids) +
-dense embeddings (`dense.py`) + informal descriptions + a PageRank prior over the dependency
-graph.
+dense embeddings (`dense.py`) + informal texts (`informal.py`) + a PageRank prior over the
+dependency graph.
 
 The lexical score of a document d for a query q adds the BM25 scores of its parts:
 

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from math2.retrieval.cards import Card, Cards, first_line
 from math2.retrieval.index import Hit, SearchIndex
+from math2.retrieval.informal import InformalNote, InformalNotes
 from math2.retrieval.scope import (
     ALL,
     LibraryHit,
@@ -68,12 +69,19 @@ class HitSummary(BaseModel):
     rank: int
     name: str
     library: str
+    mention_id: int  # the declaration's id in the store
     kind: str | None
     module: str | None
     doc: str | None  # the docstring's first line
     statement: str
     renamed_from: str | None  # the deprecated name the query found; `name` is its successor
+    deprecated: str | None  # since when this hit itself is deprecated (its successor not found)
+    successor: str | None  # what it says to use instead, as its source writes it
     node: str | None
+    informal: str | None  # the first line of the informal text the index holds (`informal.py`)
+    informal_origin: str | None  # who wrote it and whether a person reviewed it
+    fused_score: float  # what orders this query's hits (a sum of weighted reciprocal ranks,
+    # or the learned ranker's output): not comparable across queries, libraries or indexes
 
 
 class SearchHit(BaseModel):
@@ -84,6 +92,7 @@ class SearchHit(BaseModel):
     score: float  # comparable across libraries when several were searched
     statement: str  # the store's statement when resolved, else the index's snippet
     card: Card = Card()  # kind, module, the docstring's first line (the store's when resolved)
+    informal: InformalNote | None = None  # the informal text the index holds, with its origin
     declaration: Declaration | None = None
     node: NodeRef | None = None
 
@@ -92,12 +101,18 @@ class SearchHit(BaseModel):
         return self.hit.name
 
     def summary(self, rank: int) -> HitSummary:
-        """What a script reads of this hit (`math2 search --json`): no score, whose scale
-        depends on the query and the parts built, only the rank."""
+        """What a script reads of this hit (`math2 search --json`): the rank, and the score
+        only under a name that says what it is (its scale depends on the query and the parts
+        built)."""
+        note = self.informal
         return HitSummary(
-            rank=rank, name=self.name, library=self.library, kind=self.card.kind,
+            rank=rank, name=self.name, library=self.library, mention_id=self.mention_id,
+            kind=self.card.kind,
             module=self.card.module, doc=self.card.doc, statement=self.statement,
-            renamed_from=self.hit.renamed_from, node=self.node.key if self.node else None,
+            renamed_from=self.hit.renamed_from, deprecated=self.card.deprecated,
+            successor=self.card.successor, node=self.node.key if self.node else None,
+            informal=note.text if note else None, informal_origin=note.origin if note else None,
+            fused_score=self.hit.score,
         )  # fmt: skip
 
     @property
@@ -122,7 +137,7 @@ class Searcher:
         self.cwd = cwd
         self.ranker = ranker  # order by the learned ranker where the index has one
         self._open: dict[str, tuple[int, SearchIndex]] = {}
-        self._cards: dict[int, tuple[SearchIndex, Cards]] = {}  # by the opened index (kept)
+        self._cards: dict[int, tuple[SearchIndex, Cards, InformalNotes]] = {}  # by opened index
         self._lock = threading.Lock()  # bm25s and the encoder are not meant for concurrent calls
 
     def built(self) -> dict[str, Path]:
@@ -210,21 +225,24 @@ class Searcher:
             decl, node = rows.get(f.hit.mention_id, (None, None))
             index = indexes[f.library]
             statement = decl.statement if decl else index.snippet(f.hit.position)
-            if decl:
-                card = Card(kind=decl.kind, module=decl.module,
-                            doc=first_line(decl.docstring) or None)  # fmt: skip
-            else:
-                card = self._cards_of(index)[f.hit.position]
+            cards, notes = self._cards_of(index)
+            card = cards[f.hit.position]
+            if decl:  # the store's own fields; deprecation as the index recorded it
+                doc = first_line(decl.docstring) or None
+                card = card.model_copy(update={"kind": decl.kind, "module": decl.module,
+                                               "doc": doc})  # fmt: skip
             # unvalidated: the values come typed from the index and the store (see index.py)
             hits.append(SearchHit.model_construct(library=f.library, hit=f.hit, score=f.score,
-                        statement=statement, card=card, declaration=decl, node=node))  # fmt: skip
+                        statement=statement, card=card, declaration=decl, node=node,
+                        informal=notes[f.hit.position]))  # fmt: skip
         return hits
 
-    def _cards_of(self, index: SearchIndex) -> Cards:
+    def _cards_of(self, index: SearchIndex) -> tuple[Cards, InformalNotes]:
         kept = self._cards.get(id(index))
         if kept is None:  # the index is kept with its cards, so its id is never reused
-            kept = self._cards[id(index)] = (index, Cards(index.folder))
-        return kept[1]
+            kept = (index, Cards(index.folder), InformalNotes(index.folder))
+            self._cards[id(index)] = kept
+        return kept[1], kept[2]
 
     def _declarations(self, ids: list[int]) -> dict[int, tuple[Declaration, NodeRef | None]]:
         if not ids or self.store is None:

@@ -34,8 +34,7 @@ def make_app(searcher: Searcher, library: str | None = None) -> FastAPI:
         return {
             "query": q.strip(),
             "library": name,
-            "hits": [{**h.hit.model_dump(), "library": h.library, "statement": h.statement}
-                     for h in hits],
-        }  # fmt: skip
+            "hits": [h.summary(i).model_dump() for i, h in enumerate(hits, 1)],
+        }
 
     return app
