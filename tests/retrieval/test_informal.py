@@ -91,7 +91,9 @@ def test_informal_text_is_a_part_shown_with_its_origin(informalized, tmp_path, m
     assert hit.informal.origin == "written by writer (informalize), not reviewed by a person"
     monkeypatch.setenv("MATH2_DB_URL", f"sqlite:///{tmp_path / 'none.db'}")
     monkeypatch.setenv("MATH2_RETRIEVAL__INDEX_DIR", str(root))
-    shown = CliRunner().invoke(cli, ["search", QUERY, "-k", "1"]).output
+    res = CliRunner().invoke(cli, ["search", QUERY, "-k", "1"])
+    assert "+ informal texts" in res.stderr  # the searched line names the part
+    shown = res.output
     assert f"informal: {POINT} (written by writer (informalize), not reviewed" in shown
     [row] = json.loads(CliRunner().invoke(cli, ["search", QUERY, "-k", "1", "--json"]).stdout)
     assert (row["informal"], row["informal_origin"]) == (POINT, hit.informal.origin)

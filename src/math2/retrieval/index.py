@@ -216,7 +216,7 @@ class SearchIndex(LexicalScoring):
         if self.meta.get("dense"):
             found.append("dense")
         if self.meta.get("descriptions"):
-            found.append("descriptions")
+            found.append("informal texts")
         return found
 
     @cached_property
