@@ -88,3 +88,18 @@ def test_the_store_and_the_sources_give_the_same_tokens_and_core_types(tmp_path:
     assert [r for r, _ in _flags(new, old)] == ["notation"]
     assert old.digest != tables.digest
     store.close()
+
+
+def test_without_tables_a_name_of_mixed_scripts_is_a_look_alike() -> None:
+    """No table says `Nat` or `log` is a name: a name mixing Latin letters with look-alikes of
+    another script is refused for a model and flagged for a person all the same (fail closed);
+    a name all in one other script (`αβ`) is not one."""
+    nu = H + "theorem foo (Νat : Type) (n : Νat) : n = n := by sorry"  # a Greek capital Nu
+    omicron = H + "variable (lοg : ℕ → ℕ)\ntheorem foo : lοg 1 = 0 := by sorry"
+    for code, reads in ((nu, "Nat"), (omicron, "log")):
+        r = check_code(code, name="foo", known_name=None)
+        assert not r.ok and f"looks like `{reads}`" in r.violations[0].detail, r.violations
+        got = _flags(code, None)
+        assert [x for x, _ in got] == ["look-alike"] and f"reads as `{reads}`" in got[0][1], got
+    greek = H + "theorem foo (αβ : ℕ) : αβ = αβ := by sorry"
+    assert check_code(greek, name="foo", known_name=None).ok and _flags(greek, None) == []

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from math2.lean.binders import Binder, binder_groups
 from math2.lean.brackets import depths, matching, proof_start
 from math2.lean.commands import Command
-from math2.lean.core_types import core_types_of
+from math2.lean.core_types import core_types_of, look_alike
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import ClassInfo, LibraryTables
-from math2.lean.names import canonical, latin_skeleton, look_alike_of, parts
+from math2.lean.names import canonical, latin_skeleton, parts
 from math2.lean.rules import normalise_name
 
 # Lean's syntax for propositions: a binder's type with one of these is a hypothesis. Names
@@ -109,10 +109,8 @@ def look_alike_binders(
     for b in binder_groups(c.body[1:stop]):
         for n in b.names:
             name = normalise_name(n.text)
-            core = core_types_of(tables) or frozenset()
-            like = look_alike_of(name, core | (known - {name})) or library_look_alike(
-                name, tables, opened
-            )
+            like = look_alike(name, known - {name}, core_types_of(tables))
+            like = like or library_look_alike(name, tables, opened)
             if like is not None:
                 out.append((n, name, like))
     return out

@@ -20,6 +20,7 @@ fails closed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Protocol
 
 from math2.lean.brackets import depths
@@ -126,6 +127,15 @@ def core_among(names: Iterable[str], core: frozenset[str] | None) -> list[str]:
     if core is None:
         return [f"{n} ({UNKNOWN})" for n in sorted(set(names))]
     return sorted(set(names) & core)
+
+
+def look_alike(name: str, known: AbstractSet[str], core: frozenset[str] | None) -> str | None:
+    """The name of `known` or a core type that `name` only looks like; without core types to
+    compare with (`core` None), any name of mixed scripts (`Νat`), fail closed."""
+    from math2.lean.names import look_alike_of, mixed_script
+
+    like = look_alike_of(name, (core or frozenset()) | known)
+    return like or (mixed_script(name) if core is None else None)
 
 
 def core_types_of(tables: LibraryTables | None) -> frozenset[str] | None:

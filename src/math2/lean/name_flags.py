@@ -9,10 +9,9 @@ from collections.abc import Callable, Sequence
 
 from math2.lean.classes import lean_binder_name, library_look_alike, look_alike_binders
 from math2.lean.commands import Command
-from math2.lean.core_types import UNKNOWN, core_types_of
+from math2.lean.core_types import UNKNOWN, core_types_of, look_alike
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import LibraryTables
-from math2.lean.names import look_alike_of
 from math2.lean.rules import DEFINITION_KEYWORDS, normalise_name
 from math2.lean.targets import declaration_name
 from math2.lean.terms import Violation, _v
@@ -75,7 +74,7 @@ def name_flags(
                     out.append(_v("shadowing", t, why, offset))
     for name, t in declared:
         last = name.split(".")[-1]
-        like = None if last.isascii() else look_alike_of(last, (core or frozenset()) | every())
+        like = None if last.isascii() else look_alike(last, every(), core)
         like = like or library_look_alike(name, tables, opened)
         if like:
             why = f"`{name}` is spelled with letters of another script and reads as `{like}`"

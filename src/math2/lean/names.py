@@ -192,6 +192,17 @@ def latin_skeleton(name: str) -> str:
     return name.translate(_LOOK_ALIKE)
 
 
+def mixed_script(name: str) -> str | None:
+    """The Latin name a name of mixed scripts reads as (`Νat` with a Greek Nu, `lοg` with a
+    Greek omicron: Latin letters beside look-alikes of others), or None. What a reader asks
+    where it has no table of names to compare with (fail closed); `αβ` is not one."""
+    plain = name.replace("«", "").replace("»", "").split(".")[-1]
+    if len(plain) < 2 or not any(c.isascii() and c.isalpha() for c in plain):
+        return None
+    skeleton = latin_skeleton(plain)
+    return skeleton if skeleton != plain else None
+
+
 def look_alike_of(name: str, known: AbstractSet[str]) -> str | None:
     """The Latin name in `known` that `name` only looks like (None: it is not a look-alike).
     Single letters are not looked at (α and a are different variables by custom)."""

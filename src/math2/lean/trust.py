@@ -36,10 +36,10 @@ from math2.lean.classes import (
     unidentified_head,
 )
 from math2.lean.commands import Command, namespaces, scope_names
-from math2.lean.core_types import core_types_of
+from math2.lean.core_types import core_types_of, look_alike
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import LibraryTables
-from math2.lean.names import has_look_alike, look_alike_of
+from math2.lean.names import has_look_alike
 from math2.lean.rules import normalise_name
 from math2.lean.terms import Violation, _v
 
@@ -375,8 +375,7 @@ def _shadows(
     statement mentions, or looks like a library name under an opened namespace."""
     name = normalise_name(written)
     core = core_types_of(tables)
-    like = look_alike_of(name, (core or frozenset()) | mentioned)
-    like = like or library_look_alike(name, tables, opened)
+    like = look_alike(name, mentioned, core) or library_look_alike(name, tables, opened)
     if like is not None and like != name:
         return f"the variable `{name}` looks like `{like}` (letters of another script)"
     if name not in mentioned or lean_binder_name(name):
