@@ -236,7 +236,7 @@ def main() -> None:
         rows = query_rows(none, items)
         configs["ranker, no family (no name-part matching)"] = cross_validated(
             none, rows, args.folds
-        )
+        )[MIX]
     table(configs, items, "fusion (default before §3)")
     if shipped_label in configs:
         print(f"\n{shipped_label} against the fusion, per cut:")

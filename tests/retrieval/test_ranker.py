@@ -57,7 +57,8 @@ def test_the_ranker_orders_the_search_when_asked(built) -> None:
     """With the ranker the order is the model's, not the fusion's (a candidate's score is
     the model's output, not a sum of reciprocal ranks)."""
     ix = SearchIndex(built[0], use_ranker=True)
-    assert ix.use_ranker and not SearchIndex(built[0]).use_ranker  # off by default
+    assert ix.use_ranker and SearchIndex(built[0]).use_ranker  # on by default where built
+    assert not SearchIndex(built[0], use_ranker=False).use_ranker
     learned = ix.search("group homomorphism", k=5)
     fused = ix.search("group homomorphism", k=5, ranker=False)
     assert [h.score for h in learned] != [h.score for h in fused]
@@ -141,8 +142,10 @@ def test_a_rebuilt_index_refuses_its_old_ranker(index_copy) -> None:
     with pytest.raises(RankerMismatch, match=r"math2 index build --library mathlib"):
         SearchIndex(index_copy, use_ranker=True)
     with pytest.raises(RankerMismatch, match=r"math2 index build --library mathlib"):
-        SearchIndex(index_copy).search("group homomorphism", ranker=True)
-    SearchIndex(index_copy).search("group homomorphism")  # the fusion still
+        SearchIndex(index_copy)  # the ranker is the default: a stale one is an error at open
+    with pytest.raises(RankerMismatch, match=r"math2 index build --library mathlib"):
+        SearchIndex(index_copy, use_ranker=False).search("group homomorphism", ranker=True)
+    SearchIndex(index_copy, use_ranker=False).search("group homomorphism")  # the fusion still
 
 
 def test_another_feature_version_is_refused(index_copy, monkeypatch) -> None:
@@ -192,8 +195,17 @@ def test_the_command_line_orders_by_the_ranker_when_asked(built, tmp_path, monke
     learned = CliRunner().invoke(app, ["search", "group homomorphism", "--ranker", "--json"])
     assert learned.exit_code == 0, learned.output
     assert "ordered by the learned ranker" in learned.stderr
-    fused = CliRunner().invoke(app, ["search", "group homomorphism", "--json"])
+    fused = CliRunner().invoke(app, ["search", "group homomorphism", "--fusion", "--json"])
     assert fused.exit_code == 0 and "learned ranker" not in fused.stderr
+    default = CliRunner().invoke(app, ["search", "group homomorphism", "--json"])
+    assert default.exit_code == 0 and "ordered by the learned ranker" in default.stderr
+    assert default.stdout == learned.stdout
+    # an index without a ranker: the default is the fusion, and asking for the ranker fails
+    shutil.rmtree(tmp_path / "index" / "mathlib" / RANKER_DIR)
+    plain = CliRunner().invoke(app, ["search", "group homomorphism", "--json"])
+    assert plain.exit_code == 0 and "learned ranker" not in plain.stderr
+    asked = CliRunner().invoke(app, ["search", "group homomorphism", "--ranker"])
+    assert asked.exit_code != 0 and "math2 index build --library mathlib" in asked.output
     want = [h.name for h in SearchIndex(built[0]).search("group homomorphism", 10, ranker=True)]
     assert [h["name"] for h in json.loads(learned.stdout)] == want
 

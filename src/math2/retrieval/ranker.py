@@ -5,7 +5,8 @@ artifact:
 
     <index>/ranker/model.txt     LightGBM's text model
     <index>/ranker/ranker.json   RANKER_VERSION, FEATURES, the digest of the index's
-                                 meta.json and of model.txt, the queries it was trained on
+                                 meta.json and of model.txt, the queries it was trained on,
+                                 the share of the fusion's order mixed in (`mixed`, MIX)
 
 An index whose `meta.json` changed since (rebuilt, re-embedded), a math2 whose features differ,
 or a model file that is not the one recorded is refused with the command that rebuilds it
