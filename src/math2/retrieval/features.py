@@ -154,8 +154,10 @@ def candidate_features(
             [sum(w in wanted for w in ws) / max(1, len(ws)) for ws in last], dtype=float
         )
         groups = query_groups(query, ix.levers.vocabulary_weights, ix.families)
-        said = sum((parts.matched(g, cands) > 0).astype(float) for g in groups)
-        cols["parts_groups"] = said / max(1, len(groups)) if groups else np.zeros(n)
+        said = np.zeros(n)
+        for g in groups:
+            said += parts.matched(g, cands) > 0
+        cols["parts_groups"] = said / max(1, len(groups))
     else:
         for f in ("parts_coverage", "parts_precision", "parts_reliable", "parts_last",
                   "parts_groups"):  # fmt: skip
