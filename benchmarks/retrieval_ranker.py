@@ -16,7 +16,12 @@ top 100, their union the candidates):
 - `fusion + name parts, glosses W`: the same with them fused (tied ranks shared,
   `stage.Rankings.shared_ranks`) at `W_PARTS_MEASURED`, `W_GLOSSES_MEASURED` (2 and 1, as
   measured at 0.249 before) and at a quarter of those;
-- `ranker`: every feature; `ranker − X`: the features of X left out (held constant);
+- `ranker, mix m`: every feature, the model's scores standardised plus m × the fusion's order
+  (`ranker.mixed`; the shipped `ranker.MIX` marked); `ranker − X`: the features of X left out
+  (held at 0); with `--families`, each name-part mapping family left out in turn (the first
+  stage and the features recomputed without it) and all of them;
+- a verdict per cut: the shipped ranker's mean paired difference to the fusion against twice
+  its standard error;
 - `first stage recall`: the share of items with an answer among the candidates.
 
 Then CPU and wall ms per query (p50, p95) of `SearchIndex.search` at k = 10 and k = 100 with the
@@ -28,6 +33,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import pickle
 import statistics
 import time
 from collections.abc import Sequence
@@ -39,12 +45,16 @@ from retrieval_report import score
 from math2.retrieval.devsets import DevItem, devsets_dir, read_devsets
 from math2.retrieval.features import FEATURES
 from math2.retrieval.index import W_GLOSSES_MEASURED, W_PARTS_MEASURED, SearchIndex
-from math2.retrieval.ranker import QueryRows, fit, query_rows
+from math2.retrieval.nameparts import FAMILIES
+from math2.retrieval.ranker import MIX, QueryRows, fit, mixed, query_rows
 from math2.retrieval.stage import fuse
 
 # Feature groups left out one at a time (their columns held at 0 in training and testing).
 GROUPS = {
-    "name parts": ("parts_score", "parts_rank", "parts_coverage", "parts_precision"),
+    "name parts": ("parts_score", "parts_rank", "parts_coverage", "parts_precision",
+                   "parts_reliable", "parts_last", "parts_groups"),
+    "name parts' reliability, last component, groups": (
+        "parts_reliable", "parts_last", "parts_groups"),
     "glosses": ("gloss_score", "gloss_rank"),
     "fusion features": ("fused", "fused_rank"),
     "kind, depth, family head": (
@@ -67,10 +77,16 @@ def ranked(ix: SearchIndex, scores: dict[int, float]) -> list[str]:
 
 
 def cross_validated(
-    ix: SearchIndex, data: Sequence[QueryRows], folds: int, drop: Sequence[str] = ()
-) -> list[list[str]]:
+    ix: SearchIndex,
+    data: Sequence[QueryRows],
+    folds: int,
+    drop: Sequence[str] = (),
+    mixes: Sequence[float] = (MIX,),
+) -> dict[float, list[list[str]]]:
+    """Each item's names as ordered by a model trained on the other folds, for each mix of
+    the fusion's order (`ranker.mixed`; one model per fold serves every mix)."""
     cols = [FEATURES.index(f) for f in drop]
-    out: list[list[str]] = [[] for _ in data]
+    out: dict[float, list[list[str]]] = {m: [[] for _ in data] for m in mixes}
     for k in range(folds):
         train = [d for d in data if fold_of(d.item, folds) != k]
         if cols:
@@ -79,8 +95,11 @@ def cross_validated(
         model = fit(train)
         for i, d in enumerate(data):
             if fold_of(d.item, folds) == k and len(d.positions):
-                s = model.predict(_without(d.rows, cols))
-                out[i] = ranked(ix, dict(zip(d.positions.tolist(), s.tolist(), strict=True)))
+                rows = _without(d.rows, cols)
+                raw = model.predict(rows)
+                for m in mixes:
+                    s = mixed(raw, rows, m)
+                    out[m][i] = ranked(ix, dict(zip(d.positions.tolist(), s.tolist(), strict=True)))
     return out
 
 
@@ -92,25 +111,52 @@ def _without(rows: np.ndarray, cols: list[int]) -> np.ndarray:
     return rows
 
 
-def table(configs: dict[str, list[list[str]]], items: Sequence[DevItem], base: str) -> None:
+def _cuts(items: Sequence[DevItem]) -> dict[str, list[int]]:
     cuts: dict[str, list[int]] = {"all": list(range(len(items)))}
     for i, it in enumerate(items):
         cuts.setdefault(f"kind {it.kind}", []).append(i)
         cuts.setdefault(f"style {it.style}", []).append(i)
-    order = sorted(cuts, key=lambda c: (c != "all", c))
-    print("| configuration | " + " | ".join(f"{c} ({len(cuts[c])})" for c in order) + " |")
-    print("|---|" + "---|" * len(order))
-    means = {
-        label: {c: statistics.mean(score(names[i], set(items[i].answers))["nDCG@10"]
-                                   for i in cuts[c]) for c in order}
-        for label, names in configs.items()
-    }  # fmt: skip
+    return {c: cuts[c] for c in sorted(cuts, key=lambda c: (c != "all", c))}
+
+
+def per_query(names: list[list[str]], items: Sequence[DevItem]) -> list[float]:
+    return [score(n, set(it.answers))["nDCG@10"] for n, it in zip(names, items, strict=True)]
+
+
+def table(configs: dict[str, list[list[str]]], items: Sequence[DevItem], base: str) -> None:
+    """One row per configuration, one column per cut: nDCG@10 (ratio to `base`)."""
+    cuts = _cuts(items)
+    print("| configuration | " + " | ".join(f"{c} ({len(v)})" for c, v in cuts.items()) + " |")
+    print("|---|" + "---|" * len(cuts))
+    scores = {label: per_query(names, items) for label, names in configs.items()}
+    means = {label: {c: statistics.mean(v[i] for i in ix) for c, ix in cuts.items()}
+             for label, v in scores.items()}  # fmt: skip
     for label, row in means.items():
         cells = []
-        for c in order:
+        for c in cuts:
             b = means[base][c]
             cells.append(f"{row[c]:.3f}" + (f" ({row[c] / b:.2f})" if label != base and b else ""))
         print(f"| {label} | " + " | ".join(cells) + " |")
+
+
+def verdict(new: list[list[str]], old: list[list[str]], items: Sequence[DevItem]) -> bool:
+    """Per cut: the mean paired difference new − old in nDCG@10 with twice its standard
+    error (the noise of a cut of n queries); True where no cut is below by more than that."""
+    a, b = per_query(new, items), per_query(old, items)
+    ok = True
+    print("| cut (queries) | fusion | ranker | difference | 2 × SE | verdict |")
+    print("|---|---|---|---|---|---|")
+    for c, ix in _cuts(items).items():
+        d = [a[i] - b[i] for i in ix]
+        mean = statistics.mean(d)
+        se = statistics.stdev(d) / len(d) ** 0.5 if len(d) > 1 else float("inf")
+        word = "better" if mean > 0 else "level" if mean == 0 else (
+            "below, within noise" if -mean <= 2 * se else "WORSE")  # fmt: skip
+        ok = ok and word != "WORSE"
+        old_mean, new_mean = statistics.mean(b[i] for i in ix), statistics.mean(a[i] for i in ix)
+        print(f"| {c} ({len(ix)}) | {old_mean:.3f} | {new_mean:.3f} | {mean:+.3f} | "
+              f"{2 * se:.3f} | {word} |")  # fmt: skip
+    return ok
 
 
 def latency(ix: SearchIndex, queries: list[str], ranker: bool) -> str:
@@ -135,6 +181,16 @@ def main() -> None:
     ap.add_argument("--sets", type=Path, default=devsets_dir())
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--no-ablations", action="store_true")
+    ap.add_argument("--mixes", type=float, nargs="*", default=[0.0, MIX, 0.5, 1.0],
+                    help="the fusion order's shares mixed into the model's")  # fmt: skip
+    ap.add_argument("--cache", type=Path, help="keep the first stage's rows in this pickle")
+    ap.add_argument("--no-latency", action="store_true")
+    ap.add_argument(
+        "--families",
+        action="store_true",
+        help="each mapping family of the name-part matching left out in turn "
+        "(the first stage and features recomputed), the ranker cross-validated",
+    )
     args = ap.parse_args()
     t0, c0 = time.perf_counter(), time.process_time()
     ix = SearchIndex(args.index, use_ranker=False)
@@ -142,7 +198,12 @@ def main() -> None:
     items = read_devsets(args.sets, kinds)
     print(f"index {args.index}: {len(ix)} declarations; {len(items)} dev-set queries "
           f"answered in it; load average {os.getloadavg()}")  # fmt: skip
-    data = query_rows(ix, items)
+    if args.cache and args.cache.exists():
+        data = pickle.loads(args.cache.read_bytes())
+    else:
+        data = query_rows(ix, items)
+        if args.cache:
+            args.cache.write_bytes(pickle.dumps(data))
     print(f"first stage + features: {time.process_time() - c0:.0f} s CPU")
     found = sum(d.labels.any() for d in data)
     lexical_found = 0
@@ -160,13 +221,30 @@ def main() -> None:
             ranked(ix, fuse(r, on.fusion_weights(0.0, 1.0), ix.prior))
             for r in on.rankings([d.item.query for d in data])
         ]
-    configs |= {
-        "ranker (cross-validated)": cross_validated(ix, data, args.folds),
-    }
+    shipped_label = f"ranker, mix {MIX:g} (shipped)"
+    for m, names in cross_validated(ix, data, args.folds, mixes=args.mixes).items():
+        configs[shipped_label if m == MIX else f"ranker, mix {m:g}"] = names
     if not args.no_ablations:
         for label, group in GROUPS.items():
-            configs[f"ranker − {label}"] = cross_validated(ix, data, args.folds, group)
+            configs[f"ranker − {label}"] = cross_validated(ix, data, args.folds, group)[MIX]
+    if args.families:
+        for fam in sorted(FAMILIES):
+            off = SearchIndex(args.index, use_ranker=False, families=FAMILIES - {fam})
+            rows = query_rows(off, items)
+            configs[f"ranker, family {fam} off"] = cross_validated(off, rows, args.folds)[MIX]
+        none = SearchIndex(args.index, use_ranker=False, families=frozenset())
+        rows = query_rows(none, items)
+        configs["ranker, no family (no name-part matching)"] = cross_validated(
+            none, rows, args.folds
+        )[MIX]
     table(configs, items, "fusion (default before §3)")
+    if shipped_label in configs:
+        print(f"\n{shipped_label} against the fusion, per cut:")
+        wins = verdict(configs[shipped_label], configs["fusion (default before §3)"], items)
+        print(f"the ranker {'is not below' if wins else 'is below'} the fusion beyond noise "
+              f"{'on any cut' if wins else 'on some cut'}")  # fmt: skip
+    if args.no_latency:
+        return
     queries = [it.query for it in items]
     shipped = SearchIndex(args.index)
     print(f"fusion: {latency(ix, queries, False)}")

@@ -197,8 +197,13 @@ def test_vocabulary_pairs_prose_with_name_words() -> None:
         "The image under the identity.",
     ]
     table = mine(names, docs)
-    assert table["neighborhood"] == ["nhds"]
+    assert table["neighborhood"] == [("nhds", 1.0)]  # every unit of each says the other
     assert "nhds" in Vocabulary(table).words("open neighbourhoods and neighborhoods of x")
+    # a fourth `nhds` name whose docstring says something else: the pairing holds less
+    # reliably, Dice 2·3 / (3 + 4), and the query reads it at that weight
+    table = mine([*names, "nhds_mono"], [*docs, "Monotone in the point."])
+    assert table["neighborhood"] == [("nhds", round(6 / 7, 3))]
+    assert Vocabulary(table).weighted("neighborhoods") == {"nhds": round(6 / 7, 3)}
     # a held-out docstring (None) feeds nothing
     assert "neighborhood" not in mine(names, [None, None, docs[2], *docs[3:]])
 

@@ -126,14 +126,16 @@ def search_cmd(
         typer.Option(help="Rerank the fused top 50 with this registered model (cached)."),
     ] = None,
     ranker: Annotated[
-        bool,
+        bool | None,
         typer.Option(
             "--ranker/--fusion",
-            help="Order the hits by the learned ranker `math2 index build` trained (off by "
-            "default: it beats the hand-tuned fusion overall, not on every query style; "
-            "docs/benchmarks.md, issue 45 §3).",
+            help="Order the hits by the learned ranker `math2 index build` trained, or by the "
+            "hand-tuned fusion. Default: the ranker where the index has one (it is not below "
+            "the fusion beyond noise on any query style or target kind of the dev sets; "
+            "docs/benchmarks.md, issue 45 §3), else the fusion.",
+            show_default=False,
         ),
-    ] = False,
+    ] = None,
     as_json: Annotated[
         bool,
         typer.Option(
@@ -149,9 +151,12 @@ def search_cmd(
     project in this folder) or of every built one (`--library all`), and say what it searched.
     Indexes are memory-mapped: the store is opened only to rerank."""
     from math2.retrieval import ALL, NoIndex, Searcher
+    from math2.retrieval.weights import USE_RANKER
 
     searcher = Searcher(
-        Path(state.settings.retrieval.index_dir), _store() if rerank else None, ranker=ranker
+        Path(state.settings.retrieval.index_dir),
+        _store() if rerank else None,
+        ranker=USE_RANKER if ranker is None else ranker,
     )
     try:
         indexes = searcher.indexes(library)
@@ -170,7 +175,11 @@ def search_cmd(
             for n, ix in indexes.items()
         )
         + ("" if library == ALL else "  (every library: --library all)")
-        + ("; ordered by the learned ranker" if ranker else "")
+        + (
+            "; ordered by the learned ranker"
+            if any(ix.use_ranker for ix in indexes.values())
+            else ""
+        )
     )
     if rerank:
         from math2.llm import LLMNotConfigured, UnregisteredModel

@@ -200,3 +200,12 @@ def mathlib_tokens(query: str) -> list[str]:
     """`mathlib_words` as stemmed query tokens (`strict mono` → `strict`, `mono`)."""
     words = mathlib_words(query)
     return query_tokens(" ".join(words), stemmed=True) if words else []
+
+
+def mathlib_groups(query: str) -> list[list[str]]:
+    """The stemmed Mathlib words of each English or LaTeX rule the query fires, one list per
+    rule (`product` → [`prod`, `mul`]): the words one thing the query says may be named by."""
+    prose, low = _prose(query), query.lower()
+    fired = [ws for rx, ws in _RULES if rx.search(prose)]
+    fired += [ws for rx, ws in _LATEX_RULES if rx.search(low)]
+    return [query_tokens(ws, stemmed=True) for ws in fired]

@@ -8,8 +8,13 @@
   fusion's score and rank (`stage.fuse`);
 - the name-part coverage: the share of the query's mapped name words (`nameparts.query_parts`)
   that the candidate's name has, and the share of its name's words that are among them (its
-  precision: `deriv_mul` is all asked for, `mul_pos_of_two_functions` mostly not); the share
-  of the query's tokens in its words;
+  precision: `deriv_mul` is all asked for, `mul_pos_of_two_functions` mostly not), the same
+  coverage with each word counted by its reliability (`nameparts.query_weights`: a mined
+  pairing at its Dice coefficient), and the share of its last component's words that are
+  asked for (`HasDerivAt.mul` → `mul`), and the share of the things the query asks for that
+  its name says in one of their words (`nameparts.query_groups`: "product" is `prod` or
+  `mul`, so `deriv_mul` says all of "derivative of a product"); the share of the query's
+  tokens in its words;
 - the candidate itself: its kind (`KINDS`), namespace depth, name length, PageRank prior; the
   family head: how many candidates live in its namespace (`MonoidHom` over `MonoidHom.comp`)
   and whether its own namespace is a candidate (an API lemma of one);
@@ -20,11 +25,12 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
 from math2.retrieval.latex import has_latex
-from math2.retrieval.nameparts import document_parts, query_parts
+from math2.retrieval.nameparts import document_parts, query_groups, query_weights
 from math2.retrieval.stage import LEXICAL_TERMS as TERMS
 from math2.retrieval.stage import Rankings
 from math2.retrieval.text import prose_tokens
@@ -43,7 +49,7 @@ FEATURES = (
     "fused", "fused_rank", "lexical", "lexical_rank", "lexical_ratio",
     *(f"term_{t}" for t in TERMS),
     "namesake_rank", "namesake_cover", "parts_score", "parts_rank", "parts_coverage",
-    "parts_precision", "gloss_score", "gloss_rank",
+    "parts_precision", "parts_reliable", "parts_last", "parts_groups", "gloss_score", "gloss_rank",
     "dense_rank", "desc_rank", "coverage",
     "kind", "depth", "name_length", "prior", "family_members", "family_member_of",
     "query_prose", "query_tokens", "query_mapped", "query_latex",
@@ -76,6 +82,17 @@ def _shared(r: Rankings, part: str, cands: np.ndarray) -> np.ndarray:
         if p in where:
             out[j] = where[p]
     return out
+
+
+_KIND_SEEN: WeakKeyDictionary[SearchIndex, dict[int, int]] = WeakKeyDictionary()
+
+
+def _kind(ix: SearchIndex, position: int) -> int:
+    """A candidate's kind code (`KINDS`), read from its card once per open index."""
+    seen = _KIND_SEEN.setdefault(ix, {})
+    if position not in seen:
+        seen[position] = KINDS.get(ix.cards[position].kind or "", 0)
+    return seen[position]
 
 
 def _family(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -121,23 +138,36 @@ def candidate_features(
     cols["namesake_cover"] = np.array([cover.get(p, 0.0) for p in cands.tolist()])
     cols["parts_score"] = _at(r.nameparts_score, cands)
     cols["parts_rank"] = _shared(r, "nameparts", cands)
-    mapped = query_parts(query, ix.levers.vocabulary_words, ix.families)
+    weights = query_weights(query, ix.levers.vocabulary_weights, ix.families)
+    mapped = list(weights)
     parts = ix.levers.parts
     names = [ix.name(p) for p in cands.tolist()]
     if mapped and parts is not None:
         hits = parts.matched(mapped, cands)
         cols["parts_coverage"] = hits / len(mapped)
-        own = np.array([max(1, len(set(document_parts(n_)))) for n_ in names], dtype=float)
-        cols["parts_precision"] = hits / own
+        own = [document_parts(n_) for n_ in names]
+        cols["parts_precision"] = hits / np.array([max(1, len(o)) for o in own], dtype=float)
+        cols["parts_reliable"] = parts.matched(weights, cands) / sum(weights.values())
+        wanted = set(mapped)
+        last = [document_parts(n_.rsplit(".", 1)[-1]) for n_ in names]
+        cols["parts_last"] = np.array(
+            [sum(w in wanted for w in ws) / max(1, len(ws)) for ws in last], dtype=float
+        )
+        groups = query_groups(query, ix.levers.vocabulary_weights, ix.families)
+        said = np.zeros(n)
+        for g in groups:
+            said += parts.matched(g, cands) > 0
+        cols["parts_groups"] = said / max(1, len(groups))
     else:
-        cols["parts_coverage"] = cols["parts_precision"] = np.zeros(n)
+        for f in ("parts_coverage", "parts_precision", "parts_reliable", "parts_last",
+                  "parts_groups"):  # fmt: skip
+            cols[f] = np.zeros(n)
     cols["gloss_score"] = _at(r.glosses_score, cands)
     cols["gloss_rank"] = _shared(r, "glosses", cands)
     cols["dense_rank"] = _ranks(r.dense, cands)
     cols["desc_rank"] = _ranks(r.desc, cands)
     cols["coverage"] = ix.coverage(query, cands) if n else np.zeros(0)
-    cards = ix.cards
-    cols["kind"] = np.array([KINDS.get(cards[p].kind or "", 0) for p in cands.tolist()], float)
+    cols["kind"] = np.array([_kind(ix, p) for p in cands.tolist()], float)
     cols["depth"] = np.array([n_.count(".") for n_ in names], dtype=np.float64)
     cols["name_length"] = np.array([len(n_.rsplit(".", 1)[-1]) for n_ in names], float)
     cols["prior"] = ix.prior[cands].astype(np.float64)

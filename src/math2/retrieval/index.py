@@ -16,8 +16,8 @@ touches them. The formula-shape part (`shape.py`, v7) is the converse: n-grams o
 formula with variables numbered, weighted by the formula's share 1 − s(q).
 
 A search's first stage (`rankings`, `stage.Rankings`) keeps each part's top `pool`; their union
-is what gets ordered: by the learned ranker (`ranker.py`, issue 45 §3) when asked for
-(`use_ranker`; off by default, `weights.USE_RANKER`), else by the hand-tuned fusion
+is what gets ordered: by the learned ranker (`ranker.py`, issue 45 §3) where the index has one
+(`use_ranker`; on by default, `weights.USE_RANKER`), else by the hand-tuned fusion
 (`stage.fuse`), the ranker's baseline:
 
     score(d) = Σ_part  w_part / (60 + rank_part(d))   ×   (1 + β · prior(d))

@@ -100,7 +100,8 @@ def build_levers(
         with stage(f"{tag}: name keys"):
             lexical.build([name_keys(n) for n in names], out / "names")
         with stage(f"{tag}: name parts and concepts' glosses"):
-            lexical.build([document_parts(n) for n in names], out / "parts")
+            # uncached: 280k names once would only flush the queries' cache
+            lexical.build([list(document_parts.__wrapped__(n)) for n in names], out / "parts")
             lexical.build(
                 [tokens(gloss(d), True, True) if glossed(n, k) else [] for n, k, d in
                  zip(names, kinds, docstrings, strict=True)],
@@ -156,7 +157,7 @@ class QueryLevers:
         for (`nameparts.py`); None where the query asks for none."""
         if self.parts is None:
             return None
-        words = query_parts(query, self.vocabulary_words, families)
+        words = query_parts(query, self.vocabulary_weights, families)
         return self.parts.scores(words) if words else None
 
     def score_glosses(self, query: str) -> np.ndarray | None:
@@ -192,6 +193,9 @@ class QueryLevers:
 
     def vocabulary_words(self, query: str) -> list[str]:
         return self.vocabulary.words(query) if self.vocabulary is not None else []
+
+    def vocabulary_weights(self, query: str) -> dict[str, float]:
+        return self.vocabulary.weighted(query) if self.vocabulary is not None else {}
 
     def namesakes(
         self, query: str, prior: np.ndarray, symbols: bool = True

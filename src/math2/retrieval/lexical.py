@@ -127,20 +127,23 @@ class Lexical:
             return np.zeros(0, dtype=np.int32)
         return np.asarray(self.indices[int(self.indptr[i]) : int(self.indptr[i + 1])])
 
-    def matched(self, tokens: list[str], positions: np.ndarray) -> np.ndarray:
-        """For each document position, how many of the (distinct) tokens it contains. A
-        token's documents are in ascending order (bm25s's sparse matrix; a test checks it), so
-        each position is found by bisection: `np.isin` hashed the whole posting list, a
-        hundred thousand documents for `mul`, on every call."""
+    def matched(self, tokens: list[str] | dict[str, float], positions: np.ndarray) -> np.ndarray:
+        """For each document position, how many of the (distinct) tokens it contains (given
+        a token → weight mapping, the sum of the weights of those it contains). A token's
+        documents are in ascending order (bm25s's sparse matrix; a test checks it), so each
+        position is found by bisection: `np.isin` hashed the whole posting list, a hundred
+        thousand documents for `mul`, on every call."""
         positions = np.asarray(positions)
-        out = np.zeros(len(positions), dtype=np.int64)
-        for i in map(self.token_id, dict.fromkeys(tokens)):
+        weights = tokens if isinstance(tokens, dict) else dict.fromkeys(tokens, 1.0)
+        out = np.zeros(len(positions), dtype=np.float64)
+        for token, weight in weights.items():
+            i = self.token_id(token)
             if i is not None:
                 docs = self.indices[int(self.indptr[i]) : int(self.indptr[i + 1])]
                 if len(docs) == 0:
                     continue
                 at = np.minimum(np.searchsorted(docs, positions), len(docs) - 1)
-                out += docs[at] == positions
+                out += weight * (docs[at] == positions)
         return out
 
     def top(self, tokens: list[str], k: int) -> np.ndarray:
@@ -176,9 +179,10 @@ class Lines:
 
 def top_positions(score: np.ndarray, k: int) -> np.ndarray:
     """Positions of the `k` highest positive scores, best first (ties by position)."""
-    k = min(k, len(score))
+    positive = np.flatnonzero(score > 0)  # most of a part's scores are 0: partition the rest
+    k = min(k, len(positive))
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
-    top = np.argpartition(-score, k - 1)[:k]
-    top = top[np.lexsort((top, -score[top]))]
-    return top[score[top] > 0]
+    top = positive[np.argpartition(-score[positive], k - 1)[:k]] if k < len(positive) else positive
+    out: np.ndarray = top[np.lexsort((top, -score[top]))]
+    return out

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from math2.lean.syntax import split_identifier
-from math2.retrieval.english import latex_tokens, mathlib_tokens
+from math2.retrieval.english import latex_tokens, mathlib_groups, mathlib_tokens
 from math2.retrieval.text import STOPWORDS, tokens
 
 TYPES = frozenset({"structure", "class", "inductive", "class inductive", "coinductive"})
@@ -44,37 +45,76 @@ _NUMBER = re.compile(r"(?<![\w.])([012])(?![\w.])")
 _WEAK = frozenset({"of", "iff", "eq", "apply", "def", "mk", "coe", "to", "is", "has"})
 
 
-def document_parts(name: str, stemmed: bool = True, folded: bool = True) -> list[str]:
+@lru_cache(maxsize=1 << 17)
+def document_parts(name: str, stemmed: bool = True, folded: bool = True) -> tuple[str, ...]:
     """The words of a name, each once (`Finset.sum_range_id_mul_two` → `finset sum range id mul
     two`). Once: a name that repeats a word is not more about it, and counted as often as it
     is written `ExpGrowth.expGrowthInf_exp` outranked every other name with `exp` (issue 45
-    §3: that is what sank the name-part ranking over all of Mathlib, docs/benchmarks.md)."""
+    §3: that is what sank the name-part ranking over all of Mathlib, docs/benchmarks.md).
+    Cached: the ranker's features read the names of a query's few hundred candidates, and the
+    same names come back query after query."""
     words = " ".join(split_identifier(name.replace("«", "").replace("»", "")))
-    return list(dict.fromkeys(tokens(words, stemmed, folded)))
+    return tuple(dict.fromkeys(tokens(words, stemmed, folded)))
+
+
+def query_weights(
+    query: str,
+    vocabulary: Callable[[str], dict[str, float]] | None = None,
+    families: frozenset[str] = FAMILIES,
+) -> dict[str, float]:
+    """The name words a query asks for, each with how reliably the query says it: the words
+    the mapping families give for what it says (see the module), a hand-written row (english,
+    latex, convention) at 1, a mined one at its reliability (`Vocabulary.weighted`), the best
+    family's where two give one word. Only these: the query's own words are the words part's,
+    and a formula's operators (`add`, `eq`) would match every name that spells them."""
+    from math2.retrieval.latex import has_latex, to_lean
+
+    text = to_lean(query) if "latex" in families and has_latex(query) else query
+    mapped: dict[str, float] = {}
+
+    def add(words: list[str] | dict[str, float]) -> None:
+        for w in words:
+            weight = words[w] if isinstance(words, dict) else 1.0
+            mapped[w] = max(mapped.get(w, 0.0), weight)
+
+    if "english" in families:
+        add(mathlib_tokens(query))
+    if "vocabulary" in families and vocabulary is not None:
+        add(vocabulary(query))
+    if "latex" in families and text is not query:  # operators, not the types (`\\mathbb{N}`)
+        add([w for w in latex_tokens(query) if w not in _TYPES])
+    if "convention" in families:
+        add([_NUMBERS[d] for d in _NUMBER.findall(text)] if mapped else [])
+        add(["id"] if _ID_BODY.search(text) else [])
+    return {w: v for w, v in mapped.items() if w not in _WEAK and w not in STOPWORDS}
+
+
+def query_groups(
+    query: str,
+    vocabulary: Callable[[str], dict[str, float]] | None = None,
+    families: frozenset[str] = FAMILIES,
+) -> list[list[str]]:
+    """The things a query asks for, each as the name words that may name it (a rule's or a
+    mined phrase's words, `mathlib_groups`), only the words `query_weights` keeps: `product`
+    → [`prod`, `mul`], so that `deriv_mul` says all of "derivative of a product" though it
+    has one of the two."""
+    wanted = query_weights(query, vocabulary, families)
+    groups: list[list[str]] = []
+    if "english" in families or "latex" in families:
+        groups += mathlib_groups(query)
+    grouped = {w for g in groups for w in g}
+    groups += [[w] for w in wanted if w not in grouped]
+    kept = [[w for w in dict.fromkeys(g) if w in wanted] for g in groups]
+    return [list(g) for g in dict.fromkeys(tuple(g) for g in kept if g)]
 
 
 def query_parts(
     query: str,
-    vocabulary: Callable[[str], list[str]] | None = None,
+    vocabulary: Callable[[str], dict[str, float]] | None = None,
     families: frozenset[str] = FAMILIES,
 ) -> list[str]:
-    """The name words a query asks for: the words the mapping families give for what it says
-    (see the module). Only these: the query's own words are the words part's, and a formula's
-    operators (`add`, `eq`) would match every name that spells them."""
-    from math2.retrieval.latex import has_latex, to_lean
-
-    text = to_lean(query) if "latex" in families and has_latex(query) else query
-    mapped: list[str] = []
-    if "english" in families:
-        mapped += mathlib_tokens(query)
-    if "vocabulary" in families and vocabulary is not None:
-        mapped += vocabulary(query)
-    if "latex" in families and text is not query:  # operators, not the types (`\\mathbb{N}`)
-        mapped += [w for w in latex_tokens(query) if w not in _TYPES]
-    if "convention" in families:
-        mapped += [_NUMBERS[d] for d in _NUMBER.findall(text)] if mapped else []
-        mapped += ["id"] if _ID_BODY.search(text) else []
-    return [w for w in dict.fromkeys(mapped) if w not in _WEAK and w not in STOPWORDS]
+    """The name words a query asks for (`query_weights`' words)."""
+    return list(query_weights(query, vocabulary, families))
 
 
 def glossed(name: str, kind: str | None) -> bool:

@@ -5,7 +5,8 @@ artifact:
 
     <index>/ranker/model.txt     LightGBM's text model
     <index>/ranker/ranker.json   RANKER_VERSION, FEATURES, the digest of the index's
-                                 meta.json and of model.txt, the queries it was trained on
+                                 meta.json and of model.txt, the queries it was trained on,
+                                 the share of the fusion's order mixed in (`mixed`, MIX)
 
 An index whose `meta.json` changed since (rebuilt, re-embedded), a math2 whose features differ,
 or a model file that is not the one recorded is refused with the command that rebuilds it
@@ -39,7 +40,14 @@ if TYPE_CHECKING:
     from math2.retrieval.index import SearchIndex
 
 RANKER_DIR = "ranker"
-RANKER_VERSION = 1  # bump with any change to what a feature means
+RANKER_VERSION = 2  # bump with any change to what a feature or a score means
+# A candidate's score is the model's, standardised over the query's candidates, plus MIX × the
+# fusion's −log(1 + fused rank) (`mixed`): the model alone won on the concepts but fell a little
+# short of the fusion on instances, natural sentences and the field queries; at 0.25 it is above
+# the fusion on every kind and style but the 2 field queries under grouped cross-validation on
+# the dev sets (docs/benchmarks.md, issue 45 §3, branch rank45; 0, 0.25, 0.5 and 1 measured).
+# Boosting from the fused rank instead (LightGBM's `init_score`) did worse at every scale.
+MIX = 0.25
 POOL = 100  # each part's top that the first stage keeps
 MIN_QUERIES = 50  # fewer dev-set queries with an answer in the index: no ranker is built
 # LambdaMART's settings: small trees, few rounds — ~1,000 training queries.
@@ -58,6 +66,18 @@ PARAMS: dict[str, Any] = {
     "verbose": -1,
 }
 ROUNDS = 200
+
+
+def mixed(raw: np.ndarray, rows: np.ndarray, mix: float = MIX) -> np.ndarray:
+    """The model's scores of one query's candidates (`raw`), standardised, plus `mix` × the
+    fusion's order (−log(1 + fused rank))."""
+    spread = float(raw.std())
+    z = (raw - raw.mean()) / spread if spread > 0 else np.zeros_like(raw)
+    out: np.ndarray = z - mix * np.log1p(rows[:, _FUSED_RANK])
+    return out
+
+
+_FUSED_RANK = FEATURES.index("fused_rank")
 
 
 class RankerMismatch(Math2Error, ValueError):
@@ -123,6 +143,7 @@ class Ranker:
         self.folder = folder
         self.info = info
         self._booster = _Booster(folder / RANKER_DIR / "model.txt")
+        self.mix = float(info.get("mix", MIX))
 
     @classmethod
     def load(cls, folder: Path, meta: dict[str, Any]) -> Ranker | None:
@@ -160,7 +181,7 @@ class Ranker:
         cands, rows = candidate_features(ix, query, r, fused)
         if len(cands) == 0:
             return {}
-        s = self._booster.predict(rows)
+        s = mixed(self._booster.predict(rows), rows, self.mix)
         return dict(zip(cands.tolist(), np.exp(s - s.max()).tolist(), strict=True))
 
 
@@ -192,7 +213,9 @@ def query_rows(ix: SearchIndex, items: Sequence[DevItem], pool: int = POOL) -> l
     return out
 
 
-def fit(data: Sequence[QueryRows], rounds: int = ROUNDS) -> Any:
+def fit(
+    data: Sequence[QueryRows], rounds: int = ROUNDS, params: dict[str, Any] | None = None
+) -> Any:
     """A LambdaMART model over the queries that have an answer among their candidates."""
     import lightgbm
 
@@ -201,7 +224,12 @@ def fit(data: Sequence[QueryRows], rounds: int = ROUNDS) -> Any:
     y = np.concatenate([d.labels for d in kept])
     train = lightgbm.Dataset(x, y, group=[len(d.labels) for d in kept],
                              feature_name=list(FEATURES), free_raw_data=True)  # fmt: skip
-    return lightgbm.train(PARAMS, train, num_boost_round=rounds)
+    return lightgbm.train(params or PARAMS, train, num_boost_round=rounds)
+
+
+def predict(model: Any, rows: np.ndarray, mix: float = MIX) -> np.ndarray:
+    """A trained model's scores of one query's candidates, mixed with the fusion's order."""
+    return mixed(model.predict(rows), rows, mix)
 
 
 def build_ranker(
@@ -233,6 +261,7 @@ def build_ranker(
         "model": _file_digest(here / "model.txt"),
         "queries": styles,
         "rounds": ROUNDS,
+        "mix": MIX,
     }
     (here / "ranker.json").write_text(json.dumps(info, indent=1))
     say(f"ranker: LambdaMART trained on {len(items)} dev-set queries "

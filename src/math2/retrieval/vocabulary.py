@@ -17,8 +17,10 @@ Measured at the pin: `neighborhood` → `nhds`, `converge` → `tendsto`, `infim
 `glb`, `preimage` → `comap`.
 
 The table (`vocabulary.json` beside the index) gives, for the phrases of a query's prose, their
-name words as Mathlib words, scored like the English rows (`SearchIndex.vocabulary_weight`).
-Docstrings held out of an index never feed it.
+name words as Mathlib words with their Dice coefficient as the pair's reliability (issue 45 §1:
+`weighted`); the name-part matching (`nameparts.query_weights`) counts a word by it, so a
+pairing that holds in one unit of five weighs a fifth of one that always holds. Docstrings
+held out of an index never feed it.
 """
 
 from __future__ import annotations
@@ -73,9 +75,10 @@ def name_words(name: str) -> set[str]:
     return words - _GENERIC - STOPWORDS
 
 
-def mine(
-    names: list[str], docstrings: list[str | None], module_docs: Iterable[str] = ()
-) -> dict[str, list[str]]:
+Table = dict[str, list[tuple[str, float]]]
+
+
+def mine(names: list[str], docstrings: list[str | None], module_docs: Iterable[str] = ()) -> Table:
     """The phrase → name words table (see the module docstring). `docstrings` are those the
     index may use (held-out ones None); `module_docs` the text of each module docstring."""
     units: list[tuple[set[str], set[str]]] = []
@@ -106,7 +109,10 @@ def mine(
         dice = 2 * n / (n_g[p] + n_w[word])
         if n >= MIN_UNITS and dice >= MIN_DICE:
             best.setdefault(p, []).append((dice, word))
-    return {p: [w for _, w in sorted(ws, reverse=True)[:KEEP]] for p, ws in sorted(best.items())}
+    return {
+        p: [(w, round(dice, 3)) for dice, w in sorted(ws, reverse=True)[:KEEP]]
+        for p, ws in sorted(best.items())
+    }
 
 
 def module_docstrings(root: Path) -> list[str]:
@@ -126,19 +132,31 @@ class Vocabulary:
     """The mined table, read by a query: `words(query)` → the name words its prose's phrases
     stand for."""
 
-    def __init__(self, table: dict[str, list[str]]):
+    def __init__(self, table: Table):
         self.table = table
 
-    def words(self, query: str) -> list[str]:
+    def weighted(self, query: str) -> dict[str, float]:
         """The (stemmed) name words the query's phrases stand for, longest phrases first, each
-        once."""
-        found = [p for p in reversed(phrases(content_words(query))) if p in self.table]
-        return list(dict.fromkeys(w for p in found for w in self.table[p]))
+        once, with the reliability of its best pairing."""
+        out: dict[str, float] = {}
+        for p in reversed(phrases(content_words(query))):
+            for w, dice in self.table.get(p, ()):
+                out[w] = max(out.get(w, 0.0), dice)
+        return out
+
+    def words(self, query: str) -> list[str]:
+        return list(self.weighted(query))
 
     def save(self, folder: Path) -> None:
         (folder / FILE).write_text(json.dumps(self.table, ensure_ascii=False, sort_keys=True))
 
     @classmethod
     def load(cls, folder: Path) -> Vocabulary | None:
+        """The table beside an index; one written before reliabilities were kept (a word
+        alone) reads each word at reliability 1."""
         path = folder / FILE
-        return cls(json.loads(path.read_text(encoding="utf-8"))) if path.exists() else None
+        if not path.exists():
+            return None
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return cls({p: [(w, 1.0) if isinstance(w, str) else (str(w[0]), float(w[1]))
+                        for w in ws] for p, ws in raw.items()})  # fmt: skip

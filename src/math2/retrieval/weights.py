@@ -62,12 +62,13 @@ W_PARTS_MEASURED = 2.0
 W_GLOSSES_MEASURED = 1.0
 W_PARTS = 0.0
 W_GLOSSES = 0.0
-# Issue 45 §3: the learned ranker (`ranker.py`) orders the first stage's candidates when asked
-# (`SearchIndex(use_ranker=True)`, `search(..., ranker=True)`); `math2 index build` builds it.
-# Off by default: under cross-validation grouped by target on the dev sets over all of Mathlib
-# (docs/benchmarks.md, issue 45 §3) it lifts nDCG@10 from 0.421 to 0.495 (structures 0.202 ->
-# 0.422, classes 0.383 -> 0.636, users-* styles 1.08-1.43x) but does not beat the fusion on
-# every kind and style, the baseline it must beat: instances 0.571 -> 0.566, theorems level
-# (0.511), natural 0.479 -> 0.464, special 0.322 -> 0.320, LaTeX 0.433 -> 0.432, the two field
-# queries 0.167 -> 0. It also costs ~7 ms CPU a query more (p95 22 ms at k = 10).
-USE_RANKER = False
+# Issue 45 §3: the learned ranker (`ranker.py`) orders the first stage's candidates where the
+# index has one (`math2 index build` builds it; `SearchIndex(use_ranker=False)`,
+# `search(..., ranker=False)`, `math2 search --fusion` give the fusion). On by default since
+# branch rank45: under cross-validation grouped by target on the dev sets over all of Mathlib
+# (docs/benchmarks.md, issue 45 §3, branch rank45), the model mixed with the fusion's order
+# (`ranker.MIX`) is not below the fusion beyond twice the standard error of the paired
+# difference on any target kind or query style (nDCG@10 0.410 -> 0.473 over 971 queries; the
+# largest shortfalls: the 2 field queries 0.167 -> 0, instances 0.571 -> 0.564). Before (branch
+# search, the model alone) natural sentences fell 0.479 -> 0.464 and it stayed off.
+USE_RANKER = True
