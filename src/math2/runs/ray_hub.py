@@ -27,7 +27,8 @@ from typing import Any
 
 from math2.lean.identity import LeanIdentity
 from math2.lean.pool import PoolConfig
-from math2.runs.ray_actors import NAMESPACE, LeanActor, StoreWriter
+from math2.runs.ray_actors import NAMESPACE, StoreWriter
+from math2.runs.ray_lean import LeanActor
 from math2.runs.ray_limits import EndpointLimiter
 
 
