@@ -29,6 +29,12 @@ from math2.store.db import Store
 
 T = TypeVar("T")
 NAMESPACE = "math2"
+#: A worker's writes wait up to `LINGER_S` for others to go with them while fewer than
+#: `FLUSH_AT` are queued: a call to the writer costs about 1.3 ms of CPU over the processes
+#: whatever it carries (`docs/benchmarks.md`, issue 44), and an item's writes, each awaited, leave
+#: one at a time.
+LINGER_S = 0.004
+FLUSH_AT = 16
 
 
 class StoreWriter:
@@ -133,8 +139,8 @@ class RemoteStore:
     async def write(self, fn: Callable[[Session], T]) -> T:
         """Queue `fn`; return after its commit. At most one call to the writer is in flight per
         worker: the writes queued while it is out go together in the next one, so the batches
-        grow with the load (fewer actor round trips and pickles) and an idle worker's write
-        leaves at once."""
+        grow with the load (fewer actor round trips and pickles); a call leaves once `FLUSH_AT`
+        writes are queued or the first has waited `LINGER_S`."""
         fut: asyncio.Future[T] = self._loop.create_future()
         self._queued.append((fn, fut))
         if self._flusher is None:
@@ -144,6 +150,8 @@ class RemoteStore:
     async def _flush(self) -> None:
         try:
             while self._queued:
+                if len(self._queued) < FLUSH_AT:
+                    await asyncio.sleep(LINGER_S)
                 batch, self._queued = self._queued, []
                 self.calls += 1
                 done, self.finished = self.finished, 0
