@@ -105,6 +105,7 @@ class Run:
     load: float
     writes: int = 0  # Ray: the writes the run's one writer committed …
     commits: int = 0  # … in this many commits
+    calls: int = 0  # … carried by this many calls of the workers to it
 
     def total(self) -> float:
         roles = LOCAL_ROLES if self.kind == "local" else ROLES
@@ -141,7 +142,8 @@ async def run_formalize_bench(
     if ray is not None:
         with store.session() as ses:
             stats = ses.scalars(select(RunRow.stats).where(RunRow.id == s.run_id)).one()
-        out.writes, out.commits = stats["writer"]["writes"], stats["writer"]["commits"]
+        w = stats["writer"]
+        out.writes, out.commits, out.calls = w["writes"], w["commits"], w["calls"]
     return out
 
 
@@ -200,7 +202,7 @@ async def run_ray(
     with store.session() as ses:
         writer = ses.scalars(select(RunRow.stats).where(RunRow.id == s.run_id)).one()["writer"]
     out = Run("ray", n, wall, steady_rate(store, n), meter.cpu, load)
-    out.writes, out.commits = writer["writes"], writer["commits"]
+    out.writes, out.commits, out.calls = writer["writes"], writer["commits"], writer["calls"]
     return out
 
 
@@ -225,7 +227,11 @@ async def pair(dbs, meter, a, n: int, k: int, latency: float, rep: int) -> tuple
             f"  repeat {rep + 1}, {x.kind}, {n} items, k={k}, latency {latency * 1000:.0f} ms: "
             f"{x.wall:.2f} s, {n / x.wall:.1f} items/s (steady {x.steady:.1f}), CPU "
             f"{x.total():.2f} s, load {x.load:.1f}"
-            + (f", {x.writes} writes in {x.commits} commits" if x.kind == "ray" else ""),
+            + (
+                f", {x.writes} writes in {x.commits} commits, {x.calls} calls"
+                if x.kind == "ray"
+                else ""
+            ),
             flush=True,
         )
     return lo, r
@@ -314,6 +320,7 @@ async def main() -> None:
     print("|---|" + "---|" * (len(ROLES) + 2))
     per_item: dict[str, float] = {}
     fixed_runs: list[str] = []
+    fixed_by_role: list[str] = []  # what a run of N costs beyond N × its per-item CPU, by role
     for kind in ("local", "ray"):
         small, big = cpu_runs[kind, n], cpu_runs[kind, 3 * n]
         roles = LOCAL_ROLES if kind == "local" else ROLES
@@ -331,6 +338,15 @@ async def main() -> None:
             f"{min(loads):.1f}–{max(loads):.1f} |"
         )
         fixed_runs.append(f"{kind} {fixed:.2f} s")
+        fixed_by_role.append(
+            f"| {kind}, fixed s | "
+            + " | ".join(
+                f"{med([x.cpu[r] for x in small]) - n * marg[r]:.2f}" if r in marg else "–"
+                for r in ROLES
+            )
+            + f" | **{fixed:.2f}** | |"
+        )
+    print("\n".join(fixed_by_role))
     print(f"\nFixed CPU of a run (starting and ending it): {', '.join(fixed_runs)}")
     if a.formalize:
         outside = [
@@ -352,9 +368,11 @@ async def main() -> None:
     )
     ray_runs = [x for (kind, _), xs in cpu_runs.items() if kind == "ray" for x in xs]
     writes, commits = sum(x.writes for x in ray_runs), sum(x.commits for x in ray_runs)
+    calls = sum(x.calls for x in ray_runs)
     print(
         f"Ray's one writer: {writes} writes in {commits} commits "
-        f"({writes / max(commits, 1):.1f} writes a commit) over the CPU runs"
+        f"({writes / max(commits, 1):.1f} writes a commit) and {calls} calls "
+        f"({writes / max(calls, 1):.1f} writes a call) over the CPU runs"
     )
     if not rows:
         return

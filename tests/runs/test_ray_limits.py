@@ -242,7 +242,7 @@ async def test_a_token_given_up_is_not_taken_for_a_permit(monkeypatch):
 
     class Actor:
         acquire = Remote(lim.acquire)
-        release = Remote(lambda token: asyncio.ensure_future(lim.release(token)))
+        release = Remote(lambda token, uses=1: asyncio.ensure_future(lim.release(token, uses)))
         beat = Remote(lim.beat)
 
     asked: list[str] = []
@@ -266,10 +266,10 @@ async def test_a_token_given_up_is_not_taken_for_a_permit(monkeypatch):
     client.limiter = Limiter()  # type: ignore[assignment]
     cl = ray_limits.ClusterLimiter(hub=None, tag="t", client=client)
 
-    async def beat() -> ray_limits._Beat:
-        return ray_limits._Beat(Actor(), "worker-a")
+    async def permits() -> ray_limits._Permits:
+        return ray_limits._Permits(Actor(), "node-a", "worker-a")
 
-    monkeypatch.setattr(cl, "_actor", beat)
+    monkeypatch.setattr(cl, "_permits", permits)
     held = await cl._take()
     assert len(asked) == 2 and held[1] == asked[1]
     assert set(lim.held) == {asked[1]}  # the permit it goes on with is the limiter's

@@ -5,10 +5,8 @@ actors, on demand, and they live with the run.
 - `StoreWriter` (an async actor on the driver's node) owns the run's `AsyncStore`: every write of
   every worker (item states, attempts, model replies, Lean results) is a closure sent to it and
   committed in its batches before the worker goes on ("stored before used", one writer).
-- `LeanActor` (one per node, or `lean_actors_per_node`; restarted by Ray) owns a header-keyed
-  `ReplPool` with the local pool's limits, recycling and kill rules, and reports the Lean it runs
-  (asked once); `ActorBackend` is the `LeanBackend` a worker's checker uses to reach the actors
-  of its node. Ray retries a call that was in flight when the actor died.
+- `ActorBackend` is the `LeanBackend` a worker's checker uses to reach the `LeanActor`s of its
+  node (`math2.runs.ray_lean`). Ray retries a call that was in flight when the actor died.
 - `RemoteStore` stands in for `AsyncStore` in a worker: reads go straight to PostgreSQL, writes go
   to the `StoreWriter`.
 """
@@ -23,15 +21,20 @@ from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
-from math2.lean.backends import RawOutcome, ReplBackend
+from math2.lean.backends import RawOutcome
 from math2.lean.cache import ResultCache
 from math2.lean.identity import LeanIdentity
-from math2.lean.pool import PoolConfig
 from math2.store.aio import AsyncStore
 from math2.store.db import Store
 
 T = TypeVar("T")
 NAMESPACE = "math2"
+#: A worker's writes wait up to `LINGER_S` for others to go with them while fewer than
+#: `FLUSH_AT` are queued: a call to the writer costs about 1.3 ms of CPU over the processes
+#: whatever it carries (`docs/benchmarks.md`, issue 44), and an item's writes, each awaited, leave
+#: one at a time.
+LINGER_S = 0.004
+FLUSH_AT = 16
 
 
 class StoreWriter:
@@ -79,45 +82,6 @@ class StoreWriter:
 
     async def close(self) -> None:
         await self.astore.aclose()
-
-
-class LeanActor:
-    """A node's long-lived Lean worker set (a Ray actor): a `ReplPool` behind `run`."""
-
-    def __init__(self, config: PoolConfig):
-        import os
-
-        self.backend = ReplBackend.from_config(config)
-        self.pid = os.getpid()
-        self.calls = 0
-        self._identity: asyncio.Future[LeanIdentity] | None = None
-
-    async def run(self, header: str, body: str, timeout: float) -> dict[str, Any]:
-        self.calls += 1
-        out = await self.backend.run(header, body, timeout)
-        return out.model_dump(mode="json")
-
-    async def identity(self, header: str) -> dict[str, Any]:
-        """Which Lean this actor's pool runs, as the backend reports it (asked of a REPL once
-        per actor; `header` is the one the caller's checks use)."""
-        if self._identity is None or (self._identity.done() and self._identity.exception()):
-            self._identity = asyncio.ensure_future(self.backend.identity(header))
-        ident = await asyncio.shield(self._identity)
-        return ident.model_copy(update={"header": header}).model_dump(mode="json")
-
-    async def info(self) -> dict[str, Any]:
-        import ray
-
-        st = self.backend.pool.stats
-        return {
-            "node": ray.get_runtime_context().get_node_id(),
-            "pid": self.pid,
-            "calls": self.calls,
-            "checks": st.checks,
-            "crashes": st.crashes,
-            "timeouts": st.timeouts,
-            "pool_size": self.backend.pool.config.size,
-        }
 
 
 class ActorBackend:
@@ -175,8 +139,8 @@ class RemoteStore:
     async def write(self, fn: Callable[[Session], T]) -> T:
         """Queue `fn`; return after its commit. At most one call to the writer is in flight per
         worker: the writes queued while it is out go together in the next one, so the batches
-        grow with the load (fewer actor round trips and pickles) and an idle worker's write
-        leaves at once."""
+        grow with the load (fewer actor round trips and pickles); a call leaves once `FLUSH_AT`
+        writes are queued or the first has waited `LINGER_S`."""
         fut: asyncio.Future[T] = self._loop.create_future()
         self._queued.append((fn, fut))
         if self._flusher is None:
@@ -186,6 +150,8 @@ class RemoteStore:
     async def _flush(self) -> None:
         try:
             while self._queued:
+                if len(self._queued) < FLUSH_AT:
+                    await asyncio.sleep(LINGER_S)
                 batch, self._queued = self._queued, []
                 self.calls += 1
                 done, self.finished = self.finished, 0

@@ -27,7 +27,8 @@ from typing import Any
 
 from math2.lean.identity import LeanIdentity
 from math2.lean.pool import PoolConfig
-from math2.runs.ray_actors import NAMESPACE, LeanActor, StoreWriter
+from math2.runs.ray_actors import NAMESPACE, StoreWriter
+from math2.runs.ray_lean import LeanActor
 from math2.runs.ray_limits import EndpointLimiter
 
 
@@ -125,8 +126,8 @@ class RunHub(StoreWriter):
         """`EndpointLimiter.acquire` of the endpoint `key`."""
         return await self.limiters[key].acquire(token, node, holder)
 
-    async def release(self, key: str, token: str) -> None:
-        await self.limiters[key].release(token)
+    async def release(self, key: str, token: str, uses: int = 1) -> None:
+        await self.limiters[key].release(token, uses)
 
     async def beat(self, key: str, holder: str) -> None:
         await self.limiters[key].beat(holder)

@@ -23,6 +23,9 @@ WATCH_S = 1.0
 #: a silent holder keeps them (a worker process that died on a live node).
 BEAT_S = 2.0
 SILENT_S = 15.0
+#: How long a worker hands a permit the hub granted it from one of its calls to the next before
+#: it gives it back (one round trip to the hub per permit and `LEASE_S`, not two per call).
+LEASE_S = 1.0
 #: How many tokens a limiter remembers as given up (released before their acquire ran) or ended
 #: (dropped or reclaimed before their release came): each is looked for once, then forgotten.
 REMEMBER = 4096
@@ -59,6 +62,7 @@ class EndpointLimiter:
         self.ended: collections.OrderedDict[str, None] = collections.OrderedDict()  # dropped
         self.heard: dict[str, float] = {}  # holder: when it last said it lives
         self.acquired = self.max_in_flight = self.reclaimed = 0
+        self.used = 0  # calls its permits served, as their releases say
         self.dropped: dict[str, int] = {}  # node or holder: permits and requests dropped
         # the node each dropped permit or request was on, whichever sign of death came first
         self.dropped_on: dict[str, int] = {}
@@ -79,7 +83,10 @@ class EndpointLimiter:
             await fut
         return True
 
-    async def release(self, token: str) -> None:
+    async def release(self, token: str, uses: int = 1) -> None:
+        """`token`'s permit is free; `uses`: the calls it served (a worker hands a permit from
+        call to call before it gives it back)."""
+        self.used += uses
         if self.held.pop(token, None) is None:
             for i, (t, _, _, fut) in enumerate(self.waiters):
                 if t == token:
@@ -177,7 +184,8 @@ class EndpointLimiter:
         return {
             "capacity": self.capacity,
             "max_in_flight": self.max_in_flight,
-            "calls": self.acquired,
+            "calls": self.used,
+            "permits": self.acquired,
             "reclaimed": self.reclaimed,
             "dropped": dict(self.dropped),
             "dropped_on": dict(self.dropped_on),
@@ -198,13 +206,24 @@ def hold_s(client: LLMClient) -> float:
     return 2 * (ep.max_retries + 1) * (ep.timeout_s + ep.backoff_max_s)
 
 
-class _Beat:
-    """This worker process's heartbeat to one limiter: sent every `BEAT_S` while the process
-    holds or waits for any of its permits (a silent holder's permits are dropped)."""
+class _Permits:
+    """This worker process's side of one endpoint's limiter: the permits the hub granted it and
+    the calls waiting here for one. Each waiting call has a request out at the hub; a permit
+    whose call ended goes to the next call waiting here while it is younger than `LEASE_S`
+    (no round trip to the hub), and back to the hub otherwise, or when no call waits (other
+    nodes' requests queue there, in order). The hub never grants more than its capacity, so the
+    bound holds however the permits move inside a worker. It also tells the hub the process lives
+    (`beat`, every `BEAT_S` while it holds or waits for a permit)."""
 
-    def __init__(self, actor: Any, holder: str):
-        self.actor, self.holder, self.out = actor, holder, 0
+    def __init__(self, actor: Any, node: str, holder: str):
+        self.actor, self.node, self.holder = actor, node, holder
+        self.out = 0  # permits held and calls waiting here
+        self.waiting: collections.deque[asyncio.Future[str]] = collections.deque()
+        self.asking = 0  # requests out at the hub (at least one per call waiting here)
+        self.since: dict[str, float] = {}  # token: when the hub granted it
+        self.uses: dict[str, int] = {}  # token: the calls it served here
         self._task: asyncio.Task[None] | None = None
+        self._asks: set[asyncio.Future[None]] = set()  # held: the loop keeps weak references
 
     def enter(self) -> None:
         self.out += 1
@@ -220,8 +239,72 @@ class _Beat:
                 await self.actor.beat.remote(self.holder)
             await asyncio.sleep(BEAT_S)
 
+    async def take(self) -> str:
+        """A permit (its token) for one call."""
+        fut: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.waiting.append(fut)
+        if self.asking < sum(not f.done() for f in self.waiting):
+            self.asking += 1
+            ask = asyncio.ensure_future(self._ask())
+            self._asks.add(ask)
+            ask.add_done_callback(self._asks.discard)
+        try:
+            return await fut
+        except BaseException:
+            if fut.done() and not fut.cancelled() and fut.exception() is None:
+                self.give(fut.result(), used=False)  # granted as its caller gave up
+            raise
 
-_LIMITERS: collections.OrderedDict[tuple[str, str], _Beat] = collections.OrderedDict()
+    async def _ask(self) -> None:
+        """One request at the hub, under a fresh token (a token the limiter answers False for
+        was given up — a release of it ran first — and holds no permit: another is asked for);
+        the permit goes to a call waiting here, or back."""
+        token = ""
+        try:
+            granted = False
+            while not granted:
+                token = uuid.uuid4().hex
+                granted = await self.actor.acquire.remote(token, self.node, self.holder)
+        except BaseException as exc:
+            self.asking -= 1
+            with contextlib.suppress(Exception):  # the permit, granted or not, is not kept
+                self.actor.release.remote(token, 0)
+            for fut in self.waiting:
+                if not fut.done():
+                    fut.set_exception(exc)
+                    break
+            return
+        self.asking -= 1
+        self.since[token], self.uses[token] = time.monotonic(), 0
+        if not self._hand(token):
+            self._back(token)
+
+    def _hand(self, token: str) -> bool:
+        """Give `token` to the first call waiting here; whether one was."""
+        while self.waiting:
+            fut = self.waiting.popleft()
+            if not fut.done():
+                self.uses[token] += 1
+                fut.set_result(token)
+                return True
+        return False
+
+    def give(self, token: str, used: bool = True) -> None:
+        """A call's permit is free: to the next call waiting here while the lease lasts, else
+        back to the hub."""
+        if not used:
+            self.uses[token] -= 1
+        if time.monotonic() - self.since[token] < LEASE_S and self._hand(token):
+            return
+        self._back(token)
+
+    def _back(self, token: str) -> None:
+        del self.since[token]
+        # its order does not matter: a permit is by token; the hub counts the calls it served
+        self.actor.release.remote(token, self.uses.pop(token))
+
+
+_LIMITERS: collections.OrderedDict[tuple[str, str], _Permits] = collections.OrderedDict()
 
 
 class _Call:
@@ -263,43 +346,28 @@ class ClusterLimiter(Resource):
         self.hub, self.tag = hub, tag
         self.key, self.hold_s = endpoint_key(client), hold_s(client)
 
-    async def _actor(self) -> _Beat:
+    async def _permits(self) -> _Permits:
         k = (self.tag, self.key)
         if k not in _LIMITERS:
             await self.hub.limiter.remote(self.key, self.capacity, self.hold_s)
-            _LIMITERS[k] = _Beat(_Endpoint(self.hub, self.key), _who()[1])
+            _LIMITERS[k] = _Permits(_Endpoint(self.hub, self.key), *_who())
             while len(_LIMITERS) > 64:  # runs long gone
                 _LIMITERS.popitem(last=False)
         return _LIMITERS[k]
 
-    async def _take(self) -> tuple[Any, str, _Beat]:
-        """A permit of the endpoint's limiter, by a fresh token (a token the limiter answers
-        False for was given up — a release of it ran first — and holds no permit: another one
-        is asked for)."""
-        token = ""
-        actor = None
-        beat = None
+    async def _take(self) -> tuple[_Permits, str]:
+        permits = await self._permits()
+        permits.enter()
         try:
-            beat = await self._actor()
-            beat.enter()
-            actor = beat.actor
-            node, holder = _who()
-            granted = False
-            while not granted:
-                token = uuid.uuid4().hex
-                granted = await actor.acquire.remote(token, node, holder)
+            return permits, await permits.take()
         except BaseException:
-            if actor is not None:  # the permit, granted or not, is not kept
-                actor.release.remote(token)
-            if beat is not None:
-                beat.leave()
+            permits.leave()
             raise
-        return actor, token, beat
 
-    def _give(self, held: Any) -> None:
-        actor, token, beat = held
-        actor.release.remote(token)  # its order does not matter: a permit is by token
-        beat.leave()
+    def _give(self, held: tuple[_Permits, str]) -> None:
+        permits, token = held
+        permits.leave()
+        permits.give(token)
 
 
 def bind_clients(services: Any, hub: Any, tag: str) -> None:

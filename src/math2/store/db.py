@@ -16,11 +16,6 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util import CommandError
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, OperationalError
@@ -29,7 +24,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from math2.errors import Math2Error
 
 if TYPE_CHECKING:
+    from alembic.config import Config
+
     from math2.store.writer import SerialWriter
+
+# Alembic is imported where a migration is looked at, not with the store: a process that only
+# reads and writes rows (a Ray run's workers, hub and actors) never pays for it.
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +97,8 @@ def make_engine(url: str) -> Engine:
 
 
 def _alembic_config(engine: Engine) -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(files("math2.store") / "migrations"))
     cfg.attributes["engine"] = engine
@@ -105,6 +107,8 @@ def _alembic_config(engine: Engine) -> Config:
 
 def head_revision() -> str:
     """The newest migration this code ships."""
+    from alembic.script import ScriptDirectory
+
     script = ScriptDirectory.from_config(_alembic_config(create_engine("sqlite://")))
     head = script.get_current_head()
     assert head is not None
@@ -247,6 +251,10 @@ class Store:
             problem = _sqlite_file_problem(path)
             if problem:
                 raise StoreError(f"store {path} {problem}: {self._aside()}")
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+        from alembic.util import CommandError
+
         with self.translated(), self.engine.connect() as conn:
             tables = set(inspect(conn).get_table_names())
             current = MigrationContext.configure(conn).get_current_revision()
@@ -299,11 +307,15 @@ class Store:
         """Apply migrations up to `revision` (idempotent; safe with concurrent callers)."""
         with self._migration_lock():
             self.probe()
+            from alembic import command
+
             with self.translated():
                 command.upgrade(_alembic_config(self.engine), revision)
 
     def current_revision(self) -> str | None:
         """The migration the database is at, or None for an empty database."""
+        from alembic.runtime.migration import MigrationContext
+
         with self.translated(), self.engine.connect() as conn:
             return MigrationContext.configure(conn).get_current_revision()
 
