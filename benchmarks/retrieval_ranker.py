@@ -150,8 +150,9 @@ def verdict(new: list[list[str]], old: list[list[str]], items: Sequence[DevItem]
         d = [a[i] - b[i] for i in ix]
         mean = statistics.mean(d)
         se = statistics.stdev(d) / len(d) ** 0.5 if len(d) > 1 else float("inf")
-        word = "better" if mean > 0 else "level" if mean == 0 else (
-            "below, within noise" if -mean <= 2 * se else "WORSE")  # fmt: skip
+        word = "BETTER" if mean > 2 * se else "WORSE" if -mean > 2 * se else (
+            "above, within noise" if mean > 0 else "level" if mean == 0 else
+            "below, within noise")  # fmt: skip
         ok = ok and word != "WORSE"
         old_mean, new_mean = statistics.mean(b[i] for i in ix), statistics.mean(a[i] for i in ix)
         print(f"| {c} ({len(ix)}) | {old_mean:.3f} | {new_mean:.3f} | {mean:+.3f} | "

@@ -122,7 +122,7 @@ def test_a_hit_shows_kind_module_doc_and_successor_without_a_store(
         "Demo.add_comm'",
         "Demo.add_comm_old",
     )
-    assert first["kind"] == "theorem" and "score" not in first and first["fused_score"] > 0
+    assert first["kind"] == "theorem" and "score" not in first and first["order_score"] > 0
     assert first["informal"] is None and first["informal_origin"] is None
     text = CliRunner().invoke(cli, ["search", "Demo.idf", "-k", "1"])
     assert "def · Mathlib.Algebra.Demo" in text.output

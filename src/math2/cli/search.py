@@ -142,7 +142,7 @@ def search_cmd(
             "--json",
             help="Print the hits as one JSON list (rank, name, library, mention_id, kind, "
             "module, doc, statement, renamed_from, deprecated, successor, node, informal, "
-            "informal_origin, fused_score: what orders this query's hits, not comparable "
+            "informal_origin, order_score: what orders this query's hits, not comparable "
             "across queries) for scripts.",
         ),
     ] = False,

@@ -80,8 +80,8 @@ class HitSummary(BaseModel):
     node: str | None
     informal: str | None  # the first line of the informal text the index holds (`informal.py`)
     informal_origin: str | None  # who wrote it and whether a person reviewed it
-    fused_score: float  # what orders this query's hits (a sum of weighted reciprocal ranks,
-    # or the learned ranker's output): not comparable across queries, libraries or indexes
+    order_score: float  # what orders this query's hits (the learned ranker's mixed score, or
+    # the fusion's sum of weighted reciprocal ranks): not comparable across queries or indexes
 
 
 class SearchHit(BaseModel):
@@ -112,7 +112,7 @@ class SearchHit(BaseModel):
             renamed_from=self.hit.renamed_from, deprecated=self.card.deprecated,
             successor=self.card.successor, node=self.node.key if self.node else None,
             informal=note.text if note else None, informal_origin=note.origin if note else None,
-            fused_score=self.hit.score,
+            order_score=self.hit.score,
         )  # fmt: skip
 
     @property

@@ -1,8 +1,11 @@
 """The cluster-wide bounds of a Ray run's model calls: one `EndpointLimiter` per model endpoint
 (held by the run's hub, on the driver's node) holds its permits, and each worker's model clients
 take them through a `ClusterLimiter` (`bind_clients`). A permit belongs to a live caller: the
-permits and queued requests of a node that died, or of a worker that stopped saying it lives,
-are dropped at once, so a capped run keeps its cap and its pace when it loses a node.
+permits and queued requests of a node Ray reports dead are dropped within `WATCH_S` of that
+report, and those of a worker that stopped saying it lives after `SILENT_S` of silence, so a
+capped run keeps its cap and its pace when it loses a node. (A live worker whose event loop is
+blocked for `SILENT_S` is taken for dead too: its permits are granted again while its calls may
+still run; its late release is then counted as `ended`.)
 """
 
 from __future__ import annotations
