@@ -103,3 +103,46 @@ def test_without_tables_a_name_of_mixed_scripts_is_a_look_alike() -> None:
         assert [x for x, _ in got] == ["look-alike"] and f"reads as `{reads}`" in got[0][1], got
     greek = H + "theorem foo (αβ : ℕ) : αβ = αβ := by sorry"
     assert check_code(greek, name="foo", known_name=None).ok and _flags(greek, None) == []
+
+
+SHADOWING_VARIABLES = {
+    "Real": H + "variable (Real : Type) [Subsingleton Real]\n"
+    "theorem foo (x y : Real) : x = y := by sorry",
+    "ℕ": H + "variable (ℕ : Type) [LT ℕ]\ntheorem foo (x y : ℕ) : x < y := by sorry",
+}
+
+
+def test_without_tables_a_variable_named_like_a_constant_fails_closed() -> None:
+    """No library in the store and no toolchain (`library_tables()` gives an empty table): a
+    variable the statement uses that may be a library constant is refused from a model and
+    flagged `unchecked` from a person, saying why; the fixture's tables say `shadowing`."""
+    for name, code in SHADOWING_VARIABLES.items():
+        for tables in (LibraryTables(), None):
+            r = check_code(code, name="foo", trust=ContextTrust.GENERATED, known_name=tables)
+            assert not r.ok, (name, tables)
+            assert any(
+                f"the variable `{name}` may shadow a constant" in v.detail
+                and "the library tables are not loaded" in v.detail
+                for v in r.violations
+            ), [v.detail for v in r.violations]
+            got = _flags(code, tables)
+            assert any(
+                r == "unchecked" and f"the variable `{name}` may shadow" in d and "not loaded" in d
+                for r, d in got
+            ), got
+        r = check_code(code, name="foo", trust=ContextTrust.GENERATED, known_name=LIBRARY)
+        assert not r.ok and any("shadows the constant" in v.detail for v in r.violations)
+        assert "shadowing" in [r for r, _ in _flags(code, LIBRARY)]
+
+
+def test_without_tables_a_models_usual_variables_pass_unflagged() -> None:
+    for block, statement in (
+        ("variable {G : Type*} [Group G] (g h : G)", "g * h = h * g"),
+        ("variable {D : Type*} {f : D → ℝ} (x₁ α : D)", "f x₁ = f α"),
+        ("variable {R : Type*} [CommRing R] (x y x' : R)", "x * y = y * x'"),
+    ):
+        code = f"{H}{block}\ntheorem foo : {statement} := by sorry"
+        for tables in (LibraryTables(), None):
+            r = check_code(code, name="foo", trust=ContextTrust.GENERATED, known_name=tables)
+            assert r.ok and not r.flags, (block, [v.detail for v in r.violations], r.flags)
+            assert _flags(code, tables) == [], block

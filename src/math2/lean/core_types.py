@@ -121,6 +121,19 @@ def _resolve(written: str, namespace: str, by_name: Mapping[str, LibraryDecl]) -
 UNKNOWN = "math2 cannot tell whether it is a core type: the library tables are not loaded"
 
 
+def unknown_constant(tables: LibraryTables | None) -> str:
+    """Why math2 cannot tell whether a name is a library constant or a core type (where
+    `core_types_of(tables)` is None; said with the name, which is refused or flagged)."""
+    if tables is None or tables.empty:
+        return (
+            "math2 cannot tell whether it is a library constant: the library tables are not loaded"
+        )
+    return (
+        "math2 cannot tell whether it is a core type: the library's notations were not recorded "
+        "in its tables"
+    )
+
+
 def core_among(names: Iterable[str], core: frozenset[str] | None) -> list[str]:
     """The core types among `names`, sorted; without tables (`core` None) all of them, each
     with the reason it is listed (fail closed)."""

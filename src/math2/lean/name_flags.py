@@ -9,9 +9,10 @@ from collections.abc import Callable, Sequence
 
 from math2.lean.classes import lean_binder_name, library_look_alike, look_alike_binders
 from math2.lean.commands import Command
-from math2.lean.core_types import UNKNOWN, core_types_of, look_alike
+from math2.lean.core_types import UNKNOWN, core_types_of, look_alike, unknown_constant
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import LibraryTables
+from math2.lean.names import plain_variable_name
 from math2.lean.rules import DEFINITION_KEYWORDS, normalise_name
 from math2.lean.targets import declaration_name
 from math2.lean.terms import Violation, _v
@@ -35,6 +36,7 @@ def name_flags(
     core = core_types_of(tables)
     full = full_names.get(i)
     declared: list[tuple[str, Token]] = []
+    unchecked: dict[int, Violation] = {}  # by offset: variables math2 cannot look up
     if full and c.keyword in DEFINITION_KEYWORDS | {"theorem", "lemma"}:
         t = declaration_name(c)
         declared.append((full, t or at))
@@ -62,16 +64,16 @@ def name_flags(
                 name = normalise_name(t.text)
                 library = None
                 # a variable shadows only where the item uses the name after it
-                if (
-                    tables is not None
-                    and len(name) > 1
-                    and t.text in later
-                    and not lean_binder_name(name)
-                ):
+                used = t.text in later and not lean_binder_name(name)
+                if tables is not None and len(name) > 1 and used:
                     library = next((f for f in tables.resolve(name, opened) if tables(f)), None)
                 if ((core is not None and name in core) or library) and _binds(c, t):
                     why = f"the variable `{name}` is named like the library's `{library or name}`"
                     out.append(_v("shadowing", t, why, offset))
+                elif core is None and used and not plain_variable_name(name) and _binds(c, t):
+                    why = f"the variable `{name}` may shadow a constant the item uses after it"
+                    why += f" ({unknown_constant(tables)}); flagged, fail closed"
+                    unchecked[t.offset] = _v("unchecked", t, why, offset)
     for name, t in declared:
         last = name.split(".")[-1]
         like = None if last.isascii() else look_alike(last, every(), core)
@@ -79,7 +81,8 @@ def name_flags(
         if like:
             why = f"`{name}` is spelled with letters of another script and reads as `{like}`"
             out.append(_v("look-alike", t, why, offset))
-    return out
+            unchecked.pop(t.offset, None)  # the look-alike flag says what the name reads as
+    return out + list(unchecked.values())
 
 
 def _library_namespace(

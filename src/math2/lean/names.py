@@ -24,8 +24,7 @@ from collections.abc import Set as AbstractSet
 
 def _letter_like(o: int) -> bool:
     return (
-        (0x3B1 <= o <= 0x3C9 and o != 0x3BB)
-        or (0x391 <= o <= 0x3A9 and o not in (0x3A0, 0x3A3))
+        _greek(o)
         or 0x3CA <= o <= 0x3FB
         or 0x1F00 <= o <= 0x1FFE
         or 0x2100 <= o <= 0x214F
@@ -46,6 +45,21 @@ def id_rest(ch: str) -> bool:
         return True
     o = ord(ch)
     return 0x2080 <= o <= 0x209C or 0x1D62 <= o <= 0x1D6A or o == 0x2C7C
+
+
+def plain_variable_name(name: str) -> bool:
+    """A name of the kind a binder takes by custom and no library constant has: one Latin or
+    Greek letter, then only digits, sub-scripts and primes (`x`, `G`, `α`, `x₁`, `h'`, `n0`).
+    `ℕ`, `ℝ`, `𝓝` (the letter-like and mathematical letters the library's notations use) and
+    longer words (`Real`, `exp`) are not plain."""
+    if not name or not ((name[0].isascii() and name[0].isalpha()) or _greek(ord(name[0]))):
+        return False
+    return all(c in "'" or "0" <= c <= "9" or 0x2080 <= ord(c) <= 0x2089 for c in name[1:])
+
+
+def _greek(o: int) -> bool:
+    """A Greek letter Lean takes as an identifier start (λ Π Σ are syntax)."""
+    return (0x3B1 <= o <= 0x3C9 and o != 0x3BB) or (0x391 <= o <= 0x3A9 and o not in (0x3A0, 0x3A3))
 
 
 def bare(component: str) -> bool:

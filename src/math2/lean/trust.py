@@ -36,10 +36,10 @@ from math2.lean.classes import (
     unidentified_head,
 )
 from math2.lean.commands import Command, namespaces, scope_names
-from math2.lean.core_types import core_types_of, look_alike
+from math2.lean.core_types import core_types_of, look_alike, unknown_constant
 from math2.lean.lexer import Tok, Token
 from math2.lean.library import LibraryTables
-from math2.lean.names import has_look_alike
+from math2.lean.names import has_look_alike, plain_variable_name
 from math2.lean.rules import normalise_name
 from math2.lean.terms import Violation, _v
 
@@ -381,11 +381,14 @@ def _shadows(
     if name not in mentioned or lean_binder_name(name):
         return None
     library = tables is not None and any(tables(f) for f in tables.resolve(name, opened))
-    # without tables a name the statement mentions cannot be told from a variable's use: the
-    # class and head rules (`unidentified_head`) refuse what they cannot identify instead
     if (core is not None and name in core) or library:
         return (
             f"the variable `{name}` shadows the constant `{name}` the statement mentions: the "
             "statement would read as the library's and mean the variable"
+        )
+    if core is None and not plain_variable_name(name):  # fail closed: `Real`, `ℕ` untold
+        return (
+            f"the variable `{name}` may shadow a constant the statement mentions "
+            f"({unknown_constant(tables)})"
         )
     return None
