@@ -25,17 +25,10 @@ def stored_notations(
     Complete only where each source with active mentions stored its notation commands and every
     row has its atoms: a source imported by a route that reads no source (or before atoms were
     kept) leaves the token table incomplete, and its readers fail closed."""
-    from math2.store.models import Mention, NotationRecord, Pin, Source
+    from math2.store.models import Mention, Source
+    from math2.store.notations import current_notations
 
-    rows = list(
-        s.scalars(
-            select(NotationRecord)
-            .join(Pin, Pin.id == NotationRecord.pin_id)
-            .join(Source, Source.id == NotationRecord.source_id)
-            .where(Source.system == system, Pin.is_current.is_(True))
-            .order_by(NotationRecord.id)
-        )
-    )
+    rows = current_notations(s, system=system)
     sources = set(
         s.scalars(
             select(Mention.source_id)

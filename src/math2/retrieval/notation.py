@@ -184,19 +184,9 @@ def stored_notation(session: Session, source_id: int) -> list[NotationRecord] | 
     """The notation commands the import of this source at its current pin stored, in the
     library's file order; None when it stored none (an import from before they were kept, or
     a route that reads no source)."""
-    from sqlalchemy import select
+    from math2.store.notations import current_notations
 
-    from math2.store import NotationRecord, Pin
-
-    rows = list(
-        session.scalars(
-            select(NotationRecord)
-            .join(Pin, Pin.id == NotationRecord.pin_id)
-            .where(NotationRecord.source_id == source_id, Pin.is_current.is_(True))
-            .order_by(NotationRecord.id)
-        )
-    )
-    return rows or None
+    return current_notations(session, source_id=source_id) or None
 
 
 def table_of(declared: Iterable[Declared], names: list[str]) -> NotationTable:
