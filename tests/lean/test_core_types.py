@@ -13,6 +13,7 @@ from math2.lean.core_types import UNKNOWN, core_types_of
 from math2.lean.hygiene import ContextTrust, check_code
 from math2.lean.library import LibraryTables, store_tables
 from math2.services.lean import source_tables
+from math2.store import Store
 from tests.lean.library_fixture import CORE, FIXTURE, LIBRARY
 from tests.lean.test_library_tables import _store_with_fixture
 
@@ -146,3 +147,56 @@ def test_without_tables_a_models_usual_variables_pass_unflagged() -> None:
             r = check_code(code, name="foo", trust=ContextTrust.GENERATED, known_name=tables)
             assert r.ok and not r.flags, (block, [v.detail for v in r.violations], r.flags)
             assert _flags(code, tables) == [], block
+
+
+NESTED = """namespace Outer.Mid
+structure Box (α : Type) where
+  val : α
+/-- `Box` here is `Outer.Mid.Box`, which takes an argument: no core type. -/
+notation "𝔹" => Box
+/-- `Plain` is `Outer.Plain`, one namespace out. -/
+notation "ℙ" => Plain
+/-- `_root_.Box` is the root's `Box`, whatever the namespace declares. -/
+notation "𝕆" => _root_.Box
+end Outer.Mid
+"""
+
+
+def test_a_closed_notation_names_the_constant_of_the_innermost_namespace(tmp_path: Path) -> None:
+    """`x` written inside `A.B` is `A.B.x`, else `A.x`, else `x` (`names.in_namespace`): the
+    sources and the store (which looks up every such name) resolve it alike."""
+    import shutil
+
+    root = tmp_path / "library"
+    shutil.copytree(FIXTURE, root)
+    (root / "Mathlib" / "Nested.lean").write_text(
+        "def Box : Type := Unit\nnamespace Outer\ndef Plain : Type := Unit\nend Outer\n" + NESTED
+    )
+    sources = source_tables(root, ("Mathlib",))
+    store = _store_of(tmp_path, root)
+    tables = store_tables(store)
+    store.close()
+    for t in (sources, tables):
+        assert t.core_types is not None and "𝔹" not in t.core_types
+        assert {"ℙ", "Outer.Plain", "𝕆", "Box"} <= t.core_types
+        assert "Plain" not in t.core_types and "Outer.Mid.Box" not in t.core_types
+    assert tables.core_types == sources.core_types
+
+
+def _store_of(tmp_path: Path, root: Path) -> Store:
+    """A store with `root` imported as Mathlib (as `test_library_tables._store_with_fixture`)."""
+    from math2.importers.mathlib import import_lean_library
+    from math2.sources import load_manifest, sync_manifest
+    from tests.conftest import REPO
+
+    store = Store(f"sqlite:///{tmp_path / 'n.db'}")
+    store.upgrade()
+    manifest_path = tmp_path / "sources.yaml"
+    manifest_path.write_text((REPO / "manifests" / "sources.yaml").read_text())
+    manifest = load_manifest(manifest_path)
+    with store.session() as s:
+        sync_manifest(s, manifest)
+    entry = manifest.get("mathlib")
+    assert entry is not None
+    import_lean_library(store, entry, root)
+    return store

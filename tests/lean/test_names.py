@@ -9,9 +9,20 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from math2.lean.diagnostics import Kind, classify_text
-from math2.lean.names import axioms_subject, canonical, first_quoted, parts, printed, same, source
+from math2.lean.names import (
+    axioms_subject,
+    canonical,
+    first_quoted,
+    in_namespace,
+    parts,
+    printed,
+    same,
+    source,
+)
 from math2.lean.protocol import split_frames
 from math2.lean.testing.fake_repl import Fake
 from tests.data_conformance import real_data
@@ -46,6 +57,32 @@ def test_spellings_of_one_name_are_the_same_name() -> None:
     assert not same("Foo.«a.b»", "Foo.a.b")
     assert canonical("«two plus two»") == "«two plus two»"
     assert source("Foo.«at»") == "Foo.«at»" and source("at") == "«at»"  # a keyword
+
+
+def test_a_name_written_in_a_namespace_may_stand_for_each_enclosing_one() -> None:
+    assert list(in_namespace("x", "A.B")) == ["A.B.x", "A.x", "x"]  # innermost first
+    assert list(in_namespace("Real", "")) == ["Real"]
+    assert list(in_namespace("C.x", "A")) == ["A.C.x", "C.x"]
+    assert list(in_namespace("_root_.x", "A.B")) == ["x"]  # `_root_` escapes the namespace
+    assert list(in_namespace("«x»", "A.«b.c»")) == ["A.«b.c».x", "A.x", "x"]  # printed form
+
+
+# Components of names: anything but guillemets (which cannot be escaped), `_root_` left out.
+_COMPONENTS = st.lists(
+    st.text(min_size=1, max_size=6).filter(lambda c: "«" not in c and "»" not in c),
+    max_size=4,
+).filter(lambda cs: "_root_" not in cs)
+
+
+@given(space=_COMPONENTS, written=_COMPONENTS.filter(bool))
+def test_the_candidates_are_every_prefix_of_the_namespace_innermost_first(
+    space: list[str], written: list[str]
+) -> None:
+    namespace = printed(space) if space else ""
+    got = list(in_namespace(printed(written), namespace))
+    assert [parts(c) for c in got] == [(*space[:k], *written) for k in range(len(space), -1, -1)]
+    assert all(canonical(c) == c for c in got)  # as Lean prints them, as the tables key them
+    assert list(in_namespace("_root_." + printed(written), namespace)) == [printed(written)]
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ fails closed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Protocol
 
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from math2.lean.library import LibraryDecl, LibraryTables
 
 TYPE_KINDS = frozenset({"inductive", "structure"})
+# What a closed notation may unfold to and still stand for a type (with no argument).
+CLOSED_TYPE_KINDS = TYPE_KINDS | {"def", "abbrev"}
 NOTATION_KINDS = frozenset({"notation", "notation3"})
 
 
@@ -86,7 +88,7 @@ def is_type_decl(d: LibraryDecl) -> bool:
 
 def derive(decls: Iterable[LibraryDecl], notations: Iterable[NotationFacts]) -> frozenset[str]:
     """The core types (the module docstring) of declarations and notation commands."""
-    from math2.lean.names import canonical
+    from math2.lean.names import canonical, in_namespace
 
     by_name: dict[str, LibraryDecl] = {}
     out: set[str] = set()
@@ -99,22 +101,14 @@ def derive(decls: Iterable[LibraryDecl], notations: Iterable[NotationFacts]) -> 
         if (closed := closed_notation(n)) is None:
             continue
         atom, written = closed
-        constant = _resolve(canonical(written), n.namespace, by_name)
+        full = (c for c in in_namespace(written, n.namespace) if c in by_name)
+        constant = next(full, canonical(written))
         found = by_name.get(constant)
-        kinds = TYPE_KINDS | {"def", "abbrev"}
-        if found is None or (found.kind in kinds and takes_no_argument(found.statement)):
+        if found is None or (
+            found.kind in CLOSED_TYPE_KINDS and takes_no_argument(found.statement)
+        ):
             out |= {atom, constant}
     return frozenset(out)
-
-
-def _resolve(written: str, namespace: str, by_name: Mapping[str, LibraryDecl]) -> str:
-    """The full name `written` stands for inside `namespace` (innermost first), else itself."""
-    parts = namespace.split(".") if namespace else []
-    for k in range(len(parts), 0, -1):
-        full = ".".join([*parts[:k], written])
-        if full in by_name:
-            return full
-    return written
 
 
 # Said where a reader cannot tell whether a name is a core type (and flags it, fail closed).

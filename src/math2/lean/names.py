@@ -19,6 +19,7 @@ guillemets.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 
 
@@ -117,6 +118,19 @@ def canonical(name: str) -> str:
     while len(p) > 1 and p[0] == "_root_":
         p = p[1:]
     return printed(p)
+
+
+def in_namespace(written: str, namespace: str) -> Iterator[str]:
+    """The full names `written` may stand for where it is written inside `namespace`, as Lean
+    resolves a name, innermost first, in printed form: `x` written in `A.B` may be `A.B.x`,
+    `A.x` or `x`. A name written `_root_.x` is `x` alone."""
+    written_parts = parts(written)
+    if len(written_parts) > 1 and written_parts[0] == "_root_":
+        yield canonical(written)
+        return
+    space = parts(namespace) if namespace else ()
+    for k in range(len(space), -1, -1):
+        yield printed((*space[:k], *written_parts))
 
 
 def same(a: str | None, b: str | None) -> bool:

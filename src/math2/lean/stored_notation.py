@@ -9,6 +9,7 @@ from sqlalchemy import select
 
 from math2.lean.core_types import closed_notation
 from math2.lean.library import LibraryDecl
+from math2.lean.names import in_namespace
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -39,11 +40,12 @@ def stored_notations(
     )
     complete = bool(sources) and sources <= {r.source_id for r in rows}
     complete = complete and all(r.atoms is not None for r in rows)
-    wanted: set[str] = set()
-    for r in rows:
-        if (closed := closed_notation(r)) is not None:
-            parts = r.namespace.split(".") if r.namespace else []
-            wanted |= {".".join([*parts[:k], closed[1]]) for k in range(len(parts) + 1)}
+    wanted = {  # every name a closed notation's constant may stand for (`core_types.derive`)
+        full
+        for r in rows
+        if (closed := closed_notation(r)) is not None
+        for full in in_namespace(closed[1], r.namespace)
+    }
     decls = [
         LibraryDecl(name=name, kind=kind or "", statement=statement or "")
         for name, kind, statement in s.execute(
