@@ -12,7 +12,8 @@ from pathlib import Path
 from math2.config import Settings
 from math2.importers.common import read_by, refuse_empty, skip_if_done
 from math2.importers.lean_source import READER
-from math2.importers.mathlib import _tree_digest, check_commit, read_checkout, write_library
+from math2.importers.lean_write import write_library
+from math2.importers.mathlib import _tree_digest, check_commit, read_checkout
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.sources.manifest import SourceEntry
 from math2.store import Store

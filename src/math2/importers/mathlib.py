@@ -1,76 +1,30 @@
-"""Mathlib (and any Lean 4 library) into the corpus at its pin (K6.4, K6.10).
+"""Mathlib (and any Lean 4 library) into the corpus at its pin (K6.4, K6.10): where the data
+is, which route reads it, and the checkout's commit.
 
 Two routes: the lean_scout datasets (a mention per constant with allowCompletion = true), or a
-source scan of a checkout where none are published. Importing at a pin that is not the first is
-a bump: new declarations become new mentions, removed or renamed ones are retired with their
-successor (Mathlib's deprecation aliases give it), and a changed type hash is a new mention.
+source scan of a checkout where none are published. Both read everything before any write;
+`math2.importers.lean_write` writes what they read (a first import, or a bump at a later pin).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any
-
-from sqlalchemy import func, insert, select
 
 from math2.config import Settings
 from math2.errors import InputError
 from math2.importers import lean_scout
-from math2.importers.common import (
-    file_digest,
-    finish_run,
-    import_transaction,
-    insert_mentions,
-    insert_prose,
-    mention_row,
-    read_by,
-    refuse_empty,
-    skip_if_done,
-)
+from math2.importers.common import file_digest, read_by, refuse_empty, skip_if_done
 from math2.importers.instance_names import name_instances
-from math2.importers.lean_notation import Notation
 from math2.importers.lean_source import READER, Declaration, SourceFile, lean_files, scan_file
+from math2.importers.lean_write import DeclRecord, LibraryData, write_library
 from math2.importers.registry import ImporterSpec, ImportResult, register
 from math2.importers.to_additive import additive_twins
 from math2.sources.manifest import SourceEntry
-from math2.store import ConstDep, Mention, NotationRecord, Run, Store
+from math2.store import Store
 from math2.util.progress import stage, track
-
-WRITE_BATCH = 20_000  # mentions per INSERT (progress counts them; one transaction in all)
-
-
-@dataclass
-class DeclRecord:
-    """A declaration as an importer read it, before it is a mention."""
-
-    name: str
-    kind: str | None
-    module: str | None
-    statement: str | None
-    docstring: str | None
-    allow_completion: bool
-    type_hash: str | None
-    extra: dict[str, Any] = field(default_factory=dict)
-    deps: list[str] | None = None
-    successor: str | None = None  # deprecation alias target
-    deprecated: bool = False
-
-
-@dataclass
-class LibraryData:
-    """Everything one route read."""
-
-    records: list[DeclRecord]
-    counts: dict[str, int]
-    notes: list[str]
-    route: str
-    # (module, notation) of every notation command with a symbol, in scan order: the search
-    # index reads them from the store instead of scanning the checkout again (issue 45 §6)
-    notations: list[tuple[str, Notation]] = field(default_factory=list)
 
 
 def read_checkout(root: Path, folder: str = "Mathlib") -> LibraryData:
@@ -228,140 +182,6 @@ def read_lean_scout(root: Path) -> LibraryData:
             1 for _ in lean_scout.read_tactics(tactics_dir)
         )
     return LibraryData(records, counts, notes, "lean_scout")
-
-
-def _hash(type_hash: str | None, extra: dict[str, Any] | None) -> str | None:
-    """The hash a bump compares: the elaborated type's, else the source statement's."""
-    return type_hash or (extra or {}).get("statement_hash")
-
-
-def write_library(
-    store: Store, entry: SourceEntry, data: LibraryData, digest: str, path: Path
-) -> ImportResult:
-    """Insert (first pin) or diff against what is active (a bump), in one transaction."""
-    with import_transaction(store, entry, path, digest, route=data.route) as (s, src, pin, run):
-        active = {
-            m.name: m
-            for m in s.scalars(
-                select(Mention).where(Mention.source_id == src.id, Mention.status == "active")
-            )
-        }
-        new_records: list[DeclRecord] = []
-        retire: list[tuple[Mention, str | None, str]] = []
-        unchanged = 0
-        for r in data.records:
-            old = active.pop(r.name, None)
-            if old is None:
-                new_records.append(r)
-            elif _hash(old.type_hash, old.extra) == _hash(r.type_hash, r.extra) and (
-                old.kind == r.kind
-            ):
-                unchanged += 1
-            elif r.deprecated and r.successor:
-                retire.append((old, r.successor, "renamed (deprecation alias)"))
-                new_records.append(r)
-            else:
-                retire.append((old, r.name, "type hash changed"))
-                new_records.append(r)
-        successors = {r.name: r.successor for r in data.records if r.successor}
-        for name, old in active.items():  # gone from the new data
-            retire.append((old, successors.get(name), "removed"))
-        bump = bool(retire or unchanged)
-        for old, succ, why in retire:
-            old.status, old.retired_pin_id, old.successor = "retired", pin.id, succ
-            old.extra = {**(old.extra or {}), "retired_because": why}
-        rows = [
-            mention_row(
-                src,
-                pin,
-                r.name,
-                kind=r.kind,
-                module=r.module,
-                statement=r.statement,
-                docstring=r.docstring,
-                allow_completion=r.allow_completion,
-                type_hash=r.type_hash,
-                extra={**r.extra, **({"successor": r.successor} if r.successor else {})},
-            )
-            for r in new_records
-        ]
-        ids: list[int] = []
-        with stage(f"write {entry.name}", total=len(rows), unit="mentions") as st:
-            for at in range(0, len(rows), WRITE_BATCH):  # one transaction, counted in batches
-                ids += insert_mentions(s, rows[at : at + WRITE_BATCH])
-                st.update(done=len(ids))
-        deps = [
-            dict(mention_id=mid, deps=r.deps)
-            for mid, r in zip(ids, new_records, strict=True)
-            if r.deps is not None
-        ]
-        if deps:
-            s.connection().execute(insert(ConstDep.__table__), deps)
-        texts = insert_prose(
-            s,
-            src,
-            pin,
-            "docstring",
-            (
-                (
-                    mid,
-                    r.docstring,
-                    f"{src.title}, docstring of {r.name} ({r.module}); "
-                    f"{pin.licence}; © the {src.title} contributors",
-                    f"{src.title} contributors",
-                )
-                for mid, r in zip(ids, new_records, strict=True)
-                if r.docstring
-            ),
-        )
-        if data.notations:
-            s.execute(
-                insert(NotationRecord),
-                [
-                    dict(source_id=src.id, pin_id=pin.id, module=module, line=n.line,
-                         symbol=n.symbol, atoms=list(n.atoms), kind=n.kind,
-                         leading_atom=n.leading_atom, constants=list(n.constants),
-                         namespace=n.namespace,
-                         scoped=n.scoped, local=n.local)
-                    for module, n in data.notations
-                ],
-            )  # fmt: skip
-        touched_nodes = {old.node_id for old, _, _ in retire if old.node_id is not None}
-        counts = dict(data.counts)
-        counts.update(
-            {
-                "mentions added": len(ids),
-                "mentions retired": len(retire),
-                "mentions unchanged": unchanged,
-                "docstring texts": texts,
-                **({"notation commands": len(data.notations)} if data.notations else {}),
-            }
-        )
-        if bump:
-            total = s.scalar(
-                select(func.count()).select_from(Mention).where(Mention.source_id == src.id)
-            )
-            counts.update(
-                {
-                    "bump: change in active mentions": len(ids) - len(retire),
-                    "bump: mention rows now": total,
-                    "bump: nodes whose declarations changed": len(touched_nodes),
-                    "bump: retired with a successor": sum(1 for _, succ, _ in retire if succ),
-                }
-            )
-            s.add(
-                Run(
-                    job="bump",
-                    key=f"{entry.name}@{pin.key}",
-                    status="done",
-                    stats=counts,
-                    params={"path": str(path)},
-                )
-            )
-        finish_run(run, counts)
-    return ImportResult(
-        source=entry.name, pin=pin.key, path=str(path), counts=counts, notes=data.notes
-    )
 
 
 def import_lean_library(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
