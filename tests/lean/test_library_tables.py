@@ -219,13 +219,14 @@ def test_the_tables_read_classes_parents_out_params_and_scoped_instances() -> No
     assert all(LIBRARY(n) for n in ("Nat.sqrt", "Nat.lt_irrefl", "Membership", "HasSubset"))
 
 
-def _store_with_fixture(tmp_path: Path):
-    """A store with the fixture's Mathlib part imported by the Mathlib importer."""
+def _store_with_fixture(tmp_path: Path, url: str | None = None):
+    """A store (SQLite unless `url`) with the fixture's Mathlib part imported by the Mathlib
+    importer."""
     from math2.importers.mathlib import import_lean_library
     from math2.sources import load_manifest, sync_manifest
     from math2.store import Store
 
-    store = Store(f"sqlite:///{tmp_path / 'c.db'}")
+    store = Store(url or f"sqlite:///{tmp_path / 'c.db'}")
     store.upgrade()
     manifest_path = tmp_path / "sources.yaml"
     data = yaml.safe_load((REPO / "manifests" / "sources.yaml").read_text())

@@ -1,8 +1,10 @@
 """The pinned library's tables for hygiene, read from the library itself, never from hand lists.
 
-- **names**: whether the library declares a name (the store's active mentions of the `lean4`
-  libraries — Mathlib, and Batteries and Lean core where they are imported —, and the
-  declarations of Lean core's shipped sources when a toolchain is installed);
+- **names**: whether the library declares a name a user's file can see (the store's active,
+  non-private mentions of the `lean4` libraries — Mathlib, and Batteries and Lean core where
+  they are imported —, and the declarations of Lean core's shipped sources when a toolchain is
+  installed); a `private` declaration is invisible outside its file: no name, namespace, class
+  or predicate of the tables;
 - **classes**: every `class`, `class inductive` and structure tagged `@[class]`, with whether it
   is Prop-valued (an instance of it is a hypothesis), its parents (`extends`) and which of its
   explicit parameters are `outParam`s (an instance is found by the others);
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from sqlalchemy import String, cast, func, or_, select
+from sqlalchemy import Select, String, cast, func, or_, select
 
 from math2.lean.binders import binder_groups
 from math2.lean.brackets import depths
@@ -226,11 +228,19 @@ def tables_from(
     h = hashlib.sha256(f"{TABLES_RULE}\n{base}\n".encode())
     for d in decls:
         name = canonical(d.name)
-        names.add(name)
         h.update(f"{name}\t{d.kind}\t{d.statement}\t{d.attributes}\t{d.modifiers}\n".encode())
-        if is_class(d):
+        # a private declaration is invisible outside its file: no name, namespace, class or
+        # predicate a user's code can mean (its instance, scoped or not, still acts)
+        visible = "private" not in d.modifiers
+        if visible:
+            names.add(name)
+        if visible and is_class(d):
             classes[name] = read_class(d)
-        elif d.kind in ("def", "abbrev", "inductive", "structure") and result_is_prop(d.statement):
+        elif (
+            visible
+            and d.kind in ("def", "abbrev", "inductive", "structure")
+            and result_is_prop(d.statement)
+        ):
             predicates.add(name)
         scoped_attr = any("scoped" in a and "instance" in a for a in d.attributes)
         if (d.kind == "instance" and "scoped" in d.modifiers) or scoped_attr:
@@ -257,12 +267,6 @@ def tables_from(
         tokens_complete=notations is not None if tokens_complete is None else tokens_complete,
         core_types=core,
     )
-
-
-def _namespaces_of(name: str) -> list[str]:
-    """The namespaces a full name is declared under (`A.B.c` → A, A.B)."""
-    p = name.split(".")
-    return [".".join(p[:k]) for k in range(1, len(p))]
 
 
 def join(a: LibraryTables, b: LibraryTables) -> LibraryTables:
@@ -297,7 +301,12 @@ def _either(
 
 
 class LibraryNames:
-    """`names(name) -> bool` over the store: one indexed lookup per name, remembered."""
+    """`names(name) -> bool` over the store: one indexed lookup per name, remembered.
+
+    A name counts where a user's file can see it: an active mention of a `system` library with
+    `allow_completion` (Lean's flag, false for a `private` declaration; the Mathlib importer
+    clears it for one). The sources are an `IN` list, not a join, so that the index
+    `ix_mentions_library_names` answers whatever the statistics say (un-ANALYZEd SQLite too)."""
 
     def __init__(self, store: Store, system: str = "lean4"):
         self.store = store
@@ -308,36 +317,34 @@ class LibraryNames:
     def __call__(self, name: str) -> bool:
         return bool(name) and self.known(name)
 
-    def _lookup(self, name: str) -> bool:
+    def query(self, name: str, space: bool = False) -> Select[int]:
+        """The lookup of the name `name` (an active, visible mention so named), or with `space`
+        of the namespace `name` (the names from `name.` up to `name/`, `/` after `.`)."""
         from math2.store.models import Mention, Source
 
+        named = (
+            (Mention.name >= f"{name}.", Mention.name < f"{name}/")
+            if space
+            else (Mention.name == name,)
+        )
+        return (
+            select(Mention.id)
+            .where(Mention.source_id.in_(select(Source.id).where(Source.system == self.system)))
+            .where(Mention.status == "active", Mention.allow_completion == True, *named)  # noqa: E712
+            .limit(1)
+        )
+
+    def _lookup(self, name: str) -> bool:
         with self.store.session() as s:
-            hit = s.scalar(
-                select(Mention.id)
-                .join(Source, Source.id == Mention.source_id)
-                .where(Source.system == self.system, Mention.name == name)
-                .where(Mention.status == "active")
-                .limit(1)
-            )
-        return hit is not None
+            return s.scalar(self.query(name)) is not None
 
     def namespace(self, name: str) -> bool:
-        """Whether the store's library declares a name under the namespace `name` (one indexed
-        range lookup: the names from `name.` up to `name/`, `/` the character after `.`)."""
+        """Whether the store's library declares a visible name under the namespace `name`."""
         return bool(name) and self.space(name)
 
     def _space(self, name: str) -> bool:
-        from math2.store.models import Mention, Source
-
         with self.store.session() as s:
-            hit = s.scalar(
-                select(Mention.id)
-                .join(Source, Source.id == Mention.source_id)
-                .where(Source.system == self.system, Mention.status == "active")
-                .where(Mention.name >= f"{name}.", Mention.name < f"{name}/")
-                .limit(1)
-            )
-        return hit is not None
+            return s.scalar(self.query(name, space=True)) is not None
 
 
 def store_tables(store: Store, system: str = "lean4") -> LibraryTables:

@@ -142,6 +142,9 @@ class Mention(Created, Base):
         CheckConstraint("status IN ('active', 'retired')", name="status"),
         CheckConstraint("authored IN ('human', 'ai', 'mixed')", name="authored"),
         Index("ix_mentions_source_name", "source_id", "name"),
+        # hygiene's name and namespace lookups (lean.library.LibraryNames): every condition an
+        # equality but the name, so the planner takes it without statistics
+        Index("ix_mentions_library_names", "source_id", "status", "allow_completion", "name"),
         # the web pages: a node's declarations, a library's counts and its pins' history
         Index("ix_mentions_node_id", "node_id", "source_id"),
         Index("ix_mentions_source_status", "source_id", "status"),

@@ -1,0 +1,66 @@
+"""A private declaration of the library is invisible outside its file: not a name a user's
+declaration can shadow, nor a namespace, class or predicate of the tables — read from sources
+and from the store alike (the fixture library's `private abbrev I`, shaped as the Mathlib helper
+that flagged ProofNet's `abbrev I`), while the public names beside it are caught as before. And
+the store's name lookups take their index without statistics (an un-ANALYZEd SQLite store)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from math2.lean.hygiene import ContextTrust, check_code
+from math2.lean.library import LibraryNames, LibraryTables, store_tables
+from tests.lean.library_fixture import LIBRARY
+from tests.lean.test_library_tables import _store_with_fixture
+
+H = "import Mathlib\n"
+
+
+def _shadowing(name: str, tables: LibraryTables) -> list[str]:
+    code = H + f"abbrev {name} : Type := Unit\ntheorem foo : 1 = 1 := by sorry"
+    r = check_code(code, name="foo", trust=ContextTrust.BENCHMARK, known_name=tables)
+    assert r.ok, [v.detail for v in r.violations]
+    return [f.detail for f in r.flags if f.rule == "shadowing"]
+
+
+def _private_is_invisible(tables: LibraryTables) -> None:
+    assert not tables("I") and not _shadowing("I", tables)  # Mathlib-shaped `private abbrev I`
+    assert _shadowing("J", tables) == ["`J` is named like the library's `J`"]  # public: caught
+    assert tables("Real.sqrt") and tables("inst")
+    assert not tables("Hidden.Space.helper") and not tables.namespace("Hidden.Space")
+    assert not tables.namespace("Hidden") and tables.namespace("Real")
+    assert tables.class_info("Hidden.Secretive") is None and tables.class_info("Nontrivial")
+    assert not tables.predicate("Hidden.secretly")
+
+
+def test_private_names_from_sources() -> None:
+    _private_is_invisible(LIBRARY)
+
+
+def test_private_names_from_the_store(tmp_path: Path, store_url: str) -> None:
+    store = _store_with_fixture(tmp_path, store_url)
+    try:
+        _private_is_invisible(store_tables(store))
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("space", [False, True])
+def test_the_lookups_use_the_index_without_statistics(tmp_path: Path, space: bool) -> None:
+    store = _store_with_fixture(tmp_path)
+    names = LibraryNames(store)
+    sql = names.query("Real" if space else "Real.sqrt", space=space).compile(
+        store.engine, compile_kwargs={"literal_binds": True}
+    )
+    with store.engine.connect() as c:
+        assert not c.scalar(text("SELECT count(*) FROM sqlite_master WHERE name='sqlite_stat1'"))
+        plan = [row[-1] for row in c.execute(text(f"EXPLAIN QUERY PLAN {sql}"))]
+    store.close()
+    on_mentions = [p for p in plan if "mentions" in p]
+    assert on_mentions and all(
+        "USING COVERING INDEX ix_mentions_library_names" in p for p in on_mentions
+    ), plan
+    assert not [p for p in plan if p.startswith("SCAN mentions")], plan
