@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from math2.importers.instance_names import library_classes, name_instances
+from math2.importers.instance_names import _resolve, library_classes, name_instances
 from math2.importers.lean_names import (
     binder_groups,
     class_signatures,
@@ -153,3 +153,15 @@ def test_notation_is_spelled_as_its_constant(tmp_path: Path) -> None:
         "Witt.instCommRing", "instCategoryOpp", "instInhabitedBox",
         "instNonempty𝕎_mathlib_other",
     }  # fmt: skip
+
+
+def test_a_constant_resolves_as_lean_resolves_it() -> None:
+    """`C` written inside `A.B` is `A.B.C`, `A.C` or `C`, innermost first; `_root_.C` is `C`
+    alone (`math2.lean.names.in_namespace`); an escaped spelling is the printed name."""
+    names = {"Foo", "Geo.Foo", "A.Bar", "A.B.«x y»"}
+    assert _resolve("Foo", ["Geo"], names) == "Geo.Foo"
+    assert _resolve("_root_.Foo", ["Geo"], names) == "Foo"
+    assert _resolve("Bar", ["A", "B"], names) == "A.Bar"
+    assert _resolve("«x y»", ["A", "B"], names) == "A.B.«x y»"
+    assert _resolve("Foo", [], names) == "Foo"
+    assert _resolve("Baz", ["A", "B"], names) is None

@@ -33,6 +33,7 @@ from math2.importers.lean_names import (
 )
 from math2.importers.lean_notation import is_symbol, variable_letter
 from math2.importers.lean_source import SourceFile
+from math2.lean.names import in_namespace
 
 
 def library_classes(files: Iterable[SourceFile]) -> dict[str, tuple[bool, bool]]:
@@ -47,11 +48,9 @@ def library_classes(files: Iterable[SourceFile]) -> dict[str, tuple[bool, bool]]
 
 
 def _resolve(const: str, namespace: list[str], names: set[str]) -> str | None:
-    for k in range(len(namespace), -1, -1):
-        full = ".".join([*namespace[:k], const])
-        if full in names:
-            return full
-    return None
+    """The library name `const` stands for inside `namespace`, innermost first (`_root_.x`
+    is `x` alone: `math2.lean.names.in_namespace`); None when none is the library's."""
+    return next((n for n in in_namespace(const, ".".join(namespace)) if n in names), None)
 
 
 def prefix_notation(files: Iterable[SourceFile], names: set[str]) -> dict[str, dict[str, str]]:
