@@ -16,12 +16,17 @@ top 100, their union the candidates):
 - `fusion + name parts, glosses W`: the same with them fused (tied ranks shared,
   `stage.Rankings.shared_ranks`) at `W_PARTS_MEASURED`, `W_GLOSSES_MEASURED` (2 and 1, as
   measured at 0.249 before) and at a quarter of those;
-- `ranker, mix m`: every feature, the model's scores standardised plus m × the fusion's order
-  (`ranker.mixed`; the shipped `ranker.MIX` marked); `ranker − X`: the features of X left out
-  (held at 0); with `--families`, each name-part mapping family left out in turn (the first
-  stage and the features recomputed without it) and all of them;
-- a verdict per cut: the shipped ranker's mean paired difference to the fusion against twice
-  its standard error;
+- `ranker, mix m ORDER`: every feature, the model's scores standardised plus m × a first-stage
+  order's −log(1 + rank) (`ranker.mixed`, `ranker.first_ranks`: `fused`, `best`, `strict`,
+  `rrf`; `--mixes 0.25:strict …`; the shipped `ranker.MIX`, `ranker.ORDER` marked);
+  `--baseline` (main's 0.25 of the fused order) the mix the shipped one must not fall below,
+  cross-validated on `--baseline-rows` (the rows as another math2 made them) where given;
+  `ranker − X`: the features of X left out (held at 0); with `--families`, each name-part
+  mapping family left out in turn (the first stage and the features recomputed without it) and
+  all of them; with `--probe`, the rank of the issue's queries' answers under a model trained
+  on every item (as the index build trains the shipped one);
+- a verdict per cut: the shipped ranker's mean paired difference to the fusion (and to the
+  baseline) against twice its standard error;
 - `first stage recall`: the share of items with an answer among the candidates.
 
 Then CPU and wall ms per query (p50, p95) of `SearchIndex.search` at k = 10 and k = 100 with the

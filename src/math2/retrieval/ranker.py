@@ -6,7 +6,8 @@ artifact:
     <index>/ranker/model.txt     LightGBM's text model
     <index>/ranker/ranker.json   RANKER_VERSION, FEATURES, the digest of the index's
                                  meta.json and of model.txt, the queries it was trained on,
-                                 the share of the fusion's order mixed in (`mixed`, MIX)
+                                 the share of the first stage's order mixed in and
+                                 which order (`mixed`, MIX, ORDER)
 
 An index whose `meta.json` changed since (rebuilt, re-embedded), a math2 whose features differ,
 or a model file that is not the one recorded is refused with the command that rebuilds it
@@ -40,13 +41,21 @@ if TYPE_CHECKING:
     from math2.retrieval.index import SearchIndex
 
 RANKER_DIR = "ranker"
-RANKER_VERSION = 3  # bump with any change to what a feature or a score means
+# bump with any change to what a feature or a score means (3: the name-part ranking counts one
+# thing named two ways once, `nameparts.query_terms`, and the mix reads the strict order)
+RANKER_VERSION = 3
 # A candidate's score is the model's, standardised over the query's candidates, plus MIX × the
-# fusion's −log(1 + fused rank) (`mixed`): the model alone won on the concepts but fell a little
-# short of the fusion on instances, natural sentences and the field queries; at 0.25 it is above
-# the fusion on every kind and style but the 2 field queries under grouped cross-validation on
-# the dev sets (docs/benchmarks.md, issue 45 §3, branch rank45; 0, 0.25, 0.5 and 1 measured).
-# Boosting from the fused rank instead (LightGBM's `init_score`) did worse at every scale.
+# first stage's −log(1 + rank) (`mixed`): the model alone won on the concepts but fell a little
+# short of the fusion on instances, natural sentences and the field queries; at 0.25 of the
+# fusion's order it was above the fusion on every kind and style but the 2 field queries under
+# grouped cross-validation on the dev sets (docs/benchmarks.md, issue 45 §3, branch rank45; 0,
+# 0.25, 0.5 and 1 measured). Boosting from the fused rank instead (LightGBM's `init_score`) did
+# worse at every scale. The order (ORDER, `first_ranks`) was the fusion's until branch
+# quality45: a candidate only the name-part ranking found had no fused rank and lost 1.7
+# standard deviations (`deriv_mul`, 1st there, 15th–18th over all of Mathlib); "strict" (the
+# best of the fused, name-part and gloss ranks, a part's ties at their worst) puts it 1st and
+# is not below the fusion's order beyond noise on any cut (structures 0.362 -> 0.411, BETTER;
+# instances 0.570 -> 0.544, within noise); "best" and "rrf" measured beside it.
 MIX = 0.25
 ORDERS = ("fused", "best", "strict", "rrf")
 ORDER = "strict"
