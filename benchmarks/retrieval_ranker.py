@@ -52,7 +52,7 @@ from math2.retrieval.devsets import DevItem, devsets_dir, read_devsets
 from math2.retrieval.features import FEATURES
 from math2.retrieval.index import W_GLOSSES_MEASURED, W_PARTS_MEASURED, SearchIndex
 from math2.retrieval.nameparts import FAMILIES
-from math2.retrieval.ranker import MIX, ORDER, ORDERS, QueryRows, fit, mixed, query_rows
+from math2.retrieval.ranker import MIX, ORDER, ORDERS, POOL, QueryRows, fit, mixed, query_rows
 from math2.retrieval.stage import fuse
 
 # Feature groups left out one at a time (their columns held at 0 in training and testing).
@@ -241,6 +241,7 @@ def main() -> None:
     ap.add_argument("--index", type=Path, required=True)
     ap.add_argument("--sets", type=Path, default=devsets_dir())
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--pool", type=int, default=POOL, help="each part's top the first stage keeps")
     ap.add_argument("--no-ablations", action="store_true")
     ap.add_argument("--mixes", type=_parse_mix, nargs="*",
                     default=[(0.0, ORDER), (MIX, ORDER), (0.5, ORDER), (1.0, ORDER)],
@@ -284,7 +285,7 @@ def main() -> None:
         data = pickle.loads(args.cache.read_bytes())
         assert [d.item.query for d in data] == [it.query for it in items], "stale --cache"
     else:
-        data = query_rows(ix, items)
+        data = query_rows(ix, items, args.pool)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(data))
     print(f"first stage + features: {time.process_time() - c0:.0f} s CPU")
