@@ -29,7 +29,7 @@ from math2.retrieval.nameparts import (
     document_parts,
     gloss,
     glossed,
-    query_parts,
+    query_terms,
 )
 from math2.retrieval.names import (
     CONCEPT,
@@ -154,11 +154,12 @@ class QueryLevers:
 
     def score_parts(self, query: str, families: frozenset[str] = FAMILIES) -> np.ndarray | None:
         """Every declaration's BM25 score over its name words for the words the query asks
-        for (`nameparts.py`); None where the query asks for none."""
+        for (`nameparts.query_terms`: one rule's alternative words one term); None where the
+        query asks for none."""
         if self.parts is None:
             return None
-        words = query_parts(query, self.vocabulary_weights, families)
-        return self.parts.scores(words) if words else None
+        terms = query_terms(query, self.vocabulary_weights, families)
+        return self.parts.one_of_scores(terms) if terms else None
 
     def score_glosses(self, query: str) -> np.ndarray | None:
         """Every concept's BM25 score over its own first line for the query's prose."""

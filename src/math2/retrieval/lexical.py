@@ -120,6 +120,32 @@ class Lexical:
         weights = np.concatenate([self.data[a:b] for a, b in spans])
         return np.bincount(docs, weights=weights, minlength=self.num_docs).astype(np.float32)
 
+    def one_of_scores(self, terms: list[list[str]]) -> np.ndarray:
+        """BM25 score of every document for query terms each of which any of several tokens
+        says (`[["prod", "mul"], ["deriv"]]`): a term counts once in a document, with the IDF of
+        the documents that have any of its tokens. Only for an index whose documents hold
+        each token once (the name parts, `nameparts.document_parts`): there a token's weight
+        in a document is its IDF times the document's length factor, which is recovered here."""
+        out = np.zeros(self.num_docs, dtype=np.float64)
+        for term in terms:
+            ids = [i for i in map(self.token_id, dict.fromkeys(term)) if i is not None]
+            if not ids:
+                continue
+            spans = [(int(self.indptr[i]), int(self.indptr[i + 1])) for i in ids]
+            docs = np.concatenate([self.indices[a:b] for a, b in spans])
+            factor = np.concatenate(
+                [np.asarray(self.data[a:b], dtype=np.float64) / self.idf(b - a) for a, b in spans]
+            )
+            count = np.bincount(docs, minlength=self.num_docs)
+            length = np.bincount(docs, weights=factor, minlength=self.num_docs)
+            said = count > 0
+            out[said] += self.idf(int(said.sum())) * length[said] / count[said]
+        return out.astype(np.float32)
+
+    def idf(self, df: int) -> float:
+        """bm25s's IDF (its default, Lucene's) of a token that `df` documents have."""
+        return float(np.log(1.0 + (self.num_docs - df + 0.5) / (df + 0.5)))
+
     def postings(self, token: str) -> np.ndarray:
         """The positions of the documents that contain `token` (none when no document does)."""
         i = self.token_id(token)

@@ -41,6 +41,10 @@ _ID_BODY = re.compile(r"[∑∏]\s*(\w+)\s*∈[^,]*,\s*\(?\s*\1\b(?!\s*[\^_(\w']
 _TYPES = frozenset({"nat", "int", "rat", "real", "complex"})
 _NUMBERS = {"0": "zero", "1": "one", "2": "two"}
 _NUMBER = re.compile(r"(?<![\w.])([012])(?![\w.])")
+# Words of one rule that are names of one thing in Mathlib, either of which says it (`products?`
+# → `prod mul`: a big operator or a pair's product, and a binary one); the other rules' words
+# are compounds, all of which a name says (`bounded above` → `bdd above`).
+ONE_THING = (frozenset({"prod", "mul"}),)
 # Name words too common to say which declaration is meant (`Foo.bar_of_baz`, `_iff`).
 _WEAK = frozenset({"of", "iff", "eq", "apply", "def", "mk", "coe", "to", "is", "has"})
 
@@ -106,6 +110,28 @@ def query_groups(
     groups += [[w] for w in wanted if w not in grouped]
     kept = [[w for w in dict.fromkeys(g) if w in wanted] for g in groups]
     return [list(g) for g in dict.fromkeys(tuple(g) for g in kept if g)]
+
+
+def query_terms(
+    query: str,
+    vocabulary: Callable[[str], dict[str, float]] | None = None,
+    families: frozenset[str] = FAMILIES,
+) -> list[list[str]]:
+    """The name-part ranking's query terms: each a word the query asks for
+    (`query_weights`), but the words of one rule that are one thing's names in Mathlib
+    (`ONE_THING`: a product is `prod` or `mul`) one term that either word says, counted once
+    with the IDF of the names that have either (`lexical.Lexical.one_of_scores`). Counted as
+    two words, `prod` (rarer than `mul`) outranked every `…mul` name and a name with both
+    outranked either: `Polynomial.derivative_prod` above `deriv_mul` for "derivative of a
+    product of two functions" (issue 45)."""
+    wanted = list(query_weights(query, vocabulary, families))
+    joined: list[list[str]] = []
+    for g in query_groups(query, vocabulary, families):
+        alike = [w for w in g if any(w in one and len(set(g) & one) > 1 for one in ONE_THING)]
+        if len(alike) > 1:
+            joined.append(alike)
+    taken = {w for g in joined for w in g}
+    return joined + [[w] for w in wanted if w not in taken]
 
 
 def query_parts(

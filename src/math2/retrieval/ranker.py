@@ -6,7 +6,8 @@ artifact:
     <index>/ranker/model.txt     LightGBM's text model
     <index>/ranker/ranker.json   RANKER_VERSION, FEATURES, the digest of the index's
                                  meta.json and of model.txt, the queries it was trained on,
-                                 the share of the fusion's order mixed in (`mixed`, MIX)
+                                 the share of the first stage's order mixed in and
+                                 which order (`mixed`, MIX, ORDER)
 
 An index whose `meta.json` changed since (rebuilt, re-embedded), a math2 whose features differ,
 or a model file that is not the one recorded is refused with the command that rebuilds it
@@ -32,22 +33,32 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from math2.errors import Math2Error
-from math2.retrieval.features import FEATURES, candidate_features
-from math2.retrieval.stage import Rankings, fuse
+from math2.retrieval.features import FEATURES, RANK_MISSING, candidate_features
+from math2.retrieval.stage import RRF_K, Rankings, fuse
 
 if TYPE_CHECKING:
     from math2.retrieval.devsets import DevItem
     from math2.retrieval.index import SearchIndex
 
 RANKER_DIR = "ranker"
-RANKER_VERSION = 2  # bump with any change to what a feature or a score means
+# bump with any change to what a feature or a score means (3: the name-part ranking counts one
+# thing named two ways once, `nameparts.query_terms`, and the mix reads the strict order)
+RANKER_VERSION = 3
 # A candidate's score is the model's, standardised over the query's candidates, plus MIX × the
-# fusion's −log(1 + fused rank) (`mixed`): the model alone won on the concepts but fell a little
-# short of the fusion on instances, natural sentences and the field queries; at 0.25 it is above
-# the fusion on every kind and style but the 2 field queries under grouped cross-validation on
-# the dev sets (docs/benchmarks.md, issue 45 §3, branch rank45; 0, 0.25, 0.5 and 1 measured).
-# Boosting from the fused rank instead (LightGBM's `init_score`) did worse at every scale.
+# first stage's −log(1 + rank) (`mixed`): the model alone won on the concepts but fell a little
+# short of the fusion on instances, natural sentences and the field queries; at 0.25 of the
+# fusion's order it was above the fusion on every kind and style but the 2 field queries under
+# grouped cross-validation on the dev sets (docs/benchmarks.md, issue 45 §3, branch rank45; 0,
+# 0.25, 0.5 and 1 measured). Boosting from the fused rank instead (LightGBM's `init_score`) did
+# worse at every scale. The order (ORDER, `first_ranks`) was the fusion's until branch
+# quality45: a candidate only the name-part ranking found had no fused rank and lost 1.7
+# standard deviations (`deriv_mul`, 1st there, 15th–18th over all of Mathlib); "strict" (the
+# best of the fused, name-part and gloss ranks, a part's ties at their worst) puts it 1st and
+# is not below the fusion's order beyond noise on any cut (structures 0.362 -> 0.411, BETTER;
+# instances 0.570 -> 0.544, within noise); "best" and "rrf" measured beside it.
 MIX = 0.25
+ORDERS = ("fused", "best", "strict", "rrf")
+ORDER = "strict"
 POOL = 100  # each part's top that the first stage keeps
 MIN_QUERIES = 50  # fewer dev-set queries with an answer in the index: no ranker is built
 # LambdaMART's settings: small trees, few rounds — ~1,000 training queries.
@@ -68,16 +79,56 @@ PARAMS: dict[str, Any] = {
 ROUNDS = 200
 
 
-def mixed(raw: np.ndarray, rows: np.ndarray, mix: float = MIX) -> np.ndarray:
+def mixed(raw: np.ndarray, rows: np.ndarray, mix: float = MIX, order: str = ORDER) -> np.ndarray:
     """The model's scores of one query's candidates (`raw`), standardised, plus `mix` × the
-    fusion's order (−log(1 + fused rank))."""
+    first stage's order (−log(1 + rank), the rank `first_ranks` gives by `order`)."""
     spread = float(raw.std())
     z = (raw - raw.mean()) / spread if spread > 0 else np.zeros_like(raw)
-    out: np.ndarray = z - mix * np.log1p(rows[:, _FUSED_RANK])
+    out: np.ndarray = z - mix * np.log1p(first_ranks(rows, order))
     return out
 
 
-_FUSED_RANK = FEATURES.index("fused_rank")
+def first_ranks(rows: np.ndarray, order: str = ORDER) -> np.ndarray:
+    """Each candidate's rank in the first stage's order that the mix reads (`ORDERS`):
+    `fused` the fusion's rank (the name-part and gloss rankings not in it); `best` the best of
+    the fused, name-part and gloss ranks (a part that ranks a candidate near the top is not
+    overruled by the parts that do not rank it at all); `rrf` the rank of the fusion's score
+    with the name-part and gloss rankings' reciprocal ranks added at weight 1."""
+    fused = rows[:, _COL["fused_rank"]]
+    if order == "fused":
+        return fused
+    parts, glosses = rows[:, _COL["parts_rank"]], rows[:, _COL["gloss_rank"]]
+    if order == "best":
+        out: np.ndarray = np.minimum(fused, np.minimum(parts, glosses))
+        return out
+    if order == "strict":
+        parts = _last_of_ties(rows[:, _COL["parts_score"]], parts)
+        glosses = _last_of_ties(rows[:, _COL["gloss_score"]], glosses)
+        strict: np.ndarray = np.minimum(fused, np.minimum(parts, glosses))
+        return strict
+    if order == "rrf":
+        score = rows[:, _COL["fused"]].copy()
+        for ranks in (parts, glosses):
+            score += np.where(ranks < RANK_MISSING, 1.0 / (RRF_K + ranks + 1), 0.0)
+        v = -score
+        ordered = np.sort(v)
+        ranks_out: np.ndarray = np.searchsorted(ordered, v, side="left").astype(np.float64)
+        return ranks_out
+    raise ValueError(f"unknown first-stage order {order!r}: one of {ORDERS}")
+
+
+def _last_of_ties(score: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """A part's ranks with ties at the worst of their ranks: how many of the part's top (every
+    one a candidate) score at least as much, less one. A name that only shares a score with a
+    hundred others is not near the top of that part."""
+    ranked = ranks < RANK_MISSING
+    top = np.sort(score[ranked])
+    worst = len(top) - np.searchsorted(top, score, side="left") - 1
+    out: np.ndarray = np.where(ranked, worst, RANK_MISSING).astype(np.float64)
+    return out
+
+
+_COL = {f: i for i, f in enumerate(FEATURES)}
 
 
 class RankerMismatch(Math2Error, ValueError):
@@ -144,6 +195,7 @@ class Ranker:
         self.info = info
         self._booster = _Booster(folder / RANKER_DIR / "model.txt")
         self.mix = float(info.get("mix", MIX))
+        self.order = str(info.get("order", ORDER))
 
     @classmethod
     def load(cls, folder: Path, meta: dict[str, Any]) -> Ranker | None:
@@ -181,7 +233,7 @@ class Ranker:
         cands, rows = candidate_features(ix, query, r, fused)
         if len(cands) == 0:
             return {}
-        s = mixed(self._booster.predict(rows), rows, self.mix)
+        s = mixed(self._booster.predict(rows), rows, self.mix, self.order)
         return dict(zip(cands.tolist(), np.exp(s - s.max()).tolist(), strict=True))
 
 
@@ -228,7 +280,7 @@ def fit(
 
 
 def predict(model: Any, rows: np.ndarray, mix: float = MIX) -> np.ndarray:
-    """A trained model's scores of one query's candidates, mixed with the fusion's order."""
+    """A trained model's scores of one query's candidates, mixed with the first stage's order."""
     return mixed(model.predict(rows), rows, mix)
 
 
@@ -262,6 +314,7 @@ def build_ranker(
         "queries": styles,
         "rounds": ROUNDS,
         "mix": MIX,
+        "order": ORDER,
     }
     (here / "ranker.json").write_text(json.dumps(info, indent=1))
     say(f"ranker: LambdaMART trained on {len(items)} dev-set queries "

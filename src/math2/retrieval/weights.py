@@ -70,5 +70,7 @@ W_GLOSSES = 0.0
 # (`ranker.MIX`) is not below the fusion beyond twice the standard error of the paired
 # difference on any target kind or query style (nDCG@10 0.410 -> 0.473 over 971 queries; the
 # largest shortfalls: the 2 field queries 0.167 -> 0, instances 0.571 -> 0.564). Before (branch
-# search, the model alone) natural sentences fell 0.479 -> 0.464 and it stayed off.
+# search, the model alone) natural sentences fell 0.479 -> 0.464 and it stayed off. Since
+# branch quality45 the mix reads the first stage's strict order (`ranker.ORDER`): 0.479 over
+# the same 971 queries, instances 0.544, still not below the fusion beyond noise on any cut.
 USE_RANKER = True
