@@ -48,7 +48,6 @@ from math2.retrieval.cards import Cards
 from math2.retrieval.levers import QueryLevers
 from math2.retrieval.lexscore import LexicalScoring
 from math2.retrieval.nameparts import FAMILIES
-from math2.retrieval.ranker import RANKER_DIR, Ranker, RankerMissing
 from math2.retrieval.stage import (
     RRF_K,
     W_BM25,
@@ -85,6 +84,7 @@ from math2.retrieval.weights import (
 if TYPE_CHECKING:
     from math2.retrieval.build import build_index, doc_text, name_words, pagerank
     from math2.retrieval.dense import DenseIndex
+    from math2.retrieval.ranker import Ranker
 
 log = logging.getLogger(__name__)
 
@@ -146,9 +146,10 @@ class SearchIndex(LexicalScoring):
         self.notation, self.renames = notation, renames
         self.parts_weight, self.glosses_weight = parts_weight, glosses_weight
         self.families = FAMILIES if families is None else families
-        self.use_ranker = use_ranker and (folder / RANKER_DIR).is_dir()
-        if self.use_ranker:
-            self.learned  # noqa: B018 (a ranker built for another index fails at open)
+        self.use_ranker = use_ranker and _has_ranker(folder)
+        if self.use_ranker:  # checked at open: one built for another index fails here; its
+            self.learned  # noqa: B018 (model, and LightGBM, load with the first query that
+            # has candidates to order: `ranker.Ranker.scores`)
         self.levers = QueryLevers(folder)
 
     def __len__(self) -> int:
@@ -324,6 +325,8 @@ class SearchIndex(LexicalScoring):
             ranker = self.use_ranker
         model = self.learned if ranker else None
         if ranker and model is None:
+            from math2.retrieval.ranker import RankerMissing
+
             raise RankerMissing(
                 f"{self.folder} has no learned ranker: build it with "
                 f"`math2 index build --library {self.meta.get('source', 'mathlib')}`"
@@ -374,6 +377,14 @@ class SearchIndex(LexicalScoring):
     def search(self, query: str, k: int = 10, **kw: Any) -> list[Hit]:
         """Fused results for one query."""
         return self.search_batch([query], k, **kw)[0]
+
+
+def _has_ranker(folder: Path) -> bool:
+    """Whether a learned ranker was built beside the index at `folder` (`ranker.RANKER_DIR`;
+    the ranker's module, with its features, is imported only where one is used)."""
+    from math2.retrieval.ranker import RANKER_DIR
+
+    return (folder / RANKER_DIR).is_dir()
 
 
 # Building lives in `build.py`; these names stay importable from here, loaded on first use (the
