@@ -48,19 +48,8 @@ from math2.retrieval.cards import Cards
 from math2.retrieval.levers import QueryLevers
 from math2.retrieval.lexscore import LexicalScoring
 from math2.retrieval.nameparts import FAMILIES
-from math2.retrieval.stage import (
-    RRF_K,
-    W_BM25,
-    W_DESC,
-    FusionWeights,
-    Rankings,
-    first_stage,
-    fuse,
-)
-from math2.retrieval.text import (
-    FOLD_VERSION,
-    query_tokens,
-)
+from math2.retrieval.stage import RRF_K, W_BM25, W_DESC, FusionWeights, Rankings, first_stage, fuse
+from math2.retrieval.text import FOLD_VERSION, query_tokens
 from math2.retrieval.weights import (
     BETA_PRIOR,
     RERANK_TOP,
@@ -146,10 +135,13 @@ class SearchIndex(LexicalScoring):
         self.notation, self.renames = notation, renames
         self.parts_weight, self.glosses_weight = parts_weight, glosses_weight
         self.families = FAMILIES if families is None else families
-        self.use_ranker = use_ranker and _has_ranker(folder)
-        if self.use_ranker:  # checked at open: one built for another index fails here; its
-            self.learned  # noqa: B018 (model, and LightGBM, load with the first query that
-            # has candidates to order: `ranker.Ranker.scores`)
+        if use_ranker:  # the ranker's module (and its features) only where one may be used
+            from math2.retrieval.ranker import RANKER_DIR
+
+            use_ranker = (folder / RANKER_DIR).is_dir()
+        if use_ranker:  # checked at open; LightGBM loads with the first query to order
+            self.learned  # noqa: B018 (a ranker built for another index fails at open)
+        self.use_ranker = use_ranker
         self.levers = QueryLevers(folder)
 
     def __len__(self) -> int:
@@ -377,14 +369,6 @@ class SearchIndex(LexicalScoring):
     def search(self, query: str, k: int = 10, **kw: Any) -> list[Hit]:
         """Fused results for one query."""
         return self.search_batch([query], k, **kw)[0]
-
-
-def _has_ranker(folder: Path) -> bool:
-    """Whether a learned ranker was built beside the index at `folder` (`ranker.RANKER_DIR`;
-    the ranker's module, with its features, is imported only where one is used)."""
-    from math2.retrieval.ranker import RANKER_DIR
-
-    return (folder / RANKER_DIR).is_dir()
 
 
 # Building lives in `build.py`; these names stay importable from here, loaded on first use (the
