@@ -32,7 +32,8 @@ The learned ranker (issue 45 §3) against the fusion, per target kind and query 
 its feature groups left out one at a time and the CPU per query with and without it, is
 `retrieval_ranker.py`: it reads one index `math2 index build` built and the same written dev
 sets (`math2.retrieval.devsets`), cross-validated by target so that no figure is on a query
-its model was trained on.
+its model was trained on; the query-side levers on and off on that default path, each with a
+ranker cross-validated without it, are `retrieval_default.py`.
 
 With `--dense ENCODER` the v4 index also gets its dense part (every declaration embedded, an
 HNSW graph at this size; resumable), timed, and the fused configurations are measured beside the

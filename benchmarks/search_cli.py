@@ -12,20 +12,21 @@ start to exit:
   what it needs; Python's own modules stay cached, as on any machine that ran Python before;
 - warm: the same command again right after, the files in the page cache.
 
-Three scopes: the default (Mathlib), `--library setmm`, and `--library all` (every built index,
-merged); `--scopes` picks some. Queries are fixed below (a title, a description, a Lean
-statement). The baselines, in the same run, are `math2 --version` (the process start, no
-command's imports) and `math2 search --help` (the search command's imports, no index read), so
-the differences are what importing and searching cost. With `--before SRC` (the `src/` folder
-of another checkout, e.g. `git archive BASE src | tar -x -C /tmp/base`), every row is measured
-for it too, interleaved, so a change is a ratio within one run. Each process is `python -m
-math2 …` with `PYTHONPATH` set to the `src/` measured. With `--bytecode`, Python's compiled
-modules are kept (in a folder of their own under the system's temporary folder,
-`PYTHONPYCACHEPREFIX`) even where the environment sets `PYTHONDONTWRITEBYTECODE` (this machine
-does): an installed math2 has its `.pyc` files, and without them each process compiles math2's
-modules again. CPU time is the child's user + system time (what the machine spends, which the
-load of other jobs inflates far less than wall time); the load average is printed before and
-after.
+Four scopes: the default (Mathlib, ordered by the learned ranker where its index has one),
+`--fusion` (Mathlib, the hand-tuned fusion's order), `--library setmm`, and `--library all`
+(every built index, merged); `--scopes` picks some. Queries are fixed below (a title, a
+description, a Lean statement). The baselines, in the same run, are `math2 --version` (the
+process start, no command's imports) and `math2 search --help` (the search command's imports,
+no index read), so the differences are what importing and searching cost. With `--before SRC`
+(the `src/` folder of another checkout, e.g. `git archive BASE src | tar -x -C /tmp/base`),
+every row is measured for it too, interleaved, so a change is a ratio within one run. Each
+process is `python -m math2 …` with `PYTHONPATH` set to the `src/` measured. With `--bytecode`,
+Python's compiled modules are kept (in a folder of their own under the system's temporary
+folder, `PYTHONPYCACHEPREFIX`) even where the environment sets `PYTHONDONTWRITEBYTECODE` (this
+machine does): an installed math2 has its `.pyc` files, and without them each process compiles
+math2's modules again. CPU time is the child's user + system time (what the machine spends,
+which the load of other jobs inflates far less than wall time); the load average is printed
+before and after.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ QUERIES = [
     "a continuous function on a compact set attains its maximum",
     "‖x + y‖ ≤ ‖x‖ + ‖y‖",
 ]
-SCOPES = {"default (mathlib)": [], "setmm": ["--library", "setmm"], "all": ["--library", "all"]}
+SCOPES = {"default (mathlib)": [], "fusion (mathlib)": ["--fusion"], "setmm": ["--library",
+          "setmm"], "all": ["--library", "all"]}  # fmt: skip
 
 
 def drop_cache(folder: Path) -> None:
@@ -72,9 +74,10 @@ PYC: dict[str, str] = {}  # --bytecode: src/ → the folder its compiled modules
 
 
 def run(store: Path, args: list[str], src: Path = SRC) -> tuple[float, float]:
-    """Wall seconds and CPU seconds (user + system) of one `math2 --db STORE …` process."""
-    cmd = [sys.executable, "-m", "math2", "--db", f"sqlite:///{store / 'math2.db'}", *args]
-    env = os.environ | {"PYTHONPATH": str(src)}
+    """Wall seconds and CPU seconds (user + system) of one `math2 …` process over STORE (named
+    by `MATH2_DB_URL`, so that the command line is what a user types: `math2 search …`)."""
+    cmd = [sys.executable, "-m", "math2", *args]
+    env = os.environ | {"PYTHONPATH": str(src), "MATH2_DB_URL": f"sqlite:///{store / 'math2.db'}"}
     if str(src) in PYC:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = PYC[str(src)]
@@ -104,8 +107,9 @@ def main() -> None:
         size = sum(f.stat().st_size for f in (index / lib).rglob("*") if f.is_file())
         print(f"index {lib}: {size / 2**20:.0f} MiB on disk")
     print(f"load average before: {'/'.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print("\n| command | cold wall p50 s | cold CPU p50 s | cold CPU max s | warm wall p50 s "
-          "| warm CPU p50 s | warm CPU max s |\n|---|---|---|---|---|---|---|")  # fmt: skip
+    print("\n| command | cold wall p50 s | cold CPU p50 s | cold CPU mean s | cold CPU max s "
+          "| warm wall p50 s | warm CPU p50 s | warm CPU mean s | warm CPU max s |\n"
+          "|---|---|---|---|---|---|---|---|---|")  # fmt: skip
     rows = {k: [v] * len(QUERIES) for k, v in BASELINES.items()}
     rows |= {k: [["search", q, *SCOPES[k]] for q in QUERIES] for k in args.scopes}
     srcs = {"": SRC} | ({" (before)": args.before} if args.before else {})
@@ -123,11 +127,13 @@ def main() -> None:
                     warm[tag].append(run(args.store, cmd, src))
         for tag in srcs:
             c, w = cold[tag], warm[tag]
-            print(f"| {label}{tag} | {statistics.median(x for x, _ in c):.2f} "
-                  f"| {statistics.median(x for _, x in c):.2f} | {max(x for _, x in c):.2f} "
-                  f"| {statistics.median(x for x, _ in w):.2f} "
-                  f"| {statistics.median(x for _, x in w):.2f} | {max(x for _, x in w):.2f} |",
-                  flush=True)  # fmt: skip
+            cells = []
+            for runs in (c, w):
+                cpu = [x for _, x in runs]
+                cells.append(f"{statistics.median(x for x, _ in runs):.2f} "
+                             f"| {statistics.median(cpu):.3f} | {statistics.mean(cpu):.3f} "
+                             f"| {max(cpu):.2f}")  # fmt: skip
+            print(f"| {label}{tag} | {cells[0]} | {cells[1]} |", flush=True)
     print(f"load average after: {'/'.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

@@ -7,8 +7,9 @@ several k, wall and CPU time per call, warm (after a first query opened the inde
 
 The queries are every dev set's (`benchmarks/devsets/*.yaml`), a fixed sample. With `--before
 SRC` (the `src/` folder of another checkout: `git archive BASE src | tar -x -C /tmp/base`),
-the same measurement (`retrieval_report.cli_latency`) runs in a child process importing that
-code, interleaved by k with this checkout's, so a change is a ratio within one run. CPU is
+the same measurement (`retrieval_report.cli_latency`) runs for that code too, interleaved by k
+with this checkout's, so a change is a ratio within one run; each k and code runs in a fresh
+child process (a process's caches, warmed by one k's queries, would favour the next). CPU is
 `time.process_time` (user + system of the process); the load average is printed beside.
 """
 
@@ -25,6 +26,7 @@ import yaml
 from retrieval_report import cli_latency
 
 DEVSETS = Path(__file__).parent / "devsets"
+SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def queries(n: int) -> list[str]:
@@ -41,6 +43,7 @@ def main() -> None:
     ap.add_argument("--k", type=int, nargs="+", default=[10, 100])
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--before", type=Path, help="the src/ folder of a checkout to compare with")
+    ap.add_argument("--rounds", type=int, default=1, help="repeat, alternating which runs first")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     root = args.store / ".math2" / "index"
@@ -52,15 +55,23 @@ def main() -> None:
           f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())}")  # fmt: skip
     print("| code | k | wall p50 ms | wall p95 ms | CPU p50 ms | CPU p95 ms | CPU mean ms |")
     print("|---|---|---|---|---|---|---|")
-    for k in args.k:
-        rows = {"this checkout": cli_latency(root, args.library, qs, k)}
-        if args.before:
+    seen: list[int] = []
+    srcs = {"this checkout": SRC}
+    if args.before:
+        srcs[f"before ({args.before})"] = args.before
+    for k in [k for _ in range(args.rounds) for k in args.k]:
+        rows = {}
+        order = list(srcs.items())
+        if seen.count(k) % 2:
+            order.reverse()  # alternate which code runs first, round by round
+        seen.append(k)
+        for label, src in order:  # each in a fresh process: no cache warmed by another k
             cmd = [sys.executable, __file__, "--store", str(args.store), "--library",
                    args.library, "--k", str(k), "--queries", str(args.queries),
                    "--child"]  # fmt: skip
-            env = os.environ | {"PYTHONPATH": str(args.before)}
+            env = os.environ | {"PYTHONPATH": str(src)}
             out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
-            rows[f"before ({args.before})"] = json.loads(out.stdout)
+            rows[label] = json.loads(out.stdout)
         for label, m in rows.items():
             print(f"| {label} | {k} | {m['wall p50']:.1f} | {m['wall p95']:.1f} "
                   f"| {m['cpu p50']:.1f} | {m['cpu p95']:.1f} | {m['cpu mean']:.1f} |",

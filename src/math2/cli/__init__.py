@@ -7,6 +7,7 @@ start-up. `from math2.cli import app` gives the app with every command registere
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 from typing import TYPE_CHECKING, Any
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import typer
 
-__all__ = ["COMMANDS", "app", "command_modules", "main"]
+__all__ = ["COMMANDS", "app", "command_modules", "command_name", "main"]
 
 # Each top-level command or command group → the module under math2.cli that registers it
 # (tests/test_cli_lazy.py checks this against what the modules register).
@@ -59,6 +60,17 @@ def _load(modules: set[str] | None) -> typer.Typer:
     return app
 
 
+def command_name(argv: list[str]) -> str | None:
+    """The command `argv` runs (`search` for `math2 --db URL search …`), None for none."""
+    args = iter(argv)
+    for arg in args:
+        if arg in _VALUED:
+            next(args, None)
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
 def command_modules(argv: list[str]) -> set[str] | None:
     """The modules whose commands `argv` needs: the command's own; none for `--version`
     alone; every module (None) for help, no command or a command not in the table."""
@@ -94,11 +106,15 @@ def main() -> None:
 
     if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
         os.environ["COLUMNS"] = "200"  # help boxes full width in a pipe or a log, not 80
-    if sys.argv[1:2] == ["search"]:
+    if command_name(sys.argv[1:]) == "search":
         # One query needs no BLAS threads: numpy's OpenBLAS starts one per core at import and
         # they spin (about 0.2 s of CPU per `math2 search`, issue 45 §6). Before numpy loads.
         for var in _BLAS_THREADS:
             os.environ.setdefault(var, "1")
+        # One query is a short process that makes little cyclic garbage: the collector's
+        # passes over every object its imports create (about 130 of them, one full) cost
+        # 0.04-0.05 s of its CPU and free nothing it needs (issue 45 §6; docs/benchmarks.md).
+        gc.disable()
     app = _load(command_modules(sys.argv[1:]))
     try:
         app()

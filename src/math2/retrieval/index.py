@@ -48,20 +48,8 @@ from math2.retrieval.cards import Cards
 from math2.retrieval.levers import QueryLevers
 from math2.retrieval.lexscore import LexicalScoring
 from math2.retrieval.nameparts import FAMILIES
-from math2.retrieval.ranker import RANKER_DIR, Ranker, RankerMissing
-from math2.retrieval.stage import (
-    RRF_K,
-    W_BM25,
-    W_DESC,
-    FusionWeights,
-    Rankings,
-    first_stage,
-    fuse,
-)
-from math2.retrieval.text import (
-    FOLD_VERSION,
-    query_tokens,
-)
+from math2.retrieval.stage import RRF_K, W_BM25, W_DESC, FusionWeights, Rankings, first_stage, fuse
+from math2.retrieval.text import FOLD_VERSION, query_tokens
 from math2.retrieval.weights import (
     BETA_PRIOR,
     RERANK_TOP,
@@ -85,6 +73,7 @@ from math2.retrieval.weights import (
 if TYPE_CHECKING:
     from math2.retrieval.build import build_index, doc_text, name_words, pagerank
     from math2.retrieval.dense import DenseIndex
+    from math2.retrieval.ranker import Ranker
 
 log = logging.getLogger(__name__)
 
@@ -146,9 +135,13 @@ class SearchIndex(LexicalScoring):
         self.notation, self.renames = notation, renames
         self.parts_weight, self.glosses_weight = parts_weight, glosses_weight
         self.families = FAMILIES if families is None else families
-        self.use_ranker = use_ranker and (folder / RANKER_DIR).is_dir()
-        if self.use_ranker:
+        if use_ranker:  # the ranker's module (and its features) only where one may be used
+            from math2.retrieval.ranker import RANKER_DIR
+
+            use_ranker = (folder / RANKER_DIR).is_dir()
+        if use_ranker:  # checked at open; LightGBM loads with the first query to order
             self.learned  # noqa: B018 (a ranker built for another index fails at open)
+        self.use_ranker = use_ranker
         self.levers = QueryLevers(folder)
 
     def __len__(self) -> int:
@@ -324,6 +317,8 @@ class SearchIndex(LexicalScoring):
             ranker = self.use_ranker
         model = self.learned if ranker else None
         if ranker and model is None:
+            from math2.retrieval.ranker import RankerMissing
+
             raise RankerMissing(
                 f"{self.folder} has no learned ranker: build it with "
                 f"`math2 index build --library {self.meta.get('source', 'mathlib')}`"

@@ -57,6 +57,9 @@ def build(docs: list[list[str]], folder: Path) -> int:
     return len(vocab)
 
 
+SEEN = 50_000  # token lookups a `Lexical` remembers (a few MB at most)
+
+
 def mapped(path: Path) -> np.ndarray:
     """An `.npy` file memory-mapped read-only, as a plain array over the map: numpy's memmap
     subclass runs Python code on every element read and slice, which a query does thousands of
@@ -88,12 +91,23 @@ class Lexical:
         self._fh = open(folder / "vocab.txt", "rb")  # noqa: SIM115 (held for the mmap)
         size = (folder / "vocab.txt").stat().st_size
         self._vocab = mmap.mmap(self._fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        self._seen: dict[str, int | None] = {}  # tokens looked up (a query's recur across parts'
+        # scores and matches, and across queries in one process), at most SEEN of them
 
     def _word(self, k: int) -> bytes:
-        return self._vocab[int(self._starts[k]) : int(self._starts[k + 1]) - 1]
+        return self._vocab[self._starts.item(k) : self._starts.item(k + 1) - 1]
 
     def token_id(self, token: str) -> int | None:
         """The id of a token, or None if no document has it."""
+        if token in self._seen:
+            return self._seen[token]
+        if len(self._seen) >= SEEN:
+            self._seen.clear()
+        found = self._seen[token] = self._lookup(token)
+        return found
+
+    def _lookup(self, token: str) -> int | None:
+        """A token's id by bisection over the sorted vocabulary (about 18 probes)."""
         key = token.encode()
         lo, hi = 0, self._n
         while lo < hi:

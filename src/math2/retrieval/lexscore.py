@@ -119,13 +119,14 @@ class LexicalScoring:
             grams, formula = query_shape(query, folded=self.folded)
             if grams and formula > 0:
                 out["shape"] = self.shape_weight * formula * self.shape.scores(grams)
-        if use_aids and (self.aids is not None or self.parents is not None):
+        # a part weighted 0 is not opened (the parents' is, by default: W_PARENTS)
+        prose = [(n, w) for n, w in (("aids", self.aids_weight), ("parents", self.parents_weight))
+                 if use_aids and w > 0]  # fmt: skip
+        if prose:
             words, share = prose_tokens(query, self.stemmed, self.folded)
-            for name, part, w in (
-                ("aids", self.aids, self.aids_weight),
-                ("parents", self.parents, self.parents_weight),
-            ):
-                if part is not None and w > 0 and words:
+            for name, w in prose:
+                part = self.aids if name == "aids" else self.parents
+                if part is not None and words:
                     out[name] = w * share * part.scores(words)
         return out
 

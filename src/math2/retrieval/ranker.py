@@ -14,8 +14,9 @@ or a model file that is not the one recorded is refused with the command that re
 (`RankerMismatch`): a model never reads features it was not trained on.
 
 A search loads the model through LightGBM's C library (`_Booster`) rather than its Python
-package, which imports pandas and scipy (0.45 s of CPU that `math2 search` cannot afford); the
-index build trains with the Python package.
+package, which imports pandas and scipy (0.45 s of CPU that `math2 search` cannot afford), and
+only when a query has candidates to order (`Ranker.scores`): opening an index checks the
+artifact (`Ranker.load`) without loading either; the index build trains with the Python package.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import json
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -193,9 +195,13 @@ class Ranker:
     def __init__(self, folder: Path, info: dict[str, Any]):
         self.folder = folder
         self.info = info
-        self._booster = _Booster(folder / RANKER_DIR / "model.txt")
         self.mix = float(info.get("mix", MIX))
         self.order = str(info.get("order", ORDER))
+
+    @cached_property
+    def _booster(self) -> _Booster:
+        """LightGBM's library and the model, loaded by the first query that needs them."""
+        return _Booster(self.folder / RANKER_DIR / "model.txt")
 
     @classmethod
     def load(cls, folder: Path, meta: dict[str, Any]) -> Ranker | None:
