@@ -15,10 +15,12 @@ import collections
 import contextlib
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from math2.llm.client import LLMClient
 from math2.util.limits import Resource
+
+if TYPE_CHECKING:  # the hub's process imports this module: no HTTP client
+    from math2.llm.client import LLMClient
 
 #: How often a limiter asks Ray which nodes are alive (a dead node's permits go at once).
 WATCH_S = 1.0
