@@ -17,6 +17,14 @@ def print_report(
 ) -> None:
     """Print the benchmark's tables (`a`: its arguments; `cpu_runs`: the CPU part's runs by
     executor and size; `rows`: the throughput part's (k, [(local, Ray)] pairs))."""
+    if cpu_runs:
+        print_cpu(a, cpu_runs)
+    if rows:
+        print_throughput(a, rows)
+
+
+def print_cpu(a: argparse.Namespace, cpu_runs: dict[tuple[str, int], list[Run]]) -> None:
+    """CPU per item and fixed CPU of a run by role, local beside Ray."""
     n = a.items
     what = (
         f"formalize items (model {a.model_latency * 1000:.0f} ms a call, {a.concurrency} slots)"
@@ -84,8 +92,10 @@ def print_report(
         f"({writes / max(commits, 1):.1f} writes a commit) and {calls} calls "
         f"({writes / max(calls, 1):.1f} writes a call) over the CPU runs"
     )
-    if not rows:
-        return
+
+
+def print_throughput(a: argparse.Namespace, rows: list[tuple[int, list[Any]]]) -> None:
+    """Items/s over whole runs and their steady part at each k, local beside Ray."""
     print(
         f"\n## Throughput ({a.throughput_items} items, check latency {a.latency * 1000:.0f} ms, "
         f"batches of {a.batch}, k REPLs as {a.shape}, median of {a.repeats})\n"

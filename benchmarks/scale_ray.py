@@ -234,6 +234,7 @@ async def main() -> None:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--cpus", type=int, default=2)
     p.add_argument("--skip-throughput", action="store_true")
+    p.add_argument("--skip-cpu", action="store_true", help="the throughput part only")
     p.add_argument(
         "--shape",
         choices=("repls", "actors"),
@@ -277,7 +278,7 @@ async def main() -> None:
     try:
         # Warm-up, untimed: Ray's worker processes start and import math2 once.
         await pair(dbs, meter, a, 2 * a.batch, 1, 0.0, 0)
-        for rep in range(a.repeats):
+        for rep in range(0 if a.skip_cpu else a.repeats):
             for size in (n, 3 * n):
                 lo, r = await pair(dbs, meter, a, size, 1, 0.0, rep)
                 cpu_runs.setdefault(("local", size), []).append(lo)

@@ -14,12 +14,14 @@ timeout, memory limit, project), gets pools made from those.
   names), and a node whose Lean differs is refused, with why: its batches go to the other nodes.
 - `limiter(key, capacity, hold_s)`: one `EndpointLimiter` per model endpoint, held in the hub
   itself (no process of its own to start per run) — the cluster-wide bound on the calls in
-  flight to it, however many nodes and workers call it; `acquire`, `release` and `beat` name
-  the endpoint. A worker's model clients hold their slots through a `ClusterLimiter`.
+  flight to it, however many nodes and workers call it; `acquire` and `release` name the
+  endpoint. A worker's model clients hold their slots through a `ClusterLimiter`; the hub
+  watches each worker that asks (`watch`) and drops its permits when Ray says it died.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import uuid
 from typing import Any
@@ -51,6 +53,7 @@ class RunHub(StoreWriter):
         self.identities: dict[str, str] = {}  # node: the Lean it runs
         self.refused: dict[str, str] = {}  # node: why
         self.limiters: dict[str, EndpointLimiter] = {}
+        self.watched: dict[str, asyncio.Task[None]] = {}  # holder: the watch on its actor
 
     async def admit(self, node: str, lean: dict[str, Any]) -> str | None:
         """Whether `node`, whose item worker's pools run `lean`, may run the run's items: None,
@@ -67,11 +70,36 @@ class RunHub(StoreWriter):
             return self.refused[node]
         return None
 
-    async def limiter(self, key: str, capacity: int, hold_s: float) -> bool:
-        """The one limiter of a model endpoint in this run (made on first use)."""
+    async def limiter(
+        self, key: str, capacity: int, hold_s: float, holder: str = "", worker: Any = None
+    ) -> bool:
+        """The one limiter of a model endpoint in this run (made on first use); `worker`: the
+        asking item worker's actor, watched from now on (`watch`)."""
         if key not in self.limiters:
             self.limiters[key] = EndpointLimiter(key, capacity, hold_s)
+        if worker is not None and holder not in self.watched:
+            self.watched[holder] = asyncio.ensure_future(self.watch(holder, worker))
         return True
+
+    async def watch(self, holder: str, worker: Any) -> None:
+        """Wait for Ray to say the item worker `holder` died (a call that never returns, failed
+        by Ray when its actor dies — its process or its node), then drop its permits and
+        queued requests in every limiter. A worker that is only busy or blocked stays a holder:
+        its calls may still run."""
+        from ray.exceptions import ActorUnavailableError, RayActorError
+
+        while True:
+            try:
+                await worker.until_dead.remote()
+            except ActorUnavailableError:  # out of reach for now: ask again
+                await asyncio.sleep(1.0)
+                continue
+            except RayActorError:  # Ray says it died
+                break
+            except Exception:  # the call could not be made: its worker is gone for this run
+                break
+        for lim in self.limiters.values():
+            lim.drop({holder}, why="holder")
 
     async def acquire(self, key: str, token: str, node: str = "", holder: str = "") -> bool:
         """`EndpointLimiter.acquire` of the endpoint `key`."""
@@ -79,9 +107,6 @@ class RunHub(StoreWriter):
 
     async def release(self, key: str, token: str, uses: int = 1) -> None:
         await self.limiters[key].release(token, uses)
-
-    async def beat(self, key: str, holder: str) -> None:
-        await self.limiters[key].beat(holder)
 
     async def ping(self) -> bool:
         """The hub lives (the driver asks when a batch failed)."""

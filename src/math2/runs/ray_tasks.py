@@ -125,6 +125,11 @@ class ItemWorker:
         """The worker's node, once it is up."""
         return self.node
 
+    async def until_dead(self) -> None:
+        """Never returns: the run's hub keeps this call open, and Ray fails it when this actor
+        dies (its process or its node), which is how the hub learns of the death."""
+        await asyncio.Event().wait()
+
 
 #: This process's services per (run's hub, node): built once by the run's factory and kept
 #: for the run's next batches here (its clients, connections and caches stay warm); closed when
