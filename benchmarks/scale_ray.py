@@ -196,9 +196,11 @@ async def pair(dbs, meter, a, n: int, k: int, latency: float, rep: int) -> tuple
     """A local run and a Ray run, in alternating order from one repeat to the next (so neither
     always runs on the quieter half of a shared machine)."""
     if a.formalize is not None:
-        opts = RayOptions(batch_size=a.batch)
+        # `--shape actors`: k Lean pools of one REPL each on Ray (the local run has k REPLs)
+        pools = k if a.shape == "actors" else 1
+        opts = RayOptions(batch_size=a.batch, lean_actors_per_node=pools)
         go_local = run_formalize_bench(dbs, meter, a.formalize, n, k, latency, None)
-        go_ray = run_formalize_bench(dbs, meter, a.formalize, n, k, latency, opts)
+        go_ray = run_formalize_bench(dbs, meter, a.formalize, n, k // pools, latency, opts)
     else:
         go_local = run_local(dbs, meter, n, k, latency)
         go_ray = run_ray(dbs, meter, n, k, latency, a.batch, a.shape)
