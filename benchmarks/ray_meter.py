@@ -10,6 +10,7 @@ import statistics
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 
 import psutil
 from sqlalchemy import create_engine, select, text
@@ -134,6 +135,25 @@ class CpuMeter:
         for pid, (role, c) in self.last.items():
             self.cpu[role] += c - self.base.get(pid, 0.0)
         self.cpu["driver"] -= self._own
+
+
+@dataclass
+class Run:
+    """One run of a Ray benchmark: its size, wall time, steady rate, CPU by role, load."""
+
+    kind: str
+    n: int
+    wall: float
+    steady: float  # items/s between the 10th and 90th percentile of the finish times
+    cpu: dict[str, float]
+    load: float
+    writes: int = 0  # Ray: the writes the run's one writer committed …
+    commits: int = 0  # … in this many commits
+    calls: int = 0  # … carried by this many calls of the workers to it
+
+    def total(self) -> float:
+        roles = LOCAL_ROLES if self.kind == "local" else ROLES
+        return sum(self.cpu[r] for r in roles)
 
 
 def steady_rate(store: Store, n: int) -> float:

@@ -1,6 +1,7 @@
 """The Ray executor against the local one in the same run, on the fake REPL (no Lean: the
 figures measure the executors, not Lean): CPU per item of every process each executor uses, and
-throughput with 1, 2 and 4 Lean actors against as many local REPL workers.
+throughput with 1, 2 and 4 Lean pools (`lean_actors_per_node`) against as many local REPL
+workers.
 
     python benchmarks/scale_ray.py --pg-url postgresql://postgres@127.0.0.1:5432/postgres \
         [--job check|formalize] [--items 160] [--latency 0.2] [--actors 1 2 4] [--repeats 3] \
@@ -11,25 +12,26 @@ Every run is the same job over the same items — `--job check`: one Lean check 
 formalize role's items as `math2 formalize` runs them (`run_formalize`, on either executor: a
 generation and a judgement through the fake model server, whose CPU is counted apart as outside
 the run, and a check through the fake REPL; every item passes in round 1) — in a fresh
-PostgreSQL database, each executor
-starting what it uses (the local REPL pool; Ray's hub — the run's writer — and Lean actors with
-their REPLs), as a command does. Local and Ray alternate in order from one repeat to the next;
-medians.
+PostgreSQL database, each executor starting what it uses (the local REPL pool; Ray's hub — the
+run's writer — and item workers with their Lean pools and REPLs; main before issue 44's second
+branch: Lean actors), as a command does. Local and Ray alternate in order from one repeat to the
+next; medians.
 
 1. **CPU per item** (zero check latency, one worker): user + sys of every process, read with
    psutil every 0.2 s while the run goes (the meter's own thread taken out) — the driver (this
-   process), the run's item workers, its hub (writer and limiters), the Lean actors, the REPLs,
+   process), the run's item workers, its hub (writer and limiters), Lean actors (older code),
+   the REPLs,
    Ray's own processes (raylet, GCS, …) and PostgreSQL's —, for runs of N and 3N items: the CPU
    per item is what the 2N more items cost ((CPU(3N) − CPU(N)) / 2N), the fixed cost what
    remains of a run of N. CPU seconds are what holds on a loaded machine, where wall time does
    not. A local run counts its own process, its REPLs and PostgreSQL (Ray's idle processes are
    left out).
 2. **Throughput** (check latency `--latency`, a `time.sleep` in the fake REPL: it costs no CPU)
-   at k REPLs — one Lean actor with a pool of k (`--shape repls`, what docs/scale.md
-   recommends: one actor per node) or k actors of one REPL each (`--shape actors`) —
-   against a local pool of k REPLs: items/s over the whole
-   run, and in its steady part (from the 10th to the 90th percentile of the items' finish times,
-   which leaves out each executor's start and its last batch).
+   at k REPLs — one Lean pool of k (`--shape repls`, what docs/scale.md recommends) or k pools
+   of one REPL each (`--shape actors`: `lean_actors_per_node` = k) — against a local pool of k
+   REPLs: items/s over the whole run, and in its steady part (from the 10th to the 90th
+   percentile of the items' finish times, which leaves out each executor's start and its last
+   batch).
 
 The 1-minute load average is printed beside every figure.
 """
@@ -48,7 +50,8 @@ from pathlib import Path
 
 import formalize_setup as setup
 from pydantic import BaseModel
-from ray_meter import LOCAL_ROLES, OUTSIDE, ROLES, CpuMeter, Databases, med, steady_rate
+from ray_meter import CpuMeter, Databases, Run, steady_rate
+from ray_report import print_report
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
 
@@ -93,23 +96,6 @@ def pool(size: int, latency: float) -> PoolConfig:
 
 def records(n: int) -> list[Item]:
     return [Item(id=f"x{k}") for k in range(n)]
-
-
-@dataclass
-class Run:
-    kind: str
-    n: int
-    wall: float
-    steady: float  # items/s between the 10th and 90th percentile of the finish times
-    cpu: dict[str, float]
-    load: float
-    writes: int = 0  # Ray: the writes the run's one writer committed …
-    commits: int = 0  # … in this many commits
-    calls: int = 0  # … carried by this many calls of the workers to it
-
-    def total(self) -> float:
-        roles = LOCAL_ROLES if self.kind == "local" else ROLES
-        return sum(self.cpu[r] for r in roles)
 
 
 # Role-shaped items (`--job formalize`): the formalize role as `math2 formalize` runs it — a
@@ -210,9 +196,11 @@ async def pair(dbs, meter, a, n: int, k: int, latency: float, rep: int) -> tuple
     """A local run and a Ray run, in alternating order from one repeat to the next (so neither
     always runs on the quieter half of a shared machine)."""
     if a.formalize is not None:
-        opts = RayOptions(batch_size=a.batch)
+        # `--shape actors`: k Lean pools of one REPL each on Ray (the local run has k REPLs)
+        pools = k if a.shape == "actors" else 1
+        opts = RayOptions(batch_size=a.batch, lean_actors_per_node=pools)
         go_local = run_formalize_bench(dbs, meter, a.formalize, n, k, latency, None)
-        go_ray = run_formalize_bench(dbs, meter, a.formalize, n, k, latency, opts)
+        go_ray = run_formalize_bench(dbs, meter, a.formalize, n, k // pools, latency, opts)
     else:
         go_local = run_local(dbs, meter, n, k, latency)
         go_ray = run_ray(dbs, meter, n, k, latency, a.batch, a.shape)
@@ -248,6 +236,7 @@ async def main() -> None:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--cpus", type=int, default=2)
     p.add_argument("--skip-throughput", action="store_true")
+    p.add_argument("--skip-cpu", action="store_true", help="the throughput part only")
     p.add_argument(
         "--shape",
         choices=("repls", "actors"),
@@ -291,7 +280,7 @@ async def main() -> None:
     try:
         # Warm-up, untimed: Ray's worker processes start and import math2 once.
         await pair(dbs, meter, a, 2 * a.batch, 1, 0.0, 0)
-        for rep in range(a.repeats):
+        for rep in range(0 if a.skip_cpu else a.repeats):
             for size in (n, 3 * n):
                 lo, r = await pair(dbs, meter, a, size, 1, 0.0, rep)
                 cpu_runs.setdefault(("local", size), []).append(lo)
@@ -308,96 +297,7 @@ async def main() -> None:
         dbs.drop()
         stack.close()
 
-    what = (
-        f"formalize items (model {a.model_latency * 1000:.0f} ms a call, {a.concurrency} slots)"
-        if a.formalize
-        else "one check an item"
-    )
-    print(
-        f"\n## CPU per item ({what}, zero check latency, one REPL; runs of {n} and {3 * n} items)\n"
-    )
-    print("| | " + " | ".join(ROLES) + " | total | load |")
-    print("|---|" + "---|" * (len(ROLES) + 2))
-    per_item: dict[str, float] = {}
-    fixed_runs: list[str] = []
-    fixed_by_role: list[str] = []  # what a run of N costs beyond N × its per-item CPU, by role
-    for kind in ("local", "ray"):
-        small, big = cpu_runs[kind, n], cpu_runs[kind, 3 * n]
-        roles = LOCAL_ROLES if kind == "local" else ROLES
-        marg = {
-            r: (med([x.cpu[r] for x in big]) - med([x.cpu[r] for x in small])) / (2 * n)
-            for r in roles
-        }
-        total = (med([x.total() for x in big]) - med([x.total() for x in small])) / (2 * n)
-        fixed = med([x.total() for x in small]) - n * total
-        per_item[kind] = total
-        loads = [x.load for x in small + big]
-        cells = " | ".join(f"{marg[r] * 1000:.2f}" if r in marg else "–" for r in ROLES)
-        print(
-            f"| {kind}, ms/item | {cells} | **{total * 1000:.2f}** | "
-            f"{min(loads):.1f}–{max(loads):.1f} |"
-        )
-        fixed_runs.append(f"{kind} {fixed:.2f} s")
-        fixed_by_role.append(
-            f"| {kind}, fixed s | "
-            + " | ".join(
-                f"{med([x.cpu[r] for x in small]) - n * marg[r]:.2f}" if r in marg else "–"
-                for r in ROLES
-            )
-            + f" | **{fixed:.2f}** | |"
-        )
-    print("\n".join(fixed_by_role))
-    print(f"\nFixed CPU of a run (starting and ending it): {', '.join(fixed_runs)}")
-    if a.formalize:
-        outside = [
-            (
-                med([x.cpu[OUTSIDE] for x in cpu_runs[k, 3 * n]])
-                - med([x.cpu[OUTSIDE] for x in cpu_runs[k, n]])
-            )
-            / (2 * n)
-            for k in ("local", "ray")
-        ]
-        print(
-            f"The fake model server (outside the run, in no total): {outside[0] * 1000:.2f} / "
-            f"{outside[1] * 1000:.2f} ms an item (local / Ray)"
-        )
-    print(
-        f"Ray's extra CPU per item: **{(per_item['ray'] - per_item['local']) * 1000:.2f} ms** "
-        f"({per_item['ray'] * 1000:.2f} against {per_item['local'] * 1000:.2f}: Ray / local "
-        f"{per_item['ray'] / per_item['local']:.2f})"
-    )
-    ray_runs = [x for (kind, _), xs in cpu_runs.items() if kind == "ray" for x in xs]
-    writes, commits = sum(x.writes for x in ray_runs), sum(x.commits for x in ray_runs)
-    calls = sum(x.calls for x in ray_runs)
-    print(
-        f"Ray's one writer: {writes} writes in {commits} commits "
-        f"({writes / max(commits, 1):.1f} writes a commit) and {calls} calls "
-        f"({writes / max(calls, 1):.1f} writes a call) over the CPU runs"
-    )
-    if not rows:
-        return
-    print(
-        f"\n## Throughput ({a.throughput_items} items, check latency {a.latency * 1000:.0f} ms, "
-        f"batches of {a.batch}, k REPLs as {a.shape}, median of {a.repeats})\n"
-    )
-    print(
-        "| k | local items/s (steady) | Ray items/s (steady) | Ray / local (steady) "
-        "| Ray vs k=1 (steady) | ideal | load |"
-    )
-    print("|---|---|---|---|---|---|---|")
-    base = None
-    for k, runs in rows:
-        lw = med([a.throughput_items / lo.wall for lo, _ in runs])
-        rw = med([a.throughput_items / r.wall for _, r in runs])
-        ls = med([lo.steady for lo, _ in runs])
-        rs = med([r.steady for _, r in runs])
-        base = base or (rw, rs)
-        loads = [x.load for pr in runs for x in pr]
-        print(
-            f"| {k} | {lw:.1f} ({ls:.1f}) | {rw:.1f} ({rs:.1f}) | {rw / lw:.2f} ({rs / ls:.2f}) "
-            f"| {rw / base[0]:.2f}× ({rs / base[1]:.2f}×) | {k / a.latency:.1f} "
-            f"| {min(loads):.1f}–{max(loads):.1f} |"
-        )
+    print_report(a, cpu_runs, rows)
 
 
 if __name__ == "__main__":

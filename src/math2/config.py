@@ -176,18 +176,26 @@ class RaySettings(BaseModel):
         description="items in flight per node; None: from the model endpoints' concurrency and "
         "the node's REPLs (Little's law, docs/scale.md)",
     )
-    lean_actors_per_node: int = Field(1, ge=1, description="Lean actors (REPL pools) per node")
+    lean_actors_per_node: int = Field(1, ge=1, description="REPL pools each item worker owns")
     workers_per_node: int = Field(
         1, ge=1, description="the run's item workers (long-lived actors) per node"
     )
     task_cpus: float = Field(0.5, ge=0, description="CPUs an item worker reserves")
     task_max_retries: int = Field(3, ge=0, description="tries of a batch whose worker died")
-    actor_max_restarts: int = Field(8, ge=0, description="restarts of a Lean actor that died")
+    actor_max_restarts: int = Field(
+        8,
+        ge=0,
+        description="deaths of a node's item worker (with its Lean pools) before the node is "
+        "given up",
+    )
     lean_actor_cpus: float = Field(
-        0, ge=0, description="CPUs a Lean actor reserves (its REPLs' share of the node's CPUs)"
+        0,
+        ge=0,
+        description="CPUs each Lean pool reserves (its REPLs' share of the node's CPUs), added "
+        "to its item worker's",
     )
     lean_actor_memory: int | None = Field(
-        None, ge=1, description="bytes of memory a Lean actor reserves (None: none)"
+        None, ge=1, description="bytes of memory each Lean pool reserves (None: none)"
     )
     runtime_env: dict[str, Any] | None = Field(
         None,

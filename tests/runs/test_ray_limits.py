@@ -128,24 +128,54 @@ async def test_a_dead_nodes_permits_and_requests_are_dropped_at_once():
     assert lim.reclaimed == 0  # dropped for its dead node, not timed out
 
 
-async def test_a_silent_holders_permits_are_dropped(monkeypatch):
-    """A worker that stopped saying it lives (it died on a live node) loses its permits; one
-    that beats keeps them."""
-    from math2.runs import ray_limits
+class _Worker:
+    """An item worker's actor as the hub watches it: `until_dead` fails when Ray says it died,
+    and otherwise never returns (however blocked its event loop is)."""
 
-    lim = EndpointLimiter("m@u", capacity=2, hold_s=3600)
+    def __init__(self) -> None:
+        self.death: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    @property
+    def until_dead(self):
+        death = self.death
+
+        class Call:
+            def remote(self):
+                return asyncio.shield(death)
+
+        return Call()
+
+
+async def test_a_dead_workers_permits_are_dropped_and_a_blocked_ones_are_kept(monkeypatch):
+    """Liveness is Ray's word: the hub drops the permits and requests of a worker whose actor
+    Ray says died, at once, and refuses its late requests; a live worker that says nothing for
+    long (its event loop blocked) keeps its permit while its call may still run."""
+    from ray.exceptions import ActorDiedError
+
+    from math2.runs.ray_hub import RunHub
+
+    monkeypatch.setattr(RunHub, "__init__", lambda self: None)
+    hub = RunHub()
+    hub.limiters, hub.watched = {}, {}
+    dead, blocked = _Worker(), _Worker()
+    assert await hub.limiter("m@u", 2, 3600, "dead-worker", dead)
+    assert await hub.limiter("m@u", 2, 3600, "blocked-worker", blocked)
+    lim = hub.limiters["m@u"]
     assert await lim.acquire("d", "node-a", "dead-worker")
-    assert await lim.acquire("l", "node-a", "live-worker")
+    assert await lim.acquire("b", "node-a", "blocked-worker")
     waiting = asyncio.ensure_future(lim.acquire("w", "node-b", "other"))
-    monkeypatch.setattr(ray_limits, "SILENT_S", 0.05)
-    await asyncio.sleep(0.1)
-    await lim.beat("live-worker")
-    await lim.beat("other")
-    lim._reclaim()  # what the watcher does every WATCH_S
-    assert await asyncio.wait_for(waiting, 1) and set(lim.held) == {"l", "w"}
+    await asyncio.sleep(0.2)
+    lim._reclaim()  # what the limiter's watcher does every WATCH_S: silence takes nothing
+    assert set(lim.held) == {"d", "b"} and not waiting.done()
+    dead.death.set_exception(ActorDiedError())  # Ray says the worker's actor died
+    assert await asyncio.wait_for(waiting, 1) and set(lim.held) == {"b", "w"}
     stats = await lim.stats()
     assert stats["dropped"] == {"dead-worker": 1}
-    assert stats["dropped_on"] == {"node-a": 1}  # the node the silent worker was on
+    assert stats["dropped_on"] == {"node-a": 1}  # the node the dead worker was on
+    assert await lim.acquire("late", "node-a", "dead-worker") is False  # nobody to grant
+    assert set(lim.held) == {"b", "w"}
+    for task in hub.watched.values():
+        task.cancel()
 
 
 def test_ray_options_for_lean_actors_and_a_runtime_env():
@@ -243,7 +273,6 @@ async def test_a_token_given_up_is_not_taken_for_a_permit(monkeypatch):
     class Actor:
         acquire = Remote(lim.acquire)
         release = Remote(lambda token, uses=1: asyncio.ensure_future(lim.release(token, uses)))
-        beat = Remote(lim.beat)
 
     asked: list[str] = []
     real_acquire = lim.acquire
@@ -255,7 +284,7 @@ async def test_a_token_given_up_is_not_taken_for_a_permit(monkeypatch):
         return await real_acquire(token, node, holder)
 
     Actor.acquire = Remote(acquire)
-    monkeypatch.setattr(ray_limits, "_who", lambda: ("node-a", "worker-a"))
+    monkeypatch.setattr(ray_limits, "_who", lambda: ("node-a", "worker-a", None))
     client = LLMClient.__new__(LLMClient)
     monkeypatch.setattr(ray_limits, "endpoint_key", lambda c: "m@u")
     monkeypatch.setattr(ray_limits, "hold_s", lambda c: 3600.0)

@@ -4,8 +4,9 @@ module): a run's items land on every node and `runs show` names them; a model en
 concurrency holds across the nodes; nodes that join mid-run get work — or, running another Lean
 than the run's, are refused —; a worker node killed mid-run loses no finished item.
 
-The nodes are separate raylets (each with its own Lean actor) sharing one host; "killing a node"
-SIGKILLs that raylet and every process under it, which is what Ray sees when a machine is lost.
+The nodes are separate raylets (each with its own item worker and Lean pools) sharing one host;
+"killing a node" SIGKILLs that raylet and every process under it, which is what Ray sees when a
+machine is lost.
 """
 
 from __future__ import annotations
@@ -221,9 +222,9 @@ def test_items_land_on_every_node(nodes, pg, tmp_path):  # noqa: F811
     per_node = stats["items_per_node"]
     assert sorted(per_node) == alive and all(per_node[x] > 0 for x in alive), per_node
     assert sum(per_node.values()) == n
-    # Each node got its own Lean actor, made when its first batch asked, all running one Lean.
+    # Each node's item worker reported its pools' Lean, all one Lean, and none was refused.
     assert sorted(stats["lean_nodes"]) == alive and stats["refused_nodes"] == {}
-    # Each node's own Lean actor did that node's checks; every check was made once.
+    # Each node's own pools did that node's checks; every check was made once.
     assert _checks(tmp_path / "repl.jsonl") == {f"t{k}": 1 for k in range(n)}
     r = CliRunner().invoke(app, ["--db", store.url, "runs", "show", str(run.id)])
     assert r.exit_code == 0, r.output
@@ -265,7 +266,7 @@ async def test_endpoint_concurrency_holds_across_nodes(nodes, pg, tmp_path):  # 
 
 
 async def test_nodes_that_join_mid_run(nodes, pg, tmp_path):  # noqa: F811
-    """Two nodes join mid-run. One gets its Lean actor from the run's hub and items to run; the
+    """Two nodes join mid-run. One gets an item worker with its Lean pools and items to run; the
     other runs another Lean than the run's (here: the fake REPL with the other wording) and is
     refused — its batches go to the other nodes. The run finishes with every item once."""
     ray = _ray()
@@ -318,17 +319,16 @@ def test_worker_node_lost_mid_run(nodes, pg, tmp_path):  # noqa: F811
             assert time.monotonic() < deadline
             time.sleep(0.05)
         # Lose a node that holds neither the driver nor the run's hub and writer, while it works
-        # (its Lean actor has checked items of this run).
+        # (its item worker holds a permit of the model's endpoint: an item of this run is
+        # between its model call and its check there).
         (hub,) = _named(ray, "math2-hub-")  # the run's writer
         keep = {node_file.read_text(), ray.get(hub.counts.remote())["node"]}
         lost = None
         while lost is None:
             assert proc.poll() is None and time.monotonic() < deadline
-            for x in set(_alive(ray)) - keep:
-                actors = _named(ray, "math2-lean-", x)
-                if actors and ray.get(actors[0].info.remote())["calls"] > 0:
-                    lost = x
-                    break
+            limits = ray.get(hub.report.remote())["limits"].values()
+            busy = {x for lim in limits for x in lim.get("held_by", {})}
+            lost = next((x for x in set(_alive(ray)) - keep if x in busy), None)
             time.sleep(0.05)
         nodes.kill_node(lost)
         with store.session() as s:

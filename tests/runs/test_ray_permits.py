@@ -21,12 +21,11 @@ class _Remote:
 
 
 class _Hub:
-    """One endpoint's limiter as a worker reaches it (`acquire`, `release`, `beat`)."""
+    """One endpoint's limiter as a worker reaches it (`acquire`, `release`)."""
 
     def __init__(self, lim: EndpointLimiter):
         self.acquire = _Remote(lim.acquire)
         self.release = _Remote(lambda token, uses: asyncio.ensure_future(lim.release(token, uses)))
-        self.beat = _Remote(lim.beat)
 
 
 def _permits(lim: EndpointLimiter, worker: str) -> ray_limits._Permits:
@@ -40,13 +39,11 @@ async def _calls(
     call holding a permit for `seconds`; `flight`: [now, most]."""
 
     async def call() -> None:
-        permits.enter()
         token = await permits.take()
         flight[0] += 1
         flight[1] = max(flight[1], flight[0])
         await asyncio.sleep(seconds)
         flight[0] -= 1
-        permits.leave()
         permits.give(token)
 
     async def item(k: int) -> None:
@@ -96,10 +93,8 @@ async def test_a_permit_goes_back_to_the_hub_when_its_lease_ends(monkeypatch):
     a, b = _permits(lim, "a"), _permits(lim, "b")
     busy = asyncio.ensure_future(_calls(a, 200, 0.01, [0, 0]))  # about 2 s of calls
     await asyncio.sleep(0.05)
-    b.enter()
     token = await asyncio.wait_for(b.take(), 1.0)  # a's stream is far from done
     assert not busy.done() and lim.held[token][2] == "b"
-    b.leave()
     b.give(token)
     await busy
     await _settled(lim)
@@ -110,18 +105,13 @@ async def test_a_call_that_gives_up_leaves_no_permit(monkeypatch):
     monkeypatch.setattr(ray_limits, "LEASE_S", 60.0)
     lim = EndpointLimiter("m@u", capacity=1, hold_s=3600)
     p = _permits(lim, "w")
-    p.enter()
     first = await p.take()
-    p.enter()
     waiting = asyncio.ensure_future(p.take())
     await asyncio.sleep(0.02)
     waiting.cancel()  # its caller gives up while the permit is held
-    p.leave()
-    p.leave()
     p.give(first)  # no call waits: back to the hub
     await _settled(lim)
     assert lim.held == {} and not lim.waiters
-    p.enter()
     again = await asyncio.wait_for(p.take(), 1.0)  # the cap is whole again
     assert set(lim.held) == {again}
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from ray.exceptions import ActorDiedError, RayTaskError
 
+from math2.config import RaySettings
+from math2.lean.pool import PoolConfig
 from math2.runs.ray_pool import Worker, WorkerPool
 
 
@@ -18,7 +20,7 @@ class FakeRay:
 
 
 def pool_of(nodes: dict[str, int]) -> tuple[WorkerPool, dict[str, Worker]]:
-    pool = WorkerPool(FakeRay(), per_node=1, cpus=0.5, runtime_env=None)
+    pool = WorkerPool(FakeRay(), RaySettings(actor_max_restarts=1))
     made = {}
     for node, items in nodes.items():
         w = Worker(actor=object(), node=node)
@@ -36,6 +38,27 @@ def test_only_the_workers_own_death_takes_it_out():
     assert pool.died(w["a"], ValueError("a step failed")) is False
     assert pool.died(w["a"], ActorDiedError()) is True
     assert pool.workers["a"] == [] and pool.report() == {"made": 0, "lost": 1}
+
+
+def test_a_node_whose_workers_keep_dying_is_given_up():
+    """Each worker owns its node's Lean pools: a node whose worker died more than
+    `actor_max_restarts` times (here 1) gets no more (the driver refuses it)."""
+    pool, w = pool_of({"a": 0})
+    assert pool.died(w["a"], ActorDiedError()) and pool.given_up("a") is None
+    again = Worker(actor=object(), node="a")
+    pool.workers["a"] = [again]
+    assert pool.died(again, ActorDiedError())
+    assert "died 2 times" in (pool.given_up("a") or "") and pool.given_up("b") is None
+
+
+def test_a_worker_reserves_its_lean_pools():
+    """A worker reserves its own CPUs and, per Lean pool it owns, the Lean's CPUs and memory."""
+    opts = RaySettings(
+        task_cpus=0.5, lean_actors_per_node=2, lean_actor_cpus=1.5, lean_actor_memory=1000
+    )
+    lean = PoolConfig(argv=["repl"], size=1)
+    assert WorkerPool(FakeRay(), opts, lean)._resources() == {"num_cpus": 3.5, "memory": 2000}
+    assert WorkerPool(FakeRay(), opts, None)._resources() == {"num_cpus": 0.5}
 
 
 def test_a_batch_goes_to_the_least_busy_worker_of_a_usable_node():

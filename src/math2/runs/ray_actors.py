@@ -1,12 +1,10 @@
-"""What the Ray executor runs on the cluster: the run's one writer, its Lean actors, and the
-store and Lean backend a worker task's steps see. The run's hub (`math2.runs.ray_hub`) makes the
-actors, on demand, and they live with the run.
+"""What the Ray executor runs on the cluster: the run's one writer, and the store and Lean
+backend a worker's steps see. The run's hub (`math2.runs.ray_hub`) is the writer and lives with
+the run.
 
 - `StoreWriter` (an async actor on the driver's node) owns the run's `AsyncStore`: every write of
   every worker (item states, attempts, model replies, Lean results) is a closure sent to it and
   committed in its batches before the worker goes on ("stored before used", one writer).
-- `ActorBackend` is the `LeanBackend` a worker's checker uses to reach the `LeanActor`s of its
-  node (`math2.runs.ray_lean`). Ray retries a call that was in flight when the actor died.
 - `RemoteStore` stands in for `AsyncStore` in a worker: reads go straight to PostgreSQL, writes go
   to the `StoreWriter`.
 """
@@ -17,15 +15,15 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy.orm import Session
 
-from math2.lean.backends import RawOutcome
-from math2.lean.cache import ResultCache
-from math2.lean.identity import LeanIdentity
 from math2.store.aio import AsyncStore
 from math2.store.db import Store
+
+if TYPE_CHECKING:  # the hub's process imports this module: no Lean checker, no HTTP client
+    from math2.lean.cache import ResultCache
 
 T = TypeVar("T")
 NAMESPACE = "math2"
@@ -82,46 +80,6 @@ class StoreWriter:
 
     async def close(self) -> None:
         await self.astore.aclose()
-
-
-class ActorBackend:
-    """The `LeanBackend` of a worker: the checks go to its node's `LeanActor`(s), each to the
-    actor with the fewest of this worker's checks in flight (round robin among equals), so a
-    worker's checks spread evenly over the node's pools whatever each check takes.
-
-    Named like the local REPL backend (the same REPL pool compiles), so verdicts and attempts
-    read the same on both executors.
-    """
-
-    name = "repl"
-
-    def __init__(self, actors: list[Any]):
-        self.actors = actors
-        self.inflight = [0] * len(actors)
-        self._next = 0
-
-    def _pick(self) -> int:
-        n = len(self.actors)
-        start = self._next
-        self._next = (self._next + 1) % n
-        return min(((start + j) % n for j in range(n)), key=lambda i: self.inflight[i])
-
-    async def run(self, header: str, body: str, timeout: float) -> RawOutcome:
-        i = self._pick()
-        self.inflight[i] += 1
-        try:
-            data = await self.actors[i].run.remote(header, body, timeout)
-        finally:
-            self.inflight[i] -= 1
-        return RawOutcome.model_validate(data)
-
-    async def identity(self, header: str) -> LeanIdentity:
-        """The Lean of the node's actor, as its backend reports it (the cache key names it)."""
-        data = await self.actors[0].identity.remote(header)
-        return LeanIdentity.model_validate(data)
-
-    async def close(self) -> None:
-        """The actor outlives the task; nothing to release."""
 
 
 class RemoteStore:
@@ -221,4 +179,6 @@ class WorkerEnv:
     def result_cache(self) -> ResultCache:
         """Reads from the store; writes through the run's writer (the store's own writer
         locally, the `StoreWriter` actor from a Ray worker)."""
+        from math2.lean.cache import ResultCache
+
         return ResultCache(self.store, writer=self.astore)

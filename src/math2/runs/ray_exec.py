@@ -11,8 +11,9 @@ there is room (back-pressure, flat memory). The nodes are asked of Ray again eve
 node that joins mid-run gets workers and raises the bound. A worker whose actor died (its process or
 its node) leaves the pool and its batch goes to another. A worker (`ray_tasks.ItemWorker`) runs its
 items through `engine.run_item` — the one code path — with a store whose writes go to the run's
-single writer, the Lean backend of its node's actors and model clients bound by their endpoints'
-cluster-wide limiters, all made by the run's hub (`ray_hub.RunHub`) and living with the run. The
+single writer (the run's hub, `ray_hub.RunHub`), the Lean pools the worker owns (the hub admits a
+node whose Lean is the run's) and model clients bound by their endpoints' cluster-wide limiters
+(held by the hub), all living with the run. The
 run's lifecycle — identity, lease, skipping, segments, how it ends — is `math2.runs.lifecycle`'s, as
 on the local executor. Model endpoints stay outside the cluster. PostgreSQL only: a SQLite file
 cannot be read by other machines.
@@ -37,8 +38,9 @@ from math2.runs.context import RunServices
 from math2.runs.identity import Provenance, lean_of, run_identity
 from math2.runs.lifecycle import ClaimedRun, Executor, RunRequest, drive
 from math2.runs.progress import RunSummary
-from math2.runs.ray_actors import NAMESPACE, ActorBackend, WorkerEnv
+from math2.runs.ray_actors import NAMESPACE, WorkerEnv
 from math2.runs.ray_guard import Hubs, one_line, refuse_if_held
+from math2.runs.ray_lean import ActorBackend
 from math2.runs.ray_pool import Worker, WorkerPool
 from math2.runs.ray_tasks import BatchResult, BatchTask, ServicesFactory
 from math2.runs.spec import Job
@@ -67,8 +69,8 @@ class NoNodeForRun(Math2Error):
 
 class RayOptions(RaySettings):
     """Where the cluster is and how work is cut up (`RaySettings`: `[ray]` in math2.toml,
-    `--ray-option` on the command line), with the Lean pool each node's actors own (None: the
-    run checks nothing) and extra `ray.init` arguments."""
+    `--ray-option` on the command line), with the Lean pool each item worker owns
+    `lean_actors_per_node` of (None: the run checks nothing) and extra `ray.init` arguments."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
@@ -90,7 +92,8 @@ def items_per_node(options: RayOptions, capacities: dict[str, int], nodes: int) 
     limits holds 4 batches per node."""
     if options.items_per_node:
         return options.items_per_node
-    repls = options.lean.size * options.lean_actors_per_node if options.lean is not None else 0
+    pools = options.lean_actors_per_node * options.workers_per_node
+    repls = options.lean.size * pools if options.lean is not None else 0
     model = sum(c for n, c in capacities.items() if n == "model" or n.startswith("model:"))
     if repls + model == 0:
         return 4 * options.batch_size
@@ -174,17 +177,14 @@ class Nodes:
 
 
 async def _provenance(
-    store: Store, hub: Any, node: str | None, services_factory: ServicesFactory[Any] | None
+    store: Store, pool: WorkerPool, node: str | None, services_factory: ServicesFactory[Any] | None
 ) -> Provenance:
     """What the run's results come from, asked on the driver of the services the workers will
-    build (their Lean through the Lean actors of `node`, whose Lean becomes the run's): part of
-    the run's identity."""
+    build (their Lean through the pools of `node`'s item worker, whose Lean becomes the run's):
+    part of the run's identity."""
     if services_factory is None:
         return Provenance()
-    backend = None
-    if node is not None:
-        actors, _ = await hub.lean.remote(node)  # the first node asked sets the run's Lean
-        backend = ActorBackend(actors) if actors else None
+    backend = ActorBackend(pool.first(node).actor) if node is not None else None
     astore = AsyncStore(store)
     services: RunServices = services_factory(
         WorkerEnv(astore=astore, lean_backend=backend, store=store, executor="ray")
@@ -213,32 +213,39 @@ async def execute_ray(
     capacity (a model client's own limit is its endpoint's, across the cluster); `request` is
     what the caller asks of the run (params, resume, progress…). The run's lifecycle (identity,
     lease, skipping, segments, how it ends) is `math2.runs.lifecycle`'s, as on the local
-    executor. The run's actors (hub, writer, Lean actors, limiters) end with it.
+    executor. The run's actors (item workers with their Lean pools, the hub with the writer and
+    the limiters) end with it.
     """
     check_store(store)
     refuse_if_held(store, job, request)  # before anything starts on the cluster
     ray = connect(options)
     nodes = Nodes(ray)
     home = _node_id(ray)
-    hubs = Hubs(ray, home, store.url, options)
+    pool = WorkerPool(ray, options, options.lean)
+    hubs: Hubs | None = None
     try:
         first = home if home in nodes.usable() else next(iter(nodes.usable()), None)
         node = first if options.lean is not None else None
-        identity = run_identity(job, await _provenance(store, hubs.hub, node, services_factory))
+        identity = run_identity(job, await _provenance(store, pool, node, services_factory))
+        lean = lean_of(identity.spec)
+        hubs = Hubs(ray, home, store.url, lean)  # the first node's Lean is the run's
         executor = Executor("ray", options.address, options.recorded())
         async with drive(store, identity, executor=executor, request=request) as run:
             return await _run_on_cluster(
-                run, ray, hubs, lean_of(identity.spec), store, job, records, options, nodes,
+                run, ray, hubs, pool, lean, store, job, records, options, nodes,
                 services_factory, resources,
             )  # fmt: skip
     finally:
-        hubs.kill()  # the run's actors (writer, Lean actors, limiters) go with it
+        pool.kill()  # the run's item workers, their Lean pools with them
+        if hubs is not None:
+            hubs.kill()  # its writer and limiters
 
 
 async def _run_on_cluster(
     run: ClaimedRun,
     ray: Any,
     hubs: Hubs,
+    pool: WorkerPool,
     lean: LeanIdentity | None,
     store: Store,
     job: Job,
@@ -268,7 +275,6 @@ async def _run_on_cluster(
         )
 
     spec = spec_of()
-    pool = WorkerPool(ray, options.workers_per_node, options.task_cpus, options.runtime_env)
     inflight: dict[asyncio.Future[Any], tuple[list[tuple[Any, int]], str, Worker, int]] = {}
     requeued: collections.deque[tuple[list[tuple[Any, int]], int]] = collections.deque()
     widest = 0
@@ -291,6 +297,8 @@ async def _run_on_cluster(
         except Exception as exc:  # a Ray error: its text carries a worker's traceback
             if pool.died(worker, exc):  # its worker (or its node) died: the batch goes again
                 nodes.forget(worker.node)
+                if (why := pool.given_up(worker.node)) is not None:
+                    nodes.refuse(worker.node, why)
                 if lost >= options.task_max_retries:
                     raise BatchFailed(
                         f"run {run.run_id}: a batch of {len(batch)} items lost its worker "
@@ -365,14 +373,15 @@ async def _run_on_cluster(
     finally:
         for fut in inflight:
             fut.cancel()
-        pool.kill()
     writer = report.get("writer") or {}
     return await run.finish(
         {
             "executor": "ray",
             "address": options.address,
             "nodes": sorted(nodes.seen),
-            "lean_actors": options.lean_actors_per_node * len(report.get("lean_nodes") or {}),
+            "lean_actors": pool.per_node
+            * options.lean_actors_per_node
+            * len(report.get("lean_nodes") or {}),
             # items finished by each node's workers, counted by the writer as they finish (a
             # retried batch's items stay with the node that did them)
             "items_per_node": writer.get("items_per_node", {}),

@@ -64,17 +64,16 @@ def _here(ray: Any, node: str | None) -> Any:
 
 
 class Hubs:
-    """The run's hub, made beside the driver, and made again (a new tag: new Lean actors and
-    limiters, the run's Lean as reference) when it died."""
+    """The run's hub, made beside the driver, and made again (a new tag: new limiters, the run's
+    Lean as reference) when it died."""
 
-    def __init__(self, ray: Any, node: str | None, url: str, options: Any):
-        self.ray, self.node, self.url, self.options = ray, node, url, options
+    def __init__(self, ray: Any, node: str | None, url: str, reference: LeanIdentity | None):
+        self.ray, self.node, self.url = ray, node, url
         self.made = 0
-        self.tag, self.hub = self._make(None)
+        self.tag, self.hub = self._make(reference)
 
     def _make(self, reference: LeanIdentity | None) -> tuple[str, Any]:
         tag = new_tag()
-        o = self.options
         hub = (
             self.ray.remote(RunHub)
             .options(
@@ -85,16 +84,7 @@ class Hubs:
                 max_concurrency=100_000,
                 scheduling_strategy=_here(self.ray, self.node),
             )
-            .remote(
-                tag,
-                self.url,
-                o.lean,
-                o.lean_actors_per_node,
-                o.actor_max_restarts,
-                reference=reference,
-                lean_cpus=o.lean_actor_cpus,
-                lean_memory=o.lean_actor_memory,
-            )
+            .remote(tag, self.url, reference=reference)
         )
         self.made += 1
         return tag, hub
@@ -133,7 +123,7 @@ class Hubs:
         self.tag, self.hub = self._make(reference)
 
     def kill(self) -> None:
-        """End the hub and with it the run's actors (writer, Lean actors, limiters)."""
+        """End the hub and with it the run's writer and limiters."""
         with contextlib.suppress(Exception):  # already gone
             self.ray.kill(self.hub)
 

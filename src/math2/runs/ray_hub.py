@@ -1,21 +1,22 @@
-"""The actors of one Ray run, made on demand by its hub, and the cluster-wide model limits.
+"""A Ray run's hub — its one writer, the judge of its nodes' Lean, the holder of its
+cluster-wide model limits — and the names of math2's actors on a cluster.
 
 `RunHub` is an async actor the driver makes for each time it drives a run (a segment), beside
-itself; every actor the run uses is made by the hub and owned by it, so they all live with the
-run: the driver ends the hub when the segment ends, and Ray ends the hub — and with it the run's
-actors — when the driver dies. Nothing of a run outlives it, so the next run, with other `[lean]`
-settings (REPL command, timeout, memory limit, project), gets actors made from those.
+itself; the driver ends it when the segment ends, and Ray ends it when the driver dies (the
+run's item workers, which own the nodes' Lean pools, are the driver's and end the same way).
+Nothing of a run outlives it, so the next run, with other `[lean]` settings (REPL command,
+timeout, memory limit, project), gets pools made from those.
 
 - It is the run's one writer (a `StoreWriter`, on the driver's node): every write of every
   worker goes through it.
-- `lean(node)`: the node's `LeanActor`s, made the first time a batch on that node asks — a node
-  that joins mid-run gets its own. Each node's first actor reports the Lean it runs; the first
-  node's is the run's Lean (the one its identity names), and a node whose Lean differs is
-  refused, with why: its batches go to the other nodes.
+- `admit(node, lean)`: each node's item worker reports the Lean its pools run (`math2.runs.
+  ray_lean`) before its first batch; the first node's is the run's Lean (the one its identity
+  names), and a node whose Lean differs is refused, with why: its batches go to the other nodes.
 - `limiter(key, capacity, hold_s)`: one `EndpointLimiter` per model endpoint, held in the hub
   itself (no process of its own to start per run) — the cluster-wide bound on the calls in
-  flight to it, however many nodes and workers call it; `acquire`, `release` and `beat` name
-  the endpoint. A worker's model clients hold their slots through a `ClusterLimiter`.
+  flight to it, however many nodes and workers call it; `acquire` and `release` name the
+  endpoint. A worker's model clients hold their slots through a `ClusterLimiter`; the hub
+  watches each worker that asks (`watch`) and drops its permits when Ray says it died.
 """
 
 from __future__ import annotations
@@ -26,15 +27,8 @@ import uuid
 from typing import Any
 
 from math2.lean.identity import LeanIdentity
-from math2.lean.pool import PoolConfig
 from math2.runs.ray_actors import NAMESPACE, StoreWriter
-from math2.runs.ray_lean import LeanActor
 from math2.runs.ray_limits import EndpointLimiter
-
-
-def lean_actor_name(tag: str, node_id: str, index: int = 0) -> str:
-    """The name of a node's Lean actor in the run whose hub is `tag`."""
-    return f"math2-lean-{tag}-{node_id}-{index}"
 
 
 def same_lean(run: LeanIdentity, node: LeanIdentity) -> bool:
@@ -47,80 +41,65 @@ def same_lean(run: LeanIdentity, node: LeanIdentity) -> bool:
 
 
 class RunHub(StoreWriter):
-    """The run's one writer (a `StoreWriter`) and the registry of its other actors, in one async
-    Ray actor owned by the driver (one process fewer to start for each run)."""
+    """The run's one writer (a `StoreWriter`), the judge of its nodes' Lean and the holder of its
+    limiters, in one async Ray actor owned by the driver (one process fewer to start for each
+    run)."""
 
-    def __init__(
-        self,
-        tag: str,
-        url: str,
-        pool: PoolConfig | None,
-        per_node: int = 1,
-        max_restarts: int = 8,
-        *,
-        reference: LeanIdentity | None = None,
-        lean_cpus: float = 0,
-        lean_memory: int | None = None,
-    ):
+    def __init__(self, tag: str, url: str, *, reference: LeanIdentity | None = None):
         super().__init__(url)
-        self.tag, self.pool = tag, pool
-        self.per_node, self.max_restarts = per_node, max_restarts
-        self.lean_cpus, self.lean_memory = lean_cpus, lean_memory
+        self.tag = tag
         # the run's Lean: the first node's, or the one its identity names (a hub made again)
         self.reference: LeanIdentity | None = reference
-        self.leans: dict[str, asyncio.Future[tuple[list[Any], str | None]]] = {}
-        self.identities: dict[str, str] = {}
+        self.identities: dict[str, str] = {}  # node: the Lean it runs
+        self.refused: dict[str, str] = {}  # node: why
         self.limiters: dict[str, EndpointLimiter] = {}
+        self.watched: dict[str, asyncio.Task[None]] = {}  # holder: the watch on its actor
 
-    def _on(self, node: str) -> Any:
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-        return NodeAffinitySchedulingStrategy(node, soft=False)
-
-    async def lean(self, node: str) -> tuple[list[Any], str | None]:
-        """The node's Lean actors, made when it first asks; ([], why) for a refused node."""
-        if self.pool is None:
-            return [], None
-        fut = self.leans.get(node)
-        if fut is None or (fut.done() and fut.exception() is not None):
-            fut = self.leans[node] = asyncio.ensure_future(self._make_lean(node))
-        return await asyncio.shield(fut)
-
-    async def _make_lean(self, node: str) -> tuple[list[Any], str | None]:
-        import ray
-
-        actors: list[Any] = [
-            ray.remote(LeanActor)
-            .options(
-                name=lean_actor_name(self.tag, node, i),
-                namespace=NAMESPACE,
-                max_restarts=self.max_restarts,
-                max_task_retries=-1,  # a check in flight when the actor died is sent again
-                num_cpus=self.lean_cpus,
-                **({"memory": self.lean_memory} if self.lean_memory else {}),
-                scheduling_strategy=self._on(node),
-            )
-            .remote(self.pool)
-            for i in range(self.per_node)
-        ]
-        ident = LeanIdentity.model_validate(await actors[0].identity.remote(""))
+    async def admit(self, node: str, lean: dict[str, Any]) -> str | None:
+        """Whether `node`, whose item worker's pools run `lean`, may run the run's items: None,
+        or why not (another Lean than the run's)."""
+        ident = LeanIdentity.model_validate(lean)
         self.identities[node] = ident.label()
         if self.reference is None:
             self.reference = ident
         elif not same_lean(self.reference, ident):
-            for a in actors:
-                ray.kill(a, no_restart=True)
-            return [], (
+            self.refused[node] = (
                 f"node {node} runs {ident.label()}, not the run's Lean ({self.reference.label()}): "
                 "its work goes to the other nodes"
             )
-        return actors, None
+            return self.refused[node]
+        return None
 
-    async def limiter(self, key: str, capacity: int, hold_s: float) -> bool:
-        """The one limiter of a model endpoint in this run (made on first use)."""
+    async def limiter(
+        self, key: str, capacity: int, hold_s: float, holder: str = "", worker: Any = None
+    ) -> bool:
+        """The one limiter of a model endpoint in this run (made on first use); `worker`: the
+        asking item worker's actor, watched from now on (`watch`)."""
         if key not in self.limiters:
             self.limiters[key] = EndpointLimiter(key, capacity, hold_s)
+        if worker is not None and holder not in self.watched:
+            self.watched[holder] = asyncio.ensure_future(self.watch(holder, worker))
         return True
+
+    async def watch(self, holder: str, worker: Any) -> None:
+        """Wait for Ray to say the item worker `holder` died (a call that never returns, failed
+        by Ray when its actor dies — its process or its node), then drop its permits and
+        queued requests in every limiter. A worker that is only busy or blocked stays a holder:
+        its calls may still run."""
+        from ray.exceptions import ActorUnavailableError, RayActorError
+
+        while True:
+            try:
+                await worker.until_dead.remote()
+            except ActorUnavailableError:  # out of reach for now: ask again
+                await asyncio.sleep(1.0)
+                continue
+            except RayActorError:  # Ray says it died
+                break
+            except Exception:  # the call could not be made: its worker is gone for this run
+                break
+        for lim in self.limiters.values():
+            lim.drop({holder}, why="holder")
 
     async def acquire(self, key: str, token: str, node: str = "", holder: str = "") -> bool:
         """`EndpointLimiter.acquire` of the endpoint `key`."""
@@ -129,21 +108,14 @@ class RunHub(StoreWriter):
     async def release(self, key: str, token: str, uses: int = 1) -> None:
         await self.limiters[key].release(token, uses)
 
-    async def beat(self, key: str, holder: str) -> None:
-        await self.limiters[key].beat(holder)
-
     async def ping(self) -> bool:
         """The hub lives (the driver asks when a batch failed)."""
         return True
 
     async def report(self) -> dict[str, Any]:
-        """What the run's actors did: the nodes with Lean actors and their Lean, the nodes
+        """What the run's actors did: the nodes that reported their Lean and which, the nodes
         refused, each endpoint's limiter, the writer's counts."""
-        refused = {
-            n: f.result()[1]
-            for n, f in self.leans.items()
-            if f.done() and f.exception() is None and f.result()[1]
-        }
+        refused = dict(self.refused)
         limits = {k: await lim.stats() for k, lim in self.limiters.items()}
         writer = await self.counts()
         return {

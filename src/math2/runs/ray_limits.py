@@ -2,10 +2,11 @@
 (held by the run's hub, on the driver's node) holds its permits, and each worker's model clients
 take them through a `ClusterLimiter` (`bind_clients`). A permit belongs to a live caller: the
 permits and queued requests of a node Ray reports dead are dropped within `WATCH_S` of that
-report, and those of a worker that stopped saying it lives after `SILENT_S` of silence, so a
-capped run keeps its cap and its pace when it loses a node. (A live worker whose event loop is
-blocked for `SILENT_S` is taken for dead too: its permits are granted again while its calls may
-still run; its late release is then counted as `ended`.)
+report, and those of an item worker as soon as Ray says its actor died (the hub keeps a call to
+the worker open, `ItemWorker.until_dead`, which Ray fails when the actor dies: its process or its
+node), so a capped run keeps its cap and its pace when it loses a node or a worker. Liveness is
+Ray's word, never a silence: a live worker whose event loop is blocked keeps its permits (its
+calls may still run), however long.
 """
 
 from __future__ import annotations
@@ -15,17 +16,15 @@ import collections
 import contextlib
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from math2.llm.client import LLMClient
 from math2.util.limits import Resource
+
+if TYPE_CHECKING:  # the hub's process imports this module: no HTTP client
+    from math2.llm.client import LLMClient
 
 #: How often a limiter asks Ray which nodes are alive (a dead node's permits go at once).
 WATCH_S = 1.0
-#: How often a worker tells a limiter it lives while it holds or waits for permits, and how long
-#: a silent holder keeps them (a worker process that died on a live node).
-BEAT_S = 2.0
-SILENT_S = 15.0
 #: How long a worker hands a permit the hub granted it from one of its calls to the next before
 #: it gives it back (one round trip to the hub per permit and `LEASE_S`, not two per call).
 LEASE_S = 1.0
@@ -46,9 +45,9 @@ class EndpointLimiter:
     `release(token)` gives it back.
 
     A permit belongs to a live caller: the limiter asks Ray which nodes are alive every
-    `WATCH_S` and drops at once the permits and queued requests of a node that died; a worker
-    process tells it it lives (`beat(holder)`, every `BEAT_S` while it holds or waits) and one
-    silent for `SILENT_S` loses its permits and requests too (it died on a live node). A permit
+    `WATCH_S` and drops at once the permits and queued requests of a node that died; the hub
+    drops those of a worker Ray says died (`drop({holder}, "holder")`: its process died on a
+    live node), and a request from a holder dropped so is refused (False). A permit
     held longer than `hold_s` (longer than any call can last) is taken back as a last resort. A
     token released before its acquire ran (the caller gave up) is never granted: its acquire
     returns False. A token is remembered as given up once, and forgotten when its acquire comes;
@@ -63,7 +62,7 @@ class EndpointLimiter:
         )
         self.given_up: collections.OrderedDict[str, None] = collections.OrderedDict()
         self.ended: collections.OrderedDict[str, None] = collections.OrderedDict()  # dropped
-        self.heard: dict[str, float] = {}  # holder: when it last said it lives
+        self.gone: collections.OrderedDict[str, None] = collections.OrderedDict()  # dead holders
         self.acquired = self.max_in_flight = self.reclaimed = 0
         self.used = 0  # calls its permits served, as their releases say
         self.dropped: dict[str, int] = {}  # node or holder: permits and requests dropped
@@ -73,8 +72,9 @@ class EndpointLimiter:
 
     async def acquire(self, token: str, node: str = "", holder: str = "") -> bool:
         self._start()
-        if holder:
-            self.heard[holder] = time.monotonic()
+        if holder in self.gone:  # a late request of a worker Ray said died: nobody to grant
+            _remember(self.ended, token)
+            return False
         if token in self.given_up:
             del self.given_up[token]
             return False
@@ -103,10 +103,6 @@ class EndpointLimiter:
             return
         self._wake()
 
-    async def beat(self, holder: str) -> None:
-        """`holder` lives (a worker process holding or waiting for permits)."""
-        self.heard[holder] = time.monotonic()
-
     def _grant(self, token: str, node: str, holder: str) -> None:
         self.held[token] = (time.monotonic(), node, holder)
         self.acquired += 1
@@ -122,6 +118,9 @@ class EndpointLimiter:
     def drop(self, dead: set[str], why: str = "node") -> int:
         """Drop the permits and queued requests of the nodes (or holders) in `dead`; how many."""
         by_node = why == "node"
+        if not by_node:
+            for h in dead:
+                _remember(self.gone, h)
         n = 0
         for token, (_, node, holder) in list(self.held.items()):
             who = node if by_node else holder
@@ -156,12 +155,6 @@ class EndpointLimiter:
                 del self.held[token]
                 _remember(self.ended, token)
                 self.reclaimed += 1
-        silent = time.monotonic() - SILENT_S
-        gone = {h for h, t in self.heard.items() if t < silent}
-        if gone:
-            for h in gone:
-                del self.heard[h]
-            self.drop(gone, why="holder")
         self._wake()
 
     def _start(self) -> None:
@@ -215,32 +208,15 @@ class _Permits:
     whose call ended goes to the next call waiting here while it is younger than `LEASE_S`
     (no round trip to the hub), and back to the hub otherwise, or when no call waits (other
     nodes' requests queue there, in order). The hub never grants more than its capacity, so the
-    bound holds however the permits move inside a worker. It also tells the hub the process lives
-    (`beat`, every `BEAT_S` while it holds or waits for a permit)."""
+    bound holds however the permits move inside a worker."""
 
     def __init__(self, actor: Any, node: str, holder: str):
         self.actor, self.node, self.holder = actor, node, holder
-        self.out = 0  # permits held and calls waiting here
         self.waiting: collections.deque[asyncio.Future[str]] = collections.deque()
         self.asking = 0  # requests out at the hub (at least one per call waiting here)
         self.since: dict[str, float] = {}  # token: when the hub granted it
         self.uses: dict[str, int] = {}  # token: the calls it served here
-        self._task: asyncio.Task[None] | None = None
         self._asks: set[asyncio.Future[None]] = set()  # held: the loop keeps weak references
-
-    def enter(self) -> None:
-        self.out += 1
-        if self._task is None or self._task.done():
-            self._task = asyncio.ensure_future(self._beating())
-
-    def leave(self) -> None:
-        self.out -= 1
-
-    async def _beating(self) -> None:
-        while self.out > 0:
-            with contextlib.suppress(Exception):  # the limiter's run is over
-                await self.actor.beat.remote(self.holder)
-            await asyncio.sleep(BEAT_S)
 
     async def take(self) -> str:
         """A permit (its token) for one call."""
@@ -321,28 +297,29 @@ class _Call:
 
 
 class _Endpoint:
-    """One endpoint's limiter, in the run's hub: `acquire`, `release` and `beat` as an
+    """One endpoint's limiter, in the run's hub: `acquire` and `release` as an
     `EndpointLimiter` actor's would be."""
 
     def __init__(self, hub: Any, key: str):
         self.acquire = _Call(hub.acquire, key)
         self.release = _Call(hub.release, key)
-        self.beat = _Call(hub.beat, key)
 
 
-def _who() -> tuple[str, str]:
-    """(this process's node, this worker's id): whose permits these are."""
+def _who() -> tuple[str, str, Any]:
+    """(this process's node, this worker's id, its actor's handle): whose permits these are, and
+    whom the hub watches for its death."""
     import ray
 
     ctx = ray.get_runtime_context()
-    return str(ctx.get_node_id()), str(ctx.get_worker_id())
+    return str(ctx.get_node_id()), str(ctx.get_worker_id()), ctx.current_actor
 
 
 class ClusterLimiter(Resource):
     """A model client's slots in a Ray worker: each slot is a permit of its endpoint's
     `EndpointLimiter`, so the endpoint's concurrency holds across the cluster (the hub's actor
     is looked up once per worker process and run). Each permit names its node and worker, so
-    the limiter drops it when either dies."""
+    the limiter drops it when either dies: the hub watches the worker's actor from its first
+    request on (`RunHub.limiter`)."""
 
     def __init__(self, hub: Any, tag: str, client: LLMClient):
         super().__init__(client.limiter.name, client.limiter.capacity)
@@ -352,24 +329,19 @@ class ClusterLimiter(Resource):
     async def _permits(self) -> _Permits:
         k = (self.tag, self.key)
         if k not in _LIMITERS:
-            await self.hub.limiter.remote(self.key, self.capacity, self.hold_s)
-            _LIMITERS[k] = _Permits(_Endpoint(self.hub, self.key), *_who())
+            node, holder, me = _who()
+            await self.hub.limiter.remote(self.key, self.capacity, self.hold_s, holder, me)
+            _LIMITERS[k] = _Permits(_Endpoint(self.hub, self.key), node, holder)
             while len(_LIMITERS) > 64:  # runs long gone
                 _LIMITERS.popitem(last=False)
         return _LIMITERS[k]
 
     async def _take(self) -> tuple[_Permits, str]:
         permits = await self._permits()
-        permits.enter()
-        try:
-            return permits, await permits.take()
-        except BaseException:
-            permits.leave()
-            raise
+        return permits, await permits.take()
 
     def _give(self, held: tuple[_Permits, str]) -> None:
         permits, token = held
-        permits.leave()
         permits.give(token)
 
 

@@ -1,9 +1,12 @@
 """The driver's side of a Ray run's workers: per usable node, `workers_per_node` long-lived
-`ItemWorker` actors (`math2.runs.ray_tasks`), made on the node with hard affinity the first time
-a batch may go there and ended with the run; each batch goes to the worker with the fewest items
-in flight. A worker that died (its process or its node: Ray says its actor died) leaves the
-pool, and its batch goes back to the driver's queue; a node still usable gets a new worker when
-a batch next may go there.
+`ItemWorker` actors (`math2.runs.ray_tasks`), each owning `lean_actors_per_node` Lean pools
+(`math2.runs.ray_lean`) and reserving their CPUs and memory (`lean_actor_cpus`,
+`lean_actor_memory`) beside its own `task_cpus`, made on the node with hard affinity the first
+time a batch may go there and ended with the run; each batch goes to the worker with the fewest
+items in flight. A worker that died (its process or its node: Ray says its actor died) leaves
+the pool, and its batch goes back to the driver's queue; a node still usable gets a new worker,
+with new pools, when a batch next may go there — up to `actor_max_restarts` times a node, after
+which the node is given up (`given_up`: the driver refuses it).
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from math2.config import RaySettings
+from math2.lean.pool import PoolConfig
 from math2.runs.ray_actors import NAMESPACE
 from math2.runs.ray_tasks import BatchTask, ItemWorker
 
@@ -26,28 +31,39 @@ class Worker:
 class WorkerPool:
     """The run's item workers, by node (see the module's doc)."""
 
-    def __init__(self, ray: Any, per_node: int, cpus: float, runtime_env: dict[str, Any] | None):
-        self.ray, self.per_node, self.cpus = ray, per_node, cpus
-        self.runtime_env = runtime_env
+    def __init__(self, ray: Any, options: RaySettings, lean: PoolConfig | None = None):
+        self.ray, self.options, self.lean = ray, options, lean
+        self.per_node = options.workers_per_node
         self.workers: dict[str, list[Worker]] = {}
         self.made = 0
         self.lost = 0  # workers Ray said died
+        self.deaths: dict[str, int] = {}  # node: its workers that died
+
+    def _resources(self) -> dict[str, Any]:
+        """What a worker reserves of its node: its own CPUs and its Lean pools' CPUs and memory,
+        and the run's runtime environment."""
+        o = self.options
+        pools = o.lean_actors_per_node if self.lean is not None else 0
+        out: dict[str, Any] = {"num_cpus": o.task_cpus + pools * o.lean_actor_cpus}
+        if pools and o.lean_actor_memory:
+            out["memory"] = pools * o.lean_actor_memory
+        if o.runtime_env:
+            out["runtime_env"] = o.runtime_env
+        return out
 
     def _make(self, node: str) -> Worker:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        env = {"runtime_env": self.runtime_env} if self.runtime_env else {}
         actor = (
             self.ray.remote(ItemWorker)
             .options(
                 namespace=NAMESPACE,
-                num_cpus=self.cpus,
                 max_restarts=0,  # a dead worker's batch goes back to the driver's queue
                 max_concurrency=100_000,  # its batches' items run together on its event loop
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False),
-                **env,
+                **self._resources(),
             )
-            .remote()
+            .remote(self.lean, self.options.lean_actors_per_node)
         )
         self.made += 1
         return Worker(actor, node)
@@ -65,6 +81,13 @@ class WorkerPool:
             while len(ws) < self.per_node:
                 ws.append(self._make(node))
         return min((w for n in nodes for w in self.workers[n]), key=lambda w: w.items)
+
+    def first(self, node: str) -> Worker:
+        """A worker on `node` (made there if it has none), whatever the other nodes."""
+        ws = self.workers.setdefault(node, [])
+        if not ws:
+            ws.append(self._make(node))
+        return ws[0]
 
     def submit(self, worker: Worker, task: BatchTask, batch: list[tuple[Any, int]]) -> Any:
         """Send a batch to `worker`; the ObjectRef of its `BatchResult`."""
@@ -87,7 +110,16 @@ class WorkerPool:
         if worker in ws:
             ws.remove(worker)
             self.lost += 1
+            self.deaths[worker.node] = self.deaths.get(worker.node, 0) + 1
         return True
+
+    def given_up(self, node: str) -> str | None:
+        """Why `node` gets no more workers (its workers died more than `actor_max_restarts`
+        times: its Lean or its machine keeps failing), or None."""
+        n = self.deaths.get(node, 0)
+        if n > self.options.actor_max_restarts:
+            return f"node {node}: its item worker died {n} times; its work goes to the other nodes"
+        return None
 
     def _end(self, worker: Worker) -> None:
         with contextlib.suppress(Exception):  # already gone

@@ -1,9 +1,9 @@
 """What a Ray worker runs for the Ray executor: a run's `ItemWorker` actor on each node runs the
 batches the driver sends it — their items through `engine.run_item`, the one item path, on the
 actor's event loop, with the services built there by the run's factory once per run, a store
-that writes through the run's `StoreWriter`, the Lean backend of its node's `LeanActor`(s) (made
-by the run's hub when the node first asks) and model clients bound by their endpoints'
-cluster-wide limiters. The driver's side is `math2.runs.ray_exec`."""
+that writes through the run's `StoreWriter`, the Lean pools the worker owns in its own process
+(`math2.runs.ray_lean`: admitted by the run's hub before the first batch) and model clients bound
+by their endpoints' cluster-wide limiters. The driver's side is `math2.runs.ray_exec`."""
 
 from __future__ import annotations
 
@@ -17,10 +17,12 @@ from typing import Any, TypeVar
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from math2.lean.pool import PoolConfig
 from math2.runs.context import RunServices
 from math2.runs.engine import run_item
 from math2.runs.lifecycle import End, ItemEnd
-from math2.runs.ray_actors import ActorBackend, RemoteStore, WorkerEnv
+from math2.runs.ray_actors import RemoteStore, WorkerEnv
+from math2.runs.ray_lean import NodeLean
 from math2.runs.ray_limits import bind_clients
 from math2.runs.spec import Job
 from math2.store.work import ItemStatus, RunItem
@@ -63,34 +65,70 @@ class ItemWorker:
     hard affinity, and ends with the run): `run(task, batch)` runs a batch of items on the
     actor's event loop, with the services it built once for the run (its connections to the
     store, its clients and its actor handles stay from one batch to the next: nothing is
-    imported or built per batch)."""
+    imported or built per batch) and the Lean pools it owns (`lean`: `pools` pools of that
+    configuration, started on the first check; None: the run checks nothing)."""
 
-    def __init__(self) -> None:
+    def __init__(self, lean: PoolConfig | None = None, pools: int = 1) -> None:
         import ray
 
         self.node = str(ray.get_runtime_context().get_node_id())
+        self.config, self.pools = lean, pools
+        self._lean: NodeLean | None = None
+        self._admitted: dict[str, asyncio.Future[str | None]] = {}  # hub's tag: why refused
+
+    @property
+    def lean(self) -> NodeLean:
+        if self.config is None:
+            raise RuntimeError("this run's item workers were made without a Lean pool")
+        if self._lean is None:
+            self._lean = NodeLean(self.config, self.pools)
+        return self._lean
 
     async def run(self, task: BatchTask, batch: list[tuple[Any, int]]) -> BatchResult:
-        return await _batch(task, self.node, batch)
+        backend = None
+        if task.lean:
+            refused = await self.admitted(task)
+            if refused is not None:
+                return BatchResult(self.node, refused=refused)
+            backend = self.lean
+        return await _batch(task, self.node, batch, backend)
+
+    async def admitted(self, task: BatchTask) -> str | None:
+        """Why the run's hub refuses this node (another Lean than the run's), or None; asked of
+        each hub of the run once (again only after the question failed)."""
+        fut = self._admitted.get(task.tag)
+        if fut is None or (fut.done() and fut.exception() is not None):
+            fut = self._admitted[task.tag] = asyncio.ensure_future(self._admit(task))
+        return await asyncio.shield(fut)
+
+    async def _admit(self, task: BatchTask) -> str | None:
+        ident = await self.lean.identity("")
+        why: str | None = await task.hub.admit.remote(self.node, ident.model_dump(mode="json"))
+        return why
+
+    async def check(self, header: str, body: str, timeout: float) -> dict[str, Any]:
+        """One check on this worker's pools (for another process: `ray_actors.ActorBackend`)."""
+        return (await self.lean.run(header, body, timeout)).model_dump(mode="json")
+
+    async def lean_identity(self, header: str) -> dict[str, Any]:
+        """The Lean this worker's pools run (asked of a REPL once)."""
+        return (await self.lean.identity(header)).model_dump(mode="json")
+
+    async def info(self) -> dict[str, Any]:
+        """The worker's node and process and what its pools did."""
+        import os
+
+        lean = self._lean.info() if self._lean is not None else {}
+        return {"node": self.node, "pid": os.getpid(), **lean}
 
     async def ready(self) -> str:
         """The worker's node, once it is up."""
         return self.node
 
-
-#: This process's Lean actors per (run's hub, node): asked of the hub once.
-_LEAN: collections.OrderedDict[tuple[str, str], tuple[list[Any], str | None]] = (
-    collections.OrderedDict()
-)
-
-
-async def _node_lean(task: BatchTask, node: str) -> tuple[list[Any], str | None]:
-    key = (task.tag, node)
-    if key not in _LEAN:
-        _LEAN[key] = await task.hub.lean.remote(node)
-        while len(_LEAN) > 64:  # runs long gone
-            _LEAN.popitem(last=False)
-    return _LEAN[key]
+    async def until_dead(self) -> None:
+        """Never returns: the run's hub keeps this call open, and Ray fails it when this actor
+        dies (its process or its node), which is how the hub learns of the death."""
+        await asyncio.Event().wait()
 
 
 #: This process's services per (run's hub, node): built once by the run's factory and kept
@@ -103,7 +141,7 @@ _KEEP = 4  # runs whose services a worker process keeps
 
 
 async def _services(
-    task: BatchTask, node: str, backend: ActorBackend | None
+    task: BatchTask, node: str, backend: NodeLean | None
 ) -> tuple[RunServices, RemoteStore]:
     key = (task.tag, node)
     fut = _SERVICES.get(key)
@@ -127,13 +165,9 @@ async def _services(
     return await asyncio.shield(fut)
 
 
-async def _batch(task: BatchTask, node: str, batch: list[tuple[Any, int]]) -> BatchResult:
-    backend = None
-    if task.lean:
-        actors, refused = await _node_lean(task, node)
-        if refused is not None:
-            return BatchResult(node, refused=refused)
-        backend = ActorBackend(actors)
+async def _batch(
+    task: BatchTask, node: str, batch: list[tuple[Any, int]], backend: NodeLean | None
+) -> BatchResult:
     run_id = task.run_id
     services, astore = await _services(task, node, backend)
     resources = {n: Resource(n, c) for n, c in task.capacities.items()}

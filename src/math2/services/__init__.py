@@ -6,7 +6,7 @@ model), a Lean checker, a retriever and the store writer. A job says what it nee
 the driver once — every model in the register (X08) with its revision, the Mathlib pin the
 manifest expects — and `build_services` (`build.py`) turns it into a typed `RoleServices` where
 the steps run: in this process (`math2.runs.execute`) or in a Ray worker (`worker_services`, the
-`services_factory` of `execute(executor="ray")`, on the node's Lean actor and the run's writer).
+`services_factory` of `execute(executor="ray")`, on the worker's Lean pools and the run's writer).
 The steps read `ctx.services.generator`, `.judge`, `.client(model)`, `.checker`, `.retriever`,
 `.header` (`ctx: ItemContext[RoleServices]`). `execute_role` (`execute.py`) runs a role's job on
 either executor; `lean.py` makes the Lean backend, pool and checker the settings describe.

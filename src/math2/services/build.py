@@ -31,7 +31,7 @@ class RoleServices(RunServices):
     writer: RunStore  # the run's store writer: AsyncStore here, the run's writer on Ray
     checker: LeanChecker | None = None
     retriever: Retriever | None = None
-    owns_backend: bool = True  # False on Ray: the checker's backend is the node's Lean actor
+    owns_backend: bool = True  # False on Ray: the checker's backend is the item worker's pools
 
     @property
     def generator(self) -> LLMClient:
@@ -143,7 +143,7 @@ def build_services(
 
 def worker_services(settings: Settings, spec: ServiceSpec, env: WorkerEnv) -> RoleServices:
     """`build_services` where a Ray worker runs the steps (`env`: `math2.runs.ray_actors.
-    WorkerEnv`): the worker's store, the node's Lean actor, the Lean result cache written
+    WorkerEnv`): the worker's store, its Lean pools, the Lean result cache written
     through the run's writer. Give `functools.partial(worker_services, settings, spec)` to
     `execute(executor="ray", services_factory=…)`."""
     return build_services(

@@ -37,7 +37,7 @@ async def execute_role(
 ) -> RunSummary:
     """Run a role's job with the services of a resolved spec: here (the services built once,
     closed at the end), or on a Ray cluster when `ray` (a `RayOptions`) is given (the same
-    factory in each worker; each node's Lean actors own a pool like the local one). The rest are
+    factory in each worker; each item worker owns Lean pools like the local one). The rest are
     `math2.runs.execute`'s; `resume` reopens the run it names (`math2 runs resume`)."""
     from math2.runs import execute
     from math2.store.aio import AsyncStore
