@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import math
-import time
 from collections.abc import AsyncIterable, Iterable
 from typing import Any
 
@@ -41,18 +40,13 @@ from math2.runs.progress import RunSummary
 from math2.runs.ray_actors import NAMESPACE, WorkerEnv
 from math2.runs.ray_guard import Hubs, one_line, refuse_if_held
 from math2.runs.ray_lean import ActorBackend
+from math2.runs.ray_nodes import REFRESH_S, Nodes, node_id
 from math2.runs.ray_pool import Worker, WorkerPool
 from math2.runs.ray_tasks import BatchResult, BatchTask, ServicesFactory
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
 from math2.store.db import Store
 from math2.util.limits import Resource
-
-#: How often the driver asks Ray which nodes are alive (a node that joined gets work).
-REFRESH_S = 2.0
-#: How long a node where a worker died gets no new worker (while Ray notices whether the node
-#: itself is gone), unless it is the only one left.
-SUSPECT_S = 10.0
 
 
 class RayUnavailable(RuntimeError):
@@ -130,52 +124,6 @@ def connect(options: RayOptions) -> Any:
     return ray
 
 
-def _node_id(ray: Any) -> str | None:
-    try:
-        return str(ray.get_runtime_context().get_node_id())
-    except Exception:  # a Ray Client driver has no node of its own
-        return None
-
-
-class Nodes:
-    """The nodes a run's batches may go to: alive, with CPUs, not refused; asked of Ray at most
-    every `REFRESH_S` seconds."""
-
-    def __init__(self, ray: Any):
-        self.ray = ray
-        self.refused: dict[str, str] = {}
-        self.seen: set[str] = set()
-        self._alive: list[str] = []
-        self._at = -math.inf
-        self._suspect: dict[str, float] = {}  # node: when a worker there last died
-
-    def _listed(self) -> list[str]:
-        if time.monotonic() - self._at > REFRESH_S:
-            self._at = time.monotonic()
-            alive = [n for n in self.ray.nodes() if n.get("Alive")]
-            working = [n for n in alive if (n.get("Resources") or {}).get("CPU", 0) > 0]
-            self._alive = sorted(n["NodeID"] for n in working or alive)
-            self.seen |= set(self._alive)
-        return self._alive
-
-    def refuse(self, node: str, why: str) -> None:
-        self.refused.setdefault(node, why)
-
-    def forget(self, node: str) -> None:
-        """A worker on `node` died: ask Ray again at the next look, and send nothing there
-        until Ray says it lives (a dead node leaves the list once Ray notices)."""
-        self._at = -math.inf
-        self._suspect[node] = time.monotonic()
-
-    def usable(self) -> list[str]:
-        """The nodes batches may go to: alive, not refused, and none where a worker died in
-        the last `SUSPECT_S` (unless no other node is left)."""
-        alive = [n for n in self._listed() if n not in self.refused]
-        now = time.monotonic()
-        ok = [n for n in alive if now - self._suspect.get(n, -math.inf) > SUSPECT_S]
-        return ok or alive
-
-
 async def _provenance(
     store: Store, pool: WorkerPool, node: str | None, services_factory: ServicesFactory[Any] | None
 ) -> Provenance:
@@ -220,7 +168,7 @@ async def execute_ray(
     refuse_if_held(store, job, request)  # before anything starts on the cluster
     ray = connect(options)
     nodes = Nodes(ray)
-    home = _node_id(ray)
+    home = node_id(ray)
     pool = WorkerPool(ray, options, options.lean)
     hubs: Hubs | None = None
     try:
