@@ -133,7 +133,9 @@ def test_a_search_opens_no_part_it_weighs_zero(store, tmp_path) -> None:
     ix = SearchIndex(tmp_path / "mathlib", parents_weight=0.0)
     assert ix.search("identity function")
     assert "parents" not in ix.__dict__ and "aids" in ix.__dict__
-    SearchIndex(tmp_path / "mathlib", parents_weight=0.1).search("identity function")
+    weighted = SearchIndex(tmp_path / "mathlib", parents_weight=0.1)
+    weighted.search("identity function")
+    assert "parents" in weighted.__dict__
 
 
 def test_a_query_opens_no_file_whatever_k(store, tmp_path) -> None:

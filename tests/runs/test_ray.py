@@ -284,12 +284,14 @@ def _item_worker_pid() -> int:
     """The process of the run's one item worker (unnamed: found by the title Ray gives it)."""
     import psutil
 
-    (pid,) = [
-        p.pid
+    workers = [
+        p
         for p in psutil.Process().children(recursive=True)
         if p.is_running() and _title(p).startswith("ray::ItemWorker")
     ]
-    return pid
+    assert workers, "no item worker is running"
+    # the newest: an earlier test's worker may still be on its way out
+    return max(workers, key=lambda p: p.create_time()).pid
 
 
 def _title(p) -> str:

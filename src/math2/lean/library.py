@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from math2.store import Store
 
 # How the tables are read from declarations: a change of the rule is a change of identity.
-TABLES_RULE = "tables-1"
+TABLES_RULE = "tables-2"  # 2: a private declaration is no library name
 CLASS_KINDS = frozenset({"class", "class inductive"})
 
 

@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import uuid
 from typing import Any
 
 from math2.lean.identity import LeanIdentity
 from math2.runs.ray_actors import NAMESPACE, StoreWriter
 from math2.runs.ray_limits import EndpointLimiter
+
+_log = logging.getLogger(__name__)
 
 
 def same_lean(run: LeanIdentity, node: LeanIdentity) -> bool:
@@ -88,6 +91,7 @@ class RunHub(StoreWriter):
         its calls may still run."""
         from ray.exceptions import ActorUnavailableError, RayActorError
 
+        wait = 1.0
         while True:
             try:
                 await worker.until_dead.remote()
@@ -96,8 +100,10 @@ class RunHub(StoreWriter):
                 continue
             except RayActorError:  # Ray says it died
                 break
-            except Exception:  # the call could not be made: its worker is gone for this run
-                break
+            except Exception as exc:  # not Ray's word of a death: the holder keeps its permits
+                _log.warning("watching %s: %s; asking again in %.0f s", holder, exc, wait)
+                await asyncio.sleep(wait)
+                wait = min(2 * wait, 30.0)
         for lim in self.limiters.values():
             lim.drop({holder}, why="holder")
 
@@ -136,8 +142,9 @@ def hub_name(tag: str) -> str:
 
 
 def named_actors(ray: Any) -> list[str]:
-    """math2's named actors alive on the cluster (runs' hubs and Lean actors; also the detached
-    writers and Lean actors of math2 before runs owned their actors), sorted."""
+    """math2's named actors alive on the cluster (runs' hubs — item workers, which own the Lean
+    pools, are unnamed; also the Lean actors of runs before that, and the detached writers and
+    Lean actors of math2 before runs owned their actors), sorted."""
     names = ray.util.list_named_actors(all_namespaces=True)
     return sorted(
         str(a["name"])
