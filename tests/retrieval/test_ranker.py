@@ -3,6 +3,7 @@ index as a versioned artifact; over an index written for math2 (tests/fixtures/s
 dev sets written for it (its devsets/, none of them the queries asked here)."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -160,6 +161,40 @@ def test_a_changed_model_file_is_refused(index_copy) -> None:
     model.write_text(model.read_text().replace("learning_rate", "learning_rate ", 1))
     with pytest.raises(RankerMismatch, match=r"model\.txt is not the one it recorded"):
         SearchIndex(index_copy, use_ranker=True)
+
+
+def test_a_model_rebuilt_after_open_is_never_read_unchecked(index_copy, tmp_path) -> None:
+    """An open index orders by the model it checked at open: a rebuild in place since
+    (`build_ranker` removes the artifact and writes a new one, digest and all) is not read by
+    the first query to order (LightGBM loads lazily), which gets the checked model's order."""
+    here = index_copy / RANKER_DIR
+    reference = tmp_path / "reference"
+    shutil.copytree(index_copy, reference)
+    query = "group homomorphism"
+    expected = [(h.name, h.score) for h in SearchIndex(reference).search(query, k=10)]
+    ix = SearchIndex(index_copy, use_ranker=True)  # checked; LightGBM not loaded yet
+    text, info = (here / "model.txt").read_text(), json.loads((here / "ranker.json").read_text())
+    # another model: every leaf's value negated, which reverses what the model says (without
+    # the trees' byte sizes, which the new values change: LightGBM then reads tree by tree)
+    other = re.sub(r"^leaf_value=(.*)$", lambda m: "leaf_value=" + " ".join(
+        repr(-float(v)) for v in m.group(1).split()), text, flags=re.M)  # fmt: skip
+    other = re.sub(r"^tree_sizes=.*\n", "", other, flags=re.M)
+    assert other != text
+    shutil.rmtree(here)
+    here.mkdir()
+    (here / "model.txt").write_text(other)
+    info["model"] = ranker_mod.hashlib.sha256(other.encode()).hexdigest()
+    (here / "ranker.json").write_text(json.dumps(info))
+    assert [(h.name, h.score) for h in ix.search(query, k=10)] == expected
+    # the rebuilt artifact is itself valid, and orders otherwise: what the search did not read
+    assert [(h.name, h.score) for h in SearchIndex(index_copy).search(query, k=10)] != expected
+
+
+def test_a_missing_lightgbm_is_an_error_at_open(index_copy, monkeypatch) -> None:
+    monkeypatch.setattr(ranker_mod, "LIGHTGBM", "no_such_lightgbm")
+    with pytest.raises(RankerMissing, match="needs LightGBM: pip install"):
+        SearchIndex(index_copy, use_ranker=True)
+    SearchIndex(index_copy, use_ranker=False).search("group homomorphism")  # the fusion still
 
 
 def test_no_ranker_where_too_few_dev_queries_are_answered(index_copy) -> None:

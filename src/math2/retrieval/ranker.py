@@ -15,8 +15,12 @@ or a model file that is not the one recorded is refused with the command that re
 
 A search loads the model through LightGBM's C library (`_Booster`) rather than its Python
 package, which imports pandas and scipy (0.45 s of CPU that `math2 search` cannot afford), and
-only when a query has candidates to order (`Ranker.scores`): opening an index checks the
-artifact (`Ranker.load`) without loading either; the index build trains with the Python package.
+only when a query has candidates to order (`Ranker.scores`). Opening an index checks the
+artifact (`Ranker.load`) and that LightGBM's library is there, loading neither, and keeps the
+bytes of model.txt it checked: the first query to order loads the model from them
+(`LGBM_BoosterLoadModelFromString`), so a process that opened an index never reads a model
+rebuilt in place since (`build_ranker`) unchecked. The index build trains with the Python
+package.
 """
 
 from __future__ import annotations
@@ -79,6 +83,7 @@ PARAMS: dict[str, Any] = {
     "verbose": -1,
 }
 ROUNDS = 200
+LIGHTGBM = "lightgbm"  # the package whose C library (lib/lib_lightgbm.*) reads the model
 
 
 def mixed(raw: np.ndarray, rows: np.ndarray, mix: float = MIX, order: str = ORDER) -> np.ndarray:
@@ -149,23 +154,30 @@ def _file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-class _Booster:
-    """A LightGBM model read by LightGBM's own C library (its C API, through ctypes)."""
+def _lightgbm_library() -> Path:
+    """Where LightGBM's C library is, found without importing or loading it (`Ranker.load`
+    checks it at open, so a missing LightGBM is an error there and not at the first query)."""
+    spec = importlib.util.find_spec(LIGHTGBM)
+    if spec is None or not spec.submodule_search_locations:
+        raise RankerMissing(f"the learned ranker needs LightGBM: pip install {LIGHTGBM}")
+    base = Path(next(iter(spec.submodule_search_locations)))
+    lib = next((p for p in (base / "lib").glob("lib_lightgbm.*")), None)
+    if lib is None:
+        raise RankerMissing(f"LightGBM's library is missing under {base / 'lib'}")
+    return lib
 
-    def __init__(self, model: Path):
-        spec = importlib.util.find_spec("lightgbm")
-        if spec is None or not spec.submodule_search_locations:
-            raise RankerMissing("the learned ranker needs LightGBM: pip install lightgbm")
-        base = Path(next(iter(spec.submodule_search_locations)))
-        lib = next((p for p in (base / "lib").glob("lib_lightgbm.*")), None)
-        if lib is None:
-            raise RankerMissing(f"LightGBM's library is missing under {base / 'lib'}")
+
+class _Booster:
+    """A LightGBM model read by LightGBM's own C library (its C API, through ctypes) from the
+    model's text: the bytes `Ranker.load` checked, never the file again."""
+
+    def __init__(self, lib: Path, model: bytes):
         self._lib = ctypes.cdll.LoadLibrary(str(lib))
         self._lib.LGBM_GetLastError.restype = ctypes.c_char_p
         self._handle = ctypes.c_void_p()
         rounds = ctypes.c_int(0)
-        self._check(self._lib.LGBM_BoosterCreateFromModelfile(
-            ctypes.c_char_p(str(model).encode()), ctypes.byref(rounds), ctypes.byref(self._handle)
+        self._check(self._lib.LGBM_BoosterLoadModelFromString(
+            ctypes.c_char_p(model), ctypes.byref(rounds), ctypes.byref(self._handle)
         ))  # fmt: skip
 
     def _check(self, rc: int) -> None:
@@ -192,16 +204,19 @@ class _Booster:
 class Ranker:
     """A verified ranker artifact of one index: `scores` orders a query's candidates."""
 
-    def __init__(self, folder: Path, info: dict[str, Any]):
+    def __init__(self, folder: Path, info: dict[str, Any], model: bytes, lib: Path):
         self.folder = folder
         self.info = info
+        self._model = model  # model.txt as it was when its digest was checked
+        self._lib = lib
         self.mix = float(info.get("mix", MIX))
         self.order = str(info.get("order", ORDER))
 
     @cached_property
     def _booster(self) -> _Booster:
-        """LightGBM's library and the model, loaded by the first query that needs them."""
-        return _Booster(self.folder / RANKER_DIR / "model.txt")
+        """LightGBM's library and the model, loaded by the first query that needs them: the
+        model from the bytes `load` checked (a rebuild since, `build_ranker`, is not read)."""
+        return _Booster(self._lib, self._model)
 
     @classmethod
     def load(cls, folder: Path, meta: dict[str, Any]) -> Ranker | None:
@@ -215,20 +230,23 @@ class Ranker:
         except (OSError, ValueError) as exc:
             raise RankerMismatch(f"{here / 'ranker.json'}: unreadable ({exc}): rebuild it "
                                  f"with {rebuild}") from None  # fmt: skip
+        try:
+            model = (here / "model.txt").read_bytes()
+        except OSError:
+            model = None
         why = None
         if info.get("version") != RANKER_VERSION or info.get("features") != list(FEATURES):
             why = (f"its features are version {info.get('version')}, this math2 reads version "
                    f"{RANKER_VERSION}")  # fmt: skip
         elif info.get("index") != index_digest(folder):
             why = "the index was rebuilt or changed after it was trained"
-        elif not (here / "model.txt").exists() or info.get("model") != _file_digest(
-            here / "model.txt"
-        ):
+        elif model is None or info.get("model") != hashlib.sha256(model).hexdigest():
             why = "its model.txt is not the one it recorded"
         if why:
             raise RankerMismatch(f"the learned ranker at {here} does not match its index "
                                  f"({why}): rebuild both with {rebuild}")  # fmt: skip
-        return cls(folder, info)
+        assert model is not None
+        return cls(folder, info, model, _lightgbm_library())
 
     def scores(
         self, ix: SearchIndex, query: str, r: Rankings, fused: dict[int, float]
