@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from math2.importers.mathlib import read_checkout
 from math2.lean.hygiene import ContextTrust, check_code
 from math2.lean.library import LibraryNames, LibraryTables, store_tables
-from tests.lean.library_fixture import LIBRARY
+from tests.lean.library_fixture import FIXTURE, LIBRARY
 from tests.lean.test_library_tables import _store_with_fixture
 
 H = "import Mathlib\n"
@@ -44,6 +45,35 @@ def test_private_names_from_the_store(tmp_path: Path, store_url: str) -> None:
     store = _store_with_fixture(tmp_path, store_url)
     try:
         _private_is_invisible(store_tables(store))
+    finally:
+        store.close()
+
+
+PAIR = FIXTURE.parent / "lean_private_public"  # a private `Clash.helper`, then a public one
+
+
+def test_a_public_name_wins_over_a_private_one_read_first(tmp_path: Path, store_url: str) -> None:
+    """Lean allows a private `X.foo` in one file and a public `X.foo` in another: whichever is
+    read first, the library's `X.foo` is the public one, stored as one a user's name shadows."""
+    data = read_checkout(PAIR)
+    (rec,) = [r for r in data.records if r.name == "Clash.helper"]
+    assert rec.allow_completion and rec.module == "Mathlib.B"
+    # the tagged public `Clash.mul_swap` (not the private one read first) gives the twin
+    twins = {r.name: r for r in data.records if r.extra.get("to_additive_of")}
+    assert list(twins) == ["Clash.add_swap"] and twins["Clash.add_swap"].allow_completion
+    assert data.counts["duplicate names"] == 2  # the two private ones
+    store = _store_with_fixture(tmp_path, store_url, fixture=PAIR)
+    try:
+        tables = store_tables(store)
+        assert tables("Clash.helper") and tables("Clash.add_swap") and tables.namespace("Clash")
+        for kw in ("theorem", "def"):
+            body = "1 = 1 := rfl" if kw == "theorem" else "Nat := 2"
+            code = H + f"{kw} Clash.helper : {body}\ntheorem foo : 1 = 1 := by sorry"
+            r = check_code(code, name="foo", trust=ContextTrust.BENCHMARK, known_name=tables)
+            assert r.ok, [v.detail for v in r.violations]
+            assert [f.detail for f in r.flags if f.rule == "shadowing"] == [
+                "`Clash.helper` is named like the library's `Clash.helper`"
+            ], (kw, r.flags)
     finally:
         store.close()
 

@@ -219,9 +219,9 @@ def test_the_tables_read_classes_parents_out_params_and_scoped_instances() -> No
     assert all(LIBRARY(n) for n in ("Nat.sqrt", "Nat.lt_irrefl", "Membership", "HasSubset"))
 
 
-def _store_with_fixture(tmp_path: Path, url: str | None = None):
-    """A store (SQLite unless `url`) with the fixture's Mathlib part imported by the Mathlib
-    importer."""
+def _store_with_fixture(tmp_path: Path, url: str | None = None, fixture: Path = FIXTURE):
+    """A store (SQLite unless `url`) with the fixture's (`fixture`'s) Mathlib part imported by
+    the Mathlib importer."""
     from math2.importers.mathlib import import_lean_library
     from math2.sources import load_manifest, sync_manifest
     from math2.store import Store
@@ -235,7 +235,7 @@ def _store_with_fixture(tmp_path: Path, url: str | None = None):
     with store.session() as s:
         sync_manifest(s, manifest)
     root = tmp_path / "library"  # a copy outside math2's git checkout (no commit to check)
-    shutil.copytree(FIXTURE, root)
+    shutil.copytree(fixture, root)
     import_lean_library(store, manifest.get("mathlib"), root)
     return store
 

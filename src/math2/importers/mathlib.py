@@ -56,7 +56,9 @@ def read_checkout(root: Path, folder: str = "Mathlib") -> LibraryData:
     def generated() -> Iterator[Declaration]:
         nonlocal twins
         for d in additive_twins(scanned_files):
-            if d.name not in records:  # a declaration written in source wins
+            kept = records.get(d.name)
+            # a declaration written in source wins, unless only a private one has the name
+            if kept is None or (not kept.allow_completion and "private" not in d.modifiers):
                 twins += 1
                 yield d
 
@@ -66,9 +68,14 @@ def read_checkout(root: Path, folder: str = "Mathlib") -> LibraryData:
         if d.name is None:
             anon += 1
             continue
-        if d.name in records:
-            dup += 1
-            continue
+        kept = records.get(d.name)
+        if kept is not None:
+            dup += 1  # the one not kept is the duplicate
+            # Lean lets a private `X.foo` (a mangled name) and a public `X.foo` of another
+            # file stand together: the public one is the library's, whichever file came first
+            if kept.allow_completion or "private" in d.modifiers:
+                continue
+            stacks -= bool(kept.extra["stacks"])
         stacks += bool(d.stacks)
         records[d.name] = DeclRecord(
             name=d.name,
