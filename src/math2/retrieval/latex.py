@@ -26,6 +26,7 @@ import re
 from typing import Any
 
 _LATEX_MARK = re.compile(r"\\[A-Za-z]|\$|\\[(\[]")
+_STILL_LATEX = re.compile(r"\\[A-Za-z]")
 # Commands Mathlib writes otherwise than latex2text's symbol (or that it drops).
 MACROS = {
     "cong": "≃", "simeq": "≃", "Rightarrow": "→", "implies": "→", "Longrightarrow": "→",
@@ -103,7 +104,10 @@ def _cached(text: str) -> str:
         nodes, _, _ = LatexWalker(braced, tolerant_parsing=True).get_latex_nodes()
     except Exception:  # pylatexenc's own errors: read the text with its commands dropped
         return re.sub(r"\\[A-Za-z]+", " ", text)
-    return " ".join(_Walk().nodes(nodes or []).split())
+    try:
+        return " ".join(_Walk().nodes(nodes or []).split())
+    except Exception:  # a command pylatexenc cannot render alone: as above
+        return re.sub(r"\\[A-Za-z]+", " ", text)
 
 
 @functools.cache
@@ -201,7 +205,13 @@ class _Walk:
             return f" {MACROS[name]} "
         if node is None:
             return " ".join(self.node(a) for a in args)
-        text = str(_to_text().nodelist_to_text([node]))
+        try:
+            text = str(_to_text().nodelist_to_text([node]))
+        except Exception:  # latex2text fails on some commands without their arguments (`\\title`)
+            return " "
+        if _STILL_LATEX.search(text) or (name.lower() in text.lower() and text.strip() != name):
+            # a document's decoration, not mathematics: `<ref>`, `CHAPTER:`, `[NO \\title …]`
+            return " "
         return f" {text} " if not text.isspace() else " "
 
 
