@@ -101,6 +101,11 @@ class Declaration:
     body: list[str] = field(default_factory=list)
 
     @property
+    def private(self) -> bool:
+        """Written `private`: invisible outside its file (Lean mangles its name)."""
+        return "private" in self.modifiers
+
+    @property
     def statement_hash(self) -> str:
         """sha256 of the statement text with whitespace collapsed (a source-level type hash)."""
         return hashlib.sha256(_WS.sub(" ", self.statement).strip().encode()).hexdigest()[:32]

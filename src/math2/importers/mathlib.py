@@ -58,7 +58,7 @@ def read_checkout(root: Path, folder: str = "Mathlib") -> LibraryData:
         for d in additive_twins(scanned_files):
             kept = records.get(d.name)
             # a declaration written in source wins, unless only a private one has the name
-            if kept is None or (not kept.allow_completion and "private" not in d.modifiers):
+            if kept is None or (not kept.allow_completion and not d.private):
                 twins += 1
                 yield d
 
@@ -73,7 +73,7 @@ def read_checkout(root: Path, folder: str = "Mathlib") -> LibraryData:
             dup += 1  # the one not kept is the duplicate
             # Lean lets a private `X.foo` (a mangled name) and a public `X.foo` of another
             # file stand together: the public one is the library's, whichever file came first
-            if kept.allow_completion or "private" in d.modifiers:
+            if kept.allow_completion or d.private:
                 continue
             stacks -= bool(kept.extra["stacks"])
         stacks += bool(d.stacks)
@@ -83,7 +83,7 @@ def read_checkout(root: Path, folder: str = "Mathlib") -> LibraryData:
             module=d.module,
             statement=d.statement or None,
             docstring=d.docstring,
-            allow_completion="private" not in d.modifiers,
+            allow_completion=not d.private,
             # A source statement is not an elaborated type: its hash lives in `extra`, so
             # that the type-hash clustering (same type, same statement) never sees it.
             type_hash=None,

@@ -333,10 +333,6 @@ def _negate(s: str) -> str:
     return s
 
 
-def _private(d: Any) -> bool:
-    return "private" in d.modifiers
-
-
 def additive_twins(files: Iterable[Any]) -> list[Any]:
     """The twins of a scanned tree (`lean_source.SourceFile`s, all of them: a twin's namespace
     and an `attribute [to_additive] A` command may name declarations of other files). Fields
@@ -350,7 +346,7 @@ def additive_twins(files: Iterable[Any]) -> list[Any]:
         for d in f.declarations:
             kept = by_name.get(d.name) if d.name else None
             # the first of a name, or a public one after a private one (read_checkout's rule)
-            if d.name and (kept is None or (_private(kept) and not _private(d))):
+            if d.name and (kept is None or (kept.private and not d.private)):
                 by_name[d.name] = d
     extra: dict[str, ToAdditive] = {}  # from attribute commands and owners (never mutating d)
     for f in files:
