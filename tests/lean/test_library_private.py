@@ -35,6 +35,12 @@ def _private_is_invisible(tables: LibraryTables) -> None:
     assert not tables.namespace("Hidden") and tables.namespace("Real")
     assert tables.class_info("Hidden.Secretive") is None and tables.class_info("Nontrivial")
     assert not tables.predicate("Hidden.secretly")
+    # a private structure's and class's fields are private too (Lean names them under its
+    # private name), while a public structure's fields stay the library's
+    for field in ("Scratch.carrier", "Scratch.size", "Hidden.Tally.tally"):
+        assert not tables(field) and not _shadowing(field, tables), field
+    assert not tables.namespace("Scratch") and tables.class_info("Hidden.Tally") is None
+    assert tables("Real.cauchy") and _shadowing("Real.cauchy", tables)
 
 
 def test_private_names_from_sources() -> None:

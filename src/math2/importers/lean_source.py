@@ -40,8 +40,9 @@ from math2.lean.syntax import mask
 from math2.util.yamlfile import decode_utf8
 
 # The version of what the scanner records: an import of a checkout read by another version is
-# done again (math2.importers.common.read_by). 2: what a definition says (`body`).
-READER = "lean_source 2"
+# done again (math2.importers.common.read_by). 2: what a definition says (`body`); 3: a private
+# structure's fields are private, and a public name wins over a private one of the same name.
+READER = "lean_source 3"
 
 KEYWORDS = (
     "theorem", "lemma", "def", "abbrev", "instance", "structure", "class", "inductive",
@@ -182,7 +183,8 @@ _CONSTRUCTOR = re.compile(r"(?:[^\W\d][\w'!?]*\s*)?::(?=\s|$)\s*")
 
 def _fields(code: str, text: str, start: int, owner: Declaration) -> list[Declaration]:
     """The fields of a structure or class whose `where` ends at `start`: each is its own
-    declaration (`Point.x`), with the text after its name as the statement. A body ends at
+    declaration (`Point.x`), with the text after its name as the statement; a private
+    structure's fields are private (Lean's projections of it are). A body ends at
     the first line that starts at column 0; field lines are those at the body's indentation."""
     end = len(code)
     body_end = re.compile(r"\n(?=\S)").search(code, start)
@@ -224,6 +226,11 @@ def _fields(code: str, text: str, start: int, owner: Declaration) -> list[Declar
             stop = at + toks[close].offset if close is not None else stop
         stop = rest_at + len(code[rest_at:stop].rstrip())  # not the next field's doc comment
         statement = _WS.sub(" ", text[rest_at:stop]).strip()
+        modifiers = [w for w in (fm.group("mods") if fm else "").split() if w[0] != "@"]
+        if owner.private and "private" not in modifiers:
+            # Lean names a field `structDeclName ++ name`: under a private structure's mangled
+            # name, so private too (and `private`/`protected` on it is an error there)
+            modifiers.insert(0, "private")
         for local in names:
             out.append(
                 Declaration(
@@ -234,7 +241,7 @@ def _fields(code: str, text: str, start: int, owner: Declaration) -> list[Declar
                     statement=statement,
                     docstring=_field_doc(text, at),
                     attributes=[],
-                    modifiers=[w for w in (fm.group("mods") if fm else "").split() if w[0] != "@"],
+                    modifiers=modifiers,
                 )
             )
     return out

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from math2.store import Store
 
 # How the tables are read from declarations: a change of the rule is a change of identity.
-TABLES_RULE = "tables-2"  # 2: a private declaration is no library name
+TABLES_RULE = "tables-3"  # 2: a private declaration is no library name; 3: nor its fields
 CLASS_KINDS = frozenset({"class", "class inductive"})
 
 
