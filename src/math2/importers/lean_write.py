@@ -3,7 +3,9 @@
 the one writer of it. The first import at a source inserts; importing at a pin that is not the
 first is a bump: new declarations become new mentions, removed or renamed ones are retired with
 their successor (Mathlib's deprecation aliases give it), and a changed type hash is a new
-mention; the notation commands read are stored beside them.
+mention; an unchanged one whose visibility the reader now reads otherwise (a newer rule) takes
+the new visibility. The notation commands read are stored beside them, and the run records the
+rule of the library tables the rows were written under (`math2.lean.stored_rule`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from math2.importers.common import (
 )
 from math2.importers.lean_notation import Notation
 from math2.importers.registry import ImportResult
+from math2.lean.library import TABLES_RULE
 from math2.sources.manifest import SourceEntry
 from math2.store import ConstDep, Mention, NotationRecord, Run, Store
 from math2.util.progress import stage
@@ -69,7 +72,9 @@ def write_library(
     store: Store, entry: SourceEntry, data: LibraryData, digest: str, path: Path
 ) -> ImportResult:
     """Insert (first pin) or diff against what is active (a bump), in one transaction."""
-    with import_transaction(store, entry, path, digest, route=data.route) as (s, src, pin, run):
+    # the rule the rows are written under, for the tables' reader (`math2.lean.stored_rule`)
+    rule = {"route": data.route, "tables_rule": TABLES_RULE}
+    with import_transaction(store, entry, path, digest, **rule) as (s, src, pin, run):
         active = {
             m.name: m
             for m in s.scalars(
@@ -78,7 +83,7 @@ def write_library(
         }
         new_records: list[DeclRecord] = []
         retire: list[tuple[Mention, str | None, str]] = []
-        unchanged = 0
+        unchanged = revisited = 0
         for r in data.records:
             old = active.pop(r.name, None)
             if old is None:
@@ -87,6 +92,10 @@ def write_library(
                 old.kind == r.kind
             ):
                 unchanged += 1
+                if old.allow_completion != r.allow_completion:  # read under another rule
+                    old.allow_completion = r.allow_completion
+                    old.extra = {**(old.extra or {}), "modifiers": r.extra.get("modifiers", [])}
+                    revisited += 1
             elif r.deprecated and r.successor:
                 retire.append((old, r.successor, "renamed (deprecation alias)"))
                 new_records.append(r)
@@ -163,6 +172,7 @@ def write_library(
                 "mentions added": len(ids),
                 "mentions retired": len(retire),
                 "mentions unchanged": unchanged,
+                **({"mentions unchanged, visibility read again": revisited} if revisited else {}),
                 "docstring texts": texts,
                 **({"notation commands": len(data.notations)} if data.notations else {}),
             }

@@ -13,14 +13,13 @@
 - **scoped**: the namespaces that hold a `scoped instance` (`open PiCountable` switches it on);
 - **namespaces**: the namespaces the library declares names under (`Real`, `MeasureTheory`);
 - **tokens**: every atom of the library's notation commands (`"ℕ"`, `" + "`, `"π"`), from the
-  sources read or the store's `notations` rows: `tokens_complete` says whether every part of
-  the tables recorded them (a store source imported without notation, or rows from before atoms
-  were kept, do not); where not, a reader that needs a token fails closed;
-- **core types**: `math2.lean.core_types` (Lean core's types, and the types of the library's
-  closed notations: `ℝ`/`Real`).
+  sources read or the store's `notations` rows; `tokens_complete`: whether every part recorded
+  them (not a source imported without notation or atoms); where not, readers fail closed;
+- **core types**: `math2.lean.core_types` (Lean core's types, the library's closed notations').
 
 The tables are part of the checker's identity (`digest`): a verdict cached under one table is
-never reused under another. `math2.services.lean` builds them whatever the cache flag says.
+never reused under another (nor a store's rows of an older rule: `math2.lean.stored_rule`).
+`math2.services.lean` builds them whatever the cache flag says.
 """
 
 from __future__ import annotations
@@ -350,12 +349,14 @@ class LibraryNames:
 def store_tables(store: Store, system: str = "lean4") -> LibraryTables:
     """The tables of the store's active mentions of `system`'s libraries: the classes,
     predicates and scoped instances read at once, the names looked up one by one; the notation
-    tokens and core types from its `notations` rows (`math2.lean.stored_notation`)."""
+    tokens and core types from its `notations` rows; StaleTables for rows of an older rule."""
     from math2.lean.stored_notation import stored_notations
+    from math2.lean.stored_rule import refuse_stale
     from math2.store.models import Mention, Pin, Source
 
     active = (Source.system == system, Mention.status == "active")
     with store.session() as s:
+        refuse_stale(s, TABLES_RULE, system)
         pins = s.execute(
             select(Source.name, Pin.key, func.count(Mention.id))
             .join(Mention, Mention.source_id == Source.id)
@@ -393,7 +394,6 @@ def store_tables(store: Store, system: str = "lean4") -> LibraryTables:
     base = ";".join(f"{n}@{k}:{c}" for n, k, c in pins)
     names = LibraryNames(store, system)
     tables = tables_from(decls, names, base, notations, tokens_complete=complete)
-    tables.extra = frozenset()  # the store answers names itself, one by one
-    tables.spaces = frozenset()  # and namespaces
-    tables.known_space = names.namespace
+    # the store answers names and namespaces itself, one by one
+    tables.extra, tables.spaces, tables.known_space = frozenset(), frozenset(), names.namespace
     return tables
