@@ -61,6 +61,7 @@ GROUPS = {
                    "parts_reliable", "parts_last", "parts_groups"),
     "name parts' reliability, last component, groups": (
         "parts_reliable", "parts_last", "parts_groups"),
+    "name cover": ("name_cover", "name_extra"),
     "glosses": ("gloss_score", "gloss_rank"),
     "fusion features": ("fused", "fused_rank"),
     "kind, depth, family head": (

@@ -14,7 +14,10 @@
   asked for (`HasDerivAt.mul` → `mul`), and the share of the things the query asks for that
   its name says in one of their words (`nameparts.query_groups`: "product" is `prod` or
   `mul`, so `deriv_mul` says all of "derivative of a product"); the share of the query's
-  tokens in its words;
+  tokens in its words; the share of the query's own tokens and mapped words that its *name*
+  has, and the share of its name's words the query neither says nor maps to (`name_cover`,
+  `name_extra`: the instance `Real.instCompleteSpace` over the class `CompleteSpace` for "the
+  real numbers are complete"; issue 45, branch qual45c, after reading the instance misses);
 - the candidate itself: its kind (`KINDS`), namespace depth, name length, PageRank prior; the
   family head: how many candidates live in its namespace (`MonoidHom` over `MonoidHom.comp`)
   and whether its own namespace is a candidate (an API lemma of one);
@@ -53,6 +56,7 @@ FEATURES = (
     "dense_rank", "desc_rank", "coverage",
     "kind", "depth", "name_length", "prior", "family_members", "family_member_of",
     "query_prose", "query_tokens", "query_mapped", "query_latex",
+    "name_cover", "name_extra",  # last: the rows of an older math2 are a prefix (benchmarks)
 )  # fmt: skip
 
 
@@ -113,6 +117,22 @@ def _family(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return heads, member_of
 
 
+def _name_words(
+    ix: SearchIndex, query: str, mapped: list[str], names: list[str], cands: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate: the share of the query's own tokens and mapped name words that its name
+    has, and the share of its name's words that the query neither says nor maps to
+    (`Circle.instCompactSpace` says all of "CompactSpace Circle", the class `CompactSpace`
+    half; `Real.instCompleteSpace` all of "the real numbers are complete")."""
+    parts = ix.levers.parts
+    wanted = list(dict.fromkeys([*ix._query_tokens(query), *mapped]))
+    if parts is None or not wanted or not len(cands):
+        return np.zeros(len(cands)), np.zeros(len(cands))
+    hits = parts.matched(wanted, cands)
+    own = np.array([max(1, len(document_parts(n))) for n in names], dtype=float)
+    return hits / len(wanted), np.maximum(0.0, own - hits) / own
+
+
 def candidate_features(
     ix: SearchIndex, query: str, r: Rankings, fused: dict[int, float]
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -142,6 +162,7 @@ def candidate_features(
     mapped = list(weights)
     parts = ix.levers.parts
     names = [ix.name(p) for p in cands.tolist()]
+    cols["name_cover"], cols["name_extra"] = _name_words(ix, query, mapped, names, cands)
     if mapped and parts is not None:
         hits = parts.matched(mapped, cands)
         cols["parts_coverage"] = hits / len(mapped)

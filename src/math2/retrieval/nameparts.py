@@ -123,15 +123,20 @@ def query_terms(
     with the IDF of the names that have either (`lexical.Lexical.one_of_scores`). Counted as
     two words, `prod` (rarer than `mul`) outranked every `…mul` name and a name with both
     outranked either: `Polynomial.derivative_prod` above `deriv_mul` for "derivative of a
-    product of two functions" (issue 45)."""
+    product of two functions" (issue 45). A word that another thing the query says asks for
+    alone stays a term of its own beside the joined one ("the product of two multiplicative
+    functions": `mul` for "multiplicative" as well as `prod | mul` for "product"; absorbed,
+    the second `mul` was lost: issue 45's review note L4, docs/benchmarks.md, qual45c)."""
     wanted = list(query_weights(query, vocabulary, families))
+    groups = query_groups(query, vocabulary, families)
     joined: list[list[str]] = []
-    for g in query_groups(query, vocabulary, families):
+    for g in groups:
         alike = [w for w in g if any(w in one and len(set(g) & one) > 1 for one in ONE_THING)]
         if len(alike) > 1:
             joined.append(alike)
     taken = {w for g in joined for w in g}
-    return joined + [[w] for w in wanted if w not in taken]
+    alone = {g[0] for g in groups if len(g) == 1}
+    return joined + [[w] for w in wanted if w not in taken or w in alone]
 
 
 def query_parts(

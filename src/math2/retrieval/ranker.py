@@ -48,8 +48,9 @@ if TYPE_CHECKING:
 
 RANKER_DIR = "ranker"
 # bump with any change to what a feature or a score means (3: the name-part ranking counts one
-# thing named two ways once, `nameparts.query_terms`, and the mix reads the strict order)
-RANKER_VERSION = 3
+# thing named two ways once, `nameparts.query_terms`, and the mix reads the strict order; 4: the
+# name's cover of the query's words, `features.name_cover`, `name_extra`)
+RANKER_VERSION = 4
 # A candidate's score is the model's, standardised over the query's candidates, plus MIX × the
 # first stage's −log(1 + rank) (`mixed`): the model alone won on the concepts but fell a little
 # short of the fusion on instances, natural sentences and the field queries; at 0.25 of the
@@ -292,14 +293,16 @@ def query_rows(ix: SearchIndex, items: Sequence[DevItem], pool: int = POOL) -> l
 def fit(
     data: Sequence[QueryRows], rounds: int = ROUNDS, params: dict[str, Any] | None = None
 ) -> Any:
-    """A LambdaMART model over the queries that have an answer among their candidates."""
+    """A LambdaMART model over the queries that have an answer among their candidates (rows
+    of an older math2, a prefix of `FEATURES`, are read with their own names: benchmarks)."""
     import lightgbm
 
     kept = [d for d in data if d.labels.any()]
     x = np.concatenate([d.rows for d in kept])
     y = np.concatenate([d.labels for d in kept])
     train = lightgbm.Dataset(x, y, group=[len(d.labels) for d in kept],
-                             feature_name=list(FEATURES), free_raw_data=True)  # fmt: skip
+                             feature_name=list(FEATURES[: x.shape[1]]),
+                             free_raw_data=True)  # fmt: skip
     return lightgbm.train(params or PARAMS, train, num_boost_round=rounds)
 
 

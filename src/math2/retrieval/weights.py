@@ -73,4 +73,6 @@ W_GLOSSES = 0.0
 # search, the model alone) natural sentences fell 0.479 -> 0.464 and it stayed off. Since
 # branch quality45 the mix reads the first stage's strict order (`ranker.ORDER`): 0.479 over
 # the same 971 queries, instances 0.544, still not below the fusion beyond noise on any cut.
+# Branch qual45c (the name-cover features, the `fields` dev set): 0.499 over 1,003 queries
+# (main's default 0.473 in the same run), instances 0.607, above the fusion on every cut.
 USE_RANKER = True
