@@ -60,6 +60,12 @@ class Cards:
         stem = folder / STEM
         self._lines = lexical.Lines(stem) if stem.with_suffix(".txt").exists() else None
 
+    def kind(self, position: int) -> str | None:
+        """A card's kind alone (the learned ranker reads it of every candidate)."""
+        if self._lines is None or position < 0:
+            return None
+        return self._lines[position].split("\t", 1)[0] or None
+
     def __getitem__(self, position: int) -> Card:
         if self._lines is None or position < 0:
             return Card()

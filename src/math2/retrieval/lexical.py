@@ -16,6 +16,7 @@ import json
 import logging
 import mmap
 import os
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -143,18 +144,28 @@ class Lexical:
         out = np.zeros(self.num_docs, dtype=np.float64)
         for term in terms:
             ids = [i for i in map(self.token_id, dict.fromkeys(term)) if i is not None]
-            if not ids:
-                continue
             spans = [(int(self.indptr[i]), int(self.indptr[i + 1])) for i in ids]
+            spans = [(a, b) for a, b in spans if b > a]
+            if not spans:
+                continue
             docs = np.concatenate([self.indices[a:b] for a, b in spans])
             factor = np.concatenate(
                 [np.asarray(self.data[a:b], dtype=np.float64) / self.idf(b - a) for a, b in spans]
             )
-            count = np.bincount(docs, minlength=self.num_docs)
-            length = np.bincount(docs, weights=factor, minlength=self.num_docs)
-            said = count > 0
-            out[said] += self.idf(int(said.sum())) * length[said] / count[said]
+            # only the documents that have the term: a token's are distinct and ascending,
+            # several tokens' are numbered by their place among the term's (`_distinct`)
+            said, where = _distinct(docs) if len(spans) > 1 else (docs, None)
+            count = np.bincount(where, minlength=len(said)) if where is not None else 1
+            length = factor if where is None else np.bincount(where, factor, len(said))
+            out[said] += self.idf(len(said)) * length / count
         return out.astype(np.float32)
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        """How many distinct tokens each document has (for the name parts, whose documents
+        hold each token once, the document's length), read off the postings on first use."""
+        lengths: np.ndarray = np.bincount(self.indices, minlength=self.num_docs)
+        return lengths
 
     def idf(self, df: int) -> float:
         """bm25s's IDF (its default, Lucene's) of a token that `df` documents have."""
@@ -215,6 +226,16 @@ class Lines:
     def __getitem__(self, position: int) -> str:
         a, b = int(self._starts[position]), int(self._starts[position + 1])
         return self._text[a:b].decode().rstrip("\n")
+
+
+def _distinct(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of `docs`, ascending, and each element's index among them."""
+    order = np.argsort(docs, kind="stable")
+    ordered = docs[order]
+    first = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+    where = np.empty(len(docs), dtype=np.intp)
+    where[order] = np.cumsum(first) - 1
+    return ordered[first], where
 
 
 def top_positions(score: np.ndarray, k: int) -> np.ndarray:

@@ -1,0 +1,116 @@
+"""Issue 45 §6: what the query path computes more cheaply gives exactly what it gave before —
+the name-part scores over the names that have a term only, a name's word count read off the
+name-part index, the last component's words read only where they can count — and a process
+that searches reuses freed memory instead of faulting it in again page by page."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from math2.retrieval import lexical
+from math2.retrieval.features import FEATURES, candidate_features
+from math2.retrieval.index import SearchIndex, build_index
+from math2.retrieval.nameparts import document_parts, query_weights
+from tests.retrieval.conftest import library_store
+from tests.retrieval.test_ranker import FIX
+
+
+def dense_one_of_scores(lx: lexical.Lexical, terms: list[list[str]]) -> np.ndarray:
+    """`Lexical.one_of_scores` as it was written first: passes over every document."""
+    out = np.zeros(lx.num_docs, dtype=np.float64)
+    for term in terms:
+        ids = [i for i in map(lx.token_id, dict.fromkeys(term)) if i is not None]
+        if not ids:
+            continue
+        spans = [(int(lx.indptr[i]), int(lx.indptr[i + 1])) for i in ids]
+        docs = np.concatenate([lx.indices[a:b] for a, b in spans])
+        factor = np.concatenate(
+            [np.asarray(lx.data[a:b], dtype=np.float64) / lx.idf(b - a) for a, b in spans]
+        )
+        count = np.bincount(docs, minlength=lx.num_docs)
+        length = np.bincount(docs, weights=factor, minlength=lx.num_docs)
+        said = count > 0
+        out[said] += lx.idf(int(said.sum())) * length[said] / count[said]
+    return out.astype(np.float32)
+
+
+def test_the_name_part_scores_are_those_of_the_pass_over_every_name(tmp_path) -> None:
+    rng = np.random.default_rng(0)
+    words = ["deriv", "mul", "prod", "sum", "add", "exp", "log", "a", "b", "c", "d"]
+    docs = [list(dict.fromkeys(rng.choice(words, size=rng.integers(1, 6)).tolist()))
+            for _ in range(500)]  # fmt: skip
+    lexical.build(docs, tmp_path / "parts")
+    lx = lexical.Lexical(tmp_path / "parts")
+    cases = [[["prod", "mul"], ["deriv"]], [["mul", "prod", "sum"]], [["exp"]],
+             [["nosuch"], ["log", "nosuch"]], [["a", "b"], ["b", "c"], ["c"]], []]  # fmt: skip
+    for terms in cases:
+        got, want = lx.one_of_scores(terms), dense_one_of_scores(lx, terms)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), terms
+    assert lx.lengths.tolist() == [len(d) for d in docs]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory) -> SearchIndex:
+    folder = tmp_path_factory.mktemp("path")
+    build_index(library_store(folder, FIX), folder / "index", "mathlib", mathlib_dir=FIX)
+    return SearchIndex(folder / "index", use_ranker=False)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["derivative of a product of two functions", "group homomorphism",
+     r"$\sum_{i=0}^{n} i = \frac{n(n+1)}{2}$", "mul_comm", "|x| ≤ 1"],
+)  # fmt: skip
+def test_the_name_features_are_those_of_every_name_tokenised(index, query) -> None:
+    """`parts_precision` and `parts_last` as they were computed first: every candidate's
+    name and last component tokenised (`document_parts`)."""
+    (r,) = index.rankings([query], terms=True)
+    positions, rows = candidate_features(index, query, r, {})
+    assert len(positions)
+    col = {f: i for i, f in enumerate(FEATURES)}
+    wanted = set(query_weights(query, index.levers.vocabulary_weights, index.families))
+    for p, row in zip(positions.tolist(), rows, strict=True):
+        name = index.name(p)
+        own, last = document_parts(name), document_parts(name.rsplit(".", 1)[-1])
+        hits = sum(w in wanted for w in own)
+        assert row[col["parts_precision"]] == (hits / max(1, len(own)) if wanted else 0.0)
+        share = sum(w in wanted for w in last) / max(1, len(last)) if wanted else 0.0
+        assert row[col["parts_last"]] == share, name
+    lengths = index.levers.parts.lengths
+    assert lengths.tolist() == [max(1, len(document_parts(n))) for n in index.names]
+
+
+_FAULTS = """
+import resource, sys
+import numpy as np
+from math2.util.heap import keep_freed_blocks
+if sys.argv[1] == "keep":
+    assert keep_freed_blocks()
+def query():
+    scores = [np.ones(280_000) for _ in range(8)]  # a query's score arrays, 2.2 MB each
+    return sum(a.sum() for a in scores)
+query()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(5):
+    query()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_a_searching_process_reuses_freed_blocks() -> None:
+    """Five rounds of eight 2.2 MB arrays alive at once, freed before the next round: glibc
+    gives them back to the system and faults them in again (500 pages each), unless
+    `keep_freed_blocks` told it to keep them."""
+
+    def faults(mode: str) -> int:
+        code = textwrap.dedent(_FAULTS)
+        out = subprocess.run([sys.executable, "-c", code, mode], capture_output=True,
+                             text=True, check=True)  # fmt: skip
+        return int(out.stdout)
+
+    assert faults("plain") > 10_000
+    assert faults("keep") < 500
