@@ -10,10 +10,12 @@ import textwrap
 import numpy as np
 import pytest
 
+from math2.lean.syntax import split_identifier
 from math2.retrieval import lexical
 from math2.retrieval.features import FEATURES, candidate_features
 from math2.retrieval.index import SearchIndex, build_index
 from math2.retrieval.nameparts import document_parts, query_weights
+from math2.retrieval.text import tokens
 from tests.retrieval.conftest import library_store
 from tests.retrieval.test_ranker import FIX
 
@@ -81,6 +83,30 @@ def test_the_name_features_are_those_of_every_name_tokenised(index, query) -> No
         assert row[col["parts_last"]] == share, name
     lengths = index.levers.parts.lengths
     assert lengths.tolist() == [max(1, len(document_parts(n))) for n in index.names]
+
+
+def test_a_name_read_word_by_word_gives_the_words_of_the_whole() -> None:
+    """`document_parts` tokenises a name word by word (each word's tokens cached): the same
+    set of tokens as the whole name's text, bars (read by their context) included."""
+    names = ["Finset.sum_range_id_mul_two", "Nat.Prime.two_le", "schröder_bernstein",
+             "Real.sqrt_two_mul_self", "Set.«term{_|_}»", "abs_sub_lt_iff", "x|y|z",
+             "«term_∣_»", "Bézout.ℝ≥0_le", "Finset.prod_pow_eq_pow_sum₂",
+             "Polynomial.X"]  # fmt: skip
+    for name in names:
+        words = split_identifier(name.replace("«", "").replace("»", ""))
+        whole = tokens(" ".join(words), True, True)
+        got = document_parts.__wrapped__(name)
+        assert set(got) == set(whole) and len(got) == len(set(whole)), name
+
+
+def test_the_lexical_sum_and_the_bulk_reads_are_the_plain_ones(index) -> None:
+    terms = index.lexical_parts("derivative of a product of two functions")
+    assert len(terms) > 2
+    assert lexical.total(terms.values()).tobytes() == sum(terms.values()).tobytes()
+    positions = np.array([5, 0, 17, 5, len(index) - 1])
+    assert index.names_at(positions) == [index.name(p) for p in positions.tolist()]
+    kinds = index.cards.kinds(positions.tolist())
+    assert kinds == [index.cards[p].kind for p in positions.tolist()] and any(kinds)
 
 
 _FAULTS = """

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel
 
 from math2.retrieval import lexical
@@ -60,11 +61,12 @@ class Cards:
         stem = folder / STEM
         self._lines = lexical.Lines(stem) if stem.with_suffix(".txt").exists() else None
 
-    def kind(self, position: int) -> str | None:
-        """A card's kind alone (the learned ranker reads it of every candidate)."""
-        if self._lines is None or position < 0:
-            return None
-        return self._lines[position].split("\t", 1)[0] or None
+    def kinds(self, positions: list[int]) -> list[str | None]:
+        """The cards' kinds alone (the learned ranker reads those of every candidate)."""
+        if self._lines is None:
+            return [None] * len(positions)
+        lines = self._lines.many(np.asarray(positions, dtype=np.int64))
+        return [line.split("\t", 1)[0] or None for line in lines]
 
     def __getitem__(self, position: int) -> Card:
         if self._lines is None or position < 0:

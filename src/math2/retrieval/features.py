@@ -87,12 +87,13 @@ def _shared(r: Rankings, part: str, cands: np.ndarray) -> np.ndarray:
 _KIND_SEEN: WeakKeyDictionary[SearchIndex, dict[int, int]] = WeakKeyDictionary()
 
 
-def _kind(ix: SearchIndex, position: int) -> int:
-    """A candidate's kind code (`KINDS`), read from its card once per open index."""
+def _kinds(ix: SearchIndex, positions: list[int]) -> np.ndarray:
+    """The candidates' kind codes (`KINDS`), each read from its card once per open index."""
     seen = _KIND_SEEN.setdefault(ix, {})
-    if position not in seen:
-        seen[position] = KINDS.get(ix.cards.kind(position) or "", 0)
-    return seen[position]
+    new = [p for p in positions if p not in seen]
+    for p, kind in zip(new, ix.cards.kinds(new), strict=True):
+        seen[p] = KINDS.get(kind or "", 0)
+    return np.array([seen[p] for p in positions], float)
 
 
 def _family(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -141,7 +142,7 @@ def candidate_features(
     weights = query_weights(query, ix.levers.vocabulary_weights, ix.families)
     mapped = list(weights)
     parts = ix.levers.parts
-    names = [ix.name(p) for p in cands.tolist()]
+    names = ix.names_at(cands)
     if mapped and parts is not None:
         hits = parts.matched(mapped, cands)
         cols["parts_coverage"] = hits / len(mapped)
@@ -172,7 +173,7 @@ def candidate_features(
     cols["dense_rank"] = _ranks(r.dense, cands)
     cols["desc_rank"] = _ranks(r.desc, cands)
     cols["coverage"] = ix.coverage(query, cands) if n else np.zeros(0)
-    cols["kind"] = np.array([_kind(ix, p) for p in cands.tolist()], float)
+    cols["kind"] = _kinds(ix, cands.tolist())
     cols["depth"] = np.array([n_.count(".") for n_ in names], dtype=np.float64)
     cols["name_length"] = np.array([len(n_.rsplit(".", 1)[-1]) for n_ in names], float)
     cols["prior"] = ix.prior[cands].astype(np.float64)

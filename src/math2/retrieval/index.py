@@ -233,6 +233,12 @@ class SearchIndex(LexicalScoring):
             return self.names[position]
         return self._name_lines[position]
 
+    def names_at(self, positions: np.ndarray) -> list[str]:
+        """The names of many documents (`name`, the offsets read at once)."""
+        if "names" in self.__dict__ or self._name_lines is None:
+            return [self.names[p] for p in positions.tolist()]
+        return self._name_lines.many(positions)
+
     def rank_desc(self, queries: list[str], pool: int) -> list[np.ndarray]:
         """Top `pool` document positions per query by BM25 over the informal descriptions."""
         if self.desc is None:

@@ -16,6 +16,7 @@ import json
 import logging
 import mmap
 import os
+from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
 
@@ -94,6 +95,8 @@ class Lexical:
         self._vocab = mmap.mmap(self._fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
         self._seen: dict[str, int | None] = {}  # tokens looked up (a query's recur across parts'
         # scores and matches, and across queries in one process), at most SEEN of them
+        self._probed: dict[int, bytes] = {}  # the words bisection read: every lookup reads
+        # the same first ones (the middle word, then a quarter's …)
 
     def _word(self, k: int) -> bytes:
         return self._vocab[self._starts.item(k) : self._starts.item(k + 1) - 1]
@@ -104,6 +107,7 @@ class Lexical:
             return self._seen[token]
         if len(self._seen) >= SEEN:
             self._seen.clear()
+            self._probed.clear()
         found = self._seen[token] = self._lookup(token)
         return found
 
@@ -111,9 +115,13 @@ class Lexical:
         """A token's id by bisection over the sorted vocabulary (about 18 probes)."""
         key = token.encode()
         lo, hi = 0, self._n
+        probed = self._probed
         while lo < hi:
             mid = (lo + hi) // 2
-            if self._word(mid) < key:
+            word = probed.get(mid)
+            if word is None:
+                word = probed[mid] = self._word(mid)
+            if word < key:
                 lo = mid + 1
             else:
                 hi = mid
@@ -226,6 +234,24 @@ class Lines:
     def __getitem__(self, position: int) -> str:
         a, b = int(self._starts[position]), int(self._starts[position + 1])
         return self._text[a:b].decode().rstrip("\n")
+
+    def many(self, positions: np.ndarray) -> list[str]:
+        """`[lines[p] for p in positions]`, the offsets read at once."""
+        positions = np.asarray(positions, dtype=np.int64)
+        starts, ends = self._starts[positions].tolist(), self._starts[positions + 1].tolist()
+        text = self._text
+        return [text[a:b].decode().rstrip("\n") for a, b in zip(starts, ends, strict=True)]
+
+
+def total(terms: Iterable[np.ndarray]) -> np.ndarray:
+    """`sum(terms)` (0 and each in turn), added in place into one new array."""
+    out: np.ndarray | None = None
+    for term in terms:
+        if out is None:
+            out = term + 0  # what `sum` adds first (a new array: -0.0 becomes 0.0)
+        else:
+            out += term
+    return np.zeros(0) if out is None else out
 
 
 def _distinct(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
