@@ -107,6 +107,8 @@ def test_the_lexical_sum_and_the_bulk_reads_are_the_plain_ones(index) -> None:
     assert index.names_at(positions) == [index.name(p) for p in positions.tolist()]
     kinds = index.cards.kinds(positions.tolist())
     assert kinds == [index.cards[p].kind for p in positions.tolist()] and any(kinds)
+    cards = index.cards.many([*positions.tolist(), -1])
+    assert cards == [index.cards[p] for p in [*positions.tolist(), -1]] and cards[-1].kind is None
 
 
 _FAULTS = """
