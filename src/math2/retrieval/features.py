@@ -146,19 +146,20 @@ def candidate_features(
     if mapped and parts is not None:
         hits = parts.matched(mapped, cands)
         cols["parts_coverage"] = hits / len(mapped)
-        # a name's words are its document in the name-part index (`document_parts`), so
-        # their number is its length there, and its last component's words are among them:
-        # those are read only where the name has an asked-for word (else the share is 0) or
-        # a bar, which `tokens` reads by its context (tokenising every candidate's name cost
-        # a third of a query's CPU, docs/benchmarks.md `perf45`)
-        cols["parts_precision"] = hits / np.maximum(1, parts.lengths[cands])
-        cols["parts_reliable"] = parts.matched(weights, cands) / sum(weights.values())
         wanted = set(mapped)
-        cols["parts_last"] = np.zeros(n)
+        # a name's words (and its last component's, which are among them) are read only
+        # where the name has an asked-for word, or a bar, which `tokens` reads by its context:
+        # elsewhere both shares are 0 (tokenising every candidate's name cost a third of a
+        # query's CPU, docs/benchmarks.md `perf45`)
+        precision, last = np.zeros(n), np.zeros(n)
         for j, n_ in enumerate(names):
             if hits[j] > 0 or "|" in n_ or "∣" in n_:
+                precision[j] = hits[j] / max(1, len(document_parts(n_)))
                 ws = document_parts(n_.rsplit(".", 1)[-1])
-                cols["parts_last"][j] = sum(w in wanted for w in ws) / max(1, len(ws))
+                last[j] = sum(w in wanted for w in ws) / max(1, len(ws))
+        cols["parts_precision"] = precision
+        cols["parts_reliable"] = parts.matched(weights, cands) / sum(weights.values())
+        cols["parts_last"] = last
         groups = query_groups(query, ix.levers.vocabulary_weights, ix.families)
         said = np.zeros(n)
         for g in groups:

@@ -17,7 +17,6 @@ import logging
 import mmap
 import os
 from collections.abc import Iterable
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -167,13 +166,6 @@ class Lexical:
             length = factor if where is None else np.bincount(where, factor, len(said))
             out[said] += self.idf(len(said)) * length / count
         return out.astype(np.float32)
-
-    @cached_property
-    def lengths(self) -> np.ndarray:
-        """How many distinct tokens each document has (for the name parts, whose documents
-        hold each token once, the document's length), read off the postings on first use."""
-        lengths: np.ndarray = np.bincount(self.indices, minlength=self.num_docs)
-        return lengths
 
     def idf(self, df: int) -> float:
         """bm25s's IDF (its default, Lucene's) of a token that `df` documents have."""
