@@ -139,3 +139,17 @@ def test_a_searching_process_reuses_freed_blocks() -> None:
 
     assert faults("plain") > 10_000
     assert faults("keep") < 500
+
+
+def test_a_query_read_again_is_read_the_same() -> None:
+    """A query's tokens and Mathlib words are kept for the parts and features that read them
+    again: a caller that changes the list it got changes nothing for the next."""
+    from math2.retrieval.english import mathlib_words
+    from math2.retrieval.text import query_tokens
+
+    for read, query in ((mathlib_words, "derivative of a product"),
+                        (lambda q: query_tokens(q, True, True), "Nat.Prime.two_le")):  # fmt: skip
+        first = read(query)
+        assert first
+        first.append("changed")
+        assert read(query) == first[:-1]
