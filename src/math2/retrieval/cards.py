@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel
 
 from math2.retrieval import lexical
@@ -60,11 +61,29 @@ class Cards:
         stem = folder / STEM
         self._lines = lexical.Lines(stem) if stem.with_suffix(".txt").exists() else None
 
+    def kinds(self, positions: list[int]) -> list[str | None]:
+        """The cards' kinds alone (the learned ranker reads those of every candidate)."""
+        if self._lines is None:
+            return [None] * len(positions)
+        lines = self._lines.many(np.asarray(positions, dtype=np.int64))
+        return [line.split("\t", 1)[0] or None for line in lines]
+
     def __getitem__(self, position: int) -> Card:
         if self._lines is None or position < 0:
             return Card()
-        kind, module, doc, since, successor = [*self._lines[position].split("\t"), *[""] * 4][:5]
-        return Card.model_construct(
-            kind=kind or None, module=module or None, doc=doc or None,
-            deprecated=since or None, successor=successor or None,
-        )  # fmt: skip
+        return _card(self._lines[position])
+
+    def many(self, positions: list[int]) -> list[Card]:
+        """`[cards[p] for p in positions]` (positions of the index), the offsets read at once."""
+        if self._lines is None:
+            return [Card() for _ in positions]
+        lines = self._lines.many(np.asarray([max(p, 0) for p in positions], dtype=np.int64))
+        return [_card(line) if p >= 0 else Card() for p, line in zip(positions, lines, strict=True)]
+
+
+def _card(line: str) -> Card:
+    kind, module, doc, since, successor = [*line.split("\t"), *[""] * 4][:5]
+    return Card.model_construct(
+        kind=kind or None, module=module or None, doc=doc or None,
+        deprecated=since or None, successor=successor or None,
+    )  # fmt: skip

@@ -16,6 +16,7 @@ with what was tried and left out: dropping a possessive's `s` and a list of fill
 
 from __future__ import annotations
 
+import functools
 import re
 
 from math2.retrieval.text import fold_accents, query_tokens
@@ -169,12 +170,18 @@ def _prose(query: str) -> str:
 
 def mathlib_words(query: str) -> list[str]:
     """The Mathlib words the query's English phrases and LaTeX stand for, each once."""
+    return list(_mathlib_words(query))
+
+
+@functools.lru_cache(maxsize=1024)
+def _mathlib_words(query: str) -> tuple[str, ...]:
+    """Kept: a search reads one query's words several times (its parts and features)."""
     prose = _prose(query)
     out: list[str] = []
     for rx, words in _RULES:
         if rx.search(prose):
             out += words.split()
-    return list(dict.fromkeys(out + latex_words(query)))
+    return tuple(dict.fromkeys(out + latex_words(query)))
 
 
 def latex_words(query: str) -> list[str]:

@@ -91,12 +91,13 @@ def _shared(r: Rankings, part: str, cands: np.ndarray) -> np.ndarray:
 _KIND_SEEN: WeakKeyDictionary[SearchIndex, dict[int, int]] = WeakKeyDictionary()
 
 
-def _kind(ix: SearchIndex, position: int) -> int:
-    """A candidate's kind code (`KINDS`), read from its card once per open index."""
+def _kinds(ix: SearchIndex, positions: list[int]) -> np.ndarray:
+    """The candidates' kind codes (`KINDS`), each read from its card once per open index."""
     seen = _KIND_SEEN.setdefault(ix, {})
-    if position not in seen:
-        seen[position] = KINDS.get(ix.cards[position].kind or "", 0)
-    return seen[position]
+    new = [p for p in positions if p not in seen]
+    for p, kind in zip(new, ix.cards.kinds(new), strict=True):
+        seen[p] = KINDS.get(kind or "", 0)
+    return np.array([seen[p] for p in positions], float)
 
 
 def _family(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -129,7 +130,12 @@ def _name_words(
     if parts is None or not wanted or not len(cands):
         return np.zeros(len(cands)), np.zeros(len(cands))
     hits = parts.matched(wanted, cands)
-    own = np.array([max(1, len(document_parts(n))) for n in names], dtype=float)
+    # a name with no wanted word has all its words extra (1.0 whatever their count): its
+    # words are read only where one is wanted (tokenising every candidate's name cost a
+    # third of a query's CPU, docs/benchmarks.md `perf45`)
+    own = np.ones(len(cands))
+    for j in np.flatnonzero(hits > 0).tolist():
+        own[j] = max(1, len(document_parts(names[j])))
     return hits / len(wanted), np.maximum(0.0, own - hits) / own
 
 
@@ -161,19 +167,25 @@ def candidate_features(
     weights = query_weights(query, ix.levers.vocabulary_weights, ix.families)
     mapped = list(weights)
     parts = ix.levers.parts
-    names = [ix.name(p) for p in cands.tolist()]
+    names = ix.names_at(cands)
     cols["name_cover"], cols["name_extra"] = _name_words(ix, query, mapped, names, cands)
     if mapped and parts is not None:
         hits = parts.matched(mapped, cands)
         cols["parts_coverage"] = hits / len(mapped)
-        own = [document_parts(n_) for n_ in names]
-        cols["parts_precision"] = hits / np.array([max(1, len(o)) for o in own], dtype=float)
-        cols["parts_reliable"] = parts.matched(weights, cands) / sum(weights.values())
         wanted = set(mapped)
-        last = [document_parts(n_.rsplit(".", 1)[-1]) for n_ in names]
-        cols["parts_last"] = np.array(
-            [sum(w in wanted for w in ws) / max(1, len(ws)) for ws in last], dtype=float
-        )
+        # a name's words (and its last component's, which are among them) are read only
+        # where the name has an asked-for word, or a bar, which `tokens` reads by its context:
+        # elsewhere both shares are 0 (tokenising every candidate's name cost a third of a
+        # query's CPU, docs/benchmarks.md `perf45`)
+        precision, last = np.zeros(n), np.zeros(n)
+        for j, n_ in enumerate(names):
+            if hits[j] > 0 or "|" in n_ or "∣" in n_:
+                precision[j] = hits[j] / max(1, len(document_parts(n_)))
+                ws = document_parts(n_.rsplit(".", 1)[-1])
+                last[j] = sum(w in wanted for w in ws) / max(1, len(ws))
+        cols["parts_precision"] = precision
+        cols["parts_reliable"] = parts.matched(weights, cands) / sum(weights.values())
+        cols["parts_last"] = last
         groups = query_groups(query, ix.levers.vocabulary_weights, ix.families)
         said = np.zeros(n)
         for g in groups:
@@ -188,7 +200,7 @@ def candidate_features(
     cols["dense_rank"] = _ranks(r.dense, cands)
     cols["desc_rank"] = _ranks(r.desc, cands)
     cols["coverage"] = ix.coverage(query, cands) if n else np.zeros(0)
-    cols["kind"] = np.array([_kind(ix, p) for p in cands.tolist()], float)
+    cols["kind"] = _kinds(ix, cands.tolist())
     cols["depth"] = np.array([n_.count(".") for n_ in names], dtype=np.float64)
     cols["name_length"] = np.array([len(n_.rsplit(".", 1)[-1]) for n_ in names], float)
     cols["prior"] = ix.prior[cands].astype(np.float64)

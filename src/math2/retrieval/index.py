@@ -69,6 +69,7 @@ from math2.retrieval.weights import (
     W_VOCABULARY,
     W_VOCABULARY_MEASURED,
 )
+from math2.util.heap import keep_freed_blocks
 
 if TYPE_CHECKING:
     from math2.retrieval.build import build_index, doc_text, name_words, pagerank
@@ -118,6 +119,7 @@ class SearchIndex(LexicalScoring):
         families: frozenset[str] | None = None,
         use_ranker: bool = USE_RANKER,
     ):
+        keep_freed_blocks()  # a query's score arrays reuse freed memory (`util/heap.py`)
         self.folder = folder
         self.meta = json.loads((folder / "meta.json").read_text())
         self.text_version = self.meta.get("text_version", 1)
@@ -231,6 +233,12 @@ class SearchIndex(LexicalScoring):
             return self.names[position]
         return self._name_lines[position]
 
+    def names_at(self, positions: np.ndarray) -> list[str]:
+        """The names of many documents (`name`, the offsets read at once)."""
+        if "names" in self.__dict__ or self._name_lines is None:
+            return [self.names[p] for p in positions.tolist()]
+        return self._name_lines.many(positions)
+
     def rank_desc(self, queries: list[str], pool: int) -> list[np.ndarray]:
         """Top `pool` document positions per query by BM25 over the informal descriptions."""
         if self.desc is None:
@@ -332,23 +340,26 @@ class SearchIndex(LexicalScoring):
                 scores = model.scores(self, query, r, scores)
             renamed = self._follow_renames(scores) if self.renames else {}
             top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-            rb_pos = {int(p): i for i, p in enumerate(r.lexical)} if r.lexical is not None else {}
-            rd_pos = {int(p): i for i, p in enumerate(r.dense)} if r.dense is not None else {}
+            at = np.array([p for p, _ in top], dtype=np.int64)
+            ids, priors, names = self.ids[at].tolist(), self.prior[at].tolist(), self.names_at(at)
+            lex = r.lexical.tolist() if r.lexical is not None else []
+            rb_pos = {p: i for i, p in enumerate(lex)}
+            rd_pos = {p: i for i, p in enumerate(r.dense.tolist())} if r.dense is not None else {}
             # built without validation: every value is already of its field's type, and
             # validating a hundred hits costs a query as much as a tenth of its scoring
             results.append(
                 [
                     Hit.model_construct(
-                        mention_id=int(self.ids[p]),
-                        name=self.name(p),
+                        mention_id=mention_id,
+                        name=name,
                         score=s,
                         position=p,
                         bm25_rank=rb_pos.get(p),
                         dense_rank=rd_pos.get(p),
-                        prior=float(self.prior[p]),
+                        prior=prior,
                         renamed_from=renamed.get(p),
                     )
-                    for p, s in top
+                    for (p, s), mention_id, name, prior in zip(top, ids, names, priors, strict=True)
                 ]
             )
         return results

@@ -16,6 +16,7 @@ import json
 import logging
 import mmap
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -93,6 +94,8 @@ class Lexical:
         self._vocab = mmap.mmap(self._fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
         self._seen: dict[str, int | None] = {}  # tokens looked up (a query's recur across parts'
         # scores and matches, and across queries in one process), at most SEEN of them
+        self._probed: dict[int, bytes] = {}  # the words bisection read: every lookup reads
+        # the same first ones (the middle word, then a quarter's …)
 
     def _word(self, k: int) -> bytes:
         return self._vocab[self._starts.item(k) : self._starts.item(k + 1) - 1]
@@ -103,6 +106,7 @@ class Lexical:
             return self._seen[token]
         if len(self._seen) >= SEEN:
             self._seen.clear()
+            self._probed.clear()
         found = self._seen[token] = self._lookup(token)
         return found
 
@@ -110,9 +114,13 @@ class Lexical:
         """A token's id by bisection over the sorted vocabulary (about 18 probes)."""
         key = token.encode()
         lo, hi = 0, self._n
+        probed = self._probed
         while lo < hi:
             mid = (lo + hi) // 2
-            if self._word(mid) < key:
+            word = probed.get(mid)
+            if word is None:
+                word = probed[mid] = self._word(mid)
+            if word < key:
                 lo = mid + 1
             else:
                 hi = mid
@@ -143,17 +151,20 @@ class Lexical:
         out = np.zeros(self.num_docs, dtype=np.float64)
         for term in terms:
             ids = [i for i in map(self.token_id, dict.fromkeys(term)) if i is not None]
-            if not ids:
-                continue
             spans = [(int(self.indptr[i]), int(self.indptr[i + 1])) for i in ids]
+            spans = [(a, b) for a, b in spans if b > a]
+            if not spans:
+                continue
             docs = np.concatenate([self.indices[a:b] for a, b in spans])
             factor = np.concatenate(
                 [np.asarray(self.data[a:b], dtype=np.float64) / self.idf(b - a) for a, b in spans]
             )
-            count = np.bincount(docs, minlength=self.num_docs)
-            length = np.bincount(docs, weights=factor, minlength=self.num_docs)
-            said = count > 0
-            out[said] += self.idf(int(said.sum())) * length[said] / count[said]
+            # only the documents that have the term: a token's are distinct and ascending,
+            # several tokens' are numbered by their place among the term's (`_distinct`)
+            said, where = _distinct(docs) if len(spans) > 1 else (docs, None)
+            count = np.bincount(where, minlength=len(said)) if where is not None else 1
+            length = factor if where is None else np.bincount(where, factor, len(said))
+            out[said] += self.idf(len(said)) * length / count
         return out.astype(np.float32)
 
     def idf(self, df: int) -> float:
@@ -215,6 +226,34 @@ class Lines:
     def __getitem__(self, position: int) -> str:
         a, b = int(self._starts[position]), int(self._starts[position + 1])
         return self._text[a:b].decode().rstrip("\n")
+
+    def many(self, positions: np.ndarray) -> list[str]:
+        """`[lines[p] for p in positions]`, the offsets read at once."""
+        positions = np.asarray(positions, dtype=np.int64)
+        starts, ends = self._starts[positions].tolist(), self._starts[positions + 1].tolist()
+        text = self._text
+        return [text[a:b].decode().rstrip("\n") for a, b in zip(starts, ends, strict=True)]
+
+
+def total(terms: Iterable[np.ndarray]) -> np.ndarray:
+    """`sum(terms)` (0 and each in turn), added in place into one new array."""
+    out: np.ndarray | None = None
+    for term in terms:
+        if out is None:
+            out = term + 0  # what `sum` adds first (a new array: -0.0 becomes 0.0)
+        else:
+            out += term
+    return np.zeros(0) if out is None else out
+
+
+def _distinct(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of `docs`, ascending, and each element's index among them."""
+    order = np.argsort(docs, kind="stable")
+    ordered = docs[order]
+    first = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+    where = np.empty(len(docs), dtype=np.intp)
+    where[order] = np.cumsum(first) - 1
+    return ordered[first], where
 
 
 def top_positions(score: np.ndarray, k: int) -> np.ndarray:

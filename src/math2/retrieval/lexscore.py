@@ -84,8 +84,7 @@ class LexicalScoring:
 
     def lexical_scores(self, query: str, use_aids: bool = True) -> np.ndarray:
         """The lexical score of every document (see the module docstring)."""
-        score: np.ndarray = sum(self.lexical_parts(query, use_aids).values())  # type: ignore[assignment]
-        return score
+        return lexical.total(self.lexical_parts(query, use_aids).values())
 
     def lexical_parts(self, query: str, use_aids: bool = True) -> dict[str, np.ndarray]:
         """The weighted terms of the lexical score, by part (`LEXICAL_TERMS`; absent terms

@@ -57,8 +57,17 @@ def document_parts(name: str, stemmed: bool = True, folded: bool = True) -> tupl
     §3: that is what sank the name-part ranking over all of Mathlib, docs/benchmarks.md).
     Cached: the ranker's features read the names of a query's few hundred candidates, and the
     same names come back query after query."""
-    words = " ".join(split_identifier(name.replace("«", "").replace("»", "")))
-    return tuple(dict.fromkeys(tokens(words, stemmed, folded)))
+    words = split_identifier(name.replace("«", "").replace("»", ""))
+    if any(c in w for w in words for c in "|∣{"):  # a bar is read by its context (`bar_words`)
+        return tuple(dict.fromkeys(tokens(" ".join(words), stemmed, folded)))
+    # else word by word, each word's tokens kept: `tokens` reads a word alone as it reads it
+    # among others (the same tokens, in another order), and the words recur across names
+    return tuple(dict.fromkeys(t for w in words for t in _word_tokens(w, stemmed, folded)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_tokens(word: str, stemmed: bool, folded: bool) -> tuple[str, ...]:
+    return tuple(tokens(word, stemmed, folded))
 
 
 def query_weights(

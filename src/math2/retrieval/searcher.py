@@ -220,13 +220,18 @@ class Searcher:
     def resolve(self, found: list[LibraryHit], indexes: dict[str, SearchIndex]) -> list[SearchHit]:
         """Each hit with its statement; with a store, its declaration and node (one query)."""
         rows = self._declarations([f.hit.mention_id for f in found]) if self.store else {}
+        shown: dict[tuple[str, int], Card] = {}  # each library's hits' cards, read at once
+        for name, index in indexes.items():
+            at = [f.hit.position for f in found if f.library == name]
+            shown.update(zip([(name, p) for p in at], self._cards_of(index)[0].many(at),
+                             strict=True))  # fmt: skip
         hits = []
         for f in found:
             decl, node = rows.get(f.hit.mention_id, (None, None))
             index = indexes[f.library]
             statement = decl.statement if decl else index.snippet(f.hit.position)
-            cards, notes = self._cards_of(index)
-            card = cards[f.hit.position]
+            notes = self._cards_of(index)[1]
+            card = shown[f.library, f.hit.position]
             if decl:  # the store's own fields; deprecation as the index recorded it
                 doc = first_line(decl.docstring) or None
                 card = card.model_copy(update={"kind": decl.kind, "module": decl.module,

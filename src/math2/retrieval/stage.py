@@ -132,8 +132,7 @@ def first_stage(
         for q, r in zip(queries, out, strict=True):
             if terms:
                 r.terms = ix.lexical_parts(q, use_aids)
-                r.lexical_score = sum(r.terms.values())  # type: ignore[assignment]
-                assert r.lexical_score is not None
+                r.lexical_score = lexical.total(r.terms.values())
                 r.lexical = lexical.top_positions(r.lexical_score, pool)
             else:
                 r.lexical = lexical.top_positions(ix.lexical_scores(q, use_aids), pool)

@@ -229,7 +229,13 @@ def query_text(query: str) -> str:
 
 def query_tokens(query: str, stemmed: bool = False, folded: bool = False) -> list[str]:
     """Tokens of a query, from both its LaTeX and its Unicode form (duplicates dropped)."""
-    return list(dict.fromkeys(tokens(query_text(query), stemmed, folded)))
+    return list(_query_tokens(query, stemmed, folded))
+
+
+@functools.lru_cache(maxsize=1024)
+def _query_tokens(query: str, stemmed: bool, folded: bool) -> tuple[str, ...]:
+    """Kept: a search reads one query's tokens a dozen times (each part, each feature)."""
+    return tuple(dict.fromkeys(tokens(query_text(query), stemmed, folded)))
 
 
 _PROSE = re.compile(r"(?<![\\\w.])[A-Za-z][a-z]{2,}(?:[-'][a-z]+)*(?![\w.(])")
