@@ -540,8 +540,9 @@ async def test_the_hub_lost_mid_run_is_made_again(cluster, lean_actors, pg, tmp_
 
 async def test_k_pools_of_one_repl_check_k_items_at_once(cluster, lean_actors, pg, tmp_path):
     """A run whose `lean` limit is its `[lean] workers` (1, as the roles set it) on a worker
-    owning two pools of one REPL: the worker's items check two at a time, as a local pool of two
-    REPLs does (the limit is the worker's REPLs, shared by all its batches), not one."""
+    owning two pools of one REPL: the worker's items check at least two at a time, as a local
+    pool of two REPLs does (the limit is twice the worker's REPLs, shared by all its batches),
+    not one, and never more than that limit."""
     n = 6
     template = ray_job.write_template(tmp_path)
     store = pg()
@@ -562,4 +563,4 @@ async def test_k_pools_of_one_repl_check_k_items_at_once(cluster, lean_actors, p
     assert (summary.done, summary.failed) == (n, 0)
     with store.session() as s:
         workers = s.scalars(select(Run)).one().stats["workers"]
-    assert workers["most_checks"] == 2
+    assert 2 <= workers["most_checks"] <= 4

@@ -356,7 +356,8 @@ def test_a_workers_lean_limit_is_its_repls():
 
     lean = PoolConfig(argv=["repl"], size=1)
     opts = RayOptions(lean=lean, lean_actors_per_node=4)
-    assert worker_capacities(opts, {"lean": 1, "model": 8}) == {"lean": 4, "model": 8}
+    # twice its REPLs: each REPL's next check waits in its pool while a result is stored
+    assert worker_capacities(opts, {"lean": 1, "model": 8}) == {"lean": 8, "model": 8}
     opts = RayOptions(lean=PoolConfig(argv=["repl"], size=3), lean_actors_per_node=2)
-    assert worker_capacities(opts, {"lean": 3}) == {"lean": 6}
+    assert worker_capacities(opts, {"lean": 3}) == {"lean": 12}
     assert worker_capacities(RayOptions(), {"lean": 2, "model": 8}) == {"lean": 2, "model": 8}

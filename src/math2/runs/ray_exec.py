@@ -96,12 +96,14 @@ def items_per_node(options: RayOptions, capacities: dict[str, int], nodes: int) 
 
 def worker_capacities(options: RayOptions, capacities: dict[str, int]) -> dict[str, int]:
     """The limits an item worker's items share (all its batches together): the run's, but
-    `lean` — the checks in flight, which the local executor bounds by its pool's REPLs — bounded
-    by the worker's own REPLs (`lean_actors_per_node` pools of `[lean] workers`), so k pools of
-    one REPL run k checks at once as a local pool of k does."""
+    `lean` — the checks in flight, which the local executor bounds by its pool's REPLs — set to
+    twice the worker's own REPLs (`lean_actors_per_node` pools of `[lean] workers`): k pools of
+    one REPL run k checks at once as a local pool of k does, and since a check holds its slot
+    until its result is stored — on Ray a call to the run's writer, not a local commit — each
+    REPL has its next check waiting in its pool meanwhile (Little's law, as `items_per_node`)."""
     out = dict(capacities)
     if "lean" in out and options.lean is not None:
-        out["lean"] = options.lean.size * options.lean_actors_per_node
+        out["lean"] = 2 * options.lean.size * options.lean_actors_per_node
     return out
 
 
