@@ -536,3 +536,31 @@ async def test_the_hub_lost_mid_run_is_made_again(cluster, lean_actors, pg, tmp_
     assert after, "nothing was asked after the hub was lost: the test shows nothing"
     assert not after & stored
     assert not set(_checks(repl_log) - checks_before) & checked
+
+
+async def test_k_pools_of_one_repl_check_k_items_at_once(cluster, lean_actors, pg, tmp_path):
+    """A run whose `lean` limit is its `[lean] workers` (1, as the roles set it) on a worker
+    owning two pools of one REPL: the worker's items check at least two at a time, as a local
+    pool of two REPLs does (the limit is twice the worker's REPLs, shared by all its batches),
+    not one, and never more than that limit."""
+    n = 6
+    template = ray_job.write_template(tmp_path)
+    store = pg()
+    with FakeServer(ray_job.script(), log_path=tmp_path / "llm.jsonl") as srv:
+        summary = await execute(
+            store,
+            ray_job.job(template),
+            ray_job.items(n),
+            executor="ray",
+            ray=RayOptions(
+                batch_size=n,  # one batch
+                lean=ray_job.pool_config(tmp_path / "repl.jsonl", size=1, check_delay=0.3),
+                lean_actors_per_node=2,
+            ),
+            services_factory=functools.partial(ray_job.services, srv.base_url),
+            resources={"model": Resource("model", 4), "lean": Resource("lean", 1)},
+        )
+    assert (summary.done, summary.failed) == (n, 0)
+    with store.session() as s:
+        workers = s.scalars(select(Run)).one().stats["workers"]
+    assert 2 <= workers["most_checks"] <= 4

@@ -349,3 +349,15 @@ async def test_a_busy_hub_is_not_taken_for_dead(monkeypatch):
     assert await hubs.alive() is True and len(pings) >= 3
     hubs.hub = type("Hub", (), {"ping": Ping(dead)})()
     assert await hubs.alive() is False
+
+
+def test_a_workers_lean_limit_is_its_repls():
+    from math2.runs.ray_exec import worker_capacities
+
+    lean = PoolConfig(argv=["repl"], size=1)
+    opts = RayOptions(lean=lean, lean_actors_per_node=4)
+    # twice its REPLs: each REPL's next check waits in its pool while a result is stored
+    assert worker_capacities(opts, {"lean": 1, "model": 8}) == {"lean": 8, "model": 8}
+    opts = RayOptions(lean=PoolConfig(argv=["repl"], size=3), lean_actors_per_node=2)
+    assert worker_capacities(opts, {"lean": 3}) == {"lean": 12}
+    assert worker_capacities(RayOptions(), {"lean": 2, "model": 8}) == {"lean": 2, "model": 8}

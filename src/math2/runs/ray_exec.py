@@ -94,6 +94,19 @@ def items_per_node(options: RayOptions, capacities: dict[str, int], nodes: int) 
     return max(2 * options.batch_size, 2 * (repls + math.ceil(model / max(1, nodes))))
 
 
+def worker_capacities(options: RayOptions, capacities: dict[str, int]) -> dict[str, int]:
+    """The limits an item worker's items share (all its batches together): the run's, but
+    `lean` — the checks in flight, which the local executor bounds by its pool's REPLs — set to
+    twice the worker's own REPLs (`lean_actors_per_node` pools of `[lean] workers`): k pools of
+    one REPL run k checks at once as a local pool of k does, and since a check holds its slot
+    until its result is stored — on Ray a call to the run's writer, not a local commit — each
+    REPL has its next check waiting in its pool meanwhile (Little's law, as `items_per_node`)."""
+    out = dict(capacities)
+    if "lean" in out and options.lean is not None:
+        out["lean"] = 2 * options.lean.size * options.lean_actors_per_node
+    return out
+
+
 def require_ray() -> Any:
     """The `ray` module, or a clear error naming the extra to install."""
     try:
@@ -218,7 +231,7 @@ async def _run_on_cluster(
             tag=hubs.tag,
             writer=hubs.hub,  # the hub is the run's writer
             services_factory=services_factory,
-            capacities=capacities,
+            capacities=worker_capacities(options, capacities),
             lean=options.lean is not None,
         )
 
@@ -338,7 +351,7 @@ async def _run_on_cluster(
                 "most": widest,
             },
             "hubs": hubs.made,
-            "workers": pool.report(),
+            "workers": await pool.report(),
             **report,
         }
     )

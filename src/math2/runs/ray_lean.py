@@ -55,6 +55,7 @@ class NodeLean:
         self.backends = [ReplBackend.from_config(config) for _ in range(pools)]
         self.inflight = [0] * pools
         self.calls = 0
+        self.most = 0  # the most checks in flight at once over the pools
         self._next = 0
         self._identity: asyncio.Future[LeanIdentity] | None = None
 
@@ -68,6 +69,7 @@ class NodeLean:
         i = self._pick()
         self.inflight[i] += 1
         self.calls += 1
+        self.most = max(self.most, sum(self.inflight))
         try:
             return await self.backends[i].run(header, body, timeout)
         finally:
@@ -85,6 +87,7 @@ class NodeLean:
         stats = [b.pool.stats for b in self.backends]
         return {
             "calls": self.calls,
+            "most_in_flight": self.most,
             "checks": sum(s.checks for s in stats),
             "crashes": sum(s.crashes for s in stats),
             "timeouts": sum(s.timeouts for s in stats),

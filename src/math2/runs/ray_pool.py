@@ -11,6 +11,7 @@ which the node is given up (`given_up`: the driver refuses it).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Any
 
@@ -132,5 +133,18 @@ class WorkerPool:
                 self._end(w)
         self.workers.clear()
 
-    def report(self) -> dict[str, int]:
-        return {"made": self.made, "lost": self.lost}
+    async def report(self, timeout: float = 5.0) -> dict[str, int]:
+        """Workers made and lost, and the most checks the live ones had in flight at once (each
+        asked once, at the end of the run; one out of reach counts nothing)."""
+
+        async def most_of(w: Worker) -> int:
+            with contextlib.suppress(Exception):  # gone, or too slow to answer
+                info = await asyncio.wait_for(
+                    asyncio.wrap_future(w.actor.info.remote().future()), timeout
+                )
+                return int(info.get("most_in_flight", 0))
+            return 0
+
+        ws = [w for ws in self.workers.values() for w in ws]
+        most = max(await asyncio.gather(*(most_of(w) for w in ws)), default=0)
+        return {"made": self.made, "lost": self.lost, "most_checks": most}

@@ -135,14 +135,17 @@ class ItemWorker:
 #: for the run's next batches here (its clients, connections and caches stay warm); closed when
 #: evicted by newer runs.
 _SERVICES: collections.OrderedDict[
-    tuple[str, str], asyncio.Future[tuple[RunServices, RemoteStore]]
+    tuple[str, str], asyncio.Future[tuple[RunServices, RemoteStore, dict[str, Resource]]]
 ] = collections.OrderedDict()
 _KEEP = 4  # runs whose services a worker process keeps
 
 
 async def _services(
     task: BatchTask, node: str, backend: NodeLean | None
-) -> tuple[RunServices, RemoteStore]:
+) -> tuple[RunServices, RemoteStore, dict[str, Resource]]:
+    """The run's services here, its store, and the limits all its batches' items share here (as
+    a local run's items share the run's: one batch's items never wait on a slot another batch
+    left free)."""
     key = (task.tag, node)
     fut = _SERVICES.get(key)
     if fut is None or (fut.done() and fut.exception() is not None):
@@ -153,7 +156,8 @@ async def _services(
             factory = task.services_factory
             services: RunServices = factory(env) if factory is not None else RunServices()
             bind_clients(services, task.hub, task.tag)
-            fut.set_result((services, astore))
+            resources = {n: Resource(n, c) for n, c in task.capacities.items()}
+            fut.set_result((services, astore, resources))
         except BaseException as exc:
             fut.set_exception(exc)
             raise
@@ -169,8 +173,7 @@ async def _batch(
     task: BatchTask, node: str, batch: list[tuple[Any, int]], backend: NodeLean | None
 ) -> BatchResult:
     run_id = task.run_id
-    services, astore = await _services(task, node, backend)
-    resources = {n: Resource(n, c) for n, c in task.capacities.items()}
+    services, astore, resources = await _services(task, node, backend)
     ids = [str(rec.id) for rec, _ in batch]
 
     def states(s: Session) -> dict[str, tuple[str, int]]:
