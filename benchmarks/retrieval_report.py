@@ -25,6 +25,7 @@ from pathlib import Path
 from check_devsets import TARGET_KINDS
 
 from math2.retrieval import Searcher
+from math2.util.heap import keep_freed_blocks
 
 METRICS = ("nDCG@10", "R@10", "R@50", "MRR")
 # The held-out benchmark's targets by kind (issue 33): the weights of the "held-out mix" rows.
@@ -117,7 +118,9 @@ def print_breakdowns(label: str, scores: Scores, kinds: dict, baseline: dict) ->
 
 def cli_latency(root: Path, library: str, queries: list[str], k: int) -> dict[str, float]:
     """Wall and CPU milliseconds of `Searcher(root).search(q, library, k)` per query: a fresh
-    Searcher without a store, as `math2 search` makes one (one query first opens the parts)."""
+    Searcher without a store, as `math2 search` makes one (one query first opens the parts),
+    in a process that keeps freed blocks as `math2 search`'s does (`util/heap.py`)."""
+    keep_freed_blocks()
     searcher = Searcher(root)
     searcher.search(queries[0], library, k)
     wall, cpu = [], []

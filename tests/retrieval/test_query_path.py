@@ -3,6 +3,7 @@ the name-part scores over the names that have a term only, a name's words and it
 component's read only where they can count — and a process
 that searches reuses freed memory instead of faulting it in again page by page."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -102,8 +103,9 @@ def test_the_lexical_sum_and_the_bulk_reads_are_the_plain_ones(index) -> None:
     assert lexical.total(terms.values()).tobytes() == sum(terms.values()).tobytes()
     positions = np.array([5, 0, 17, 5, len(index) - 1])
     assert index.names_at(positions) == [index.name(p) for p in positions.tolist()]
-    kinds = index.cards.kinds(positions.tolist())
-    assert kinds == [index.cards[p].kind for p in positions.tolist()] and any(kinds)
+    kinds = index.cards.kinds([*positions.tolist(), -1])
+    assert kinds == [index.cards[p].kind for p in [*positions.tolist(), -1]] and any(kinds)
+    assert kinds[-1] is None
     cards = index.cards.many([*positions.tolist(), -1])
     assert cards == [index.cards[p] for p in [*positions.tolist(), -1]] and cards[-1].kind is None
 
@@ -133,8 +135,15 @@ def test_a_searching_process_reuses_freed_blocks() -> None:
 
     def faults(mode: str) -> int:
         code = textwrap.dedent(_FAULTS)
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("MALLOC_")
+            and not k.startswith("GLIBC_TUNABLES")
+            and k != "LD_PRELOAD"
+        }  # fmt: skip  (glibc's defaults, its own allocator)
         out = subprocess.run([sys.executable, "-c", code, mode], capture_output=True,
-                             text=True, check=True)  # fmt: skip
+                             text=True, check=True, env=env)  # fmt: skip
         return int(out.stdout)
 
     assert faults("plain") > 10_000
@@ -153,3 +162,34 @@ def test_a_query_read_again_is_read_the_same() -> None:
         assert first
         first.append("changed")
         assert read(query) == first[:-1]
+
+
+_WHO_KEEPS = """
+import sys
+from pathlib import Path
+from math2.util.heap import keep_freed_blocks
+if sys.argv[1] == "index":
+    from math2.retrieval.index import SearchIndex
+    SearchIndex(Path(sys.argv[2]), use_ranker=False)
+else:
+    from math2.cli import main
+    sys.argv = ["math2", "search", "--help"]
+    try:
+        main()
+    except SystemExit:
+        pass
+print(keep_freed_blocks.cache_info().currsize, file=sys.stderr)
+"""
+
+
+def test_only_the_one_query_process_keeps_freed_blocks(index) -> None:
+    """`math2 search` keeps freed blocks; opening an index does not (a server's threads would
+    each keep `TRIM`: review of perf45, M1)."""
+
+    def kept(*argv: str) -> str:
+        out = subprocess.run([sys.executable, "-c", _WHO_KEEPS, *argv], capture_output=True,
+                             text=True, check=True)  # fmt: skip
+        return out.stderr.strip().splitlines()[-1]
+
+    assert kept("index", str(index.folder)) == "0"
+    assert kept("cli") == "1"

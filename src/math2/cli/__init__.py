@@ -115,6 +115,11 @@ def main() -> None:
         # passes over every object its imports create (about 130 of them, one full) cost
         # 0.04-0.05 s of its CPU and free nothing it needs (issue 45 §6; docs/benchmarks.md).
         gc.disable()
+        # A query's score arrays reuse freed memory (`util/heap.py`): this process searches on
+        # one thread; a server's threads would each keep their own freed heap.
+        from math2.util.heap import keep_freed_blocks
+
+        keep_freed_blocks()
     app = _load(command_modules(sys.argv[1:]))
     try:
         app()

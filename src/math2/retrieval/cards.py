@@ -66,7 +66,11 @@ class Cards:
         if self._lines is None:
             return [None] * len(positions)
         lines = self._lines.many(np.asarray(positions, dtype=np.int64))
-        return [line.split("\t", 1)[0] or None for line in lines]
+        # a negative position has no card (as `cards[p]`), whatever `many` reads for it
+        return [
+            line.split("\t", 1)[0] or None if p >= 0 else None
+            for p, line in zip(positions, lines, strict=True)
+        ]
 
     def __getitem__(self, position: int) -> Card:
         if self._lines is None or position < 0:

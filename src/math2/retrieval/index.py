@@ -69,7 +69,6 @@ from math2.retrieval.weights import (
     W_VOCABULARY,
     W_VOCABULARY_MEASURED,
 )
-from math2.util.heap import keep_freed_blocks
 
 if TYPE_CHECKING:
     from math2.retrieval.build import build_index, doc_text, name_words, pagerank
@@ -119,7 +118,6 @@ class SearchIndex(LexicalScoring):
         families: frozenset[str] | None = None,
         use_ranker: bool = USE_RANKER,
     ):
-        keep_freed_blocks()  # a query's score arrays reuse freed memory (`util/heap.py`)
         self.folder = folder
         self.meta = json.loads((folder / "meta.json").read_text())
         self.text_version = self.meta.get("text_version", 1)

@@ -5,8 +5,12 @@ freed, so that the next one is zero-filled again page by page (a minor page faul
 that cost a query's BM25 sum 6 ms of CPU where the arithmetic costs 1.4 ms (issue 45 §6,
 docs/benchmarks.md `perf45`). `keep_freed_blocks` tells glibc (`mallopt`) to serve such
 blocks from its heap and to keep up to `TRIM` bytes of freed heap instead of trimming it.
-No values change; a process holds up to `TRIM` more memory at rest. Elsewhere than glibc
-(macOS, musl) it does nothing.
+No values change. glibc keeps `TRIM` per arena, one arena per thread that allocates, so a
+process that searches on many threads (`math2 index serve`'s worker threads, a Ray worker)
+would hold up to `TRIM` more memory per thread at rest: measured 520 MB against 218-275 MB
+idle after 8 threads, 1,065 MB against 368 MB after 16 (review of perf45). Only `math2
+search`, one query on one thread, calls it (`math2.cli.main`), and the benchmarks that
+measure that call. Elsewhere than glibc (macOS, musl) it does nothing.
 """
 
 from __future__ import annotations
