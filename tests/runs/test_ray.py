@@ -542,7 +542,8 @@ async def test_k_pools_of_one_repl_check_k_items_at_once(cluster, lean_actors, p
     """A run whose `lean` limit is its `[lean] workers` (1, as the roles set it) on a worker
     owning two pools of one REPL: the worker's items check at least two at a time, as a local
     pool of two REPLs does (the limit is twice the worker's REPLs, shared by all its batches),
-    not one, and never more than that limit."""
+    not one, and never more than that limit, however many batches are in flight (review of
+    ray44c M2: with one batch, a limit per batch passed too)."""
     n = 6
     template = ray_job.write_template(tmp_path)
     store = pg()
@@ -553,7 +554,7 @@ async def test_k_pools_of_one_repl_check_k_items_at_once(cluster, lean_actors, p
             ray_job.items(n),
             executor="ray",
             ray=RayOptions(
-                batch_size=n,  # one batch
+                batch_size=2,  # three batches: a per-batch limit would allow 6 at once
                 lean=ray_job.pool_config(tmp_path / "repl.jsonl", size=1, check_delay=0.3),
                 lean_actors_per_node=2,
             ),
