@@ -147,6 +147,10 @@ class RankerMissing(Math2Error, ValueError):
     """The learned ranker asked for where the index has none."""
 
 
+class RowsMismatch(Math2Error, ValueError):
+    """Feature rows trained on under names that are not the ones they were made with."""
+
+
 def index_digest(folder: Path) -> str:
     return hashlib.sha256((folder / "meta.json").read_bytes()).hexdigest()
 
@@ -291,18 +295,25 @@ def query_rows(ix: SearchIndex, items: Sequence[DevItem], pool: int = POOL) -> l
 
 
 def fit(
-    data: Sequence[QueryRows], rounds: int = ROUNDS, params: dict[str, Any] | None = None
+    data: Sequence[QueryRows],
+    rounds: int = ROUNDS,
+    params: dict[str, Any] | None = None,
+    features: Sequence[str] = FEATURES,
 ) -> Any:
-    """A LambdaMART model over the queries that have an answer among their candidates (rows
-    of an older math2, a prefix of `FEATURES`, are read with their own names: benchmarks)."""
+    """A LambdaMART model over the queries that have an answer among their candidates, its
+    columns named `features` (rows an older math2 made are trained on only with the names that
+    math2 recorded with them: benchmarks); rows of another width are refused (`RowsMismatch`)."""
     import lightgbm
 
     kept = [d for d in data if d.labels.any()]
+    wrong = {d.rows.shape[-1] for d in kept if d.rows.ndim != 2 or d.rows.shape[1] != len(features)}
+    if wrong:
+        raise RowsMismatch(f"feature rows of width {sorted(wrong)} given for {len(features)} "
+                           f"features ({', '.join(features)})")  # fmt: skip
     x = np.concatenate([d.rows for d in kept])
     y = np.concatenate([d.labels for d in kept])
     train = lightgbm.Dataset(x, y, group=[len(d.labels) for d in kept],
-                             feature_name=list(FEATURES[: x.shape[1]]),
-                             free_raw_data=True)  # fmt: skip
+                             feature_name=list(features), free_raw_data=True)  # fmt: skip
     return lightgbm.train(params or PARAMS, train, num_boost_round=rounds)
 
 
