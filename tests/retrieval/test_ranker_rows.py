@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from math2.retrieval import ranker as ranker_mod
 from math2.retrieval.devsets import DevItem, read_devsets
 from math2.retrieval.features import FEATURES
 from math2.retrieval.index import SearchIndex, build_index
@@ -77,9 +78,18 @@ def test_a_rows_file_is_read_back_only_as_the_features_it_records(tmp_path) -> N
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("rows")
+    mp = pytest.MonkeyPatch()
+    mp.setattr(ranker_mod, "MIN_QUERIES", 20)  # the fixture's sets hold 38 queries
+    try:
+        _build(folder)
+    finally:
+        mp.undo()
+    return folder / "index"
+
+
+def _build(folder: Path) -> None:
     build_index(library_store(folder, FIX), folder / "index", "mathlib", mathlib_dir=FIX,
                 ranker_sets=FIX / "devsets")  # fmt: skip
-    return folder / "index"
 
 
 def _benchmark(index: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -111,3 +121,27 @@ def test_the_benchmark_scores_older_rows_only_as_a_baseline(index, tmp_path) -> 
                      "--no-ablations")  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert "(baseline, rows_old.pkl, RANKER_VERSION 3)" in ran.stdout
+
+
+def test_a_model_trained_on_other_features_is_refused_at_open(index, tmp_path) -> None:
+    """LightGBM's C API does not check a row's width at predict time: the model's own header
+    (`feature_names=`) is held against FEATURES when the index opens, even where ranker.json
+    and the model's digest agree."""
+    import hashlib
+    import json
+    import shutil
+
+    folder = tmp_path / "index"
+    shutil.copytree(index, folder)
+    here = folder / ranker_mod.RANKER_DIR
+    assert SearchIndex(folder, use_ranker=True).learned is not None
+    text = (here / "model.txt").read_bytes()
+    names = f"feature_names={' '.join(FEATURES)}\n".encode()
+    assert names in text
+    text = text.replace(names, f"feature_names={' '.join(OLD)}\n".encode())
+    (here / "model.txt").write_bytes(text)
+    info = json.loads((here / "ranker.json").read_text())
+    info["model"] = hashlib.sha256(text).hexdigest()
+    (here / "ranker.json").write_text(json.dumps(info))
+    with pytest.raises(ranker_mod.RankerMismatch, match="other features"):
+        SearchIndex(folder, use_ranker=True)

@@ -10,7 +10,8 @@ artifact:
                                  which order (`mixed`, MIX, ORDER)
 
 An index whose `meta.json` changed since (rebuilt, re-embedded), a math2 whose features differ,
-or a model file that is not the one recorded is refused with the command that rebuilds it
+a model file that is not the one recorded, or one whose header names other features than
+FEATURES, is refused with the command that rebuilds it
 (`RankerMismatch`): a model never reads features it was not trained on.
 
 A search loads the model through LightGBM's C library (`_Booster`) rather than its Python
@@ -172,6 +173,16 @@ def _lightgbm_library() -> Path:
     return lib
 
 
+def _model_features(model: bytes) -> list[str] | None:
+    """The feature names LightGBM wrote in a model's header (`feature_names=`): the columns the
+    model was trained on, which its C API does not check at predict time."""
+    at = model.find(b"\nfeature_names=")
+    if at < 0:
+        return None
+    line = model[at + 1 : model.find(b"\n", at + 1)]
+    return line.partition(b"=")[2].decode().split()
+
+
 class _Booster:
     """A LightGBM model read by LightGBM's own C library (its C API, through ctypes) from the
     model's text: the bytes `Ranker.load` checked, never the file again."""
@@ -247,6 +258,8 @@ class Ranker:
             why = "the index was rebuilt or changed after it was trained"
         elif model is None or info.get("model") != hashlib.sha256(model).hexdigest():
             why = "its model.txt is not the one it recorded"
+        elif _model_features(model) != list(FEATURES):
+            why = "its model.txt was trained on other features than the ones it records"
         if why:
             raise RankerMismatch(f"the learned ranker at {here} does not match its index "
                                  f"({why}): rebuild both with {rebuild}")  # fmt: skip
