@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import pickle
 import statistics
 import time
 from collections.abc import Sequence
@@ -46,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from ranker_rows import RowsFileError, load_rows, save_rows
 from retrieval_report import score
 
 from math2.retrieval.devsets import DevItem, devsets_dir, read_devsets
@@ -93,19 +93,21 @@ def cross_validated(
     drop: Sequence[str] = (),
     mixes: Sequence[Mix] = ((MIX, ORDER),),
     params: dict[str, Any] | None = None,
+    features: Sequence[str] = FEATURES,
 ) -> dict[Mix, list[list[str]]]:
     """Each item's names as ordered by a model trained on the other folds, for each mix of
     a first-stage order (`ranker.mixed`: (share, order); one model per fold serves every
     mix). Features in `drop` are held at 0 in training and
-    testing, but the mix reads the rows as they are."""
-    cols = [FEATURES.index(f) for f in drop]
+    testing, but the mix reads the rows as they are. `features`: the names the rows were made
+    under (`ranker_rows.load_rows`), which `fit` checks them against."""
+    cols = [list(features).index(f) for f in drop]
     out: dict[Mix, list[list[str]]] = {m: [[] for _ in data] for m in mixes}
     for k in range(folds):
         train = [d for d in data if fold_of(d.item, folds) != k]
         if cols:
             train = [QueryRows(d.item, d.positions, _without(d.rows, cols), d.labels, d.fused)
                      for d in train]  # fmt: skip
-        model = fit(train, params=params)
+        model = fit(train, params=params, features=features)
         for i, d in enumerate(data):
             if fold_of(d.item, folds) == k and len(d.positions):
                 raw = model.predict(_without(d.rows, cols))
@@ -254,10 +256,17 @@ def main() -> None:
         default=(0.25, "fused"),
         help="the ranker's mix the shipped one must not fall below (main's)",
     )
-    ap.add_argument("--cache", type=Path, help="keep the first stage's rows in this pickle")
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        help="keep the first stage's rows in this file "
+        "(`ranker_rows.py`'s; read back only if made with this math2's features)",
+    )
     ap.add_argument("--baseline-rows", type=Path,
-                    help="the first stage's rows as another math2 made them (its --cache, same "
-                    "index and sets): the baseline mix is cross-validated on those")  # fmt: skip
+                    help="the first stage's rows as another math2 made them (`ranker_rows.py` "
+                    "under its src, same index and sets; its features a prefix of this "
+                    "math2's): the baseline mix is cross-validated on those, under their "
+                    "own feature names")  # fmt: skip
     ap.add_argument("--no-latency", action="store_true")
     ap.add_argument(
         "--no-fusion-variants",
@@ -276,19 +285,26 @@ def main() -> None:
         "(the first stage and features recomputed), the ranker cross-validated",
     )
     args = ap.parse_args()
+    try:
+        run(args)
+    except RowsFileError as exc:
+        raise SystemExit(f"retrieval_ranker: {exc}") from None
+
+
+def run(args: argparse.Namespace) -> None:
     t0, c0 = time.perf_counter(), time.process_time()
     ix = SearchIndex(args.index, use_ranker=False)
     kinds = {n: ix.cards[i].kind for i, n in enumerate(ix.names)}
     items = read_devsets(args.sets, kinds)
     print(f"index {args.index}: {len(ix)} declarations; {len(items)} dev-set queries "
           f"answered in it; load average {os.getloadavg()}")  # fmt: skip
+    queries = [it.query for it in items]
     if args.cache and args.cache.exists():
-        data = pickle.loads(args.cache.read_bytes())
-        assert [d.item.query for d in data] == [it.query for it in items], "stale --cache"
+        data = load_rows(args.cache, queries).rows
     else:
         data = query_rows(ix, items, args.pool)
         if args.cache:
-            args.cache.write_bytes(pickle.dumps(data))
+            save_rows(args.cache, data)
     print(f"first stage + features: {time.process_time() - c0:.0f} s CPU")
     found = sum(d.labels.any() for d in data)
     print(f"first stage recall: {found}/{len(data)} items have an answer among the candidates")
@@ -310,12 +326,11 @@ def main() -> None:
         label = shipped_label if m == (MIX, ORDER) else _mix_label(m)
         configs[old_label if m == args.baseline and m != (MIX, ORDER) else label] = names
     if args.baseline_rows:
-        old = pickle.loads(args.baseline_rows.read_bytes())
-        assert [d.item.query for d in old] == [it.query for it in items], "other --baseline-rows"
-        old_label = f"{_mix_label(args.baseline)} (baseline, {args.baseline_rows.name})"
-        configs[old_label] = cross_validated(ix, old, args.folds, mixes=[args.baseline])[
-            args.baseline
-        ]
+        old = load_rows(args.baseline_rows, queries, prefix=True)
+        old_label = (f"{_mix_label(args.baseline)} (baseline, {args.baseline_rows.name}, "
+                     f"RANKER_VERSION {old.version})")  # fmt: skip
+        configs[old_label] = cross_validated(ix, old.rows, args.folds, mixes=[args.baseline],
+                                             features=old.features)[args.baseline]  # fmt: skip
     if not args.no_ablations:
         for label, group in GROUPS.items():
             shipped_mix = (MIX, ORDER)
@@ -344,7 +359,6 @@ def main() -> None:
               f"noise {'on any cut' if kept else 'on some cut'}")  # fmt: skip
     if args.no_latency:
         return
-    queries = [it.query for it in items]
     shipped = SearchIndex(args.index)
     print(f"fusion: {latency(ix, queries, False)}")
     if shipped.learned is not None:

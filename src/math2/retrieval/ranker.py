@@ -10,7 +10,8 @@ artifact:
                                  which order (`mixed`, MIX, ORDER)
 
 An index whose `meta.json` changed since (rebuilt, re-embedded), a math2 whose features differ,
-or a model file that is not the one recorded is refused with the command that rebuilds it
+a model file that is not the one recorded, or one whose header names other features than
+FEATURES, is refused with the command that rebuilds it
 (`RankerMismatch`): a model never reads features it was not trained on.
 
 A search loads the model through LightGBM's C library (`_Booster`) rather than its Python
@@ -147,6 +148,10 @@ class RankerMissing(Math2Error, ValueError):
     """The learned ranker asked for where the index has none."""
 
 
+class RowsMismatch(Math2Error, ValueError):
+    """Feature rows trained on under names that are not the ones they were made with."""
+
+
 def index_digest(folder: Path) -> str:
     return hashlib.sha256((folder / "meta.json").read_bytes()).hexdigest()
 
@@ -166,6 +171,16 @@ def _lightgbm_library() -> Path:
     if lib is None:
         raise RankerMissing(f"LightGBM's library is missing under {base / 'lib'}")
     return lib
+
+
+def _model_features(model: bytes) -> list[str] | None:
+    """The feature names LightGBM wrote in a model's header (`feature_names=`): the columns the
+    model was trained on, which its C API does not check at predict time."""
+    at = model.find(b"\nfeature_names=")
+    if at < 0:
+        return None
+    line = model[at + 1 : model.find(b"\n", at + 1)]
+    return line.partition(b"=")[2].decode().split()
 
 
 class _Booster:
@@ -243,6 +258,8 @@ class Ranker:
             why = "the index was rebuilt or changed after it was trained"
         elif model is None or info.get("model") != hashlib.sha256(model).hexdigest():
             why = "its model.txt is not the one it recorded"
+        elif _model_features(model) != list(FEATURES):
+            why = "its model.txt was trained on other features than the ones it records"
         if why:
             raise RankerMismatch(f"the learned ranker at {here} does not match its index "
                                  f"({why}): rebuild both with {rebuild}")  # fmt: skip
@@ -291,18 +308,25 @@ def query_rows(ix: SearchIndex, items: Sequence[DevItem], pool: int = POOL) -> l
 
 
 def fit(
-    data: Sequence[QueryRows], rounds: int = ROUNDS, params: dict[str, Any] | None = None
+    data: Sequence[QueryRows],
+    rounds: int = ROUNDS,
+    params: dict[str, Any] | None = None,
+    features: Sequence[str] = FEATURES,
 ) -> Any:
-    """A LambdaMART model over the queries that have an answer among their candidates (rows
-    of an older math2, a prefix of `FEATURES`, are read with their own names: benchmarks)."""
+    """A LambdaMART model over the queries that have an answer among their candidates, its
+    columns named `features` (rows an older math2 made are trained on only with the names that
+    math2 recorded with them: benchmarks); rows of another width are refused (`RowsMismatch`)."""
     import lightgbm
 
     kept = [d for d in data if d.labels.any()]
+    wrong = {d.rows.shape[-1] for d in kept if d.rows.ndim != 2 or d.rows.shape[1] != len(features)}
+    if wrong:
+        raise RowsMismatch(f"feature rows of width {sorted(wrong)} given for {len(features)} "
+                           f"features ({', '.join(features)})")  # fmt: skip
     x = np.concatenate([d.rows for d in kept])
     y = np.concatenate([d.labels for d in kept])
     train = lightgbm.Dataset(x, y, group=[len(d.labels) for d in kept],
-                             feature_name=list(FEATURES[: x.shape[1]]),
-                             free_raw_data=True)  # fmt: skip
+                             feature_name=list(features), free_raw_data=True)  # fmt: skip
     return lightgbm.train(params or PARAMS, train, num_boost_round=rounds)
 
 
