@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import delete, func, select, union, update
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.selectable import CompoundSelect
 
 from math2.errors import Math2Error
 from math2.store.models import (
@@ -24,6 +25,11 @@ from math2.store.work import Run, RunItem
 
 class ImportConflict(Math2Error):
     """The data at hand is not the data already imported at this pin."""
+
+
+def _rows(result: object) -> int:
+    """The rows a DELETE or UPDATE touched."""
+    return int(getattr(result, "rowcount", 0))
 
 
 def reopen_pin(session: Session, src: Source, pin: Pin) -> None:
@@ -53,10 +59,12 @@ def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
             f"{src.name}@{pin.key}: {bound} binding(s) a person made point at mentions of this "
             "import; replacing it would drop them. Record a new pin and bump instead"
         )
-    counts = {}
-    counts["mentions removed"] = session.execute(
-        delete(Mention).where(Mention.source_id == src.id, Mention.pin_id == pin.id)
-    ).rowcount
+    counts: dict[str, int] = {}
+    counts["mentions removed"] = _rows(
+        session.execute(
+            delete(Mention).where(Mention.source_id == src.id, Mention.pin_id == pin.id)
+        )
+    )
     session.execute(
         update(Mention)
         .where(Mention.source_id == src.id, Mention.retired_pin_id == pin.id)
@@ -68,15 +76,15 @@ def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
     aids = session.execute(
         delete(SearchAid).where(SearchAid.source_id == src.id, SearchAid.pin_id == pin.id)
     )
-    counts["search aids removed"] = getattr(aids, "rowcount", 0)
+    counts["search aids removed"] = _rows(aids)
     session.execute(
         delete(NotationRecord).where(
             NotationRecord.source_id == src.id, NotationRecord.pin_id == pin.id
         )
     )
-    counts["edges removed"] = session.execute(
-        delete(Crosswalk).where(Crosswalk.source_id == src.id)
-    ).rowcount
+    counts["edges removed"] = _rows(
+        session.execute(delete(Crosswalk).where(Crosswalk.source_id == src.id))
+    )
     for node in session.scalars(select(Node)).all():
         lists = (node.extra or {}).get("lists", {})
         if src.name in lists:
@@ -86,15 +94,15 @@ def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
                 del extra["lists"]
             node.extra = extra
     session.flush()
-    used = union(
+    used: CompoundSelect[int | None] = union(
         select(Mention.node_id).where(Mention.node_id.is_not(None)),
         select(Crosswalk.node_id),
         select(Binding.node_id),
         select(TextRecord.node_id).where(TextRecord.node_id.is_not(None)),
     )
-    counts["nodes removed"] = session.execute(
-        delete(Node).where(Node.id.not_in(used), Node.selected_by == src.name)
-    ).rowcount
+    counts["nodes removed"] = _rows(
+        session.execute(delete(Node).where(Node.id.not_in(used), Node.selected_by == src.name))
+    )
     session.execute(delete(Node).where(Node.id.not_in(used), Node.key.like(f"decl:{src.name}:%")))
     # the import's run is done again by this import: its items written again, in this
     # transaction (a failure rolls it back with everything else)
