@@ -156,7 +156,7 @@ def test_a_library_with_no_import_recorded_is_refused(tmp_path: Path) -> None:
     try:
         with store.session() as s:
             s.execute(delete(Run).where(Run.job == "import"))
-        with pytest.raises(StaleTables, match="no finished library import recorded"):
+        with pytest.raises(StaleTables, match="no finished import records the rule"):
             store_tables(store)
     finally:
         store.close()

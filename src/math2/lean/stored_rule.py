@@ -71,7 +71,10 @@ class StaleImport:
 
     def describe(self) -> str:
         if self.pin is None:
-            return f"{self.source}: no finished library import recorded for its active mentions"
+            return (
+                f"{self.source}: no finished import records the rule of its active mentions "
+                "(imported by a math2 before the rule was recorded, or its run rows are gone)"
+            )
         was = self.rule or "tables-2 or earlier (not recorded then)"
         return f"{self.source}@{self.pin}: tables were read under {was}"
 
