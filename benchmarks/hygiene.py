@@ -155,7 +155,9 @@ class Baseline:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(what + "\n")
         self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())
+        if not (line := self.proc.stdout.readline()):  # it ended: its message is above
+            raise SystemExit("hygiene: the baseline's side ended without an answer")
+        return json.loads(line)
 
     def close(self) -> None:
         if self.proc.stdin is not None:
@@ -298,4 +300,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from math2.errors import Math2Error
+
+    try:
+        main()
+    except Math2Error as exc:  # a store the tables refuse (StaleTables), a missing data set
+        sys.exit(f"hygiene: {exc}")

@@ -9,11 +9,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import delete, func, insert, select, union, update
+from sqlalchemy import insert, select
 from sqlalchemy.orm import Session, object_session
 
 from math2.config import Settings
 from math2.errors import InputError, Math2Error
+from math2.importers.pin_rows import ImportConflict, clear_pin, reopen_pin
 from math2.importers.registry import ImportResult
 from math2.importers.runs import import_identity, mark_step
 from math2.runs.lifecycle import find_run, finish_in
@@ -21,27 +22,18 @@ from math2.sources.intake import IntakeClass
 from math2.sources.manifest import SourceEntry
 from math2.store import Store
 from math2.store.models import (
-    Binding,
-    Crosswalk,
     Mention,
-    Node,
-    NotationRecord,
     Pin,
-    SearchAid,
     Source,
     TextRecord,
 )
-from math2.store.work import Run, RunItem
+from math2.store.work import Run
 from math2.util.files import file_digest  # noqa: F401 (importers' name for it)
 
 T = TypeVar("T")
 TEXT_CLASSES = {IntakeClass.OPEN_TEXT.value, IntakeClass.OPEN_TEXT_SA.value}
 # Set by `replacing()`: the next import replaces what was imported at the pin (`--force`).
 _FORCE: contextvars.ContextVar[bool] = contextvars.ContextVar("math2_import_force", default=False)
-
-
-class ImportConflict(Math2Error):
-    """The data at hand is not the data already imported at this pin."""
 
 
 @contextmanager
@@ -162,23 +154,33 @@ def start_run(
 
 @contextmanager
 def import_transaction(
-    store: Store, entry: SourceEntry, path: Path, digest: str, **params: Any
+    store: Store,
+    entry: SourceEntry,
+    path: Path,
+    digest: str,
+    *,
+    in_place: bool = False,
+    **params: Any,
 ) -> Iterator[tuple[Session, Source, Pin, Run]]:
     """The one transaction of an import: its session, the source and pin rows, and the run
-    (mark it with `finish_run`). Everything is rolled back if the block raises."""
+    (mark it with `finish_run`). Everything is rolled back if the block raises.
+
+    Importing again at the pin (`--force`, or a newer reader) first clears what the pin's
+    import wrote; where a person bound one of its mentions that is refused, unless the writer
+    diffs against what is active (`in_place`: `lean_write.write_library`, which then reads the
+    pin's rows again in place, as a bump does)."""
     with store.session() as s:
         src, pin = source_and_pin(s, entry.name)
         key = f"{entry.name}@{pin.key}"
-        if _FORCE.get():
-            clear_pin(s, src, pin)
-        elif rereads(s, entry.name, pin.key, digest):
+        if _FORCE.get() or rereads(s, entry.name, pin.key, digest):
             try:
                 clear_pin(s, src, pin)
             except ImportConflict as exc:
-                raise ImportConflict(
-                    f"{key} was imported by an older version of math2's reader (digest "
-                    f"{digest}); reading it again would replace it, but: {exc}"
-                ) from None
+                if not in_place:
+                    raise ImportConflict(
+                        f"{key} cannot be imported again in place (digest {digest}): {exc}"
+                    ) from None
+                reopen_pin(s, src, pin)
         run = start_run(s, entry.name, pin.key, digest, {"path": str(path), **params})
         if run is None:  # finished by another process since `skip_if_done` looked
             raise ImportConflict(f"{key} was imported meanwhile by another run")
@@ -233,72 +235,6 @@ def files_under(path: Path, pattern: str, what: str) -> list[Path]:
     if not files:
         raise InputError(path, None, f"no {what}")
     return files
-
-
-def clear_pin(session: Session, src: Source, pin: Pin) -> dict[str, int]:
-    """Undo what the import of `src` at `pin` wrote, inside the caller's transaction: its
-    mentions (and their texts and dependencies), the retirements it made, its crosswalk edges,
-    the nodes only it made, and its run rows. Refused when a person bound one of its mentions."""
-    mention_ids = select(Mention.id).where(Mention.source_id == src.id, Mention.pin_id == pin.id)
-    bound = session.scalar(
-        select(func.count()).select_from(Binding).where(Binding.mention_id.in_(mention_ids))
-    )
-    if bound:
-        raise ImportConflict(
-            f"{src.name}@{pin.key}: {bound} binding(s) a person made point at mentions of this "
-            "import; replacing it would drop them. Record a new pin and bump instead"
-        )
-    counts = {}
-    counts["mentions removed"] = session.execute(
-        delete(Mention).where(Mention.source_id == src.id, Mention.pin_id == pin.id)
-    ).rowcount
-    session.execute(
-        update(Mention)
-        .where(Mention.source_id == src.id, Mention.retired_pin_id == pin.id)
-        .values(status="active", retired_pin_id=None, successor=None)
-    )
-    session.execute(
-        delete(TextRecord).where(TextRecord.source_id == src.id, TextRecord.pin_id == pin.id)
-    )
-    aids = session.execute(
-        delete(SearchAid).where(SearchAid.source_id == src.id, SearchAid.pin_id == pin.id)
-    )
-    counts["search aids removed"] = getattr(aids, "rowcount", 0)
-    session.execute(
-        delete(NotationRecord).where(
-            NotationRecord.source_id == src.id, NotationRecord.pin_id == pin.id
-        )
-    )
-    counts["edges removed"] = session.execute(
-        delete(Crosswalk).where(Crosswalk.source_id == src.id)
-    ).rowcount
-    for node in session.scalars(select(Node)).all():
-        lists = (node.extra or {}).get("lists", {})
-        if src.name in lists:
-            extra = dict(node.extra)
-            extra["lists"] = {k: v for k, v in lists.items() if k != src.name}
-            if not extra["lists"]:
-                del extra["lists"]
-            node.extra = extra
-    session.flush()
-    used = union(
-        select(Mention.node_id).where(Mention.node_id.is_not(None)),
-        select(Crosswalk.node_id),
-        select(Binding.node_id),
-        select(TextRecord.node_id).where(TextRecord.node_id.is_not(None)),
-    )
-    counts["nodes removed"] = session.execute(
-        delete(Node).where(Node.id.not_in(used), Node.selected_by == src.name)
-    ).rowcount
-    session.execute(delete(Node).where(Node.id.not_in(used), Node.key.like(f"decl:{src.name}:%")))
-    # the import's run is done again by this import: its items written again, in this
-    # transaction (a failure rolls it back with everything else)
-    runs = select(Run.id).where(Run.job == "import", Run.key == f"{src.name}@{pin.key}")
-    session.execute(delete(RunItem).where(RunItem.run_id.in_(runs)))
-    session.execute(update(Run).where(Run.id.in_(runs)).values(status="running"))
-    session.execute(delete(Run).where(Run.job == "bump", Run.key == f"{src.name}@{pin.key}"))
-    session.flush()
-    return counts
 
 
 def finish_run(run: Run, stats: dict[str, int]) -> None:

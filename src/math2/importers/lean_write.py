@@ -26,6 +26,7 @@ from math2.importers.common import (
 from math2.importers.lean_notation import Notation
 from math2.importers.registry import ImportResult
 from math2.lean.library import TABLES_RULE
+from math2.lean.stored_rule import LibraryImport
 from math2.sources.manifest import SourceEntry
 from math2.store import ConstDep, Mention, NotationRecord, Run, Store
 from math2.util.progress import stage
@@ -61,6 +62,7 @@ class LibraryData:
     # (module, notation) of every notation command with a symbol, in scan order: the search
     # index reads them from the store instead of scanning the checkout again (issue 45 §6)
     notations: list[tuple[str, Notation]] = field(default_factory=list)
+    lean_flag: bool | None = None  # lean_scout: whether the data had Lean's allowCompletion
 
 
 def _hash(type_hash: str | None, extra: dict[str, Any] | None) -> str | None:
@@ -71,16 +73,25 @@ def _hash(type_hash: str | None, extra: dict[str, Any] | None) -> str | None:
 def write_library(
     store: Store, entry: SourceEntry, data: LibraryData, digest: str, path: Path
 ) -> ImportResult:
-    """Insert (first pin) or diff against what is active (a bump), in one transaction."""
+    """Insert (first pin) or diff against what is active (a bump, or a reread at the same pin
+    in place), in one transaction."""
     # the rule the rows are written under, for the tables' reader (`math2.lean.stored_rule`)
-    rule = {"route": data.route, "tables_rule": TABLES_RULE}
-    with import_transaction(store, entry, path, digest, **rule) as (s, src, pin, run):
+    rule = LibraryImport(route=data.route, tables_rule=TABLES_RULE, lean_flag=data.lean_flag)
+    with import_transaction(store, entry, path, digest, in_place=True, **rule.params()) as (
+        s,
+        src,
+        pin,
+        run,
+    ):
         active = {
             m.name: m
             for m in s.scalars(
                 select(Mention).where(Mention.source_id == src.id, Mention.status == "active")
             )
         }
+        # a reread at this pin in place (`common.import_transaction`: people bound mentions of
+        # it) is no bump: the rows are this pin's, read again as a bump reads them
+        again = any(m.pin_id == pin.id for m in active.values())
         new_records: list[DeclRecord] = []
         retire: list[tuple[Mention, str | None, str]] = []
         unchanged = revisited = 0
@@ -105,7 +116,7 @@ def write_library(
         successors = {r.name: r.successor for r in data.records if r.successor}
         for name, old in active.items():  # gone from the new data
             retire.append((old, successors.get(name), "removed"))
-        bump = bool(retire or unchanged)
+        bump = bool(retire or unchanged) and not again
         for old, succ, why in retire:
             old.status, old.retired_pin_id, old.successor = "retired", pin.id, succ
             old.extra = {**(old.extra or {}), "retired_because": why}

@@ -188,7 +188,7 @@ def read_lean_scout(root: Path) -> LibraryData:
         counts["tactic invocations (mathlib-tactics)"] = sum(
             1 for _ in lean_scout.read_tactics(tactics_dir)
         )
-    return LibraryData(records, counts, notes, "lean_scout")
+    return LibraryData(records, counts, notes, "lean_scout", lean_flag=has_flag)
 
 
 def import_lean_library(store: Store, entry: SourceEntry, path: Path) -> ImportResult:
