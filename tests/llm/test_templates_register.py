@@ -66,3 +66,19 @@ def test_models_cli(tmp_path):
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(app, ["--db", db, "models", "list"])
     assert r.exit_code == 0 and "smollm2-135m" in r.output and "Apache-2.0" in r.output
+
+
+def test_a_template_string_is_compiled_once(monkeypatch) -> None:
+    """Rendering compiles each string once per process (issue 44: four compiles an item in a
+    Ray worker's profile), and a render still reads its own variables."""
+    from math2.llm import templates
+
+    calls: list[str] = []
+    real = templates._ENV.from_string
+    monkeypatch.setattr(templates._ENV, "from_string", lambda s: calls.append(s) or real(s))
+    templates._compiled.cache_clear()
+    t = templates.Template(id="t", version=1, hash="h", path="p", system="S {{ a }}",
+                           user="U {{ a }}")  # fmt: skip
+    first, again, other = t.render(a=1), t.render(a=1), t.render(a=2)
+    assert first == again and other[1]["content"] == "U 2" and first[0]["content"] == "S 1"
+    assert calls == ["S {{ a }}", "U {{ a }}"]

@@ -25,6 +25,13 @@ _ENV = jinja2.Environment(
 )
 
 
+@lru_cache(maxsize=256)
+def _compiled(source: str) -> jinja2.Template:
+    """A template string compiled once per process (compiling cost 1-3.4 ms a render: four
+    a formalize item, measured in a Ray run's item worker, issue 44)."""
+    return _ENV.from_string(source)
+
+
 class Template(BaseModel):
     """A loaded prompt template."""
 
@@ -48,11 +55,9 @@ class Template(BaseModel):
         try:
             if self.system:
                 msgs.append(
-                    {"role": "system", "content": _ENV.from_string(self.system).render(**variables)}
+                    {"role": "system", "content": _compiled(self.system).render(**variables)}
                 )
-            msgs.append(
-                {"role": "user", "content": _ENV.from_string(self.user).render(**variables)}
-            )
+            msgs.append({"role": "user", "content": _compiled(self.user).render(**variables)})
         except jinja2.TemplateError as exc:
             raise InputError(self.path, None, f"template {self.ref}: {exc}") from exc
         return msgs
