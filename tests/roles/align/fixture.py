@@ -8,7 +8,7 @@ from math2.llm import add_model
 from math2.llm.testing import Rule, Script
 from math2.store import Store
 from math2.store.models import Binding, Crosswalk, Mention, Node, Source
-from tests.seeding import add_pin, add_source, mention_of
+from tests.seeding import add_pin, add_source, mention_of, record_library_import
 
 JUDGE = "compare two mathematical statements"
 
@@ -48,7 +48,9 @@ def script(latency_s: float = 0.0) -> Script:
 
 def _source(s, name: str, system: str, kind: str = "library", authored: str = "human") -> Source:
     src = add_source(s, name, system=system, kind=kind, authored=authored)
-    add_pin(s, src, "v1")
+    pin = add_pin(s, src, "v1")
+    if kind == "library" and system == "lean4":  # as `math2 import` leaves it
+        record_library_import(s, src, pin)
     return src
 
 
