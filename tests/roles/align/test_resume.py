@@ -106,4 +106,8 @@ def test_kill_and_resume_repeats_no_finished_call(tmp_path):
             .having(func.count() > 1)
         ).all()
         assert dup == []
-        assert s.scalar(select(func.count()).select_from(fresh)) == 4 * N
+        # every item and stage has its attempt, and only the calls in flight at the kill (2
+        # slots) can be the cached ones: fresh attempts are 4 N less those (CI drew one)
+        keys = select(Attempt.item, Attempt.stage, Attempt.round, Attempt.sample).distinct()
+        assert s.scalar(select(func.count()).select_from(keys.subquery())) == 4 * N
+        assert 4 * N - 2 <= s.scalar(select(func.count()).select_from(fresh)) <= 4 * N
