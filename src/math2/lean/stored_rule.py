@@ -146,9 +146,7 @@ def stale_imports(s: Session, system: str = "lean4") -> list[StaleImport]:
             if kind == "library":  # a library whose rows no recorded import wrote: fail closed
                 out.append(StaleImport(name, None, None))
             continue
-        run, rec = max(
-            done, key=lambda x: (x[0].finished_at is not None, x[0].finished_at, x[0].id)
-        )
+        run, rec = max(done, key=_latest)
         if not rec.exact():
             rule = NO_FLAG if rec.route == SCOUT_ROUTE else rec.tables_rule
             out.append(StaleImport(name, keys[run.key], rule if rule != "?" else None))
