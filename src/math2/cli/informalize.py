@@ -16,6 +16,7 @@ from math2.cli._outcome import finish_run
 if TYPE_CHECKING:
     from math2.roles.informalize import Decl, InformalizeResult
     from math2.runs import RunSummary
+    from math2.store import Store
 
 
 @app.command("informalize")
@@ -33,6 +34,21 @@ def informalize_cmd(
             "first N declarations (only that closure is read)."
         ),
     ] = None,
+    names: Annotated[
+        Path | None,
+        typer.Option(
+            help="Only these declarations of the store's library: a file of Lean names, one a "
+            "line (`#` starts a comment), written in dependency order among themselves."
+        ),
+    ] = None,
+    from_devset: Annotated[
+        bool,
+        typer.Option(
+            "--from-devset",
+            help="Only the answers of the retrieval dev sets (benchmarks/devsets) that are "
+            "declarations of the store's library.",
+        ),
+    ] = False,
     lean_dir: Annotated[
         Path | None, typer.Option(help="A Lean source tree instead of the store's mentions.")
     ] = None,
@@ -64,17 +80,27 @@ def informalize_cmd(
     bad = [a for a in augment or [] if a not in AUGMENTATIONS]
     if bad:
         raise fail(f"unknown augmentation {', '.join(bad)}; choose from {', '.join(AUGMENTATIONS)}")
-    if lean_dir and tactics:
-        raise fail("give --lean-dir or --tactics, not both")
+    given = [o for o, v in (("--lean-dir", lean_dir), ("--tactics", tactics), ("--names", names),
+             ("--from-devset", from_devset)) if v]  # fmt: skip
+    if len(given) > 1:
+        raise fail(f"give one of {', '.join(given)}, not several")
     for p in (lean_dir, tactics):
         if p is not None and not p.is_dir():
             raise fail(f"{p}: no such folder")
+    store = _store(migrate=True)
+    chosen = None
+    if names is not None or from_devset:
+        try:
+            chosen = chosen_names(store, library, names)
+        except InputError as exc:
+            raise fail(escape(str(exc))) from exc
     options = InformalizeOptions(
         model=model,
         translator=translator,
         nli=nli,
         library=library,
         limit=limit,
+        names=chosen,
         lean_dir=str(lean_dir.resolve()) if lean_dir else None,
         tactics_dir=str(tactics.resolve()) if tactics else None,
         augment=augment or [],
@@ -87,7 +113,6 @@ def informalize_cmd(
     def tally(_rec: Decl, result: InformalizeResult) -> None:
         verdicts["accepted" if result.accepted else result.verdict] += 1
 
-    store = _store(migrate=True)
     ray = ray_options(executor, address, store, ray_set)
     try:
         with ProgressDisplay(err) as show:
@@ -107,6 +132,78 @@ def informalize_cmd(
     )
     out.print(escape(f"see `math2 runs show {summary.run_id}`; the texts wait for review"))
     finish_run(store, summary.run_id, "declarations")
+
+
+def read_names(path: Path) -> list[tuple[int, str]]:
+    """`--names FILE`: (line, name) of each Lean name, one a line; blank lines and `#` comments
+    are skipped; a line of two words or an unreadable file is an InputError naming the line."""
+    from math2.errors import InputError
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, None, f"cannot read the names: {exc}") from None
+    out = []
+    for i, line in enumerate(text.splitlines(), 1):
+        words = line.split("#", 1)[0].split()
+        if len(words) > 1:
+            raise InputError(path, i, f"one Lean name a line, not {len(words)} words")
+        if words:
+            out.append((i, words[0]))
+    if not out:
+        raise InputError(path, None, "no names in the file")
+    return out
+
+
+def chosen_names(store: Store, library: str, names: Path | None) -> list[str]:
+    """The declarations `--names FILE` (every one must be an informalizable declaration of the
+    library, else an InputError naming its line) or `--from-devset` (those of the library; how
+    many are not is said) choose, each once, in the order given."""
+    from math2.errors import InputError
+    from math2.roles.informalize.select import informalizable_names
+
+    lines = read_names(names) if names is not None else devset_answers()
+    with store.session() as s:
+        known = informalizable_names(s, library, [n for _, n in lines])
+    if names is not None:
+        unknown = [(i, n) for i, n in lines if n not in known]
+        if unknown:
+            i, n = unknown[0]
+            more = f" ({len(unknown) - 1} more names are not either)" if len(unknown) > 1 else ""
+            raise InputError(names, i, f"{n} is no declaration of {library!r} to informalize{more}")
+    chosen = list(dict.fromkeys(n for _, n in lines if n in known))
+    if names is None:
+        left = len({n for _, n in lines}) - len(chosen)
+        err.print(
+            escape(f"--from-devset: {len(chosen)} dev-set answers to informalize; {left} are no "
+                   f"declaration of {library!r} to informalize (fields, missing, inactive)"),
+            highlight=False,
+        )  # fmt: skip
+        if not chosen:
+            raise InputError(f"the store's {library!r}", None, "no dev-set answer is in it")
+    return chosen
+
+
+def devset_answers() -> list[tuple[int, str]]:
+    """Every answer of the retrieval dev sets (`math2.retrieval.devsets_dir()`, every `*.yaml`),
+    in the sets' order, with line 0 (the sets are read as YAML); a file that is no dev set is an
+    InputError naming it."""
+    import yaml
+
+    from math2.errors import InputError
+    from math2.retrieval.devsets import devsets_dir
+
+    out = []
+    for f in sorted(devsets_dir().glob("*.yaml")):
+        try:
+            items = yaml.safe_load(f.read_text(encoding="utf-8")) or []
+        except (OSError, yaml.YAMLError) as exc:
+            raise InputError(f, None, f"not a dev set: {exc}") from None
+        for i, it in enumerate(items if isinstance(items, list) else [None]):
+            if not isinstance(it, dict) or not isinstance(it.get("a"), list):
+                raise InputError(f, None, f"item {i + 1} has no answers `a`")
+            out += [(0, str(a)) for a in it["a"]]
+    return out
 
 
 def summary_line(

@@ -13,8 +13,6 @@ start of the summary, with its attribution. Herald's informal augmentations are 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import hashlib
 import json
 from collections.abc import Callable
@@ -22,12 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from math2.checks import Battery, CheckEnv, Pair, default_config, overall, record_outcomes
 from math2.config import Settings
 from math2.llm import load_template
+from math2.roles.informalize.board import DescriptionBoard, board_for
 from math2.roles.informalize.records import Decl, InformalizeResult
 from math2.runs import (
     ItemContext,
@@ -41,7 +39,7 @@ from math2.runs import (
 )
 from math2.services import RoleServices, ServiceSpec, execute_role, resolve_spec
 from math2.store import Run, Store
-from math2.store.work import AgentText, AgentTextKind, ItemStatus, RunItem, Verdict
+from math2.store.work import AgentText, AgentTextKind, Verdict
 
 if TYPE_CHECKING:
     from math2.runs.ray_exec import RayOptions
@@ -81,115 +79,12 @@ class InformalizeOptions(BaseModel):
     lean_dir: str | None = None  # a Lean source tree instead of the store's mentions
     tactics_dir: str | None = None  # lean_scout tactics data: Herald's tactic augmentation
     limit: int | None = None
+    names: list[str] | None = None  # only these declarations of the store's library (`--names`)
     augment: list[str] = Field(default_factory=list)
     language: str = "French"
     temperature: float = 0.2
     max_tokens: int = 1024
     check_max_tokens: int | None = None  # longest reply of the back-translation and NLI calls
-
-
-class DescriptionBoard:
-    """The informal text of the declarations of one run, as they are written (or known before):
-    one board per drive of the run (segment) and process, `board_for(ctx)`.
-
-    Made, it reads the run's finished items once (done: the text when accepted; failed for good:
-    none). A declaration finished in this process resolves at once; one finished elsewhere (by
-    another Ray worker) is read from the store while an item waits for it, at growing intervals.
-    """
-
-    POLL_S = 0.1
-    POLL_MAX_S = 2.0
-    MAX_ATTEMPTS = 3  # the engine's: a failed item started this often is not tried again
-
-    def __init__(self, run_id: int):
-        self.run_id = run_id
-        self._text: dict[str, str | None] = {}
-        self._events: dict[str, asyncio.Event] = {}
-        self._seeded: asyncio.Future[None] | None = None
-
-    def _event(self, name: str) -> asyncio.Event:
-        return self._events.setdefault(name, asyncio.Event())
-
-    def resolve(self, name: str, text: str | None) -> None:
-        self._text[name] = text
-        self._event(name).set()
-
-    async def _seed(self, ctx: ItemContext[RoleServices]) -> None:
-        if self._seeded is None:
-            self._seeded = asyncio.get_running_loop().create_future()
-            rows = await ctx.astore.read(_finished_items(self.run_id, self.MAX_ATTEMPTS))
-            for name, text in rows.items():
-                self.resolve(name, text)
-            self._seeded.set_result(None)
-        await self._seeded
-
-    async def get(self, name: str, ctx: ItemContext[RoleServices]) -> str | None:
-        """The text of `name`, an item of the run (waiting until it is written)."""
-        await self._seed(ctx)
-        event = self._event(name)
-        poll = self.POLL_S
-        while not event.is_set():
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(event.wait(), poll)
-            if not event.is_set():
-                finished = await ctx.astore.read(_finished_item(self.run_id, name))
-                if finished is not None:
-                    self.resolve(name, finished[1])
-            poll = min(2 * poll, self.POLL_MAX_S)
-        return self._text.get(name)
-
-
-_BOARDS: dict[tuple[int, int | None], DescriptionBoard] = {}
-
-
-def board_for(ctx: ItemContext[RoleServices]) -> DescriptionBoard:
-    """The board of the run's current drive in this process (a resume starts a fresh one)."""
-    key = (ctx.run_id, ctx.segment_id)
-    if key not in _BOARDS:
-        while len(_BOARDS) >= 8:
-            _BOARDS.pop(next(iter(_BOARDS)))
-        _BOARDS[key] = DescriptionBoard(ctx.run_id)
-    return _BOARDS[key]
-
-
-def _accepted_text(status: str, result: dict[str, Any] | None) -> str | None:
-    r = result or {}
-    return r.get("informal") if status == ItemStatus.DONE and r.get("accepted") else None
-
-
-def _finished_items(run_id: int, max_attempts: int) -> Callable[[Session], dict[str, str | None]]:
-    """A read of the run's finished items: each one's accepted text, or None."""
-
-    def read(s: Session) -> dict[str, str | None]:
-        rows = s.execute(
-            select(RunItem.item, RunItem.status, RunItem.attempt_count, RunItem.result).where(
-                RunItem.run_id == run_id,
-                RunItem.status.in_((ItemStatus.DONE, ItemStatus.FAILED)),
-            )
-        )
-        return {
-            item: _accepted_text(status, result)
-            for item, status, count, result in rows
-            if status == ItemStatus.DONE or count >= max_attempts
-        }
-
-    return read
-
-
-def _finished_item(run_id: int, name: str) -> Callable[[Session], tuple[bool, str | None] | None]:
-    """A read of one item of the run: (True, its accepted text or None) once it is finished."""
-
-    def read(s: Session) -> tuple[bool, str | None] | None:
-        row = s.execute(
-            select(RunItem.status, RunItem.result).where(
-                RunItem.run_id == run_id, RunItem.item == name
-            )
-        ).first()
-        if row is None or row[0] not in (ItemStatus.DONE, ItemStatus.FAILED):
-            return None
-        return True, _accepted_text(row[0], row[1])
-
-    return read
 
 
 def _battery(translator: str, nli: str | None, max_tokens: int | None) -> Battery:
@@ -390,6 +285,23 @@ def load_decls(store: Store, options: InformalizeOptions) -> list[Decl]:
         )
     elif options.lean_dir:
         decls = decls_from_lean_dir(Path(options.lean_dir), options.library)
+    elif options.names is not None:  # only the named declarations, each with its module read
+        from math2.roles.informalize.select import informalizable_names, named_from_store
+
+        with store.session() as s:
+            unknown = sorted(
+                set(options.names) - informalizable_names(s, options.library, options.names)
+            )
+            if unknown:
+                shown = ", ".join(unknown[:5]) + (
+                    f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+                )
+                raise InputError(
+                    f"the store's {options.library!r}",
+                    None,
+                    f"{len(unknown)} names are no informalizable declaration of it: {shown}",
+                )
+            decls = named_from_store(s, options.library, options.names)
     elif options.limit:  # only the dependency closure of the selection is read and ordered
         from math2.roles.informalize.select import closure_from_store
 

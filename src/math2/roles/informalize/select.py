@@ -1,4 +1,5 @@
-"""`--limit N` from the store without loading the library: the dependency closure of a selection.
+"""`--limit N` from the store without loading the library: the dependency closure of a selection;
+`--names`: the named declarations only.
 
 The first N declarations of the library (in the store's module order) are the seed; the modules
 holding them are read, each declaration's deps resolved against the library's names (one column
@@ -119,3 +120,55 @@ def closure_from_store(s: Session, library: str, limit: int) -> list[Decl]:
         todo_modules -= read
     closure = sorted((loaded[n] for n in needed), key=lambda d: (d.module, d.mention_id or 0))
     return dependency_order(closure)[:limit]
+
+
+def informalizable_names(s: Session, library: str, names: Iterable[str]) -> set[str]:
+    """Those of `names` that are informalizable declarations of the library."""
+    from math2.store.models import Mention, Source
+
+    found: set[str] = set()
+    for chunk in _chunks(set(names)):
+        found |= set(
+            s.scalars(
+                select(Mention.name)
+                .join(Source, Source.id == Mention.source_id)
+                .where(*_informalizable(library), Mention.name.in_(chunk))
+            )
+        )
+    return found
+
+
+def named_from_store(s: Session, library: str, names: Iterable[str]) -> list[Decl]:
+    """The named declarations of the library (`informalize --names`), each read with its whole
+    module (its context and deps are those of a run over the whole library), in dependency
+    order among themselves; a name that is no informalizable declaration of it is left out
+    (`informalizable_names` says which)."""
+    from math2.store.models import Mention, Source
+
+    wanted = set(names)
+    modules: set[str] = set()
+    for chunk in _chunks(wanted):
+        modules |= {
+            m or ""
+            for m in s.scalars(
+                select(Mention.module)
+                .join(Source, Source.id == Mention.source_id)
+                .where(*_informalizable(library), Mention.name.in_(chunk))
+            )
+        }
+    library_names = set(
+        s.scalars(
+            select(Mention.name)
+            .join(Source, Source.id == Mention.source_id)
+            .where(*_informalizable(library))
+        )
+    )
+    loaded = _modules(s, library, modules)
+    resolve_deps(loaded, library_names)
+    seen: set[str] = set()
+    chosen = []
+    for d in loaded:
+        if d.id in wanted and d.id not in seen:
+            seen.add(d.id)
+            chosen.append(d)
+    return dependency_order(chosen)
