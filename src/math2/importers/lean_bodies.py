@@ -11,7 +11,8 @@ shapes — never node text:
   declaration's end, a top-level `where`, `termination_by` or `decreasing_by`; nothing when
   the value is a tactic block (`:= by …`);
 - an `inductive`'s constructors, one clause each (`succ (n : ℕ) : ℕ`);
-- a `structure`'s or `class`'s fields are declarations of their own (`lean_source._fields`);
+- a `structure`'s or `class`'s fields are declarations of their own
+  (`lean_fields.structure_fields`);
   the scan gives their owner one clause per field (`name : type`) with `field_clauses`.
 
 A clause is cut at `MAX_CLAUSE` characters and a declaration keeps at most `MAX_CLAUSES`.

@@ -12,32 +12,41 @@ or `where`.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from math2.errors import InputError
 from math2.importers.lean_bodies import (
     constructor_clauses,
     field_clause,
-    stops,
     value_clauses,
 )
+from math2.importers.lean_decl import WS, Declaration, SourceFile, statement_end
+from math2.importers.lean_fields import structure_fields
 from math2.importers.lean_names import instance_base_name, lean_name
 from math2.importers.lean_notation import START as NOTATION_START
-from math2.importers.lean_notation import Notation, read_notation
+from math2.importers.lean_notation import read_notation
 from math2.importers.to_additive import (
     ToAdditive,
     attribute_additive,
     parse_attribute,
     split_attributes,
 )
-from math2.lean.brackets import matching
-from math2.lean.lexer import LexError, tokenize
+from math2.lean.lexer import LexError
 from math2.lean.syntax import mask
 from math2.util.yamlfile import decode_utf8
+
+__all__ = [
+    "KEYWORDS",
+    "READER",
+    "Declaration",
+    "SourceFile",
+    "blank",
+    "lean_files",
+    "module_name",
+    "scan_file",
+]
 
 # The version of what the scanner records: an import of a checkout read by another version is
 # done again (math2.importers.common.read_by). 2: what a definition says (`body`); 3: a private
@@ -70,60 +79,10 @@ _DEPRECATED = re.compile(
     r"deprecated\s*(?P<succ>[^\s(\]\"]+)?\s*(?:\(\s*since\s*:=\s*(?P<since>[^)]*)\))?"
 )
 _STACKS = re.compile(r"stacks\s+([0-9A-Z]{4})")
-_STMT_STOP = re.compile(r"[()\[\]{}⟨⟩⦃⦄]|:=|\bwhere\b|\n[ \t]*\||\n(?=\S)")
-_WS = re.compile(r"\s+")
 _MAIN_SECTION = re.compile(
     r"^#+\s*Main (results|statements|theorems|definitions)\b.*$", re.I | re.M
 )
 _BACKTICK = re.compile(r"`([^`\s]+)`")
-
-
-@dataclass(slots=True)
-class Declaration:
-    """One declaration found in a source file."""
-
-    name: str | None  # full name (generated for anonymous instances); None for `example`
-    kind: str
-    module: str
-    line: int
-    statement: str
-    docstring: str | None
-    attributes: list[str]
-    modifiers: list[str]
-    deprecated_since: str | None = None
-    successor: str | None = None  # from `@[deprecated new]` or `alias old := new`
-    stacks: list[str] = field(default_factory=list)
-    generated: bool = False  # a name the scanner derived the way Lean does (anonymous instance)
-    additive: ToAdditive | None = None  # what its `@[to_additive]` attribute says
-    twin_of: str | None = None  # for a generated additive twin: the declaration it comes from
-    alias_direction: str | None = None  # `alias ⟨a, b⟩ := foo_iff`: `mp` for a, `mpr` for b
-    # What a definition says (`lean_bodies`): a def's value, a structure's fields, an
-    # inductive's constructors; read by the search index only, never node text.
-    body: list[str] = field(default_factory=list)
-
-    @property
-    def private(self) -> bool:
-        """Written `private`: invisible outside its file (Lean mangles its name)."""
-        return "private" in self.modifiers
-
-    @property
-    def statement_hash(self) -> str:
-        """sha256 of the statement text with whitespace collapsed (a source-level type hash)."""
-        return hashlib.sha256(_WS.sub(" ", self.statement).strip().encode()).hexdigest()[:32]
-
-
-@dataclass
-class SourceFile:
-    """What one file declares, and the main results its module docs name."""
-
-    module: str
-    path: str
-    declarations: list[Declaration]
-    main_results: list[str]
-    # `attribute [to_additive …] A B`: (candidate full names of each target, what it says)
-    additive_attributes: list[tuple[list[str], ToAdditive]] = field(default_factory=list)
-    notations: list[Notation] = field(default_factory=list)  # what its notation commands say
-    opens: list[str] = field(default_factory=list)  # namespaces its `open` commands name
 
 
 def blank(text: str, path: str | Path) -> tuple[str, list[tuple[int, int, str]]]:
@@ -159,101 +118,11 @@ _ALIAS_PAIR = re.compile(r"\s*⟨([^⟩]*)⟩\s*:=\s*(\S+)")
 _ALIAS_TARGET = re.compile(r"\s*:=\s*(\S+)")
 
 
-def _statement_end(code: str, start: int) -> int:
-    """Offset of the top-level `:=`, `|`, `where`, or a line that starts a new command."""
-    return next((m.start() for m, depth in stops(_STMT_STOP, code, start) if not depth), len(code))
-
-
 def _doc_before(code: str, at: int, doc_ends: dict[int, str], positions: list[int]) -> str | None:
     """The doc comment that ends right before `at` (only blanks between), without its marks."""
     p = bisect.bisect_right(positions, at)
     if p and not code[positions[p - 1] : at].strip():
         return doc_ends[positions[p - 1]][3:-2].strip()
-    return None
-
-
-_FIELD = re.compile(
-    r"(?P<mods>(?:@\[[^\]\n]*\]\s*)?(?:(?:private|protected)\s+)*)"
-    r"(?P<names>(?:«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ]*)(?:\s+(?:«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ]*))*)"
-    r"\s*(?=[:({\[⦃]|:=)"
-)
-_BINDER_FIELD = re.compile(r"[(\[{⦃]\s*([^()\[\]{}:]+?)\s*:")
-_CONSTRUCTOR = re.compile(r"(?:[^\W\d][\w'!?]*\s*)?::(?=\s|$)\s*")
-
-
-def _fields(code: str, text: str, start: int, owner: Declaration) -> list[Declaration]:
-    """The fields of a structure or class whose `where` ends at `start`: each is its own
-    declaration (`Point.x`), with the text after its name as the statement; a private
-    structure's fields are private (Lean's projections of it are). A body ends at
-    the first line that starts at column 0; field lines are those at the body's indentation."""
-    end = len(code)
-    body_end = re.compile(r"\n(?=\S)").search(code, start)
-    if body_end:
-        end = body_end.start()
-    lines, pos, indent = [], start, None
-    for raw in code[start:end].split("\n"):
-        stripped = raw.lstrip()
-        here = len(raw) - len(stripped)
-        if ctor := _CONSTRUCTOR.match(stripped):  # `mk ::` / `ofRepr ::` names the constructor;
-            stripped = stripped[ctor.end() :]  # its fields follow, often indented under it
-            here += ctor.end()
-            if stripped:
-                lines.append((pos + here, stripped))
-        elif stripped and indent is None:
-            indent = here
-        if stripped and here == indent:
-            lines.append((pos + here, stripped))
-        pos += len(raw) + 1
-    out: list[Declaration] = []
-    doc_line = code.count("\n", 0, start) + 1
-    for k, (at, stripped) in enumerate(lines):
-        if stripped.startswith("deriving"):
-            continue
-        fm = _FIELD.match(stripped)
-        if fm:
-            names = fm.group("names").split()
-            rest_at = at + fm.end()
-        elif bm := _BINDER_FIELD.match(stripped):  # `(x y : T)`, `[inst : T]`, `{x : T}`
-            names = bm.group(1).split()
-            rest_at = at + bm.end() - 1  # from its colon, as `name : T` reads
-        else:
-            continue
-        nxt = lines[k + 1][0] if k + 1 < len(lines) else end
-        stop = min(_statement_end(code, rest_at), nxt)
-        if not fm:  # the binder's own closing bracket ends it
-            toks = tokenize(code[at:stop])
-            close = matching(toks, 0) if toks else None
-            stop = at + toks[close].offset if close is not None else stop
-        stop = rest_at + len(code[rest_at:stop].rstrip())  # not the next field's doc comment
-        statement = _WS.sub(" ", text[rest_at:stop]).strip()
-        modifiers = [w for w in (fm.group("mods") if fm else "").split() if w[0] != "@"]
-        if owner.private and "private" not in modifiers:
-            # Lean names a field `structDeclName ++ name`: under a private structure's mangled
-            # name, so private too (and `private`/`protected` on it is an error there)
-            modifiers.insert(0, "private")
-        for local in names:
-            out.append(
-                Declaration(
-                    name=f"{owner.name}.{lean_name(local)}",
-                    kind="field",
-                    module=owner.module,
-                    line=doc_line + code.count("\n", start, at),
-                    statement=statement,
-                    docstring=_field_doc(text, at),
-                    attributes=[],
-                    modifiers=modifiers,
-                )
-            )
-    return out
-
-
-def _field_doc(text: str, at: int) -> str | None:
-    """The doc comment right above a field, if any."""
-    before = text[:at].rstrip()
-    if before.endswith("-/"):
-        open_at = before.rfind("/--")
-        if open_at >= 0 and "-/" not in before[open_at:-2]:
-            return before[open_at + 3 : -2].strip()
     return None
 
 
@@ -300,7 +169,7 @@ def scan_file(root: Path, path: Path) -> SourceFile:
             if cmd in ("namespace", "end"):
                 ns_at.append((m.start(), ".".join(parts)))
             continue
-        kw = _WS.sub(" ", m.group("kw"))
+        kw = WS.sub(" ", m.group("kw"))
         start = m.end()
         line += code.count("\n", counted, m.start())
         counted = m.start()
@@ -308,7 +177,7 @@ def scan_file(root: Path, path: Path) -> SourceFile:
         # count), their text taken from the original: strings (`since := "…"`) matter.
         attrs = (
             [
-                _WS.sub(" ", text[am.start(1) : am.end(1)]).strip()
+                WS.sub(" ", text[am.start(1) : am.end(1)]).strip()
                 for am in _ATTR.finditer(code, m.start("attrs"), m.end("attrs"))
             ]
             if m.group("attrs")
@@ -333,12 +202,12 @@ def scan_file(root: Path, path: Path) -> SourceFile:
                 start = nm.end()
                 if um := _UNIVERSES.match(code, start):
                     start = um.end()
-        end = _statement_end(code, start)
+        end = statement_end(code, start)
         # a doc comment (blank in `code`) ends a statement that has no `:=` or `where`
         nd = bisect.bisect_left(doc_starts, start)
         if nd < len(doc_starts) and doc_starts[nd] < end:
             end = doc_starts[nd]
-        statement = _WS.sub(" ", text[start:end]).strip() if kw != "alias" else ""
+        statement = WS.sub(" ", text[start:end]).strip() if kw != "alias" else ""
         indent = len(m.group(0)) - len(m.group(0).lstrip())
         d = Declaration(
             name=name,
@@ -393,7 +262,7 @@ def scan_file(root: Path, path: Path) -> SourceFile:
         elif kw in ("inductive", "class inductive", "coinductive"):
             d.body = constructor_clauses(code, end, doc_starts)
         if kw in ("structure", "class") and name and code.startswith("where", end):
-            fields = _fields(code, text, end + 5, d)
+            fields = structure_fields(code, text, end + 5, d)
             d.body = [field_clause((f.name or "").rsplit(".", 1)[-1], f.statement) for f in fields]
             decls += fields
     offsets = [at for at, _ in ns_at]

@@ -1,0 +1,95 @@
+"""A `structure`'s or `class`'s fields as declarations of their own (`Point.x`), read by the
+Lean source scanner (`lean_source.py`) from the body after `where`."""
+
+from __future__ import annotations
+
+import re
+
+from math2.importers.lean_decl import WS, Declaration, statement_end
+from math2.importers.lean_names import lean_name
+from math2.lean.brackets import matching
+from math2.lean.lexer import tokenize
+
+_FIELD = re.compile(
+    r"(?P<mods>(?:@\[[^\]\n]*\]\s*)?(?:(?:private|protected)\s+)*)"
+    r"(?P<names>(?:«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ]*)(?:\s+(?:«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ]*))*)"
+    r"\s*(?=[:({\[⦃]|:=)"
+)
+_BINDER_FIELD = re.compile(r"[(\[{⦃]\s*([^()\[\]{}:]+?)\s*:")
+_CONSTRUCTOR = re.compile(r"(?:[^\W\d][\w'!?]*\s*)?::(?=\s|$)\s*")
+
+
+def structure_fields(code: str, text: str, start: int, owner: Declaration) -> list[Declaration]:
+    """The fields of a structure or class whose `where` ends at `start`: each is its own
+    declaration (`Point.x`), with the text after its name as the statement; a private
+    structure's fields are private (Lean's projections of it are). A body ends at
+    the first line that starts at column 0; field lines are those at the body's indentation."""
+    end = len(code)
+    body_end = re.compile(r"\n(?=\S)").search(code, start)
+    if body_end:
+        end = body_end.start()
+    lines, pos, indent = [], start, None
+    for raw in code[start:end].split("\n"):
+        stripped = raw.lstrip()
+        here = len(raw) - len(stripped)
+        if ctor := _CONSTRUCTOR.match(stripped):  # `mk ::` / `ofRepr ::` names the constructor;
+            stripped = stripped[ctor.end() :]  # its fields follow, often indented under it
+            here += ctor.end()
+            if stripped:
+                lines.append((pos + here, stripped))
+        elif stripped and indent is None:
+            indent = here
+        if stripped and here == indent:
+            lines.append((pos + here, stripped))
+        pos += len(raw) + 1
+    out: list[Declaration] = []
+    doc_line = code.count("\n", 0, start) + 1
+    for k, (at, stripped) in enumerate(lines):
+        if stripped.startswith("deriving"):
+            continue
+        fm = _FIELD.match(stripped)
+        if fm:
+            names = fm.group("names").split()
+            rest_at = at + fm.end()
+        elif bm := _BINDER_FIELD.match(stripped):  # `(x y : T)`, `[inst : T]`, `{x : T}`
+            names = bm.group(1).split()
+            rest_at = at + bm.end() - 1  # from its colon, as `name : T` reads
+        else:
+            continue
+        nxt = lines[k + 1][0] if k + 1 < len(lines) else end
+        stop = min(statement_end(code, rest_at), nxt)
+        if not fm:  # the binder's own closing bracket ends it
+            toks = tokenize(code[at:stop])
+            close = matching(toks, 0) if toks else None
+            stop = at + toks[close].offset if close is not None else stop
+        stop = rest_at + len(code[rest_at:stop].rstrip())  # not the next field's doc comment
+        statement = WS.sub(" ", text[rest_at:stop]).strip()
+        modifiers = [w for w in (fm.group("mods") if fm else "").split() if w[0] != "@"]
+        if owner.private and "private" not in modifiers:
+            # Lean names a field `structDeclName ++ name`: under a private structure's mangled
+            # name, so private too (and `private`/`protected` on it is an error there)
+            modifiers.insert(0, "private")
+        for local in names:
+            out.append(
+                Declaration(
+                    name=f"{owner.name}.{lean_name(local)}",
+                    kind="field",
+                    module=owner.module,
+                    line=doc_line + code.count("\n", start, at),
+                    statement=statement,
+                    docstring=field_doc(text, at),
+                    attributes=[],
+                    modifiers=modifiers,
+                )
+            )
+    return out
+
+
+def field_doc(text: str, at: int) -> str | None:
+    """The doc comment right above a field, if any."""
+    before = text[:at].rstrip()
+    if before.endswith("-/"):
+        open_at = before.rfind("/--")
+        if open_at >= 0 and "-/" not in before[open_at:-2]:
+            return before[open_at + 3 : -2].strip()
+    return None
