@@ -1,11 +1,12 @@
-"""Issue 45 §3: the CPU that the name-cover features (`name_cover`, `name_extra`,
-`features._name_words`) add to `features.candidate_features`, the step a ranked search runs
-once per query after its first stage.
+"""Issue 45 §3 and §6: the CPU that the name-word features (`features.NAME_COLUMNS`:
+`name_cover`, `name_extra` and the `parts_*` coverages, `features._name_columns`) add to
+`features.candidate_features`, the step a ranked search runs once per query after its first
+stage.
 
     python benchmarks/feature_cost.py --index STORE/.math2/index/mathlib [--every 3]
 
 Every `--every`-th dev-set query's first stage is computed once beforehand (`rankings`, the
-fusion), then `candidate_features` is timed in CPU per query with the two columns computed and
+fusion), then `candidate_features` is timed in CPU per query with the columns computed and
 with them replaced by zeros, alternating which runs first query by query (even queries with,
 odd without first), after one untimed pass that warms the pages. Twice: with
 `nameparts.document_parts`' cache warm (a long-lived process: `index serve`, a run's
@@ -30,13 +31,13 @@ from math2.retrieval.index import W_DENSE, SearchIndex
 from math2.retrieval.nameparts import document_parts
 from math2.retrieval.stage import Rankings, fuse
 
-NameWords = Callable[..., tuple[np.ndarray, np.ndarray]]
+NameColumns = Callable[..., dict[str, np.ndarray]]
 
 
 def _off(
-    ix: SearchIndex, query: str, mapped: list[str], names: list[str], cands: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    return np.zeros(len(cands)), np.zeros(len(cands))
+    ix: SearchIndex, query: str, weights: dict[str, float], names: list[str], cands: np.ndarray
+) -> dict[str, np.ndarray]:
+    return {f: np.zeros(len(cands)) for f in features.NAME_COLUMNS}
 
 
 def _stats(xs: list[float]) -> str:
@@ -48,21 +49,21 @@ def _stats(xs: list[float]) -> str:
 def measure(
     ix: SearchIndex, firsts: list[tuple[str, Rankings, dict[int, float]]], cold: bool
 ) -> dict[str, list[float]]:
-    """CPU ms of `candidate_features` per query, with and without the two columns."""
-    real: NameWords = features._name_words
+    """CPU ms of `candidate_features` per query, with and without the name-word columns."""
+    real: NameColumns = features._name_columns
     times: dict[str, list[float]] = {"with": [], "without": []}
     try:
         for i, (query, r, fused) in enumerate(firsts):
-            order: list[tuple[str, NameWords]] = [("with", real), ("without", _off)]
+            order: list[tuple[str, NameColumns]] = [("with", real), ("without", _off)]
             for label, fn in order if i % 2 == 0 else order[::-1]:
-                features._name_words = fn  # type: ignore[assignment]
+                features._name_columns = fn  # type: ignore[assignment]
                 if cold:
                     document_parts.cache_clear()
                 c0 = time.process_time()
                 features.candidate_features(ix, query, r, fused)
                 times[label].append(1000 * (time.process_time() - c0))
     finally:
-        features._name_words = real  # type: ignore[assignment]
+        features._name_columns = real  # type: ignore[assignment]
     return times
 
 
@@ -88,7 +89,7 @@ def main() -> None:
     for cold in (False, True):
         cache = "cleared before each call" if cold else "warm"
         for label, xs in measure(ix, firsts, cold).items():
-            print(f"document_parts cache {cache}, {label} name_cover/name_extra: {_stats(xs)}")
+            print(f"document_parts cache {cache}, {label} name-word columns: {_stats(xs)}")
     print(f"load average {os.getloadavg()}")
 
 

@@ -3,7 +3,7 @@ Searcher without a store (the index's names not preloaded: what `math2 search` d
 several k, wall and CPU time per call, warm (after a first query opened the index's parts).
 
     python benchmarks/search_inprocess.py --store /path/to/store-folder [--k 10 100] \
-        [--queries 200] [--before SRC] [--code LABEL=SRC[@STORE] ...] [--rounds 3]
+        [--queries 200] [--before SRC] [--code LABEL=SRC[@STORE] ...] [--rounds 3] [--only-codes]
 
 The queries are every dev set's (`benchmarks/devsets/*.yaml`), a fixed sample. With `--before
 SRC` (the `src/` folder of another checkout: `git archive BASE src | tar -x -C /tmp/base`),
@@ -54,6 +54,11 @@ def main() -> None:
         help="another code to measure (its src/ folder, and its store if not --store)",
     )
     ap.add_argument("--rounds", type=int, default=1, help="repeat, alternating which runs first")
+    ap.add_argument(
+        "--only-codes",
+        action="store_true",
+        help="measure only --before and --code, not this checkout",
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     root = args.store / ".math2" / "index"
@@ -66,7 +71,7 @@ def main() -> None:
     print("| code | k | wall p50 ms | wall p95 ms | CPU p50 ms | CPU p95 ms | CPU mean ms |")
     print("|---|---|---|---|---|---|---|")
     seen: list[int] = []
-    codes = {"this checkout": (SRC, args.store)}
+    codes = {} if args.only_codes else {"this checkout": (SRC, args.store)}
     if args.before:
         codes[f"before ({args.before})"] = (args.before, args.store)
     for spec in args.code:

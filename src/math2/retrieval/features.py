@@ -33,6 +33,7 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from math2.retrieval.latex import has_latex
+from math2.retrieval.lexical import weighted_sum
 from math2.retrieval.nameparts import document_parts, query_groups, query_weights
 from math2.retrieval.stage import LEXICAL_TERMS as TERMS
 from math2.retrieval.stage import Rankings
@@ -118,25 +119,61 @@ def _family(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return heads, member_of
 
 
-def _name_words(
-    ix: SearchIndex, query: str, mapped: list[str], names: list[str], cands: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per candidate: the share of the query's own tokens and mapped name words that its name
-    has, and the share of its name's words that the query neither says nor maps to
-    (`Circle.instCompactSpace` says all of "CompactSpace Circle", the class `CompactSpace`
-    half; `Real.instCompleteSpace` all of "the real numbers are complete")."""
+NAME_COLUMNS = ("name_cover", "name_extra", "parts_coverage", "parts_precision",
+                "parts_reliable", "parts_last", "parts_groups")  # fmt: skip
+
+
+def _name_columns(
+    ix: SearchIndex, query: str, weights: dict[str, float], names: list[str], cands: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The candidates' name words against the query's (`NAME_COLUMNS`), in one pass: each
+    token is looked up among the candidates' name parts once, and each name's words read once.
+
+    - `name_cover`, `name_extra`: the share of the query's own tokens and mapped name words
+      that its name has, and the share of its name's words that the query neither says nor
+      maps to (`Circle.instCompactSpace` says all of "CompactSpace Circle", the class
+      `CompactSpace` half; `Real.instCompleteSpace` all of "the real numbers are complete");
+    - `parts_*`: the mapped words' coverage, its precision, the coverage by reliability, the
+      share of the last component's words asked for, the share of the query's groups said.
+
+    A name's words are read only where it has a wanted word (or, for the `parts_*`, a bar,
+    which `tokens` reads by its context): elsewhere its words are all extra (1.0 whatever their
+    count) and both parts shares are 0 (tokenising every candidate's name cost a third of a
+    query's CPU, docs/benchmarks.md `perf45`)."""
+    n = len(cands)
+    cols = {f: np.zeros(n) for f in NAME_COLUMNS}
     parts = ix.levers.parts
+    mapped = list(weights)
     wanted = list(dict.fromkeys([*ix._query_tokens(query), *mapped]))
-    if parts is None or not wanted or not len(cands):
-        return np.zeros(len(cands)), np.zeros(len(cands))
-    hits = parts.matched(wanted, cands)
-    # a name with no wanted word has all its words extra (1.0 whatever their count): its
-    # words are read only where one is wanted (tokenising every candidate's name cost a
-    # third of a query's CPU, docs/benchmarks.md `perf45`)
-    own = np.ones(len(cands))
-    for j in np.flatnonzero(hits > 0).tolist():
-        own[j] = max(1, len(document_parts(names[j])))
-    return hits / len(wanted), np.maximum(0.0, own - hits) / own
+    if parts is None or not wanted or not n:
+        return cols
+    groups = query_groups(query, ix.levers.vocabulary_weights, ix.families) if mapped else []
+    found = {t: parts.contains(t, cands) for t in wanted}  # groups' words are mapped words
+    hits = weighted_sum(found, dict.fromkeys(wanted, 1.0), n)
+    said = weighted_sum(found, dict.fromkeys(mapped, 1.0), n)
+    own, precision, last = np.ones(n), cols["parts_precision"], cols["parts_last"]
+    asked = set(mapped)
+    for j, (h, m, name) in enumerate(zip(hits.tolist(), said.tolist(), names, strict=True)):
+        bar = bool(mapped) and ("|" in name or "∣" in name)
+        if h <= 0 and not bar:
+            continue
+        words = document_parts(name)
+        if h > 0:
+            own[j] = max(1, len(words))
+        if m > 0 or bar:
+            precision[j] = m / max(1, len(words))
+            ws = document_parts(name.rsplit(".", 1)[-1])
+            last[j] = sum(w in asked for w in ws) / max(1, len(ws))
+    cols["name_cover"] = hits / len(wanted)
+    cols["name_extra"] = np.maximum(0.0, own - hits) / own
+    if mapped:
+        cols["parts_coverage"] = said / len(mapped)
+        cols["parts_reliable"] = weighted_sum(found, weights, n) / sum(weights.values())
+        told = np.zeros(n)
+        for g in groups:
+            told += weighted_sum(found, dict.fromkeys(g, 1.0), n) > 0
+        cols["parts_groups"] = told / max(1, len(groups))
+    return cols
 
 
 def candidate_features(
@@ -166,35 +203,8 @@ def candidate_features(
     cols["parts_rank"] = _shared(r, "nameparts", cands)
     weights = query_weights(query, ix.levers.vocabulary_weights, ix.families)
     mapped = list(weights)
-    parts = ix.levers.parts
     names = ix.names_at(cands)
-    cols["name_cover"], cols["name_extra"] = _name_words(ix, query, mapped, names, cands)
-    if mapped and parts is not None:
-        hits = parts.matched(mapped, cands)
-        cols["parts_coverage"] = hits / len(mapped)
-        wanted = set(mapped)
-        # a name's words (and its last component's, which are among them) are read only
-        # where the name has an asked-for word, or a bar, which `tokens` reads by its context:
-        # elsewhere both shares are 0 (tokenising every candidate's name cost a third of a
-        # query's CPU, docs/benchmarks.md `perf45`)
-        precision, last = np.zeros(n), np.zeros(n)
-        for j, n_ in enumerate(names):
-            if hits[j] > 0 or "|" in n_ or "∣" in n_:
-                precision[j] = hits[j] / max(1, len(document_parts(n_)))
-                ws = document_parts(n_.rsplit(".", 1)[-1])
-                last[j] = sum(w in wanted for w in ws) / max(1, len(ws))
-        cols["parts_precision"] = precision
-        cols["parts_reliable"] = parts.matched(weights, cands) / sum(weights.values())
-        cols["parts_last"] = last
-        groups = query_groups(query, ix.levers.vocabulary_weights, ix.families)
-        said = np.zeros(n)
-        for g in groups:
-            said += parts.matched(g, cands) > 0
-        cols["parts_groups"] = said / max(1, len(groups))
-    else:
-        for f in ("parts_coverage", "parts_precision", "parts_reliable", "parts_last",
-                  "parts_groups"):  # fmt: skip
-            cols[f] = np.zeros(n)
+    cols.update(_name_columns(ix, query, weights, names, cands))
     cols["gloss_score"] = _at(r.glosses_score, cands)
     cols["gloss_rank"] = _shared(r, "glosses", cands)
     cols["dense_rank"] = _ranks(r.dense, cands)

@@ -69,6 +69,7 @@ from math2.retrieval.weights import (
     W_VOCABULARY,
     W_VOCABULARY_MEASURED,
 )
+from math2.util.construct import construct
 
 if TYPE_CHECKING:
     from math2.retrieval.build import build_index, doc_text, name_words, pagerank
@@ -225,6 +226,10 @@ class SearchIndex(LexicalScoring):
         """The start of a document's statement (stored beside the index, mapped once)."""
         return self._snippets[position]
 
+    def snippets(self, positions: list[int]) -> list[str]:
+        """`[snippet(p) for p in positions]`, the offsets read at once."""
+        return self._snippets.many(np.asarray(positions, dtype=np.int64))
+
     def name(self, position: int) -> str:
         """One document's name, without loading them all (the names file is mapped once)."""
         if "names" in self.__dict__ or self._name_lines is None:
@@ -343,23 +348,15 @@ class SearchIndex(LexicalScoring):
             lex = r.lexical.tolist() if r.lexical is not None else []
             rb_pos = {p: i for i, p in enumerate(lex)}
             rd_pos = {p: i for i, p in enumerate(r.dense.tolist())} if r.dense is not None else {}
-            # built without validation: every value is already of its field's type, and
-            # validating a hundred hits costs a query as much as a tenth of its scoring
-            results.append(
-                [
-                    Hit.model_construct(
-                        mention_id=mention_id,
-                        name=name,
-                        score=s,
-                        position=p,
-                        bm25_rank=rb_pos.get(p),
-                        dense_rank=rd_pos.get(p),
-                        prior=prior,
-                        renamed_from=renamed.get(p),
-                    )
-                    for (p, s), mention_id, name, prior in zip(top, ids, names, priors, strict=True)
-                ]
-            )
+            # built without validation (`construct`): every value is already of its field's
+            # type, and validating a hundred hits costs a query as much as a tenth of its scoring
+            # fmt: off
+            results.append([construct(Hit, {
+                "mention_id": mention_id, "name": name, "score": s, "position": p,
+                "bm25_rank": rb_pos.get(p), "dense_rank": rd_pos.get(p), "prior": prior,
+                "renamed_from": renamed.get(p),
+            }) for (p, s), mention_id, name, prior in zip(top, ids, names, priors, strict=True)])
+            # fmt: on
         return results
 
     def _follow_renames(self, scores: dict[int, float]) -> dict[int, str]:

@@ -186,16 +186,21 @@ class Lexical:
         thousand documents for `mul`, on every call."""
         positions = np.asarray(positions)
         weights = tokens if isinstance(tokens, dict) else dict.fromkeys(tokens, 1.0)
-        out = np.zeros(len(positions), dtype=np.float64)
-        for token, weight in weights.items():
-            i = self.token_id(token)
-            if i is not None:
-                docs = self.indices[int(self.indptr[i]) : int(self.indptr[i + 1])]
-                if len(docs) == 0:
-                    continue
-                at = np.minimum(np.searchsorted(docs, positions), len(docs) - 1)
-                out += weight * (docs[at] == positions)
-        return out
+        return weighted_sum({t: self.contains(t, positions) for t in weights}, weights,
+                            len(positions))  # fmt: skip
+
+    def contains(self, token: str, positions: np.ndarray) -> np.ndarray | None:
+        """Whether each document position contains `token` (None where no document does):
+        what `matched` adds up, for a caller that sums several sets of the same tokens."""
+        i = self.token_id(token)
+        if i is None:
+            return None
+        docs = self.indices[int(self.indptr[i]) : int(self.indptr[i + 1])]
+        if len(docs) == 0:
+            return None
+        at = np.minimum(np.searchsorted(docs, positions), len(docs) - 1)
+        found: np.ndarray = docs[at] == positions
+        return found
 
     def top(self, tokens: list[str], k: int) -> np.ndarray:
         """Positions of the `k` best documents with a positive score, best first."""
@@ -233,6 +238,19 @@ class Lines:
         starts, ends = self._starts[positions].tolist(), self._starts[positions + 1].tolist()
         text = self._text
         return [text[a:b].decode().rstrip("\n") for a, b in zip(starts, ends, strict=True)]
+
+
+def weighted_sum(
+    contains: dict[str, np.ndarray | None], weights: dict[str, float], n: int
+) -> np.ndarray:
+    """Per document, the sum of the weights of the tokens it contains (`Lexical.contains` of
+    each token; None: none), added in the order of `weights` (`Lexical.matched`)."""
+    out = np.zeros(n, dtype=np.float64)
+    for token, weight in weights.items():
+        found = contains[token]
+        if found is not None:
+            out += weight * found
+    return out
 
 
 def total(terms: Iterable[np.ndarray]) -> np.ndarray:

@@ -35,6 +35,7 @@ from math2.retrieval.scope import (
 )
 from math2.retrieval.text import TEXT_VERSION
 from math2.retrieval.weights import USE_RANKER
+from math2.util.construct import construct
 
 if TYPE_CHECKING:
     from math2.store import Store
@@ -221,25 +222,30 @@ class Searcher:
         """Each hit with its statement; with a store, its declaration and node (one query)."""
         rows = self._declarations([f.hit.mention_id for f in found]) if self.store else {}
         shown: dict[tuple[str, int], Card] = {}  # each library's hits' cards, read at once
+        snippets: dict[tuple[str, int], str] = {}  # and the statements the store did not give
         for name, index in indexes.items():
-            at = [f.hit.position for f in found if f.library == name]
+            mine = [f for f in found if f.library == name]
+            at = [f.hit.position for f in mine]
             shown.update(zip([(name, p) for p in at], self._cards_of(index)[0].many(at),
                              strict=True))  # fmt: skip
+            at = [p for p, f in zip(at, mine, strict=True) if f.hit.mention_id not in rows]
+            snippets.update(zip([(name, p) for p in at], index.snippets(at), strict=True))
         hits = []
         for f in found:
             decl, node = rows.get(f.hit.mention_id, (None, None))
-            index = indexes[f.library]
-            statement = decl.statement if decl else index.snippet(f.hit.position)
-            notes = self._cards_of(index)[1]
+            notes = self._cards_of(indexes[f.library])[1]
             card = shown[f.library, f.hit.position]
+            statement = decl.statement if decl else snippets[f.library, f.hit.position]
             if decl:  # the store's own fields; deprecation as the index recorded it
                 doc = first_line(decl.docstring) or None
                 card = card.model_copy(update={"kind": decl.kind, "module": decl.module,
                                                "doc": doc})  # fmt: skip
             # unvalidated: the values come typed from the index and the store (see index.py)
-            hits.append(SearchHit.model_construct(library=f.library, hit=f.hit, score=f.score,
-                        statement=statement, card=card, declaration=decl, node=node,
-                        informal=notes[f.hit.position]))  # fmt: skip
+            hits.append(construct(SearchHit, {
+                "library": f.library, "hit": f.hit, "score": f.score, "statement": statement,
+                "card": card, "informal": notes[f.hit.position], "declaration": decl,
+                "node": node,
+            }))  # fmt: skip
         return hits
 
     def _cards_of(self, index: SearchIndex) -> tuple[Cards, InformalNotes]:
