@@ -68,3 +68,30 @@ def test_a_batch_goes_to_the_least_busy_worker_of_a_usable_node():
     pool, w = pool_of({"a": 40, "b": 8, "c": 0})
     assert pool.pick(["a", "b"]) is w["b"]  # c is no longer usable: its worker is ended
     assert pool.ray.killed == [w["c"].actor] and "c" not in pool.workers
+
+
+def test_a_lost_workers_peak_of_checks_is_kept():
+    """`most_checks`: each batch that comes back says its worker's peak so far; a worker lost
+    afterwards (not asked at the run's end) keeps it."""
+    pool, w = pool_of({"a": 3, "b": 3})
+    pool.done(w["a"], [("x", 0)] * 3, most=5)
+    pool.done(w["b"], [("y", 0)] * 3, most=2)
+    assert pool.died(w["a"], ActorDiedError())
+    pool.workers.clear()  # nobody left to ask at the end
+    assert asyncio.run(pool.report())["most_checks"] == 5
+
+
+def test_the_hub_hosts_a_nodes_first_worker_and_is_never_ended_by_the_pool():
+    """The run's hub hosting the driver's node's worker: that node's first worker; a node no
+    longer usable has its workers ended, but not the hub (the run's writer); a new hub takes
+    the dead one's place."""
+    pool, w = pool_of({"a": 0, "home": 0})
+    hub = object()
+    pool.adopt("home", hub)
+    assert pool.workers["home"][0].actor is hub and pool.workers["home"][0].hub
+    assert pool.made == 1
+    pool.pick(["a"])  # home refused: its plain worker ended, the hub not
+    assert w["home"].actor in pool.ray.killed and hub not in pool.ray.killed
+    again = object()
+    pool.adopt("home", again)
+    assert [x.actor for x in pool.workers["home"]] == [again]

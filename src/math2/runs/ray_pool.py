@@ -22,10 +22,11 @@ from math2.runs.ray_tasks import BatchTask, ItemWorker
 
 
 class Worker:
-    """One `ItemWorker` actor of the run and the items it has in flight."""
+    """One `ItemWorker` actor of the run (`hub`: the run's hub, hosting it) and the items it has
+    in flight."""
 
-    def __init__(self, actor: Any, node: str):
-        self.actor, self.node = actor, node
+    def __init__(self, actor: Any, node: str, hub: bool = False):
+        self.actor, self.node, self.hub = actor, node, hub
         self.items = 0
 
 
@@ -39,6 +40,7 @@ class WorkerPool:
         self.made = 0
         self.lost = 0  # workers Ray said died
         self.deaths: dict[str, int] = {}  # node: its workers that died
+        self.most = 0  # the most checks a worker had in flight, as its batches said
 
     def _resources(self) -> dict[str, Any]:
         """What a worker reserves of its node: its own CPUs and its Lean pools' CPUs and memory,
@@ -51,6 +53,19 @@ class WorkerPool:
         if o.runtime_env:
             out["runtime_env"] = o.runtime_env
         return out
+
+    def hosting(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """What a hub that hosts a node's item worker reserves, and its worker's arguments
+        (`ray_guard.Hosting`)."""
+        return self._resources(), {"lean": self.lean, "pools": self.options.lean_actors_per_node}
+
+    def adopt(self, node: str, hub: Any) -> None:
+        """The run's (new) hub hosts `node`'s first item worker: it takes the place of the hub
+        before it, which died with its worker."""
+        for ws in self.workers.values():
+            ws[:] = [w for w in ws if not w.hub]
+        self.workers.setdefault(node, []).insert(0, Worker(hub, node, hub=True))
+        self.made += 1
 
     def _make(self, node: str) -> Worker:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -76,7 +91,8 @@ class WorkerPool:
         for node in list(self.workers):
             if node not in nodes:
                 for w in self.workers.pop(node):
-                    self._end(w)
+                    if not w.hub:  # the hub lives on, the run's writer; its pools idle
+                        self._end(w)
         for node in nodes:
             ws = self.workers.setdefault(node, [])
             while len(ws) < self.per_node:
@@ -95,8 +111,10 @@ class WorkerPool:
         worker.items += len(batch)
         return worker.actor.run.remote(task, batch)
 
-    def done(self, worker: Worker, batch: list[tuple[Any, int]]) -> None:
+    def done(self, worker: Worker, batch: list[tuple[Any, int]], most: int = 0) -> None:
+        """`batch` came back from `worker`, which had at most `most` checks in flight so far."""
         worker.items -= len(batch)
+        self.most = max(self.most, most)
 
     def died(self, worker: Worker, exc: BaseException) -> bool:
         """Whether `exc` (a batch's error) says the worker itself died — it then leaves the pool
@@ -134,8 +152,9 @@ class WorkerPool:
         self.workers.clear()
 
     async def report(self, timeout: float = 5.0) -> dict[str, int]:
-        """Workers made and lost, and the most checks the live ones had in flight at once (each
-        asked once, at the end of the run; one out of reach counts nothing)."""
+        """Workers made and lost, and the most checks one had in flight at once: each batch
+        that came back said its worker's peak so far (a worker lost later keeps it), and the
+        live workers are asked once more at the end (one out of reach adds nothing)."""
 
         async def most_of(w: Worker) -> int:
             with contextlib.suppress(Exception):  # gone, or too slow to answer
@@ -146,5 +165,5 @@ class WorkerPool:
             return 0
 
         ws = [w for ws in self.workers.values() for w in ws]
-        most = max(await asyncio.gather(*(most_of(w) for w in ws)), default=0)
+        most = max([self.most, *await asyncio.gather(*(most_of(w) for w in ws))])
         return {"made": self.made, "lost": self.lost, "most_checks": most}
