@@ -41,7 +41,7 @@ from math2.runs.ray_actors import NAMESPACE, WorkerEnv
 from math2.runs.ray_guard import Hubs, one_line, refuse_if_held
 from math2.runs.ray_lean import ActorBackend
 from math2.runs.ray_nodes import REFRESH_S, Nodes, node_id
-from math2.runs.ray_pool import Worker, WorkerPool
+from math2.runs.ray_pool import Loss, Worker, WorkerPool
 from math2.runs.ray_tasks import BatchResult, BatchTask, ServicesFactory
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
@@ -267,12 +267,11 @@ async def _run_on_cluster(
         return items_per_node(options, capacities, len(usable)) * len(usable)
 
     def remake(why: str) -> None:
-        """The hub died: a new one, from the store's state (hosting its node's worker again
-        while the node may run items)."""
+        """The hub died: a new one, from the store's state (bare once a hosting hub died:
+        `Hubs`); the dead one leaves the pool."""
         nonlocal spec
         hubs.remake(run.run_id, lean, why)
-        if hubs.hosting and hubs.node is not None:
-            pool.adopt(hubs.node, hubs.hub)
+        pool.adopt(hubs.node, hubs.hub if hubs.hosting else None)  # the dead hub leaves
         spec = spec_of()
 
     async def take(fut: asyncio.Future[Any]) -> None:
@@ -281,12 +280,15 @@ async def _run_on_cluster(
         try:
             res: BatchResult = fut.result()
         except Exception as exc:  # a Ray error: its text carries a worker's traceback
-            if pool.died(worker, exc):  # its worker (or its node) died: the batch goes again
-                nodes.forget(worker.node)
-                if (why := pool.given_up(worker.node)) is not None:
-                    nodes.refuse(worker.node, why)
-                if worker.hub and tag == hubs.tag:  # the hub hosted it: the writer is lost
-                    remake(one_line(exc))
+            hosted = worker.hub and tag == hubs.tag  # the live hub ran it
+            loss = await pool.loss(worker, exc, hubs.alive if hosted else None)
+            if loss is not Loss.NO:  # its worker died or is out of reach: the batch goes again
+                if loss is Loss.NOW:  # not for one that had left the pool (a replaced hub)
+                    nodes.forget(worker.node)
+                    if (why := pool.given_up(worker.node)) is not None:
+                        nodes.refuse(worker.node, why)
+                    if hosted:  # the hub hosted it: the writer is lost
+                        remake(one_line(exc))
                 if lost >= options.task_max_retries:
                     raise BatchFailed(
                         f"run {run.run_id}: a batch of {len(batch)} items lost its worker "

@@ -3,22 +3,38 @@
 (`math2.runs.ray_lean`) and reserving their CPUs and memory (`lean_actor_cpus`,
 `lean_actor_memory`) beside its own `task_cpus`, made on the node with hard affinity the first
 time a batch may go there and ended with the run; each batch goes to the worker with the fewest
-items in flight. A worker that died (its process or its node: Ray says its actor died) leaves
-the pool, and its batch goes back to the driver's queue; a node still usable gets a new worker,
-with new pools, when a batch next may go there — up to `actor_max_restarts` times a node, after
-which the node is given up (`given_up`: the driver refuses it).
+items in flight. A worker that died or is out of reach (its process or its node: Ray says its
+actor died or is unavailable) leaves the pool and is ended, and its batch goes back to the
+driver's queue; a node still usable gets a new worker, with new pools, when a batch next may go
+there — up to `actor_max_restarts` times a node, after which the node is given up (`given_up`:
+the driver refuses it). The run's hub may host the driver's node's first worker (`adopt`): it
+stays that node's first worker while the node is set aside, is never ended here, and is lost
+only once the driver asked whether it lives (`loss`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from math2.config import RaySettings
 from math2.lean.pool import PoolConfig
 from math2.runs.ray_actors import NAMESPACE
 from math2.runs.ray_tasks import BatchTask, ItemWorker
+
+
+class Loss(enum.Enum):
+    """What a batch's error says of its worker (`WorkerPool.died`)."""
+
+    NO = "no"  # the batch failed inside it (e.g. its hub died): the worker lives
+    NOW = "now"  # it died (or is out of reach): it left the pool now, ended, counted
+    BEFORE = "before"  # it died, but had left the pool before (another of its batches said so,
+    # or a new hub took its place): nothing more to count
+    AWAY = "away"  # the hub hosting it is out of reach for a while but lives (it is the run's
+    # writer: not ended, nothing counted)
 
 
 class Worker:
@@ -59,13 +75,16 @@ class WorkerPool:
         (`ray_guard.Hosting`)."""
         return self._resources(), {"lean": self.lean, "pools": self.options.lean_actors_per_node}
 
-    def adopt(self, node: str, hub: Any) -> None:
-        """The run's (new) hub hosts `node`'s first item worker: it takes the place of the hub
-        before it, which died with its worker."""
+    def adopt(self, node: str | None, hub: Any | None) -> None:
+        """The run's (new) hub hosts `node`'s first item worker (None: it hosts none): it takes
+        the place of the hub before it, which died with its worker (counted as a lost worker of
+        its node, unless its own batch said so first)."""
         for ws in self.workers.values():
-            ws[:] = [w for w in ws if not w.hub]
-        self.workers.setdefault(node, []).insert(0, Worker(hub, node, hub=True))
-        self.made += 1
+            for w in [w for w in ws if w.hub]:
+                self._lose(w, ws)
+        if node is not None and hub is not None:
+            self.workers.setdefault(node, []).insert(0, Worker(hub, node, hub=True))
+            self.made += 1
 
     def _make(self, node: str) -> Worker:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -87,12 +106,18 @@ class WorkerPool:
     def pick(self, nodes: list[str]) -> Worker:
         """The worker with the fewest items in flight on `nodes` (the usable ones), made there
         first where a node has fewer than `per_node`; the workers of nodes no longer usable are
-        ended."""
+        ended, but the hub (see the module's doc)."""
         for node in list(self.workers):
             if node not in nodes:
-                for w in self.workers.pop(node):
-                    if not w.hub:  # the hub lives on, the run's writer; its pools idle
+                ws = self.workers[node]
+                for w in ws:
+                    if not w.hub:
                         self._end(w)
+                # the hub lives on, the run's writer, still its node's first worker (its pools
+                # idle): usable again, the node gets `per_node` - 1 workers beside it
+                ws[:] = [w for w in ws if w.hub]
+                if not ws:
+                    del self.workers[node]
         for node in nodes:
             ws = self.workers.setdefault(node, [])
             while len(ws) < self.per_node:
@@ -116,21 +141,44 @@ class WorkerPool:
         worker.items -= len(batch)
         self.most = max(self.most, most)
 
-    def died(self, worker: Worker, exc: BaseException) -> bool:
-        """Whether `exc` (a batch's error) says the worker itself died — it then leaves the pool
-        — rather than that its batch failed."""
+    @staticmethod
+    def fatal(exc: BaseException) -> bool:
+        """Whether `exc` (a batch's error) says its worker died or is out of reach (Ray's
+        `ActorUnavailableError` is a `RayActorError`), rather than that its batch failed."""
         from ray.exceptions import ActorUnschedulableError, RayActorError, RayTaskError
 
         if isinstance(exc, RayTaskError):  # raised in the batch (e.g. its hub died), not of it
             return False
-        if not isinstance(exc, RayActorError | ActorUnschedulableError):
-            return False
+        return isinstance(exc, RayActorError | ActorUnschedulableError)
+
+    def died(self, worker: Worker, exc: BaseException) -> Loss:
+        """What `exc` (a batch's error) says of `worker` (`Loss`). A worker lost now leaves the
+        pool and is ended — one merely out of reach may still run its batch, which goes again:
+        no item of it runs twice — and counts against its node."""
+        if not self.fatal(exc):
+            return Loss.NO
         ws = self.workers.get(worker.node, [])
-        if worker in ws:
-            ws.remove(worker)
-            self.lost += 1
-            self.deaths[worker.node] = self.deaths.get(worker.node, 0) + 1
-        return True
+        if worker not in ws:
+            return Loss.BEFORE
+        self._lose(worker, ws)
+        return Loss.NOW
+
+    async def loss(
+        self, worker: Worker, exc: BaseException, hub: Callable[[], Awaitable[bool]] | None
+    ) -> Loss:
+        """`died`, but for the run's live hub hosting `worker` (`hub`: whether it lives,
+        `ray_guard.Hubs.alive`), whose out-of-reach error (`ActorUnavailableError`) is no death:
+        asked first, a hub that lives is `Loss.AWAY` (kept: no new hub, nothing counted)."""
+        if hub is not None and self.fatal(exc) and await hub():
+            return Loss.AWAY
+        return self.died(worker, exc)
+
+    def _lose(self, worker: Worker, ws: list[Worker]) -> None:
+        ws.remove(worker)
+        if not worker.hub:  # the hub is the driver's to end (`ray_guard.Hubs.remake`)
+            self._end(worker)
+        self.lost += 1
+        self.deaths[worker.node] = self.deaths.get(worker.node, 0) + 1
 
     def given_up(self, node: str) -> str | None:
         """Why `node` gets no more workers (its workers died more than `actor_max_restarts`
