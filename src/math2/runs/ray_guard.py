@@ -74,7 +74,9 @@ class Hubs:
     Lean as reference) when it died. `host()` says, each time a hub is made, whether it hosts
     the driver's node's item worker (a `ray_tasks.HubWorker`: one process fewer) and with what
     (`Hosting`), or None (a bare `RunHub`: no node may run items here, or the run checks on
-    other nodes only)."""
+    other nodes only). Once a hosting hub died, every hub after it is bare: a flaky worker (its
+    Lean, its memory) costs the writer one remake of its `HUB_REMAKES`, and its node gets plain
+    item workers, given up after `actor_max_restarts` deaths as any node's."""
 
     def __init__(
         self,
@@ -87,13 +89,14 @@ class Hubs:
         self.ray, self.node, self.url, self.host = ray, node, url, host
         self.made = 0
         self.hosting = False  # the live hub is its node's item worker too
+        self.hosted_died = False  # a hosting hub died: no hub hosts a worker again
         self.tag, self.hub = self._make(reference)
 
     def _make(self, reference: LeanIdentity | None) -> tuple[str, Any]:
         from math2.runs.ray_tasks import HubWorker
 
         tag = new_tag()
-        hosting = self.host() if self.node is not None else None
+        hosting = self.host() if self.node is not None and not self.hosted_died else None
         reserve, args = hosting if hosting is not None else ({"num_cpus": 0}, {})
         hub = (
             self.ray.remote(HubWorker if hosting is not None else RunHub)
@@ -149,6 +152,7 @@ class Hubs:
                 f"run {run_id}: its writer (the run's hub) died {self.made} times, last: {why}; "
                 f"resume it with `math2 runs resume {run_id}`"
             )
+        self.hosted_died |= self.hosting
         self.kill()
         self.tag, self.hub = self._make(reference)
 
