@@ -195,3 +195,21 @@ async def test_the_guards_reading_is_psutils(tmp_path) -> None:
         fast, slow = tree_rss_bytes(proc), proc.rss_bytes()
         assert fast > 64 * 2**20
         assert abs(fast - slow) < 8 * 2**20
+
+
+def test_a_bad_proc_entry_is_skipped_not_the_guard(monkeypatch) -> None:
+    """A `/proc/PID/stat` line that does not parse (cut short, not a number) skips that entry:
+    the rest of the tree is still read (raised, it would switch the memory guard off for the
+    whole check)."""
+    from math2.lean import pool as pool_mod
+
+    stats = {
+        "1": b"1 (init) S 0 1 1",
+        "2": b"2 (a (b) c) S 1 2 2",  # comm with spaces and parentheses
+        "3": b"3 (cut) S",  # cut short: IndexError
+        "4": b"4 (odd) S x 4 4",  # not a number: ValueError
+        "5": b"5 (kid) S 2 5 5",
+    }
+    monkeypatch.setattr(pool_mod.os, "listdir", lambda path: [*stats, "self"])
+    monkeypatch.setattr(pool_mod, "_read", lambda path: stats[path.split("/")[2]])
+    assert sorted(pool_mod._proc_tree(1)) == [1, 2, 5]

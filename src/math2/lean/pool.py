@@ -37,7 +37,8 @@ def _read(path: str) -> bytes:
 def _proc_tree(root: int) -> list[int]:
     """`root` and every process below it, from one pass over `/proc/*/stat` (each process's
     parent): the tree psutil's `children(recursive=True)` finds, for a quarter of its CPU (it
-    builds a `Process` per entry). A process that ended meanwhile is skipped."""
+    builds a `Process` per entry). A process that ended meanwhile, or whose line does not parse,
+    is skipped."""
     kids: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -47,7 +48,10 @@ def _proc_tree(root: int) -> list[int]:
         except OSError:  # gone meanwhile
             continue
         # "pid (comm) state ppid …": comm may hold spaces and parentheses, so from the last ")"
-        ppid = int(stat[stat.rfind(b")") + 2 :].split(b" ", 2)[1])
+        try:
+            ppid = int(stat[stat.rfind(b")") + 2 :].split(b" ", 2)[1])
+        except (ValueError, IndexError):  # a line that does not parse: that entry only
+            continue
         kids.setdefault(ppid, []).append(int(name))
     tree, todo = [], [root]
     while todo:
