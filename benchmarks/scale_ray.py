@@ -250,6 +250,12 @@ async def main() -> None:
         help="one check an item (check) or the formalize role's items: a generation and a "
         "judgement through the fake model server, a check through the fake REPL (formalize)",
     )
+    p.add_argument(
+        "--first-repeat",
+        type=int,
+        default=0,
+        help="number the repeats from here (which executor goes first alternates with it)",
+    )
     p.add_argument("--model-latency", type=float, default=0.05, help="formalize: s a call")
     p.add_argument("--concurrency", type=int, default=8, help="formalize: the model's slots")
     a = p.parse_args()
@@ -280,7 +286,7 @@ async def main() -> None:
     try:
         # Warm-up, untimed: Ray's worker processes start and import math2 once.
         await pair(dbs, meter, a, 2 * a.batch, 1, 0.0, 0)
-        for rep in range(0 if a.skip_cpu else a.repeats):
+        for rep in range(a.first_repeat, a.first_repeat + (0 if a.skip_cpu else a.repeats)):
             for size in (n, 3 * n):
                 lo, r = await pair(dbs, meter, a, size, 1, 0.0, rep)
                 cpu_runs.setdefault(("local", size), []).append(lo)

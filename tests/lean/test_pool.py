@@ -1,10 +1,12 @@
 """The pool: header loaded once per worker, recycling, fairness, back-pressure, failures."""
 
 import asyncio
+import os
 
+import psutil
 import pytest
 
-from math2.lean.pool import HeaderError, PoolConfig, ReplPool
+from math2.lean.pool import HeaderError, PoolConfig, ReplPool, tree_rss_bytes
 from math2.lean.protocol import CommandResponse
 from math2.lean.repl import LeanCrash, LeanTimeout
 from tests.lean.conftest import fake_argv
@@ -152,3 +154,62 @@ async def test_a_repl_killed_from_outside_is_asked_again_a_repeated_crash_is_the
         assert again.failure == "crash" and backend.pool.stats.crashes == 3
     finally:
         await backend.pool.close()
+
+
+def _nested(tmp_path, depth: int) -> list[str]:
+    """argv of the fake REPL started `depth` shells down (as `lake env repl` starts the REPL
+    as a child, and a wrapper may add a level): no shell `exec`s, so each level stays a
+    process."""
+    inner = " ".join(fake_argv())
+    for i in range(depth):
+        script = tmp_path / f"level{i}.sh"
+        script.write_text(f"#!/bin/sh\n{inner}\nexit $?\n")
+        os.chmod(script, 0o755)
+        inner = f"/bin/sh {script}"
+    return inner.split()
+
+
+async def test_a_grandchilds_memory_trips_the_guard(tmp_path) -> None:
+    cfg = config(size=1, recycle_above_mb=80)
+    cfg.argv = _nested(tmp_path, 2)
+    async with ReplPool(cfg) as pool:
+        await pool.run(H, "def a := 1")
+        proc = pool._workers[0].proc
+        top = psutil.Process(proc.pid)
+        # the REPL itself (the process that allocates) is two levels below the pool's process
+        below = [c for k in top.children() for c in k.children()]
+        assert any("python" in " ".join(c.cmdline()) for c in below)
+        assert not any("python" in " ".join(c.cmdline()) for c in top.children())
+        assert pool.stats.recycled_memory == 0
+        await pool.run(H, "-- fake: alloc 120")
+        assert pool.stats.recycled_memory == 1
+        assert not proc.alive
+
+
+async def test_the_guards_reading_is_psutils(tmp_path) -> None:
+    cfg = config(size=1)
+    cfg.argv = _nested(tmp_path, 2)
+    async with ReplPool(cfg) as pool:
+        await pool.run(H, "-- fake: alloc 64")
+        proc = pool._workers[0].proc
+        fast, slow = tree_rss_bytes(proc), proc.rss_bytes()
+        assert fast > 64 * 2**20
+        assert abs(fast - slow) < 8 * 2**20
+
+
+def test_a_bad_proc_entry_is_skipped_not_the_guard(monkeypatch) -> None:
+    """A `/proc/PID/stat` line that does not parse (cut short, not a number) skips that entry:
+    the rest of the tree is still read (raised, it would switch the memory guard off for the
+    whole check)."""
+    from math2.lean import pool as pool_mod
+
+    stats = {
+        "1": b"1 (init) S 0 1 1",
+        "2": b"2 (a (b) c) S 1 2 2",  # comm with spaces and parentheses
+        "3": b"3 (cut) S",  # cut short: IndexError
+        "4": b"4 (odd) S x 4 4",  # not a number: ValueError
+        "5": b"5 (kid) S 2 5 5",
+    }
+    monkeypatch.setattr(pool_mod.os, "listdir", lambda path: [*stats, "self"])
+    monkeypatch.setattr(pool_mod, "_read", lambda path: stats[path.split("/")[2]])
+    assert sorted(pool_mod._proc_tree(1)) == [1, 2, 5]

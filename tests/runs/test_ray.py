@@ -12,6 +12,7 @@ inside the stored replies and Lean results).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import os
@@ -217,13 +218,25 @@ async def _local(store: Store, base_url: str, template: str, repl_log: Path):
         await astore.aclose()
 
 
-def _ray_run(store: Store, base_url: str, template: str, repl_log: Path, n: int = N, **kw):
+def _ray_run(
+    store: Store,
+    base_url: str,
+    template: str,
+    repl_log: Path,
+    n: int = N,
+    workers_per_node: int = 1,
+    **kw,
+):
     return execute(
         store,
         ray_job.job(template),
         ray_job.items(n),
         executor="ray",
-        ray=RayOptions(batch_size=3, lean=ray_job.pool_config(repl_log, **kw)),
+        ray=RayOptions(
+            batch_size=3,
+            lean=ray_job.pool_config(repl_log, **kw),
+            workers_per_node=workers_per_node,
+        ),
         services_factory=functools.partial(ray_job.services, base_url),
         resources=_resources(),
     )
@@ -280,15 +293,22 @@ async def test_sqlite_is_refused(cluster, sqlite_store, tmp_path):
         await _ray_run(sqlite_store, "http://127.0.0.1:9/v1", "x", tmp_path / "r.jsonl")
 
 
-def _item_worker_pid() -> int:
-    """The process of the run's one item worker (unnamed: found by the title Ray gives it)."""
+async def _item_worker_pid() -> int:
+    """The process of the run's item worker that is not its hub (unnamed: found by the title
+    Ray gives it; the hub, which hosts the driver's node's first item worker, is
+    `ray::HubWorker`)."""
     import psutil
 
-    workers = [
-        p
-        for p in psutil.Process().children(recursive=True)
-        if p.is_running() and _title(p).startswith("ray::ItemWorker")
-    ]
+    deadline = time.monotonic() + 60  # a worker made for the run's first batch may be starting
+    while True:
+        workers = [
+            p
+            for p in psutil.Process().children(recursive=True)
+            if p.is_running() and _title(p).startswith("ray::ItemWorker")
+        ]
+        if workers or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.1)
     assert workers, "no item worker is running"
     # the newest: an earlier test's worker may still be on its way out
     return max(workers, key=lambda p: p.create_time()).pid
@@ -304,28 +324,32 @@ def _title(p) -> str:
 
 
 async def test_item_worker_killed_mid_run(cluster, lean_actors, pg, tmp_path):
-    """A node's item worker, which owns the node's Lean pools, SIGKILLed mid-run (as the OOM
-    killer would): its batch goes to a new worker with new pools; every item ends done once,
-    no model call is made twice, and only the checks in flight in the dead pool are made
-    again."""
+    """An item worker, which owns its Lean pools, SIGKILLed mid-run (as the OOM killer would):
+    its batch goes to a new worker with new pools; every item ends done once, no model call is
+    made twice, and only the checks in flight in the dead pool are made again. Two workers on
+    the one node: the hub hosts the first (its loss is the hub's, below), the second is
+    killed."""
     n = 24
     template = ray_job.write_template(tmp_path)
     store = pg()
     repl_log = tmp_path / "repl.jsonl"
     with FakeServer(ray_job.script(), log_path=tmp_path / "llm.jsonl") as srv:
         run = asyncio.create_task(
-            _ray_run(store, srv.base_url, template, repl_log, n=n, check_delay=0.15)
+            _ray_run(
+                store, srv.base_url, template, repl_log, n=n, workers_per_node=2, check_delay=0.15
+            )
         )
         while len(_checks(repl_log)) < 4:
             await asyncio.sleep(0.05)
-        os.kill(_item_worker_pid(), signal.SIGKILL)
+        os.kill(await _item_worker_pid(), signal.SIGKILL)
         summary = await asyncio.wait_for(run, 120)
     assert (summary.done, summary.failed) == (n, 0)
     with store.session() as s:
         assert s.scalar(select(func.count()).select_from(RunItem)) == n
         verdicts = Counter(a.verdict for a in s.scalars(select(Attempt)))
         workers = s.scalars(select(Run)).one().stats["workers"]
-    assert workers["lost"] == 1 and workers["made"] == 2  # the dead one, and its successor
+    # the hub's, the one killed, and its successor
+    assert workers["lost"] == 1 and workers["made"] == 3
     assert verdicts == Counter({"sorry": n, None: n})  # one check and one model call per item
     entries = read_log(tmp_path / "llm.jsonl")
     assert len(entries) == n and repeats(entries) == {}  # no model call made twice
@@ -565,3 +589,39 @@ async def test_k_pools_of_one_repl_check_k_items_at_once(cluster, lean_actors, p
     with store.session() as s:
         workers = s.scalars(select(Run)).one().stats["workers"]
     assert 2 <= workers["most_checks"] <= 4
+
+
+def _math2_titles(since: float) -> set[str]:
+    """The titles Ray gave the processes made since `since` that run math2's actors."""
+    import psutil
+
+    out = set()
+    for p in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if p.create_time() >= since and (t := _title(p).split(" ")[0]).endswith("Worker"):
+                out.add(t)
+    return out
+
+
+async def test_the_hub_hosts_the_drivers_nodes_item_worker(cluster, lean_actors, pg, tmp_path):
+    """On the driver's node the run's hub is also its item worker: one Ray process for both
+    (one process and one import of math2 fewer a run), which runs the items and writes them."""
+    n = 12
+    since = time.time()
+    template = ray_job.write_template(tmp_path)
+    store = pg()
+    titles: set[str] = set()
+    with FakeServer(ray_job.script(), log_path=tmp_path / "llm.jsonl") as srv:
+        run = asyncio.create_task(
+            _ray_run(store, srv.base_url, template, tmp_path / "repl.jsonl", n=n, check_delay=0.1)
+        )
+        while not run.done():
+            titles |= _math2_titles(since)
+            await asyncio.sleep(0.1)
+        summary = await run
+    assert (summary.done, summary.failed) == (n, 0)
+    assert titles == {"ray::HubWorker"}
+    with store.session() as s:
+        stats = s.scalars(select(Run)).one().stats
+    assert stats["workers"]["made"] == 1 and stats["hubs"] == 1
+    assert list(stats["items_per_node"].values()) == [n]

@@ -7,9 +7,12 @@ Also a worker's writes: those that come close together go to the run's writer in
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 from math2.runs import ray_limits
+from math2.runs.ray_hub import RunHub
 from math2.runs.ray_limits import EndpointLimiter
+from math2.runs.ray_tasks import Local
 
 
 class _Remote:
@@ -148,3 +151,42 @@ async def test_a_workers_writes_that_come_close_together_share_a_call(monkeypatc
     sent.clear()
     await asyncio.gather(*(writes(k, 0) for k in range(4)))
     assert sent[0] == 4  # FLUSH_AT queued: the call leaves without waiting
+
+
+class _LimiterHub:
+    """The limiter part of a run's hub (`RunHub`'s own methods), without its writer."""
+
+    limiter = RunHub.limiter
+    acquire = RunHub.acquire
+    release = RunHub.release
+
+    def __init__(self) -> None:
+        self.limiters: dict[str, EndpointLimiter] = {}
+        self.watched: dict[str, asyncio.Task[None]] = {}
+
+
+def _client() -> SimpleNamespace:
+    endpoint = SimpleNamespace(
+        model="m", base_url="http://e/v1", max_retries=1, timeout_s=5, backoff_max_s=1
+    )
+    return SimpleNamespace(endpoint=endpoint, limiter=SimpleNamespace(name="model", capacity=2))
+
+
+async def test_each_hub_has_its_own_permits_in_a_worker_process(monkeypatch):
+    """A worker process caches its side of an endpoint's limiter by the hub's tag: the permits
+    of a run's second hub (made again after the first died), or of another run, are asked of
+    that hub, never taken from the first's (called in-process, as a `HubWorker`'s items call
+    their hub)."""
+    monkeypatch.setattr(ray_limits, "_who", lambda: ("node-a", "worker-1", None))
+    monkeypatch.setattr(ray_limits, "_LIMITERS", type(ray_limits._LIMITERS)())
+    first, second = _LimiterHub(), _LimiterHub()
+    a = ray_limits.ClusterLimiter(Local(first), "tag-a", _client())
+    b = ray_limits.ClusterLimiter(Local(second), "tag-b", _client())
+    held_a = await a._take()
+    key = a.key
+    assert b.key == key and first.limiters[key].held and second.limiters == {}
+    held_b = await b._take()
+    assert len(second.limiters[key].held) == 1 and len(first.limiters[key].held) == 1
+    assert held_a[0] is not held_b[0]
+    a._give(held_a)
+    b._give(held_b)

@@ -41,7 +41,7 @@ from math2.runs.ray_actors import NAMESPACE, WorkerEnv
 from math2.runs.ray_guard import Hubs, one_line, refuse_if_held
 from math2.runs.ray_lean import ActorBackend
 from math2.runs.ray_nodes import REFRESH_S, Nodes, node_id
-from math2.runs.ray_pool import Worker, WorkerPool
+from math2.runs.ray_pool import Loss, Worker, WorkerPool
 from math2.runs.ray_tasks import BatchResult, BatchTask, ServicesFactory
 from math2.runs.spec import Job
 from math2.store.aio import AsyncStore
@@ -157,6 +157,22 @@ async def _provenance(
         await astore.aclose()
 
 
+def _hubs(ray: Any, nodes: Nodes, pool: WorkerPool, home: str | None, url: str) -> Hubs:
+    """The run's hub on the driver's node, hosting that node's item worker while the node may
+    run items (`ray_tasks.HubWorker`: one process fewer a run); made before the run's identity
+    is asked, so the first node's Lean is asked of its pools."""
+
+    def host() -> Any:
+        if home is None or home not in nodes.usable() or pool.given_up(home) is not None:
+            return None
+        return pool.hosting()
+
+    hubs = Hubs(ray, home, url, None, host=host)
+    if hubs.hosting and home is not None:
+        pool.adopt(home, hubs.hub)
+    return hubs
+
+
 async def execute_ray(
     store: Store,
     job: Job,
@@ -185,11 +201,12 @@ async def execute_ray(
     pool = WorkerPool(ray, options, options.lean)
     hubs: Hubs | None = None
     try:
+        hubs = _hubs(ray, nodes, pool, home, store.url)
         first = home if home in nodes.usable() else next(iter(nodes.usable()), None)
         node = first if options.lean is not None else None
         identity = run_identity(job, await _provenance(store, pool, node, services_factory))
         lean = lean_of(identity.spec)
-        hubs = Hubs(ray, home, store.url, lean)  # the first node's Lean is the run's
+        await hubs.refer(lean)  # the first node's Lean is the run's
         executor = Executor("ray", options.address, options.recorded())
         async with drive(store, identity, executor=executor, request=request) as run:
             return await _run_on_cluster(
@@ -249,17 +266,29 @@ async def _run_on_cluster(
             )
         return items_per_node(options, capacities, len(usable)) * len(usable)
 
-    async def take(fut: asyncio.Future[Any]) -> None:
+    def remake(why: str) -> None:
+        """The hub died: a new one, from the store's state (bare once a hosting hub died:
+        `Hubs`); the dead one leaves the pool."""
         nonlocal spec
+        hubs.remake(run.run_id, lean, why)
+        pool.adopt(hubs.node, hubs.hub if hubs.hosting else None)  # the dead hub leaves
+        spec = spec_of()
+
+    async def take(fut: asyncio.Future[Any]) -> None:
         batch, tag, worker, lost = inflight.pop(fut)
         pool.done(worker, batch)
         try:
             res: BatchResult = fut.result()
         except Exception as exc:  # a Ray error: its text carries a worker's traceback
-            if pool.died(worker, exc):  # its worker (or its node) died: the batch goes again
-                nodes.forget(worker.node)
-                if (why := pool.given_up(worker.node)) is not None:
-                    nodes.refuse(worker.node, why)
+            hosted = worker.hub and tag == hubs.tag  # the live hub ran it
+            loss = await pool.loss(worker, exc, hubs.alive if hosted else None)
+            if loss is not Loss.NO:  # its worker died or is out of reach: the batch goes again
+                if loss is Loss.NOW:  # not for one that had left the pool (a replaced hub)
+                    nodes.forget(worker.node)
+                    if (why := pool.given_up(worker.node)) is not None:
+                        nodes.refuse(worker.node, why)
+                    if hosted:  # the hub hosted it: the writer is lost
+                        remake(one_line(exc))
                 if lost >= options.task_max_retries:
                     raise BatchFailed(
                         f"run {run.run_id}: a batch of {len(batch)} items lost its worker "
@@ -268,8 +297,7 @@ async def _run_on_cluster(
                 requeued.append((batch, lost + 1))
                 return
             if tag == hubs.tag and not await hubs.alive():
-                hubs.remake(run.run_id, lean, one_line(exc))
-                spec = spec_of()
+                remake(one_line(exc))
             if tag != hubs.tag:  # its hub died: the batch goes again through the new one
                 requeued.append((batch, lost))
                 return
@@ -277,6 +305,7 @@ async def _run_on_cluster(
                 f"run {run.run_id}: a batch of {len(batch)} items failed on the cluster: "
                 f"{one_line(exc)}"
             ) from None
+        pool.done(worker, [], res.most_checks)
         if res.refused is not None:  # another Lean on that node: the batch goes elsewhere
             nodes.refuse(res.node, res.refused)
             requeued.append((batch, lost))

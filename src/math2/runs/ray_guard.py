@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
@@ -63,31 +64,63 @@ def _here(ray: Any, node: str | None) -> Any:
     return NodeAffinitySchedulingStrategy(node, soft=False) if node is not None else "DEFAULT"
 
 
+#: What a hub that hosts its node's item worker is made with (`ray_pool.WorkerPool.hosting`):
+#: the worker's reservation (CPUs, memory, runtime environment) and its Lean pools' arguments.
+Hosting = tuple[dict[str, Any], dict[str, Any]]
+
+
 class Hubs:
     """The run's hub, made beside the driver, and made again (a new tag: new limiters, the run's
-    Lean as reference) when it died."""
+    Lean as reference) when it died. `host()` says, each time a hub is made, whether it hosts
+    the driver's node's item worker (a `ray_tasks.HubWorker`: one process fewer) and with what
+    (`Hosting`), or None (a bare `RunHub`: no node may run items here, or the run checks on
+    other nodes only). Once a hosting hub died, every hub after it is bare: a flaky worker (its
+    Lean, its memory) costs the writer one remake of its `HUB_REMAKES`, and its node gets plain
+    item workers, given up after `actor_max_restarts` deaths as any node's."""
 
-    def __init__(self, ray: Any, node: str | None, url: str, reference: LeanIdentity | None):
-        self.ray, self.node, self.url = ray, node, url
+    def __init__(
+        self,
+        ray: Any,
+        node: str | None,
+        url: str,
+        reference: LeanIdentity | None,
+        host: Callable[[], Hosting | None] = lambda: None,
+    ):
+        self.ray, self.node, self.url, self.host = ray, node, url, host
         self.made = 0
+        self.hosting = False  # the live hub is its node's item worker too
+        self.hosted_died = False  # a hosting hub died: no hub hosts a worker again
         self.tag, self.hub = self._make(reference)
 
     def _make(self, reference: LeanIdentity | None) -> tuple[str, Any]:
+        from math2.runs.ray_tasks import HubWorker
+
         tag = new_tag()
+        hosting = self.host() if self.node is not None and not self.hosted_died else None
+        reserve, args = hosting if hosting is not None else ({"num_cpus": 0}, {})
         hub = (
-            self.ray.remote(RunHub)
+            self.ray.remote(HubWorker if hosting is not None else RunHub)
             .options(
                 name=hub_name(tag),
                 namespace=NAMESPACE,
-                num_cpus=0,
-                # writes from every worker, each a call; each waiting acquire holds one
+                # writes from every worker, each a call; each waiting acquire holds one; a
+                # hosted worker's items run together on its event loop
                 max_concurrency=100_000,
+                max_restarts=0,  # made again by the driver, from the store's state
                 scheduling_strategy=_here(self.ray, self.node),
+                **reserve,
             )
-            .remote(tag, self.url, reference=reference)
+            .remote(tag, self.url, reference=reference, **args)
         )
         self.made += 1
+        self.hosting = hosting is not None
         return tag, hub
+
+    async def refer(self, reference: LeanIdentity | None) -> None:
+        """The run's Lean, once its identity is known (a hub made before it judges nodes by
+        it)."""
+        if reference is not None:
+            await self.hub.refer.remote(reference.model_dump(mode="json"))
 
     async def alive(self) -> bool:
         """Whether the hub lives: dead only when Ray says its actor died (its process or its
@@ -119,6 +152,7 @@ class Hubs:
                 f"run {run_id}: its writer (the run's hub) died {self.made} times, last: {why}; "
                 f"resume it with `math2 runs resume {run_id}`"
             )
+        self.hosted_died |= self.hosting
         self.kill()
         self.tag, self.hub = self._make(reference)
 

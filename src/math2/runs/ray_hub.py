@@ -73,6 +73,10 @@ class RunHub(StoreWriter):
             return self.refused[node]
         return None
 
+    async def refer(self, lean: dict[str, Any]) -> None:
+        """The run's Lean (the one its identity names), before any node is admitted."""
+        self.reference = LeanIdentity.model_validate(lean)
+
     async def limiter(
         self, key: str, capacity: int, hold_s: float, holder: str = "", worker: Any = None
     ) -> bool:

@@ -17,11 +17,13 @@ from typing import Any, TypeVar
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from math2.lean.identity import LeanIdentity
 from math2.lean.pool import PoolConfig
 from math2.runs.context import RunServices
 from math2.runs.engine import run_item
 from math2.runs.lifecycle import End, ItemEnd
 from math2.runs.ray_actors import RemoteStore, WorkerEnv
+from math2.runs.ray_hub import RunHub
 from math2.runs.ray_lean import NodeLean
 from math2.runs.ray_limits import bind_clients
 from math2.runs.spec import Job
@@ -58,6 +60,7 @@ class BatchResult:
     node: str
     results: list[tuple[str, ItemEnd, Any]] = field(default_factory=list)
     refused: str | None = None
+    most_checks: int = 0  # the most checks its worker had in flight so far (its peak)
 
 
 class ItemWorker:
@@ -76,6 +79,10 @@ class ItemWorker:
         self._lean: NodeLean | None = None
         self._admitted: dict[str, asyncio.Future[str | None]] = {}  # hub's tag: why refused
 
+    def _hub_of(self, task: BatchTask) -> Any:
+        """The run's hub as this worker calls it: the actor (a `HubWorker` calls itself)."""
+        return None
+
     @property
     def lean(self) -> NodeLean:
         if self.config is None:
@@ -91,7 +98,9 @@ class ItemWorker:
             if refused is not None:
                 return BatchResult(self.node, refused=refused)
             backend = self.lean
-        return await _batch(task, self.node, batch, backend)
+        res = await _batch(task, self.node, batch, backend, self._hub_of(task))
+        res.most_checks = self._lean.most if self._lean is not None else 0
+        return res
 
     async def admitted(self, task: BatchTask) -> str | None:
         """Why the run's hub refuses this node (another Lean than the run's), or None; asked of
@@ -103,7 +112,8 @@ class ItemWorker:
 
     async def _admit(self, task: BatchTask) -> str | None:
         ident = await self.lean.identity("")
-        why: str | None = await task.hub.admit.remote(self.node, ident.model_dump(mode="json"))
+        hub = self._hub_of(task) or task.hub
+        why: str | None = await hub.admit.remote(self.node, ident.model_dump(mode="json"))
         return why
 
     async def check(self, header: str, body: str, timeout: float) -> dict[str, Any]:
@@ -131,6 +141,57 @@ class ItemWorker:
         await asyncio.Event().wait()
 
 
+class HubWorker(RunHub, ItemWorker):
+    """The run's hub (`RunHub`: its writer, the judge of its nodes' Lean, its limiters) that is
+    also the item worker of the driver's node, in one actor and one process: a run starts one
+    Ray process and one import of math2 fewer. Made by the driver on its own node with hard
+    affinity, as a hub is (`ray_guard.Hubs`), reserving what an item worker reserves; the
+    driver's pool counts it as that node's first worker (`ray_pool.WorkerPool.adopt`). Its own
+    items call the hub in-process (`Local`: no pickling, no round trip); other workers call it
+    as they call a hub. Lost, it is both the hub lost (made again from the store's state) and
+    that node's worker lost (its batches go again)."""
+
+    def __init__(
+        self,
+        tag: str,
+        url: str,
+        *,
+        reference: LeanIdentity | None = None,
+        lean: PoolConfig | None = None,
+        pools: int = 1,
+    ) -> None:
+        RunHub.__init__(self, tag, url, reference=reference)
+        ItemWorker.__init__(self, lean, pools)
+        self._local = Local(self)
+
+    def _hub_of(self, task: BatchTask) -> Any:
+        return self._local if task.tag == self.tag else None
+
+
+class _LocalMethod:
+    def __init__(self, owner: Local, fn: Callable[..., Any]):
+        self.owner, self.fn = owner, fn
+
+    def remote(self, *args: Any) -> asyncio.Future[Any]:
+        task: asyncio.Future[Any] = asyncio.ensure_future(self.fn(*args))
+        self.owner.running.add(task)  # held: the loop keeps weak references
+        task.add_done_callback(self.owner.running.discard)
+        return task
+
+
+class Local:
+    """An async actor's methods called from its own event loop as its handle's are —
+    `x.method.remote(*args)`, awaited or not — without pickling or a round trip: the calls a
+    `HubWorker`'s own items make to its hub (writes, permits, admission)."""
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+        self.running: set[asyncio.Future[Any]] = set()
+
+    def __getattr__(self, name: str) -> _LocalMethod:
+        return _LocalMethod(self, getattr(self.obj, name))
+
+
 #: This process's services per (run's hub, node): built once by the run's factory and kept
 #: for the run's next batches here (its clients, connections and caches stay warm); closed when
 #: evicted by newer runs.
@@ -141,21 +202,21 @@ _KEEP = 4  # runs whose services a worker process keeps
 
 
 async def _services(
-    task: BatchTask, node: str, backend: NodeLean | None
+    task: BatchTask, node: str, backend: NodeLean | None, hub: Any = None
 ) -> tuple[RunServices, RemoteStore, dict[str, Resource]]:
     """The run's services here, its store, and the limits all its batches' items share here (as
     a local run's items share the run's: one batch's items never wait on a slot another batch
-    left free)."""
+    left free); `hub`: the run's hub in this process (`Local`), else the task's actor."""
     key = (task.tag, node)
     fut = _SERVICES.get(key)
     if fut is None or (fut.done() and fut.exception() is not None):
         fut = _SERVICES[key] = asyncio.get_running_loop().create_future()
         try:
-            astore = RemoteStore(task.writer, task.url, node)
+            astore = RemoteStore(hub or task.writer, task.url, node)
             env = WorkerEnv(astore=astore, lean_backend=backend, store=astore.store, executor="ray")
             factory = task.services_factory
             services: RunServices = factory(env) if factory is not None else RunServices()
-            bind_clients(services, task.hub, task.tag)
+            bind_clients(services, hub or task.hub, task.tag)
             resources = {n: Resource(n, c) for n, c in task.capacities.items()}
             fut.set_result((services, astore, resources))
         except BaseException as exc:
@@ -170,10 +231,14 @@ async def _services(
 
 
 async def _batch(
-    task: BatchTask, node: str, batch: list[tuple[Any, int]], backend: NodeLean | None
+    task: BatchTask,
+    node: str,
+    batch: list[tuple[Any, int]],
+    backend: NodeLean | None,
+    hub: Any = None,
 ) -> BatchResult:
     run_id = task.run_id
-    services, astore, resources = await _services(task, node, backend)
+    services, astore, resources = await _services(task, node, backend, hub)
     ids = [str(rec.id) for rec, _ in batch]
 
     def states(s: Session) -> dict[str, tuple[str, int]]:
