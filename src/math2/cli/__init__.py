@@ -143,7 +143,8 @@ def _leave_searched() -> None:
     cold search's CPU, for memory the process gives back anyway (issue 45 §6,
     docs/benchmarks.md `cost45b`). Only where math2 is the process (its script or `python -m
     math2`, not a caller of `main`), no store was opened (a database is closed as it should
-    be) and the output could be flushed; otherwise it returns and the process ends as usual."""
+    be) and the output could be flushed (`search --help` exits 0 this way too); otherwise it
+    returns and the process ends as usual."""
     import os
 
     entry = sys.modules.get("__main__")
