@@ -180,9 +180,14 @@ def cli(tmp_path_factory) -> Callable[..., subprocess.CompletedProcess[str]]:
                                        os.environ.get("PYTHONPATH", "")]),
     }  # fmt: skip
 
-    def run(*args: str, code: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, code: str | None = None, close_stderr: bool = False
+    ) -> subprocess.CompletedProcess[str]:
         how = ["-c", code] if code else ["-m", "math2"]
-        return subprocess.run([sys.executable, *how, *args], env=env, cwd=folder,
+        cmd = [sys.executable, *how, *args]
+        if close_stderr:  # the process starts with descriptor 2 closed
+            cmd = ["sh", "-c", 'exec "$@" 2>&-', "sh", *cmd]
+        return subprocess.run(cmd, env=env, cwd=folder,
                               capture_output=True, text=True, timeout=120)  # fmt: skip
 
     return run
@@ -207,3 +212,24 @@ def test_a_search_ends_without_the_interpreters_teardown(cli) -> None:
     assert failed.returncode == 2 and "teardown ran" in failed.stderr
     called = cli("search", "identity function", "-k", "3", code=_MAIN)
     assert called.returncode == 0 and " 1. " in called.stdout and "teardown ran" in called.stderr
+
+
+_RUNPY = (
+    "import runpy, sys\nsys.argv = ['math2', *sys.argv[1:]]\n"
+    "runpy.run_module('math2', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def test_a_host_running_math2s_main_keeps_its_teardown(cli) -> None:
+    """A host that runs math2's `__main__` itself (runpy, as `coverage run -m math2` and
+    `python -m pdb -m math2` do) is not math2's own process: its exit handlers run."""
+    hosted = cli("search", "identity function", "-k", "3", code=_RUNPY)
+    assert hosted.returncode == 0 and " 1. " in hosted.stdout
+    assert "teardown ran" in hosted.stderr
+
+
+def test_a_search_with_stderr_closed_still_succeeds(cli) -> None:
+    """Started with descriptor 2 closed (`2>&-`: `sys.stderr` is None), a search that found
+    its hits exits 0, as it did before the no-teardown exit."""
+    res = cli("search", "identity function", "-k", "3", close_stderr=True)
+    assert res.returncode == 0 and " 1. " in res.stdout

@@ -147,16 +147,27 @@ def _leave_searched() -> None:
     returns and the process ends as usual."""
     import os
 
-    entry = sys.modules.get("__main__")
-    spec = getattr(entry, "__spec__", None)
-    script = os.path.basename(getattr(entry, "__file__", None) or "")
-    if getattr(spec, "name", None) != "math2.__main__" and script != "math2":
+    if not _math2_is_the_process():
         return
     if "math2.store" in sys.modules:
         return
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None: started with that descriptor closed (`2>&-`)
+                stream.flush()
     except (OSError, ValueError):  # a closed pipe: the usual exit reports it as it did
         return
     os._exit(0)
+
+
+def _math2_is_the_process() -> bool:
+    """Whether the interpreter was started as math2 itself (`math2 …` or `python -m math2 …`)
+    by the command line it was given, not merely running math2's `__main__`: a host that runs
+    the module (`coverage run -m math2`, `python -m pdb -m math2`, `runpy.run_module`) keeps
+    its own exit handlers."""
+    import os
+
+    argv = getattr(sys, "orig_argv", None) or []
+    if argv[1:3] == ["-m", "math2"]:
+        return True
+    return len(argv) > 1 and os.path.basename(argv[1]) == "math2"
