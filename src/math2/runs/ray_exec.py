@@ -159,8 +159,8 @@ async def _provenance(
 
 def _hubs(ray: Any, nodes: Nodes, pool: WorkerPool, home: str | None, url: str) -> Hubs:
     """The run's hub on the driver's node, hosting that node's item worker while the node may
-    run items (`ray_tasks.HubWorker`: one process fewer a run); made before the run's identity
-    is asked, so the first node's Lean is asked of its pools."""
+    run items, until a hosting hub died (`ray_tasks.HubWorker`: one process fewer a run; `Hubs`);
+    made before the run's identity is asked, so the first node's Lean is asked of its pools."""
 
     def host() -> Any:
         if home is None or home not in nodes.usable() or pool.given_up(home) is not None:
