@@ -36,9 +36,9 @@ def _read(path: str) -> bytes:
 
 def _proc_tree(root: int) -> list[int]:
     """`root` and every process below it, from one pass over `/proc/*/stat` (each process's
-    parent): the tree psutil's `children(recursive=True)` finds, for a quarter of its CPU (it
-    builds a `Process` per entry). A process that ended meanwhile, or whose line does not parse,
-    is skipped."""
+    parent): the tree psutil's `children(recursive=True)` finds, for less CPU (1.5 against
+    2.4 ms at 115 processes, `benchmarks/pool_guard.py`: psutil builds a `Process` per entry).
+    A process that ended meanwhile, or whose line does not parse, is skipped."""
     kids: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
