@@ -2,7 +2,8 @@
 dev sets, with the informal text a real (tiny) model writes for their targets.
 
     python benchmarks/informal_part.py --source /tmp/ml45/store --work /tmp/inf45/ip \
-        --mathlib /tmp/ml45/mathlib [--targets 40] [--others 40] [--seed 0] [--folds 5]
+        --mathlib /tmp/ml45/mathlib [--targets 40] [--others 40] [--seed 0] [--folds 5] \
+        [--minutes 30] [--until names|informalize|review|index|measure]
 
 Every step works on a throwaway copy of the store (`--work`/store, SQLite's backup API; the
 source is only read) and is skipped when its output is there, so a killed run goes on:
@@ -270,6 +271,13 @@ def measure(folder: Path, folds: int) -> None:
                       f"{statistics.mean(d):+.3f} ± {2 * se:.3f}"]  # fmt: skip
         print(f"| {cut} ({len(ix_)}) | " + " | ".join(cells) + " |")
     w, wo = "with the informal part", "without it"
+    for label, names in configs.items():  # how much of the top 10 the texted declarations take
+        slots = [
+            len(set(n[:10]) & (texted - it.answers)) for n, it in zip(names, items, strict=True)
+        ]
+        print(f"  {label}: {sum(1 for x in slots if x)} of {len(items)} queries have a "
+              f"declaration with a kept text that does not answer them in their top 10 "
+              f"({sum(slots)} slots)")  # fmt: skip
     for i in hit:  # the queries the part can touch, one by one
         it = items[i]
         print(f"  {it.style}/{it.kind}: {it.query!r} -> {sorted(it.answers & texted)}: ranker "
