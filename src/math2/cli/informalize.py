@@ -140,7 +140,8 @@ def read_names(path: Path) -> list[tuple[int, str]]:
     from math2.errors import InputError
 
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark (a file saved by Notepad) is no part of line 1's name
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path, None, f"cannot read the names: {exc}") from None
     out = []

@@ -142,3 +142,11 @@ def test_names_with_another_source_is_refused(cli, tmp_path):
     names.write_text("A.x\n", encoding="utf-8")
     res = _run(runner, "--names", str(names), "--lean-dir", str(tmp_path))
     assert res.exit_code != 0 and "not several" in res.output
+
+
+def test_a_names_file_with_a_byte_order_mark_reads_its_first_name(tmp_path):
+    from math2.cli.informalize import read_names
+
+    f = tmp_path / "names.txt"
+    f.write_bytes("\ufeffA.x\nB.y\n".encode())
+    assert read_names(f) == [(1, "A.x"), (2, "B.y")]

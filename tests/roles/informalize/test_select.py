@@ -89,3 +89,16 @@ def test_no_limit_reads_the_library(sqlite_store):
     assert len(decls) == len(MENTIONS)
     with sqlite_store.session() as s:
         assert s.scalar(select(Source.id).where(Source.name == "toylib")) is not None
+
+
+def test_a_declaration_without_a_module_is_read(sqlite_store):
+    """A dataset with no module column stores NULL modules: such a declaration is chosen by
+    `--names` and read by `--limit`, as by a run over the whole library."""
+    _seed(sqlite_store)
+    with sqlite_store.session() as s:
+        m = s.scalars(select(Mention).where(Mention.name == "C.w")).one()
+        m.module = None
+    with sqlite_store.session() as s:
+        assert sel.informalizable_names(s, "toylib", ["C.w", "B.y"]) == {"C.w", "B.y"}
+        assert [d.id for d in sel.named_from_store(s, "toylib", ["C.w", "B.y"])] == ["C.w", "B.y"]
+        assert "C.w" in {d.id for d in sel.closure_from_store(s, "toylib", 6)}

@@ -13,6 +13,7 @@ a run over the whole library gives it, and so are its prompts and cache keys.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
@@ -42,6 +43,14 @@ def _chunks(values: Iterable[str]) -> Iterable[list[str]]:
         yield vals[i : i + CHUNK]
 
 
+def _in_modules(column: Any, chunk: list[str]) -> Any:
+    """`column` is one of these modules; "" stands for a declaration with no module (a dataset
+    without a module column stores NULL), which `IN` alone never matches."""
+    if "" in chunk:
+        return or_(column.in_(chunk), column.is_(None))
+    return column.in_(chunk)
+
+
 def _modules(s: Session, library: str, modules: Iterable[str]) -> list[Decl]:
     """Every informalizable declaration of these modules, in the store's order, with context."""
     from math2.store.models import ConstDep, Mention, Source
@@ -52,7 +61,7 @@ def _modules(s: Session, library: str, modules: Iterable[str]) -> list[Decl]:
             select(Mention, ConstDep.deps)
             .join(Source, Source.id == Mention.source_id)
             .outerjoin(ConstDep, ConstDep.mention_id == Mention.id)
-            .where(*_informalizable(library), Mention.module.in_(chunk))
+            .where(*_informalizable(library), _in_modules(Mention.module, chunk))
             .order_by(Mention.module, Mention.id)
         )
         out += [Decl.of_mention(m, deps, library) for m, deps in rows]
