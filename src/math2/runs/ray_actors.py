@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from math2.store.aio import AsyncStore
 from math2.store.db import Store
 
-if TYPE_CHECKING:  # the hub's process imports this module: no Lean checker, no HTTP client
+if TYPE_CHECKING:  # imported by the hub: the checker and client come with a hosted worker
     from math2.lean.cache import ResultCache
 
 T = TypeVar("T")
