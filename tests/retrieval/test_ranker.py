@@ -373,12 +373,12 @@ def test_the_name_cover_features(built) -> None:
 
 
 def test_the_ranker_orders_a_wider_first_stage_than_the_fusion(built, monkeypatch) -> None:
-    """Under the learned ranker each part keeps its top `stage.RANKER_POOL` (300: recall that
+    """Under the learned ranker each part keeps its top `stage.RANKER_POOL` (200: recall that
     the ranker turns into order), under the fusion its top `stage.POOL` (100, as measured);
     the rows the ranker trains on are made at the ranker's width (`ranker.POOL`)."""
     from math2.retrieval import stage
 
-    assert stage.RANKER_POOL == ranker_mod.POOL == 300 and stage.POOL == 100
+    assert stage.RANKER_POOL == ranker_mod.POOL == 200 and stage.POOL == 100
     asked: list[int] = []
     ix = SearchIndex(built[0])
     real = ix.rankings
@@ -387,4 +387,4 @@ def test_the_ranker_orders_a_wider_first_stage_than_the_fusion(built, monkeypatc
     ix.search("group homomorphism", 3, ranker=True)
     ix.search("group homomorphism", 3, ranker=False)
     ix.search("group homomorphism", 3, ranker=True, pool=7)
-    assert asked == [300, 100, 7]
+    assert asked == [200, 100, 7]

@@ -15,7 +15,7 @@ share s(q) of the query's tokens (`text.prose_tokens`): a Lean or LaTeX formula 
 touches them. The formula-shape part (`shape.py`, v7) is the converse: n-grams of the query's
 formula with variables numbered, weighted by the formula's share 1 − s(q).
 
-A search's first stage (`rankings`, `stage.Rankings`) keeps each part's top `pool` (300 under
+A search's first stage (`rankings`, `stage.Rankings`) keeps each part's top `pool` (200 under
 the ranker, 100 under the fusion); their union is ordered by the learned ranker (`ranker.py`,
 issue 45 §3; on by default where built, `weights.USE_RANKER`), else by the fusion (`stage.fuse`):
 

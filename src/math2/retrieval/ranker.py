@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 RANKER_DIR = "ranker"
 # bump with any change to what a feature or a score means (3: the name-part ranking counts one
 # thing named two ways once, `nameparts.query_terms`, and the mix reads the strict order; 4: the
-# name's cover of the query's words, `features.name_cover`, `name_extra`; 5: each part's top 300,
+# name's cover of the query's words, `features.name_cover`, `name_extra`; 5: each part's top 200,
 # a symbol's constant a namesake whatever one-letter variables surround it, more LaTeX read)
 RANKER_VERSION = 5
 # A candidate's score is the model's, standardised over the query's candidates, plus MIX × the
