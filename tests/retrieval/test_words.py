@@ -52,3 +52,14 @@ def test_a_symbol_names_a_declaration_only_where_its_notation_is_global(index) -
     assert "Relator.LiftFun" not in named
     named = [index.name(p) for p, _ in index.levers.namesakes("α ↪ β", index.prior)]
     assert "Function.Embedding" in named
+
+
+def test_one_letter_variables_name_nothing_and_leave_a_symbol_its_namesake(index) -> None:
+    """In `H ↪ G` the one-letter words are variables: run together (`hg`) they do not name the
+    field `Function.Embedding.Pair.hg`, and they do not dilute the cover of the constant the
+    symbol stands for (issue 45, branch qual45f: `G →* H` lost `MonoidHom` to Mathlib's
+    `….hg` fields, `X ≃ₜ Y` lost `Homeomorph` below the cover threshold)."""
+    assert "Function.Embedding.Pair.hg" in index.names  # the field is indexed
+    named = [(index.name(p), c) for p, c in index.levers.namesakes("H ↪ G", index.prior)]
+    assert named[:1] == [("Function.Embedding", 1.0)], named
+    assert all(not n.endswith(".hg") for n, _ in named), named

@@ -15,10 +15,9 @@ share s(q) of the query's tokens (`text.prose_tokens`): a Lean or LaTeX formula 
 touches them. The formula-shape part (`shape.py`, v7) is the converse: n-grams of the query's
 formula with variables numbered, weighted by the formula's share 1 − s(q).
 
-A search's first stage (`rankings`, `stage.Rankings`) keeps each part's top `pool`; their union
-is what gets ordered: by the learned ranker (`ranker.py`, issue 45 §3) where the index has one
-(`use_ranker`; on by default, `weights.USE_RANKER`), else by the hand-tuned fusion
-(`stage.fuse`), the ranker's baseline:
+A search's first stage (`rankings`, `stage.Rankings`) keeps each part's top `pool` (200 under
+the ranker, 100 under the fusion); their union is ordered by the learned ranker (`ranker.py`,
+issue 45 §3; on by default where built, `weights.USE_RANKER`), else by the fusion (`stage.fuse`):
 
     score(d) = Σ_part  w_part / (60 + rank_part(d))   ×   (1 + β · prior(d))
 
@@ -43,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel
 
-from math2.retrieval import lexical
+from math2.retrieval import lexical, stage
 from math2.retrieval.cards import Cards
 from math2.retrieval.levers import QueryLevers
 from math2.retrieval.lexscore import LexicalScoring
@@ -281,7 +280,7 @@ class SearchIndex(LexicalScoring):
     def rankings(
         self,
         queries: list[str],
-        pool: int = 100,
+        pool: int = stage.POOL,
         parts: tuple[str, ...] = PARTS,
         terms: bool = False,
     ) -> list[Rankings]:
@@ -310,22 +309,20 @@ class SearchIndex(LexicalScoring):
         self,
         queries: list[str],
         k: int = 10,
-        pool: int = 100,
+        pool: int | None = None,
         parts: tuple[str, ...] = PARTS,
         prior_weight: float | None = None,
         dense_weight: float = W_DENSE,
         ranker: bool | None = None,
     ) -> list[list[Hit]]:
-        """The top `k` of many queries: every part's top `pool` (the first stage,
-        `rankings`), ordered by the learned ranker when `ranker` (default: `self.use_ranker`,
-        where the index has one) and by the hand-tuned fusion (`stage.fuse`) otherwise."""
+        """The top `k` of many queries: every part's top `pool` (the first stage, `rankings`;
+        `stage.RANKER_POOL` or `POOL`), ordered by the learned ranker when `ranker` (default:
+        `self.use_ranker`, where the index has one), by the fusion (`stage.fuse`) otherwise."""
         if prior_weight is None:
-            # Over the full index the prior at 0.25 lowers nDCG@10 on theorem titles with BM25
-            # alone (0.46 -> 0.35) and with BM25 + dense (0.475 -> 0.393; docs/benchmarks.md,
-            # Retrieval): it is off unless asked for (`prior_weight=BETA_PRIOR`).
+            # Over the full index the prior at 0.25 lowers nDCG@10 on theorem titles (0.46 ->
+            # 0.35; docs/benchmarks.md, Retrieval): off unless asked for (`BETA_PRIOR`).
             prior_weight = 0.0
-        if ranker is None:
-            ranker = self.use_ranker
+        ranker = self.use_ranker if ranker is None else ranker
         model = self.learned if ranker else None
         if ranker and model is None:
             from math2.retrieval.ranker import RankerMissing
@@ -335,6 +332,7 @@ class SearchIndex(LexicalScoring):
                 f"`math2 index build --library {self.meta.get('source', 'mathlib')}`"
             )
         weights = self.fusion_weights(prior_weight if "prior" in parts else 0.0, dense_weight)
+        pool = pool if pool is not None else (stage.RANKER_POOL if model else stage.POOL)
         ranked = self.rankings(queries, pool, parts, terms=model is not None)
         results = []
         for query, r in zip(queries, ranked, strict=True):

@@ -39,6 +39,11 @@ MACROS = {
     "to": "→", "rightarrow": "→", "mapsto": "↦", "circ": "∘", "{": "{", "}": "}",
     "lbrace": "{", "rbrace": "}", "langle": "⟨", "rangle": "⟩", "dots": " ", "ldots": " ",
     "cdots": " ", "infty": "∞", "bmod": "%", "pmod": "[MOD", "pi": "π", "choose": "choose",
+    # operator names latex2text drops (issue 45, branch qual45f, after reading the misses of
+    # `users-latex`: `$\\ker \\varphi$` was read as `φ`, `$\\dim_K V$` as `K V`): Mathlib's word
+    "ker": "ker", "det": "det", "dim": "finrank", "gcd": "gcd", "lcm": "lcm", "hom": "Hom",
+    "arg": "arg", "Im": "im", "Re": "re", "Pr": "ℙ", "triangle": "∆", "neg": "¬", "lnot": "¬",
+    "land": "∧", "lor": "∨", "bot": "⊥", "unlhd": "⊴",
 }  # fmt: skip
 _SCRIPT = re.compile(r"([_^])\s*(\\[A-Za-z]+|[^\s{\\])")
 _BLACKBOARD = {"N": "ℕ", "Z": "ℤ", "Q": "ℚ", "R": "ℝ", "C": "ℂ"}
@@ -46,7 +51,7 @@ _BIG = {"sum": "∑", "prod": "∏", "bigcup": "⋃", "bigcap": "⋂", "coprod":
 _FRACS = frozenset({"frac", "dfrac", "tfrac", "cfrac"})
 # What a command that takes arguments stands for when read alone (`commands_out`).
 _ALONE = {**dict.fromkeys(_FRACS, "/"), "binom": "choose", "dbinom": "choose", "sqrt": "√"}
-_ARITY = {**dict.fromkeys(_FRACS, 2), "binom": 2, "dbinom": 2, "tbinom": 2, "sqrt": 1}
+_ARITY = {**dict.fromkeys(_FRACS, 2), "binom": 2, "dbinom": 2, "tbinom": 2, "sqrt": 1, "pmod": 1}
 
 
 def has_latex(text: str) -> bool:
@@ -158,10 +163,12 @@ class _Walk:
         lo = " ".join(self.node(lower).split()) if lower is not None else ""
         hi = " ".join(self.node(upper).split()) if upper is not None else ""
         if name == "int":
-            return f" ∫ x in {lo}..{hi}, " if lo or hi else " ∫ "
+            return _integral(lo, hi)
         symbol = _BIG[name]
         var, _, start = lo.partition("=")
         var, start = var.strip(), start.strip()
+        if var and hi == "∞" and symbol == "∑":  # an infinite series: Mathlib's `tsum`
+            return f" ∑' {var}, "
         if var and start and hi:
             if start == "0":
                 return f" {symbol} {var} ∈ Finset.range ({hi} + 1), "
@@ -195,6 +202,8 @@ class _Walk:
             return f" ({self.node(args[-2])}) / ({self.node(args[-1])}) "
         if name in ("binom", "dbinom", "tbinom") and len(args) >= 2:
             return f" Nat.choose ({self.node(args[-2])}) ({self.node(args[-1])}) "
+        if name == "pmod" and args:
+            return f" [MOD {self.node(args[-1])}] "
         if name == "sqrt" and args:
             return f" √({self.node(args[-1])}) "
         if name in ("mathbb", "Bbb") and args:
@@ -213,6 +222,19 @@ class _Walk:
             # a document's decoration, not mathematics: `<ref>`, `CHAPTER:`, `[NO \\title …]`
             return " "
         return f" {text} " if not text.isspace() else " "
+
+
+def _integral(lo: str, hi: str) -> str:
+    """`\\int` with its limits as Mathlib writes it: `∫ x in a..b,` between two bounds, `∫ x in
+    Set.Ioi a,` up to ∞, `∫ x,` over the whole line, `∫ x in s,` over a set (`\\int_X`)."""
+    lo, hi = lo.replace(" ", ""), hi.replace(" ", "")
+    if lo in ("-∞", "−∞") and hi in ("∞", "+∞"):
+        return " ∫ x, "
+    if lo and hi in ("∞", "+∞"):
+        return f" ∫ x in Set.Ioi {lo}, "
+    if lo and not hi:
+        return f" ∫ x in {lo}, "
+    return f" ∫ x in {lo}..{hi}, " if lo or hi else " ∫ "
 
 
 def _scripts(nodes: list[Any], i: int) -> tuple[Any | None, Any | None, int]:

@@ -16,6 +16,7 @@ tokens of a query, its vocabulary words, its namesakes, and the successor of a r
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -53,6 +54,15 @@ MAX_NAMESAKES = 5  # the namesakes fused into a ranking, best first
 MAX_POSTINGS = 400  # a key more common than this names nothing in particular (`comm`)
 MIN_COVER = 0.5  # "fundamental theorem of algebra" does not name `FundamentalGroup.fundamental`
 _WEAK_KEYS = STOPWORDS | {"of", "is", "has", "to"}
+
+
+def _variable(word: str) -> bool:
+    """A one-letter Latin or Greek word, or a sub/superscript letter: a formula's variable
+    (`G →* H`, `X ≃ₜ Y`), not a word a name covers; `ℝ`, `ℂ` are words."""
+    if len(word) != 1:
+        return False
+    return word.isascii() or unicodedata.category(word) == "Lm" or "GREEK" in unicodedata.name(
+        word, "")  # fmt: skip
 
 
 def build_levers(
@@ -206,7 +216,10 @@ class QueryLevers:
         its notation stands for too."""
         if self.keys is None:
             return []
-        n_words = max(1, len([w for w in query_words(query) if w not in STOPWORDS]))
+        words = [w for w in query_words(query) if w not in STOPWORDS]
+        n_words = max(1, len(words))
+        # the constant a symbol stands for covers the query but for its variables (`X ≃ₜ Y`)
+        n_named = max(1, len([w for w in words if not _variable(w)]))
         wanted = {k: (n, False) for k, n in query_keys(query).items()}
         by_symbol = self.notation.named(f"{query} {latex_notation(query)}") if (
             symbols and self.notation is not None) else []  # fmt: skip
@@ -215,12 +228,12 @@ class QueryLevers:
                 wanted[k] = (max(wanted.get(k, (0, False))[0], 1), True)
         cover: dict[int, float] = {}
         for key, (n, symbol) in wanted.items():
-            if n == 1 and not symbol and (len(key) <= 2 or key in _WEAK_KEYS):
+            if not symbol and (len(key) <= n or (n == 1 and (len(key) <= 2 or key in _WEAK_KEYS))):
                 continue
             post = self.keys.postings(key)
             if len(post) == 0 or len(post) > MAX_POSTINGS:
                 continue
-            c = min(1.0, n / n_words)
+            c = min(1.0, n / (n_named if symbol else n_words))
             if c < MIN_COVER:
                 continue
             for p in post.tolist():

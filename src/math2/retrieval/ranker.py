@@ -41,6 +41,7 @@ import numpy as np
 
 from math2.errors import Math2Error
 from math2.retrieval.features import FEATURES, RANK_MISSING, candidate_features
+from math2.retrieval.stage import RANKER_POOL as POOL  # each part's top the ranker orders
 from math2.retrieval.stage import RRF_K, Rankings, fuse
 
 if TYPE_CHECKING:
@@ -50,8 +51,9 @@ if TYPE_CHECKING:
 RANKER_DIR = "ranker"
 # bump with any change to what a feature or a score means (3: the name-part ranking counts one
 # thing named two ways once, `nameparts.query_terms`, and the mix reads the strict order; 4: the
-# name's cover of the query's words, `features.name_cover`, `name_extra`)
-RANKER_VERSION = 4
+# name's cover of the query's words, `features.name_cover`, `name_extra`; 5: each part's top 200,
+# a symbol's constant a namesake whatever one-letter variables surround it, more LaTeX read)
+RANKER_VERSION = 5
 # A candidate's score is the model's, standardised over the query's candidates, plus MIX × the
 # first stage's −log(1 + rank) (`mixed`): the model alone won on the concepts but fell a little
 # short of the fusion on instances, natural sentences and the field queries; at 0.25 of the
@@ -67,7 +69,6 @@ RANKER_VERSION = 4
 MIX = 0.25
 ORDERS = ("fused", "best", "strict", "rrf")
 ORDER = "strict"
-POOL = 100  # each part's top that the first stage keeps
 MIN_QUERIES = 50  # fewer dev-set queries with an answer in the index: no ranker is built
 # LambdaMART's settings: small trees, few rounds — ~1,000 training queries.
 PARAMS: dict[str, Any] = {

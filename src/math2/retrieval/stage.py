@@ -24,6 +24,13 @@ if TYPE_CHECKING:
     from math2.retrieval.index import SearchIndex
 
 RRF_K = 60
+# Each part's top that the first stage keeps: `POOL` for the fusion, `RANKER_POOL` where the
+# learned ranker orders the candidates (issue 45 §3, branch qual45f: an answer among the
+# candidates of 803, 838, 861 of the 1,003 dev queries at 100, 200, 300; the ranker's nDCG@10
+# under grouped cross-validation 0.520, 0.527, 0.529 at 1.0, ~1.2, ~1.4 × the CPU a query;
+# docs/benchmarks.md).
+POOL = 100
+RANKER_POOL = 200
 # The weighted terms of the lexical score (`SearchIndex.lexical_parts`), in this order.
 LEXICAL_TERMS = ("words", "synonyms", "vocabulary", "body", "phrases", "shape", "aids", "parents")
 W_BM25 = 1.0
