@@ -120,7 +120,9 @@ def main() -> None:
         s0 = time.process_time()
         data = query_rows(ix, items)
         stage_ms = (time.process_time() - s0) * 1000 / max(1, len(items))
-        configs[f"ranker, {label}"] = cross_validated(ix, data, args.folds)[ix.learned.mix]
+        assert ix.learned is not None, f"{args.index}: no learned ranker (math2 index build)"
+        mix = (ix.learned.mix, ix.learned.order)  # the shipped model's mix of the first stage
+        configs[f"ranker, {label}"] = cross_validated(ix, data, args.folds, mixes=(mix,))[mix]
         configs[f"fusion, {label}"] = [ranked(ix, d.fused) for d in data]
         p50, p95 = cpu_of_search(ix, sample)
         cost.append((label, stage_ms, p50, p95))
