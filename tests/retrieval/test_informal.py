@@ -118,3 +118,28 @@ def test_a_persons_decision_is_what_the_hit_says(informalized, tmp_path) -> None
     two = ix.names.index("Demo.two_eq")
     assert two not in ix.desc_pos.tolist() and ix.names.index(TARGET) in ix.desc_pos
     assert meta["descriptions"] == len(ix.desc_pos)
+
+
+def test_a_few_texts_do_not_take_the_fusions_top() -> None:
+    """The fusion weighs the informal part by the share of declarations it holds a text for:
+    a text's first place among 12 documents is no first place among 280,000, and 12 texts at
+    full weight took a top-10 place in 677 of 1,003 dev queries (docs/benchmarks.md, inf45)."""
+    import numpy as np
+
+    from math2.retrieval.stage import W_DESC, FusionWeights, Rankings, desc_weight, fuse
+
+    r = Rankings(lexical=np.array([1, 2, 3]), desc=np.array([9]))  # 9: the only text's holder
+    few = FusionWeights(dense=0, namesake=0, nameparts=0, glosses=0, desc=desc_weight(12, 280_000))
+    scores = fuse(r, few, np.zeros(10))
+    assert sorted(scores, key=lambda p: -scores[p])[:3] == [1, 2, 3]
+    assert desc_weight(280_000, 280_000) == W_DESC == desc_weight(300_000, 280_000)
+    assert desc_weight(140_000, 280_000) == W_DESC / 2 and desc_weight(0, 0) == 0.0
+
+
+def test_the_index_weighs_its_informal_part_by_its_coverage(informalized, tmp_path) -> None:
+    from math2.retrieval.stage import W_DESC
+
+    meta = build_index(informalized, tmp_path / "ix" / "mathlib", "mathlib", dense=False)
+    ix = SearchIndex(tmp_path / "ix" / "mathlib")
+    w = ix.fusion_weights(0.0, 1.0)
+    assert 0 < w.desc == W_DESC * meta["descriptions"] / len(ix) <= W_DESC

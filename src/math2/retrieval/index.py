@@ -15,14 +15,15 @@ share s(q) of the query's tokens (`text.prose_tokens`): a Lean or LaTeX formula 
 touches them. The formula-shape part (`shape.py`, v7) is the converse: n-grams of the query's
 formula with variables numbered, weighted by the formula's share 1 − s(q).
 
-A search's first stage (`rankings`, `stage.Rankings`) keeps each part's top `pool` (200 under
-the ranker, 100 under the fusion); their union is ordered by the learned ranker (`ranker.py`,
+A search's first stage (`rankings`, `stage.Rankings`) keeps each part's top `pool` (100 under
+the ranker and under the fusion); their union is ordered by the learned ranker (`ranker.py`,
 issue 45 §3; on by default where built, `weights.USE_RANKER`), else by the fusion (`stage.fuse`):
 
     score(d) = Σ_part  w_part / (60 + rank_part(d))   ×   (1 + β · prior(d))
 
 with w_bm25 = 1 (the lexical ranking), w_dense = 1 (the cosine rank among the lexical top 30:
-the dense part reorders what BM25 found), w_desc = 1, and prior(d) the percentile
+the dense part reorders what BM25 found), w_desc = the share of declarations with an informal
+text (`stage.desc_weight`), and prior(d) the percentile
 (0…1) of d's PageRank in the dependency graph, β = 0 by default (measured to hurt;
 `prior_weight=` turns it on). A part that is absent (no embeddings built) contributes nothing.
 The weights and how each was measured: `weights.py`.
@@ -295,6 +296,7 @@ class SearchIndex(LexicalScoring):
             nameparts=self.parts_weight,
             glosses=self.glosses_weight,
             prior=prior_weight,
+            desc=stage.desc_weight(int(self.meta.get("descriptions") or 0), len(self)),
         )
 
     @cached_property

@@ -94,12 +94,23 @@ class FusionWeights:
     nameparts: float
     glosses: float
     prior: float = 0.0
+    desc: float = W_DESC
+
+
+def desc_weight(described: int, count: int) -> float:
+    """The informal part's weight in the fusion: `W_DESC` times the share of the library's
+    declarations it holds a text for. A part over a few texts ranks some of them first for
+    almost any query, and a reciprocal rank over 12 documents is no rank over 280,000: at full
+    weight 12 SmolLM2 texts took a top-10 place in 677 of 1,003 dev queries and cost the fusion
+    0.054 nDCG@10 (docs/benchmarks.md, `inf45`). A part over the whole library keeps its full
+    weight; the learned ranker reads the part's rank as a feature and weighs it itself."""
+    return W_DESC * min(1.0, described / count) if count > 0 else 0.0
 
 
 def fuse(r: Rankings, w: FusionWeights, prior: np.ndarray) -> dict[int, float]:
     """The fused score of every position some part ranks (reciprocal ranks, weighted)."""
     scores: dict[int, float] = {}
-    for ranking, weight in ((r.lexical, W_BM25), (r.dense, w.dense), (r.desc, W_DESC)):
+    for ranking, weight in ((r.lexical, W_BM25), (r.dense, w.dense), (r.desc, w.desc)):
         if ranking is None or weight <= 0:
             continue
         for rank, p in enumerate(ranking.tolist()):
