@@ -116,19 +116,26 @@ def closure_from_store(s: Session, library: str, limit: int) -> list[Decl]:
                 else:
                     missing.add(dep)
         wanted = missing
-        todo_modules = set()
-        for chunk in _chunks(missing):
-            todo_modules |= {
-                m or ""
-                for m in s.scalars(
-                    select(Mention.module)
-                    .join(Source, Source.id == Mention.source_id)
-                    .where(*_informalizable(library), Mention.name.in_(chunk))
-                )
-            }
-        todo_modules -= read
+        todo_modules = _modules_of(s, library, missing) - read
     closure = sorted((loaded[n] for n in needed), key=lambda d: (d.module, d.mention_id or 0))
     return dependency_order(closure)[:limit]
+
+
+def _modules_of(s: Session, library: str, names: Iterable[str]) -> set[str]:
+    """The modules of these informalizable declarations ("" for one stored with none)."""
+    from math2.store.models import Mention, Source
+
+    out: set[str] = set()
+    for chunk in _chunks(names):
+        out |= {
+            m or ""
+            for m in s.scalars(
+                select(Mention.module)
+                .join(Source, Source.id == Mention.source_id)
+                .where(*_informalizable(library), Mention.name.in_(chunk))
+            )
+        }
+    return out
 
 
 def informalizable_names(s: Session, library: str, names: Iterable[str]) -> set[str]:
@@ -155,16 +162,7 @@ def named_from_store(s: Session, library: str, names: Iterable[str]) -> list[Dec
     from math2.store.models import Mention, Source
 
     wanted = set(names)
-    modules: set[str] = set()
-    for chunk in _chunks(wanted):
-        modules |= {
-            m or ""
-            for m in s.scalars(
-                select(Mention.module)
-                .join(Source, Source.id == Mention.source_id)
-                .where(*_informalizable(library), Mention.name.in_(chunk))
-            )
-        }
+    modules = _modules_of(s, library, wanted)
     library_names = set(
         s.scalars(
             select(Mention.name)
