@@ -591,23 +591,26 @@ async def test_k_pools_of_one_repl_check_k_items_at_once(cluster, lean_actors, p
     assert 2 <= workers["most_checks"] <= 4
 
 
-def _math2_titles(since: float) -> set[str]:
-    """The titles Ray gave the processes made since `since` that run math2's actors."""
+def _math2_actors() -> set[tuple[int, str]]:
+    """(pid, title) of the processes below this one that Ray titled as one of math2's actors
+    (`ray::HubWorker`, `ray::ItemWorker`, …)."""
     import psutil
 
     out = set()
     for p in psutil.Process().children(recursive=True):
         with contextlib.suppress(psutil.Error):
-            if p.create_time() >= since and (t := _title(p).split(" ")[0]).endswith("Worker"):
-                out.add(t)
+            if (t := _title(p).split(" ")[0]).endswith("Worker"):
+                out.add((p.pid, t))
     return out
 
 
 async def test_the_hub_hosts_the_drivers_nodes_item_worker(cluster, lean_actors, pg, tmp_path):
     """On the driver's node the run's hub is also its item worker: one Ray process for both
-    (one process and one import of math2 fewer a run), which runs the items and writes them."""
+    (one process and one import of math2 fewer a run), which runs the items and writes them.
+    A process counts by the title it takes during the run, whenever it started: Ray may give
+    an actor a worker process it started earlier (an idle one, titled `ray::IDLE`)."""
     n = 12
-    since = time.time()
+    before = _math2_actors()  # an earlier test's actor not yet gone is not this run's
     template = ray_job.write_template(tmp_path)
     store = pg()
     titles: set[str] = set()
@@ -616,7 +619,7 @@ async def test_the_hub_hosts_the_drivers_nodes_item_worker(cluster, lean_actors,
             _ray_run(store, srv.base_url, template, tmp_path / "repl.jsonl", n=n, check_delay=0.1)
         )
         while not run.done():
-            titles |= _math2_titles(since)
+            titles |= {t for _, t in _math2_actors() - before}
             await asyncio.sleep(0.1)
         summary = await run
     assert (summary.done, summary.failed) == (n, 0)
