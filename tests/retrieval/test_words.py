@@ -63,3 +63,13 @@ def test_one_letter_variables_name_nothing_and_leave_a_symbol_its_namesake(index
     named = [(index.name(p), c) for p, c in index.levers.namesakes("H ↪ G", index.prior)]
     assert named[:1] == [("Function.Embedding", 1.0)], named
     assert all(not n.endswith(".hg") for n, _ in named), named
+
+
+def test_one_letter_words_out_of_a_formula_may_name_a_concept(index) -> None:
+    """Only a formula's one-letter words are its variables: written without one (`h g`, as
+    `L^p` space names `lp` and `H^1` names `H1` in Mathlib) the run-together key still names
+    what it names (review of qual45f: the rule had dropped `lp` and `H1` for every query)."""
+    named = [index.name(p) for p, _ in index.levers.namesakes("h g", index.prior)]
+    assert "Function.Embedding.Pair.hg" in named, named
+    named = [index.name(p) for p, _ in index.levers.namesakes("h → g", index.prior)]
+    assert "Function.Embedding.Pair.hg" not in named, named

@@ -65,6 +65,13 @@ def _variable(word: str) -> bool:
         word, "")  # fmt: skip
 
 
+def _formula(query: str) -> bool:
+    """Whether the query writes a formula: a `:` or a mathematical symbol (`→*`, `≃ₜ`, `↪`,
+    `=`, `+`; not `^` or `_`, which join `L^p`, `H^1`, `ℓ_p` into the names of concepts)."""
+    return ":" in query or "*" in query or any(
+        unicodedata.category(ch) in ("Sm", "So") for ch in query)  # fmt: skip
+
+
 def build_levers(
     out: Path,
     names: list[str],
@@ -221,6 +228,9 @@ class QueryLevers:
         # the constant a symbol stands for covers the query but for its variables (`X ≃ₜ Y`)
         n_named = max(1, len([w for w in words if not _variable(w)]))
         wanted = {k: (n, False) for k, n in query_keys(query).items()}
+        # in a formula, one-letter words run together are its variables (`G →* H`: `hg`); out
+        # of one they may name a concept (`L^p` space: `lp`, `H^1`: `H1`)
+        joined_variables = _formula(query)
         by_symbol = self.notation.named(f"{query} {latex_notation(query)}") if (
             symbols and self.notation is not None) else []  # fmt: skip
         for const in by_symbol:  # a symbol names it, where its notation is global
@@ -228,7 +238,10 @@ class QueryLevers:
                 wanted[k] = (max(wanted.get(k, (0, False))[0], 1), True)
         cover: dict[int, float] = {}
         for key, (n, symbol) in wanted.items():
-            if not symbol and (len(key) <= n or (n == 1 and (len(key) <= 2 or key in _WEAK_KEYS))):
+            if not symbol and (
+                (joined_variables and len(key) <= n)
+                or (n == 1 and (len(key) <= 2 or key in _WEAK_KEYS))
+            ):
                 continue
             post = self.keys.postings(key)
             if len(post) == 0 or len(post) > MAX_POSTINGS:
