@@ -158,6 +158,22 @@ def test_another_feature_version_is_refused(index_copy, monkeypatch) -> None:
         SearchIndex(index_copy, use_ranker=True)
 
 
+def test_a_ranker_trained_at_another_width_is_refused(index_copy) -> None:
+    """The rows a model learns from are made at the first stage's width (`ranker.POOL`): its
+    rank features and candidates mean another thing at another width (review of qual45f)."""
+    info_file = index_copy / RANKER_DIR / "ranker.json"
+    info = json.loads(info_file.read_text())
+    assert info["pool"] == ranker_mod.POOL
+    info["pool"] = ranker_mod.POOL + 100
+    info_file.write_text(json.dumps(info))
+    with pytest.raises(RankerMismatch, match=r"top 200, this math2 orders the top 100"):
+        SearchIndex(index_copy, use_ranker=True)
+    del info["pool"]  # an artifact that does not say is refused too
+    info_file.write_text(json.dumps(info))
+    with pytest.raises(RankerMismatch, match=r"top None"):
+        SearchIndex(index_copy, use_ranker=True)
+
+
 def test_a_changed_model_file_is_refused(index_copy) -> None:
     model = index_copy / RANKER_DIR / "model.txt"
     model.write_text(model.read_text().replace("learning_rate", "learning_rate ", 1))

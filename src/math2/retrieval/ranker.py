@@ -255,6 +255,9 @@ class Ranker:
         if info.get("version") != RANKER_VERSION or info.get("features") != list(FEATURES):
             why = (f"its features are version {info.get('version')}, this math2 reads version "
                    f"{RANKER_VERSION}")  # fmt: skip
+        elif info.get("pool") != POOL:
+            why = (f"it was trained on each part's top {info.get('pool')}, this math2 orders "
+                   f"the top {POOL}")  # fmt: skip
         elif info.get("index") != index_digest(folder):
             why = "the index was rebuilt or changed after it was trained"
         elif model is None or info.get("model") != hashlib.sha256(model).hexdigest():
@@ -367,6 +370,7 @@ def build_ranker(
         "rounds": ROUNDS,
         "mix": MIX,
         "order": ORDER,
+        "pool": POOL,  # the first stage's width its rows were made at
     }
     (here / "ranker.json").write_text(json.dumps(info, indent=1))
     say(f"ranker: LambdaMART trained on {len(items)} dev-set queries "
