@@ -41,6 +41,8 @@ def test_operator_names_and_limits_read_as_mathlib_writes_them() -> None:
     assert to_lean(r"$\det(A) \gcd(a, b)$") == "det (A) gcd (a, b)"
     assert to_lean(r"$A \triangle B$") == "A ∆ B"
     assert to_lean(r"$\sum_{n=0}^{\infty} a_n$") == "∑' n, a n"
+    assert to_lean(r"$\sum_{n=1}^{+\infty} a_n$") == "∑' n, a n"  # review of qual45f
+    assert to_lean(r"$\prod_{n=1}^\infty a_n$") == "∏' n, a n"  # Mathlib's `tprod`
     assert to_lean(r"$\int_0^\infty f$") == "∫ x in Set.Ioi 0, f"
     assert to_lean(r"$\int_{-\infty}^{\infty} f$") == "∫ x, f"
     assert to_lean(r"$\int_X f \, d\mu$") == "∫ x in X, f d μ"

@@ -73,3 +73,15 @@ def test_one_letter_words_out_of_a_formula_may_name_a_concept(index) -> None:
     assert "Function.Embedding.Pair.hg" in named, named
     named = [index.name(p) for p, _ in index.levers.namesakes("h → g", index.prior)]
     assert "Function.Embedding.Pair.hg" not in named, named
+
+
+def test_what_counts_as_a_formulas_variable() -> None:
+    """One-letter Latin and Greek words and sub/superscript letters are a formula's variables;
+    the number sets are words a name covers (`ℝ`: `Real`), and so is any longer word (review
+    of qual45f: nothing tested that `ℝ` is not a variable)."""
+    from math2.retrieval.levers import _formula, _variable
+
+    assert all(_variable(w) for w in ("x", "G", "α", "φ", "ₜ"))
+    assert not any(_variable(w) for w in ("ℝ", "ℂ", "ℕ", "hg", "deriv"))
+    assert _formula("G →* H") and _formula("f : G → H") and _formula("a + b = b + a")
+    assert not _formula("L^p space") and not _formula("H_1 of a group")

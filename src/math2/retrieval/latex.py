@@ -167,8 +167,8 @@ class _Walk:
         symbol = _BIG[name]
         var, _, start = lo.partition("=")
         var, start = var.strip(), start.strip()
-        if var and hi == "∞" and symbol == "∑":  # an infinite series: Mathlib's `tsum`
-            return f" ∑' {var}, "
+        if var and hi in ("∞", "+∞", "+ ∞") and symbol in ("∑", "∏"):
+            return f" {symbol}' {var}, "  # an infinite series or product: `tsum`, `tprod`
         if var and start and hi:
             if start == "0":
                 return f" {symbol} {var} ∈ Finset.range ({hi} + 1), "
