@@ -1,5 +1,6 @@
-"""The REPL memory guard's reading, once a Lean check (`lean.pool.tree_rss_bytes`), against
-psutil's recursive children (`ReplProcess.rss_bytes`, what the guard read before): CPU per
+"""The REPL memory guard's reading, once a Lean check (`ReplProcess.rss_bytes`: `/proc`, by
+`lean.procmem.tree_rss`), against psutil's recursive children (`procmem.psutil_tree_rss`, what
+the guard read before): CPU per
 reading of a live fake REPL started two shells down, with the machine's process count.
 
     python benchmarks/pool_guard.py [--readings 500]
@@ -15,7 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from math2.lean.pool import PoolConfig, ReplPool, tree_rss_bytes
+from math2.lean.pool import PoolConfig, ReplPool
+from math2.lean.procmem import psutil_tree_rss
 
 
 async def main() -> None:
@@ -32,7 +34,9 @@ async def main() -> None:
             await pool.run("import Mathlib", "def a := 1")
             proc = pool._workers[0].proc
             procs = sum(1 for n in os.listdir("/proc") if n.isdigit())
-            for name, read in (("psutil", proc.rss_bytes), ("/proc", lambda: tree_rss_bytes(proc))):
+            pid = proc.pid
+            assert pid is not None
+            for name, read in (("psutil", lambda: psutil_tree_rss(pid)), ("/proc", proc.rss_bytes)):
                 t0 = time.process_time()
                 for _ in range(a.readings):
                     value = read()

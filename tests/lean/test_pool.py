@@ -6,7 +6,8 @@ import os
 import psutil
 import pytest
 
-from math2.lean.pool import HeaderError, PoolConfig, ReplPool, tree_rss_bytes
+from math2.lean.pool import HeaderError, PoolConfig, ReplPool
+from math2.lean.procmem import psutil_tree_rss
 from math2.lean.protocol import CommandResponse
 from math2.lean.repl import LeanCrash, LeanTimeout
 from tests.lean.conftest import fake_argv
@@ -192,7 +193,7 @@ async def test_the_guards_reading_is_psutils(tmp_path) -> None:
     async with ReplPool(cfg) as pool:
         await pool.run(H, "-- fake: alloc 64")
         proc = pool._workers[0].proc
-        fast, slow = tree_rss_bytes(proc), proc.rss_bytes()
+        fast, slow = proc.rss_bytes(), psutil_tree_rss(proc.pid)
         assert fast > 64 * 2**20
         assert abs(fast - slow) < 8 * 2**20
 
@@ -201,7 +202,7 @@ def test_a_bad_proc_entry_is_skipped_not_the_guard(monkeypatch) -> None:
     """A `/proc/PID/stat` line that does not parse (cut short, not a number) skips that entry:
     the rest of the tree is still read (raised, it would switch the memory guard off for the
     whole check)."""
-    from math2.lean import pool as pool_mod
+    from math2.lean import procmem
 
     stats = {
         "1": b"1 (init) S 0 1 1",
@@ -210,6 +211,6 @@ def test_a_bad_proc_entry_is_skipped_not_the_guard(monkeypatch) -> None:
         "4": b"4 (odd) S x 4 4",  # not a number: ValueError
         "5": b"5 (kid) S 2 5 5",
     }
-    monkeypatch.setattr(pool_mod.os, "listdir", lambda path: [*stats, "self"])
-    monkeypatch.setattr(pool_mod, "_read", lambda path: stats[path.split("/")[2]])
-    assert sorted(pool_mod._proc_tree(1)) == [1, 2, 5]
+    monkeypatch.setattr(procmem.os, "listdir", lambda path: [*stats, "self"])
+    monkeypatch.setattr(procmem, "_read", lambda path: stats[path.split("/")[2]])
+    assert sorted(procmem._proc_tree(1)) == [1, 2, 5]

@@ -12,7 +12,6 @@ import asyncio
 import collections
 import contextlib
 import logging
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,58 +22,6 @@ from math2.lean.protocol import Command, CommandResponse, ReplError, Response
 from math2.lean.repl import LeanCrash, LeanProcessError, LeanTimeout, ReplProcess
 
 log = logging.getLogger(__name__)
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-def _read(path: str) -> bytes:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        return os.read(fd, 1024)
-    finally:
-        os.close(fd)
-
-
-def _proc_tree(root: int) -> list[int]:
-    """`root` and every process below it, from one pass over `/proc/*/stat` (each process's
-    parent): the tree psutil's `children(recursive=True)` finds, for less CPU (1.5 against
-    2.4 ms at 115 processes, `benchmarks/pool_guard.py`: psutil builds a `Process` per entry).
-    A process that ended meanwhile, or whose line does not parse, is skipped."""
-    kids: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            stat = _read(f"/proc/{name}/stat")
-        except OSError:  # gone meanwhile
-            continue
-        # "pid (comm) state ppid …": comm may hold spaces and parentheses, so from the last ")"
-        try:
-            ppid = int(stat[stat.rfind(b")") + 2 :].split(b" ", 2)[1])
-        except (ValueError, IndexError):  # a line that does not parse: that entry only
-            continue
-        kids.setdefault(ppid, []).append(int(name))
-    tree, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        tree.append(pid)
-        todo.extend(kids.get(pid, ()))
-    return tree
-
-
-def tree_rss_bytes(proc: ReplProcess) -> int:
-    """Resident memory of a REPL process and all its descendants (the memory guard's reading,
-    once a check): every process of the tree is found again at each call — a descendant started
-    since the last check counts at once — and each one's resident pages read from
-    `/proc/PID/statm`. Where there is no `/proc` (not Linux), psutil's `rss_bytes`."""
-    if not proc.alive or proc.pid is None:
-        return 0
-    if not os.path.isdir("/proc/self"):
-        return proc.rss_bytes()
-    total = 0
-    for pid in _proc_tree(proc.pid):
-        with contextlib.suppress(OSError, ValueError, IndexError):  # ended meanwhile
-            total += int(_read(f"/proc/{pid}/statm").split()[1])
-    return total * _PAGE
 
 
 class HeaderError(LeanProcessError):
@@ -224,7 +171,7 @@ class ReplPool:
         if worker.uses >= c.recycle_after_uses:
             self.stats.recycled_uses += 1
             await worker.proc.kill()
-        elif c.recycle_above_mb and tree_rss_bytes(worker.proc) > c.recycle_above_mb * 2**20:
+        elif c.recycle_above_mb and worker.proc.rss_bytes() > c.recycle_above_mb * 2**20:
             self.stats.recycled_memory += 1
             log.info("recycling %s above %s MB", worker.proc.name, c.recycle_above_mb)
             await worker.proc.kill()

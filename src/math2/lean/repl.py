@@ -13,9 +13,8 @@ import signal
 from collections.abc import Sequence
 from pathlib import Path
 
-import psutil
-
 from math2.errors import Math2Error
+from math2.lean.procmem import tree_rss
 from math2.lean.protocol import Request, Response, encode, parse_response
 
 log = logging.getLogger(__name__)
@@ -206,19 +205,10 @@ class ReplProcess:
         await self.start()
 
     def rss_bytes(self) -> int:
-        """Resident memory of the process and all its children."""
+        """Resident memory of the process and all its descendants (`procmem.tree_rss`)."""
         if not self.alive or self.pid is None:
             return 0
-        try:
-            p = psutil.Process(self.pid)
-            procs = [p, *p.children(recursive=True)]
-            total = 0
-            for q in procs:
-                with contextlib.suppress(psutil.Error):
-                    total += q.memory_info().rss
-            return total
-        except psutil.Error:
-            return 0
+        return tree_rss(self.pid)
 
     async def close(self) -> None:
         """Stop the process (kill: the REPL has no graceful shutdown worth waiting for)."""
