@@ -79,3 +79,17 @@ def test_checker_flags_missing_deprecated_and_wrongly_kinded_answers():
     assert check_devsets.kind_of("abbrev") == "def"
     assert check_devsets.kind_of("class inductive") == "class"
     assert check_devsets.kind_of("lemma") == "theorem"
+
+
+def test_answers_are_read_and_checked_as_the_sets_are(tmp_path):
+    """`informalize --from-devset` reads the sets' answers through the one reader: the answers
+    in order, and an item without a query or answers is a DevSetError naming its file."""
+    import pytest
+
+    from math2.retrieval.devsets import DevSetError, read_answers
+
+    (tmp_path / "a.yaml").write_text("- q: x\n  a: [A.x, B.y]\n- q: y\n  a: [C.z]\n")
+    assert read_answers(tmp_path) == ["A.x", "B.y", "C.z"]
+    (tmp_path / "b.yaml").write_text("- q: x\n")
+    with pytest.raises(DevSetError, match=r"b\.yaml.*item 1 needs a query `q` and answers `a`"):
+        read_answers(tmp_path)

@@ -187,24 +187,11 @@ def chosen_names(store: Store, library: str, names: Path | None) -> list[str]:
 
 def devset_answers() -> list[tuple[int, str]]:
     """Every answer of the retrieval dev sets (`math2.retrieval.devsets_dir()`, every `*.yaml`),
-    in the sets' order, with line 0 (the sets are read as YAML); a file that is no dev set is an
-    InputError naming it."""
-    import yaml
+    in the sets' order, with line 0 (the sets are read as YAML, `devsets.read_answers`); a file
+    that is no dev set is a DevSetError naming it."""
+    from math2.retrieval.devsets import devsets_dir, read_answers
 
-    from math2.errors import InputError
-    from math2.retrieval.devsets import devsets_dir
-
-    out = []
-    for f in sorted(devsets_dir().glob("*.yaml")):
-        try:
-            items = yaml.safe_load(f.read_text(encoding="utf-8")) or []
-        except (OSError, yaml.YAMLError) as exc:
-            raise InputError(f, None, f"not a dev set: {exc}") from None
-        for i, it in enumerate(items if isinstance(items, list) else [None]):
-            if not isinstance(it, dict) or not isinstance(it.get("a"), list):
-                raise InputError(f, None, f"item {i + 1} has no answers `a`")
-            out += [(0, str(a)) for a in it["a"]]
-    return out
+    return [(0, a) for a in read_answers(devsets_dir())]
 
 
 def summary_line(

@@ -6,8 +6,10 @@ and `benchmarks/` measures on them; no held-out set is ever among them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -52,13 +54,14 @@ class DevSetError(InputError):
     """A dev set file that cannot be read as one."""
 
 
-def read_devsets(folder: Path, kinds: dict[str, str | None]) -> list[DevItem]:
-    """Every item of `folder/*.yaml` whose answers the index holds (`kinds`: the index's
-    names → their scanned kinds); items none of whose answers it holds are left out."""
-    out = []
+def _items(folder: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Each item of `folder/*.yaml`, in the sets' order, with its file; a file that is no dev
+    set, or an item without a query `q` and answers `a`, is a DevSetError naming the file."""
     for f in sorted(folder.glob("*.yaml")):
         try:
             items = yaml.safe_load(f.read_text(encoding="utf-8")) or []
+        except OSError as exc:
+            raise DevSetError(f, None, f"cannot read it: {exc}") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark is not None else None
@@ -68,8 +71,22 @@ def read_devsets(folder: Path, kinds: dict[str, str | None]) -> list[DevItem]:
         for i, it in enumerate(items):
             if not isinstance(it, dict) or not it.get("q") or not isinstance(it.get("a"), list):
                 raise DevSetError(f, None, f"item {i + 1} needs a query `q` and answers `a`")
-            present = [a for a in it["a"] if a in kinds]
-            if present:
-                kind = it.get("kind") or kind_of(kinds[present[0]])
-                out.append(DevItem(f.stem, str(it["q"]), frozenset(present), kind))
+            yield f, it
+
+
+def read_devsets(folder: Path, kinds: dict[str, str | None]) -> list[DevItem]:
+    """Every item of `folder/*.yaml` whose answers the index holds (`kinds`: the index's
+    names → their scanned kinds); items none of whose answers it holds are left out."""
+    out = []
+    for f, it in _items(folder):
+        present = [a for a in it["a"] if a in kinds]
+        if present:
+            kind = it.get("kind") or kind_of(kinds[present[0]])
+            out.append(DevItem(f.stem, str(it["q"]), frozenset(present), kind))
     return out
+
+
+def read_answers(folder: Path) -> list[str]:
+    """Every answer of every item of `folder/*.yaml`, in the sets' order (`informalize
+    --from-devset`), read and checked as `read_devsets` reads them."""
+    return [str(a) for _, it in _items(folder) for a in it["a"]]
