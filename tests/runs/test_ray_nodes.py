@@ -38,7 +38,7 @@ from math2.runs.ray_actors import NAMESPACE
 from math2.runs.ray_exec import RayOptions
 from math2.store import Attempt, Run, RunItem, Store
 from tests.runs import ray_job
-from tests.runs.test_ray import _checks, _count_done, _ray, math2_actors, pg  # noqa: F401
+from tests.runs.ray_cluster import _checks, _count_done, _ray, math2_actors, pg  # noqa: F401
 
 pytestmark = [pytest.mark.ray, pytest.mark.postgres]
 ROOT = Path(__file__).resolve().parents[2]
