@@ -117,3 +117,15 @@ def test_blind_sets_stay_apart_from_the_sets_the_ranker_is_trained_on():
             assert not set(it["a"]) & dev_answers, (name, it["q"])
             seen.add(it["q"])
     assert {it["kind"] for it in blind["blind-fields"]} == {"field"}
+
+
+def test_checker_fails_when_no_set_matches(tmp_path, monkeypatch):
+    """`--sets 'blind-*'` over `benchmarks/devsets` (the blind sets live elsewhere) checks
+    nothing: that fails naming the folder, rather than passing on no item."""
+    import pytest
+
+    (tmp_path / "a.yaml").write_text("- q: x\n  a: [A.x]\n")
+    argv = ["check_devsets", "--db", "sqlite:///nowhere.db", "--devsets", str(tmp_path)]
+    monkeypatch.setattr("sys.argv", [*argv, "--sets", "blind-*"])
+    with pytest.raises(SystemExit, match=r"no dev set matches 'blind-\*'"):
+        check_devsets.main()
