@@ -94,6 +94,8 @@ def main() -> None:
     ap.add_argument("--sets", default="*", help="only the sets whose name matches this glob")
     args = ap.parse_args()
     sets = {k: v for k, v in load_sets(args.devsets).items() if fnmatch(k, args.sets)}
+    if not sets:  # a check that finds nothing to check fails (the blind sets are elsewhere)
+        raise SystemExit(f"{args.devsets}: no dev set matches {args.sets!r}")
     decls = declarations(args.db)
     total: Counter[str] = Counter()
     for name, items in sets.items():

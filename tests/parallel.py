@@ -28,6 +28,7 @@ import pytest
 GROUPS: dict[str, tuple[str, ...]] = {
     "ray": (
         "tests/runs/test_ray.py",
+        "tests/runs/test_ray_faults.py",
         "tests/runs/test_ray_nodes.py",
         "tests/runs/test_roles_on_ray.py",
     ),

@@ -26,7 +26,8 @@ LAYERS: list[set[str]] = [
     {"checks"},
     {"roles"},
     {"eval", "audit", "report"},
-    {"datasets"},  # exports and the reward (they refuse benchmark items: eval's registry)
+    # exports and the reward (they refuse benchmark items: eval's registry); `math2 import`
+    {"datasets", "import_source"},
     {"web", "build"},
     {"cli"},
     {"__main__"},

@@ -6,13 +6,8 @@ from pathlib import Path
 import pytest
 
 from math2.importers.instance_names import _resolve, library_classes, name_instances
-from math2.importers.lean_names import (
-    binder_groups,
-    class_signatures,
-    instance_base_name,
-    lean_name,
-    module_suffix,
-)
+from math2.importers.lean_namegen import instance_base_name
+from math2.importers.lean_names import binder_groups, class_signatures, lean_name, module_suffix
 from math2.importers.lean_source import lean_files, scan_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

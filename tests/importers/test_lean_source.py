@@ -159,7 +159,8 @@ def test_structure_and_class_fields_are_declarations(scan) -> None:
 
 
 def test_instance_base_names() -> None:
-    from math2.importers.lean_names import instance_base_name, lean_name
+    from math2.importers.lean_namegen import instance_base_name
+    from math2.importers.lean_names import lean_name
 
     assert instance_base_name(": CommSemiring ℕ", ["Nat"]) == "instCommSemiring"
     assert instance_base_name(": FunLike (M →* N) M N", ["MonoidHom"]) == "instFunLike"

@@ -93,3 +93,39 @@ def test_answers_are_read_and_checked_as_the_sets_are(tmp_path):
     (tmp_path / "b.yaml").write_text("- q: x\n")
     with pytest.raises(DevSetError, match=r"b\.yaml.*item 1 needs a query `q` and answers `a`"):
         read_answers(tmp_path)
+
+
+def test_blind_sets_stay_apart_from_the_sets_the_ranker_is_trained_on():
+    """Issue 45 (branch sets46): the blind sets live outside `benchmarks/devsets` (which the
+    index build trains the learned ranker on), record every item's kind, and share no query
+    and no answer with a dev set, so that a rule tuned on the dev sets is measured on new
+    mathematics."""
+    from math2.retrieval.devsets import devsets_dir
+
+    blind = check_devsets.load_sets(REPO / "benchmarks" / "devsets-blind")
+    assert set(blind) == {"blind-latex", "blind-fields", "blind-natural"}
+    assert not list(devsets_dir().glob("blind-*"))
+    dev = _sets()
+    dev_queries = {it["q"] for v in dev.values() for it in v}
+    dev_answers = {a for v in dev.values() for it in v for a in it["a"]}
+    seen: set[str] = set()
+    for name, items in blind.items():
+        assert items, name
+        for it in items:
+            assert it.get("kind") in check_devsets.TARGET_KINDS, (name, it)
+            assert it["q"] not in dev_queries and it["q"] not in seen, (name, it["q"])
+            assert not set(it["a"]) & dev_answers, (name, it["q"])
+            seen.add(it["q"])
+    assert {it["kind"] for it in blind["blind-fields"]} == {"field"}
+
+
+def test_checker_fails_when_no_set_matches(tmp_path, monkeypatch):
+    """`--sets 'blind-*'` over `benchmarks/devsets` (the blind sets live elsewhere) checks
+    nothing: that fails naming the folder, rather than passing on no item."""
+    import pytest
+
+    (tmp_path / "a.yaml").write_text("- q: x\n  a: [A.x]\n")
+    argv = ["check_devsets", "--db", "sqlite:///nowhere.db", "--devsets", str(tmp_path)]
+    monkeypatch.setattr("sys.argv", [*argv, "--sets", "blind-*"])
+    with pytest.raises(SystemExit, match=r"no dev set matches 'blind-\*'"):
+        check_devsets.main()

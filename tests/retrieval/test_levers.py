@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from math2.importers.lean_names import instance_name, lean_name
+from math2.importers.lean_namegen import instance_name
+from math2.importers.lean_names import lean_name
 from math2.importers.lean_source import scan_file
 from math2.importers.mathlib import import_lean_library
 from math2.retrieval.index import SearchIndex, build_index

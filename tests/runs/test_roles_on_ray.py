@@ -27,8 +27,8 @@ from math2.roles.informalize import InformalizeOptions, run_informalize
 from math2.runs.ray_exec import RayOptions
 from math2.store import Store
 from math2.store.work import AgentText
-from tests.runs.test_ray import _rows as ray_rows
-from tests.runs.test_ray import cluster, lean_actors, pg  # noqa: F401 (fixtures)
+from tests.runs.ray_cluster import _rows as ray_rows
+from tests.runs.ray_cluster import cluster, lean_actors, pg  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.ray, pytest.mark.postgres]
 

@@ -1,7 +1,9 @@
-"""Fixtures of the web tests: a seeded SQLite store, its search index, the app, a live server."""
+"""Fixtures of the web tests: a seeded SQLite store, its search index, the app (in process, or a
+live server), and signing in on it."""
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import time
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 
 from math2.store import Store, open_store
 from tests.web.seed import Seeded, seed
@@ -98,3 +101,31 @@ def live_server(web_store) -> Iterator[tuple[str, Store, Seeded]]:
     store, seeded, index_dir = web_store
     with serving(create_app(store, index_dir, secret="test-secret")) as base:
         yield base, store, seeded
+
+
+@pytest.fixture
+def client(web_store):
+    """The app in process (Starlette's `TestClient`) over the seeded store."""
+    from math2.web import create_app
+
+    store, seeded, index_dir = web_store
+    with TestClient(create_app(store, index_dir, secret="s")) as c:
+        yield c, store, seeded
+
+
+def _csrf(html: str) -> str:
+    """The CSRF token of a page's form."""
+    m = re.search(r'name="csrf_token" value="([^"]+)"', html)
+    assert m, "no CSRF field on the page"
+    return m.group(1)
+
+
+def _sign_in(c: TestClient) -> str:
+    """Sign alice in; the CSRF token of the page she lands on."""
+    token = _csrf(c.get("/login").text)
+    r = c.post(
+        "/login",
+        data={"csrf_token": token, "username": "alice", "password": PASSWORD, "next": "/review"},
+    )
+    assert r.status_code == 200 and "Signed in as" in r.text
+    return _csrf(r.text)

@@ -111,7 +111,7 @@ def _say(message: str) -> None:
 def _import(name: str, path: Path | None, force: bool = False, no_wait: bool = False):
     """Import one source and print the outcome; exit 2 when it was refused or its data could
     not be had (one `error:` line saying why and how to supply it), 1 when it failed."""
-    from math2.build import import_one
+    from math2.import_source import import_one
 
     try:
         store = _store(migrate=True, create=False)

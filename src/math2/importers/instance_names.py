@@ -26,11 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from math2.importers.lean_names import (
-    class_signatures,
-    instance_name,
-    module_suffix,
-)
+from math2.importers.lean_namegen import instance_name
+from math2.importers.lean_names import class_signatures, module_suffix
 from math2.importers.lean_notation import is_symbol, variable_letter
 from math2.importers.lean_source import SourceFile
 from math2.lean.names import in_namespace

@@ -24,7 +24,8 @@ from math2.importers.lean_bodies import (
 )
 from math2.importers.lean_decl import WS, Declaration, SourceFile, statement_end
 from math2.importers.lean_fields import structure_fields
-from math2.importers.lean_names import instance_base_name, lean_name
+from math2.importers.lean_namegen import instance_base_name
+from math2.importers.lean_names import lean_name
 from math2.importers.lean_notation import START as NOTATION_START
 from math2.importers.lean_notation import read_notation
 from math2.importers.to_additive import (

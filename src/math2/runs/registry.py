@@ -38,7 +38,7 @@ JOB_MODULES = {
     "embed": "math2.retrieval.embed_job",
     "eval": "math2.eval",
     "datasets.reconstruct": "math2.datasets",
-    "import": "math2.build",  # the import runs of math2.importers.runs
+    "import": "math2.import_source",  # the import runs of math2.importers.runs
 }
 
 

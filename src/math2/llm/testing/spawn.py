@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from math2.llm.testing.fake_server import Script, read_log, repeats
+from math2.llm.testing.request_log import read_log, repeats
+from math2.llm.testing.script import Script
 
 
 class FakeServerProcess:
