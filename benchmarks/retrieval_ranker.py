@@ -201,6 +201,7 @@ PROBES = {
     "group homomorphism": "MonoidHom",
     r"$\sum_{i=0}^{n} i = \frac{n(n+1)}{2}$": "Finset.sum_range_id_mul_two",
     "Zorn's lemma": "zorn_le",
+    "Euler's identity": "Complex.exp_pi_mul_I",
 }
 
 
