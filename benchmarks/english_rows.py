@@ -1,11 +1,12 @@
-"""Issue 45 §1 (branch rank46): each of `english.OPERATIONS`' rows ("sum" → `sum add`,
-"difference" → `sub sdiff`, "quotient" → `div quotient`) measured on its own, under the
+"""Issue 45 §1 (branch rank46): each of `english.OPERATIONS`' rows (measured with "sum" →
+`sum add`, "difference" → `sub sdiff`, "quotient" → `div quotient`; only "sum" is kept, see
+english.py) measured on its own, under the
 learned ranker cross-validated on the dev sets as `retrieval_ranker.py` does it.
 
     python benchmarks/english_rows.py --index STORE/.math2/index/mathlib [--rows-dir DIR]
 
 For each variant (every row, as shipped; each row left out in turn; each alone; none of them,
-which is main's table but for "quotient of", that main's division row read as `div`) the first
+which is main's table) the first
 stage and the feature rows are made again with that table (`ranker.query_rows`: the rows feed
 the words part's synonyms, the name-part ranking and the name features), kept in `--rows-dir`
 (`ranker_rows.py`'s format, read back where present), and cross-validated

@@ -43,10 +43,9 @@ _NUMBERS = {"0": "zero", "1": "one", "2": "two"}
 _NUMBER = re.compile(r"(?<![\w.])([012])(?![\w.])")
 # Words of one rule that are names of one thing in Mathlib, either of which says it (`products?`
 # → `prod mul`: a big operator or a pair's product, and a binary one; the pairs of
-# `english.OPERATIONS`: a sum, a difference, a quotient); the other rules' words
+# `english.OPERATIONS`: a sum); the other rules' words
 # are compounds, all of which a name says (`bounded above` → `bdd above`).
-ONE_THING = (frozenset({"prod", "mul"}), frozenset({"sum", "add"}), frozenset({"sub", "sdiff"}),
-             frozenset({"div", "quotient"}))  # fmt: skip
+ONE_THING = (frozenset({"prod", "mul"}), frozenset({"sum", "add"}))
 # Name words too common to say which declaration is meant (`Foo.bar_of_baz`, `_iff`).
 _WEAK = frozenset({"of", "iff", "eq", "apply", "def", "mk", "coe", "to", "is", "has"})
 
