@@ -95,15 +95,14 @@ _TABLE: list[tuple[str, str]] = [
 ]
 # English words for an operation that are no word of Mathlib's names for it (issue 45, branch
 # rank46): Mathlib's naming convention calls `+` `add` and a big sum `sum` (`add_comm`,
-# `Finset.sum_range_id`); a query's "sum" says neither more than the other, so the pair is one
-# thing (`nameparts.ONE_THING`), as `products?` → `prod mul` is. Each row is named so that a
-# benchmark can leave it out (`benchmarks/english_rows.py`). Measured one by one
-# (docs/benchmarks.md,
-# branch rank46): "sum" BETTER alone over the 26 dev queries it changes. Rows for "difference"
-# (`sub sdiff`) and "quotient" (`div quotient`) were measured and are not kept (lead, at the
-# merge, after review): each changed 1–2 dev queries (no evidence), "difference" misread
-# "symmetric difference" (`symmDiff`) and missed `diff` (2,908 Mathlib names against `sdiff`'s
-# 839), "quotient" read "quotient group/ring" as division (`div_div` first).
+# `Finset.sum_range_id`); a query's "sum" says neither more than the other, so the pair is one thing
+# (`nameparts.ONE_THING`), as `products?` → `prod mul` is. Each row is named so that a benchmark can
+# leave it out (`benchmarks/english_rows.py`). Measured one by one (docs/benchmarks.md, branch
+# rank46): "sum" BETTER alone over the 26 dev queries it changes. Rows for "difference" (`sub
+# sdiff`) and "quotient" (`div quotient`) were measured and are not kept (lead, at the merge, after
+# review): each changed 1–2 dev queries (no evidence), "difference" misread "symmetric difference"
+# (`symmDiff`) and missed `diff` (2,908 Mathlib names against `sdiff`'s 839), "quotient" read
+# "quotient group/ring" as division (`div_div` first).
 OPERATIONS: dict[str, tuple[str, str]] = {
     "sum": (r"sums?|summation|summing", "sum add"),
 }
