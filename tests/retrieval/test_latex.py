@@ -49,6 +49,66 @@ def test_operator_names_and_limits_read_as_mathlib_writes_them() -> None:
     assert to_lean(r"$a \equiv b \pmod{n}$") == "a ≡ b [MOD n]"
 
 
+def test_the_leftovers_of_the_last_stop() -> None:
+    """Branch latex46: an integral from -∞ is over `Set.Iic`, `\\pmod p` without braces closes
+    its bracket, a normal subgroup is `Subgroup.Normal` (Mathlib's `⊴` is a graph's), `\\aleph_0`
+    is Mathlib's `ℵ₀`."""
+    assert to_lean(r"$\int_{-\infty}^a f$") == "∫ x in Set.Iic a, f"
+    assert to_lean(r"$\int_{-\infty}^{a} f$") == "∫ x in Set.Iic a, f"
+    assert to_lean(r"$\int_a^{\infty} f$") == "∫ x in Set.Ioi a, f"
+    assert to_lean(r"$a^p \equiv a \pmod p$") == "a ^ p ≡ a [MOD p]"
+    assert to_lean(r"$a \equiv b \pmod \ell$") == "a ≡ b [MOD ℓ]"
+    for cmd in ("unlhd", "lhd", "trianglelefteq", "triangleleft"):
+        assert to_lean(f"$N \\{cmd} G$") == "N Subgroup.Normal G", cmd
+    assert to_lean(r"$\aleph_0$") == "ℵ₀"
+
+
+# LaTeX notation for a notion → Mathlib's notation or name (`latexnotions`).
+NOTIONS = {
+    r"$\mathbb{Z}/n\mathbb{Z}$": "ZMod n",
+    r"$\mathbb{Z}/(m)\mathbb{Z}$ is finite": "ZMod m is finite",
+    r"$\mathbb{Q}_p$": "ℚ_[p]",
+    r"$\mathbb{Z}_{p}$": "ℤ_[p]",
+    r"$\mathbb{F}_{p^n}$": "GaloisField p n",
+    r"$\mathbb{F}_p$": "ZMod p",
+    r"$\mathbb{R}_x$": "ℝ x",  # no notion
+    r"$GL_n(R)$": "Matrix.GeneralLinearGroup (Fin n) R",
+    r"$SL_2(\mathbb{Z})$": "Matrix.SpecialLinearGroup (Fin 2) ℤ",
+    r"$\mathrm{SL}(3, K)$": "Matrix.SpecialLinearGroup (Fin 3) K",
+    r"$\mathbb{Z}[i]$": "GaussianInt",
+    r"$\mathbb{Z}[\sqrt{d}]$": "ℤ√d",
+    r"$R[x]$": "Polynomial R",
+    r"$\mathbb{Q}[t]$": "Polynomial ℚ",
+    r"$E[X]$": "E[X]",  # an expectation, not a ring
+    r"$R[[x]]$": "PowerSeries R",
+    r"$R[x_1, \ldots, x_n]$": "MvPolynomial (Fin n) R",
+    r"$\bigoplus_i M_i$": "⨁ i, M i",
+    r"$\mathrm{Hom}_R(M, N)$": "M →ₗ[R] N",
+    r"$\operatorname{tr}(A)$": "trace (A)",
+    r"$\mathrm{Var}(X)$": "variance (X)",
+    r"$[G : H]$": "Subgroup.index H",
+    r"$[L : K]$": "Module.finrank K L",
+    r"$A^\circ$": "interior A",
+    r"$L^p(\mu)$": "MeasureTheory.Lp p( μ )",
+    r"$\ell^\infty$": "lp ∞",
+    r"$\mathcal{O}_K$": "𝓞 K",
+    r"$\mathfrak{sl}_n$ and $\mathfrak{p}$": "sl n and 𝔭",
+    r"$\varphi(n)$": "Nat.totient n",
+    r"$\mu(n)$": "ArithmeticFunction.moebius n",
+    r"$\mu(X) < \infty$": "μ (X) < ∞",  # a measure
+    r"$\Lambda(n)$": "ArithmeticFunction.vonMangoldt n",
+    r"$\zeta(s)$": "riemannZeta s",
+    r"$\Gamma(1/2)$": "Gamma (1/2)",
+}
+
+
+def test_a_notions_notation_is_written_as_mathlib_writes_it() -> None:
+    """Branch latex46, after reading the misses of `users-latex`: a notion's LaTeX notation
+    reaches Mathlib's notation table (`ℚ_[`, `ℤ√`, `⨁`) or its name."""
+    wrong = {q: to_lean(q) for q, lean in NOTIONS.items() if to_lean(q) != lean}
+    assert not wrong, wrong
+
+
 def test_bars_read_by_context() -> None:
     assert bar_words("{ x | 0 < x }") == ["set"]
     assert bar_words("|x - y| ≤ |x| + |y|") == ["abs"] * 6
@@ -118,3 +178,24 @@ def test_a_docstrings_commands_never_fail_the_build(name: str) -> None:
     for text in (f"a \\{name} b", f"\\{name}{{1}}{{2}}", f"$\\{name}$"):
         assert "\\" not in commands_out(text)
     assert commands_out(r"$\frac{1}{2}$").split() == ["$", "/", "{1}{2}$"]
+
+
+def test_no_command_of_the_dev_sets_becomes_a_word() -> None:
+    """Every command a dev-set query writes (`benchmarks/devsets`), with each shape of argument
+    and in its own query: none is left as a command, none leaves its name as a word (branch
+    latex46: `\\mathbb` reached the namesakes' words, `\\pmod p` left `[MOD p` open)."""
+    import yaml
+
+    from math2.retrieval.devsets import devsets_dir
+
+    queries = [str(item["q"]) for path in sorted(devsets_dir().glob("*.yaml"))
+               for item in yaml.safe_load(path.read_text(encoding="utf-8")) or []]  # fmt: skip
+    names = {m for q in queries for m in re.findall(r"\\([A-Za-z]+)", q)}
+    assert len(names) >= 70, sorted(names)  # the sets were read (73 commands at latex46)
+    for name in sorted(names):
+        for arg in ["", "{1}", "{x}{y}", "_{i=0}^{n}", "[2]{z}"]:
+            _no_command_word(name, arg)
+    for q in queries:
+        lean = to_lean(q)
+        assert not re.search(r"\\[A-Za-z]", lean), (q, lean)
+        assert lean.count("[MOD") == len(re.findall(r"\[MOD [^][]+\]", lean)), (q, lean)

@@ -221,3 +221,13 @@ def test_the_levers_are_recorded_and_can_be_left_out(store, tmp_path: Path) -> N
     assert "vocabulary" not in ix.parts_built()
     assert "vocabulary" in SearchIndex(tmp_path / "v9", vocabulary_weight=1.5).parts_built()
     assert not {"bodies", "namesakes", "notation"} & set(bare.parts_built())
+
+
+def test_a_latex_query_names_through_its_lean_reading(store, tmp_path: Path) -> None:
+    """Issue 45 §2 (branch latex46): the namesakes read the query's LaTeX as Lean, not as
+    written: `$\\mathfrak{F} f$` is `𝔉 f`, whose symbol the library's notation table maps to
+    its constant (read as written, the query had no symbol and its words were `mathfrak f`)."""
+    ix = _index(store, tmp_path / "v9")
+    for query in ("𝔉 f", r"$\mathfrak{F} f$"):
+        named = [ix.name(p) for p, _ in ix.levers.namesakes(query, ix.prior)]
+        assert named[:1] == ["Demo.stillSet"], (query, named)

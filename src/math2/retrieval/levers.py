@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from math2.retrieval import lexical
+from math2.retrieval.latex import to_lean
 from math2.retrieval.nameparts import (
     FAMILIES,
     document_parts,
@@ -223,6 +224,8 @@ class QueryLevers:
         its notation stands for too."""
         if self.keys is None:
             return []
+        latex = latex_notation(query)
+        query = to_lean(query)  # LaTeX read as Lean: `\\mathbb{Q}_p` is `ℚ_[p]`, no `mathbb` word
         words = [w for w in query_words(query) if w not in STOPWORDS]
         n_words = max(1, len(words))
         # the constant a symbol stands for covers the query but for its variables (`X ≃ₜ Y`)
@@ -231,7 +234,7 @@ class QueryLevers:
         # in a formula, one-letter words run together are its variables (`G →* H`: `hg`); out
         # of one they may name a concept (`L^p` space: `lp`, `H^1`: `H1`)
         joined_variables = _formula(query)
-        by_symbol = self.notation.named(f"{query} {latex_notation(query)}") if (
+        by_symbol = self.notation.named(f"{query} {latex}") if (
             symbols and self.notation is not None) else []  # fmt: skip
         for const in by_symbol:  # a symbol names it, where its notation is global
             for k in name_keys(const)[-1:]:

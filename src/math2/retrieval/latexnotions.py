@@ -1,0 +1,99 @@
+"""LaTeX notation for a notion, written as Mathlib writes that notion (issue 45 §2, branch
+`latex46`): the second half of `latex.to_lean`.
+
+Most LaTeX queries ask for a notion (`ZMod`, `Padic`, `Matrix.GeneralLinearGroup`), and a
+mathematician writes its notation, not its name: `\\mathbb{Z}/n\\mathbb{Z}`, `\\mathbb{Q}_p`,
+`GL_n(R)`, `R[x]`, `[G : H]`. Read symbol by symbol these are `ℤ/nℤ`, `ℚ p`, `GL n(R)`: no
+symbol of Mathlib's notation table (`ℚ_[`, `ℤ√`, `⨁`) and no word of the notion's name, so no
+part of the search reaches it. Here each such notation is written as a Lean user writes it —
+Mathlib's own notation where it has a global one (`ℚ_[p]`, `ℤ_[p]`, `ℤ√d`, `⨁`), else the
+notion's name applied (`ZMod n`, `Polynomial R`, `Matrix.GeneralLinearGroup (Fin n) R`,
+`Subgroup.index H`) — so that the notation table, the name keys and the words meet it.
+
+- `OPERATORS`: an operator's name as Mathlib names the operation (`\\operatorname{tr}` →
+  `trace`, `\\mathrm{Var}` → `variance`, `\\operatorname{char}` → `ringChar`);
+- `subscripted`: a blackboard letter with a subscript (`\\mathbb{Q}_p` → `ℚ_[p]`,
+  `\\mathbb{F}_{p^n}` → `GaloisField p n`, `\\aleph_0` → `ℵ₀`);
+- `NOTIONS`: patterns over the text `to_lean` wrote (`ℤ/nℤ` → `ZMod n`, `R[x]` → `Polynomial
+  R`, `A ^ ∘` → `interior A`).
+
+The table was written after reading how the dev sets `users-latex` and `latex` are read and
+missed (docs/benchmarks.md, branch `latex46`); each entry is the notation's usual meaning, not
+one query's answer, but its gain on those sets includes that selection.
+"""
+
+from __future__ import annotations
+
+import re
+
+# `\\operatorname{X}`, `\\mathrm{X}`: the operator's Mathlib name (where it is not `X` itself).
+OPERATORS = {
+    "tr": "trace", "Tr": "trace", "trace": "trace", "Var": "variance",
+    "Cov": "covariance", "ord": "orderOf", "rk": "rank", "Aut": "MulAut", "End": "Module.End",
+    "Spec": "Spec PrimeSpectrum", "sgn": "sign", "sign": "sign", "supp": "support",
+    "Frac": "FractionRing", "Cl": "ClassGroup", "Gal": "Gal", "Ann": "annihilator",
+    "Stab": "stabilizer", "Sym": "Equiv.Perm", "Hom": "Hom", "Ind": "Ind", "lcm": "lcm",
+}  # fmt: skip
+
+
+def operator(name: str) -> str:
+    """What an upright operator name stands for (`tr` → `trace`); any other text as it is."""
+    return OPERATORS.get(name.strip(), name)
+
+
+def subscripted(letter: str, sub: str) -> str | None:
+    """A blackboard letter with its subscript, as Mathlib writes it; None where it is no
+    notion (`ℝ_x` stays `ℝ x`)."""
+    sub = " ".join(sub.split())
+    if letter == "ℵ" and sub == "0":
+        return "ℵ₀"  # Mathlib's `Cardinal.aleph0`
+    if letter in "ℚℤℂ" and re.fullmatch(r"\w+", sub):
+        return f"{letter}_[{sub}]"  # Mathlib's `ℚ_[p]`, `ℤ_[p]`, `ℂ_[p]`
+    if letter == "𝔽":
+        power = re.fullmatch(r"\(?(\w+)\s*\^\s*\(?(\w+)\)?\)?", sub)
+        if power:
+            return f"GaloisField {power.group(1)} {power.group(2)}"
+        if re.fullmatch(r"\w+", sub):
+            return f"ZMod {sub}"  # a prime field
+    return None
+
+
+_RING = r"(?<!\w)([A-Zℤℚℝℂ𝔽])"  # a ring's letter before a bracket: `R[x]`, `ℤ[i]`
+NOTIONS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(p), s)
+    for p, s in [
+        (r"ℤ\s*/\s*\(?\s*(\w+)\s*\)?\s*ℤ", r"ZMod \1"),  # ℤ/nℤ, ℤ/(n)ℤ
+        (r"ℤ\s*\[\s*i\s*\]", "GaussianInt"),  # Mathlib's (local) `ℤ[i]`
+        (r"ℤ\s*\[\s*√\s*\(?\s*(-?\w+)\s*\)?\s*\]", r"ℤ√\1"),  # Mathlib's `ℤ√d`
+        (_RING + r"\s*\[\[\s*[a-zA-Z]\s*\]\]", r"PowerSeries \1"),  # R[[x]]: `R⟦X⟧`
+        (
+            _RING + r"\s*\[\s*[a-z]\s*_?\s*1\s*,[^\]]*?[a-z]\s*_?\s*(\w+)\s*\]",
+            r"MvPolynomial (Fin \2) \1",
+        ),  # R[x_1, …, x_n]
+        (_RING + r"\s*\[\s*[a-z]\s*\]", r"Polynomial \1"),  # R[x]: `R[X]` (not `E[X]`)
+        (r"\bGL\s*\(\s*(\w+)\s*,\s*([^()]+?)\s*\)", r"Matrix.GeneralLinearGroup (Fin \1) \2"),
+        (r"\bSL\s*\(\s*(\w+)\s*,\s*([^()]+?)\s*\)", r"Matrix.SpecialLinearGroup (Fin \1) \2"),
+        (r"\bGL\s+(\w+)\s*\(\s*([^()]+?)\s*\)", r"Matrix.GeneralLinearGroup (Fin \1) \2"),
+        (r"\bSL\s+(\w+)\s*\(\s*([^()]+?)\s*\)", r"Matrix.SpecialLinearGroup (Fin \1) \2"),
+        (r"\[\s*([LEFK])\s*:\s*([KFℚℝ])\s*\]", r"Module.finrank \2 \1"),  # a field's degree
+        (r"\[\s*([A-Z])\s*:\s*([A-Z])\s*\]", r"Subgroup.index \2"),  # a subgroup's index
+        (r"(\w)\s*\^\s*∘", r"interior \1"),  # A^\circ
+        (r"(?<!\w)L\s*\^\s*\(?([p-q12∞])\)?", r"MeasureTheory.Lp \1"),  # L^p
+        (r"ℓ\s*\^\s*\(?([p-q12∞])\)?", r"lp \1"),  # ℓ^p
+        (r"Hom\s*(\w)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)", r"\2 →ₗ[\1] \3"),  # Hom_R(M, N)
+        (r"Hom\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)", r"\1 →ₗ[\2] \2"),  # Hom(V, K)
+        # a number-theoretic function of an integer (`μ(n)`; `μ(X)` is a measure)
+        (r"[φϕ]\s*\(\s*([nmkd])\s*\)", r"Nat.totient \1"),
+        (r"μ\s*\(\s*([nmkd])\s*\)", r"ArithmeticFunction.moebius \1"),
+        (r"Λ\s*\(\s*([nmkd])\s*\)", r"ArithmeticFunction.vonMangoldt \1"),
+        (r"ζ\s*\(\s*([sz])\s*\)", r"riemannZeta \1"),
+        (r"Γ\s*\(", r"Gamma ("),
+    ]
+]
+
+
+def notions(text: str) -> str:
+    """`to_lean`'s text with each notation of `NOTIONS` written as Mathlib writes it."""
+    for rx, lean in NOTIONS:
+        text = rx.sub(lean, text)
+    return text
