@@ -37,7 +37,7 @@ def test_operator_names_and_limits_read_as_mathlib_writes_them() -> None:
     latex2text drops are Mathlib's words, an infinite series is `tsum`, an integral's bounds
     are Mathlib's, and `\\pmod` closes its bracket."""
     assert to_lean(r"$\ker \varphi$") == "ker φ"
-    assert to_lean(r"$\dim_K V$") == "finrank K V"
+    assert to_lean(r"$\dim_K V$") == "Module.finrank K V"  # branch latex46: its full name
     assert to_lean(r"$\det(A) \gcd(a, b)$") == "det (A) gcd (a, b)"
     assert to_lean(r"$A \triangle B$") == "A ∆ B"
     assert to_lean(r"$\sum_{n=0}^{\infty} a_n$") == "∑' n, a n"
@@ -99,6 +99,11 @@ NOTIONS = {
     r"$\Lambda(n)$": "ArithmeticFunction.vonMangoldt n",
     r"$\zeta(s)$": "riemannZeta s",
     r"$\Gamma(1/2)$": "Gamma (1/2)",
+    r"$x - \lfloor x \rfloor$": "Int.fract x",
+    r"$\dim_K V$": "Module.finrank K V",
+    r"$\frac{d}{dx} \sin x$": "deriv sin x",
+    r"$\det(A^T) = \det A^\top$": "det (Aᵀ) = det Aᵀ",
+    r"$x^t$": "x ^ t",  # a power
 }
 
 
@@ -199,3 +204,18 @@ def test_no_command_of_the_dev_sets_becomes_a_word() -> None:
         lean = to_lean(q)
         assert not re.search(r"\\[A-Za-z]", lean), (q, lean)
         assert lean.count("[MOD") == len(re.findall(r"\[MOD [^][]+\]", lean)), (q, lean)
+
+
+def test_a_notion_the_latex_names_is_a_namesake() -> None:
+    """Branch latex46: the notions a query's LaTeX notation names (`notion_constants`) are
+    its namesakes as a symbol's constant is; a name the user typed is not counted again, and
+    a symbol Mathlib scopes (`ℵ₀`, `𝓞`) still names its notion."""
+    from math2.retrieval.latex import notion_constants
+
+    assert notion_constants(r"$SL_2(\mathbb{Z})$") == ["Matrix.SpecialLinearGroup"]
+    assert notion_constants(r"$\mathbb{Z}/n\mathbb{Z}$ is finite") == ["ZMod"]
+    assert notion_constants(r"$N \lhd G$") == ["Subgroup.Normal"]
+    assert notion_constants(r"$\aleph_0$") == ["Cardinal.aleph0"]
+    assert notion_constants(r"$\mathcal{O}_K$") == ["NumberField.RingOfIntegers"]
+    assert notion_constants(r"$\frac{d}{dx} e^x$") == []  # `deriv` names no notion here
+    assert notion_constants("ZMod n") == [] and notion_constants(r"$ZMod\ n$") == []

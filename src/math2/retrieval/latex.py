@@ -25,7 +25,7 @@ import functools
 import re
 from typing import Any
 
-from math2.retrieval.latexnotions import notions, operator, subscripted
+from math2.retrieval.latexnotions import named, notions, operator, subscripted
 
 _LATEX_MARK = re.compile(r"\\[A-Za-z]|\$|\\[(\[]")
 _STILL_LATEX = re.compile(r"\\[A-Za-z]")
@@ -108,6 +108,12 @@ def to_lean(text: str) -> str:
     if not has_latex(text):
         return text
     return _cached(text)
+
+
+def notion_constants(text: str) -> list[str]:
+    """The notions the text's LaTeX names through their notation (`latexnotions.named`:
+    `$GL_n(R)$` → `Matrix.GeneralLinearGroup`), for the namesakes."""
+    return named(to_lean(text), text) if has_latex(text) else []
 
 
 @functools.lru_cache(maxsize=256)

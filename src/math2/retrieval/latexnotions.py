@@ -28,11 +28,10 @@ import re
 
 # `\\operatorname{X}`, `\\mathrm{X}`: the operator's Mathlib name (where it is not `X` itself).
 OPERATORS = {
-    "tr": "trace", "Tr": "trace", "trace": "trace", "Var": "variance",
-    "Cov": "covariance", "ord": "orderOf", "rk": "rank", "Aut": "MulAut", "End": "Module.End",
-    "Spec": "Spec PrimeSpectrum", "sgn": "sign", "sign": "sign", "supp": "support",
-    "Frac": "FractionRing", "Cl": "ClassGroup", "Gal": "Gal", "Ann": "annihilator",
-    "Stab": "stabilizer", "Sym": "Equiv.Perm", "Hom": "Hom", "Ind": "Ind", "lcm": "lcm",
+    "tr": "trace", "Tr": "trace", "Var": "variance", "Cov": "covariance", "ord": "orderOf",
+    "rk": "rank", "Aut": "MulAut", "End": "Module.End", "Spec": "Spec PrimeSpectrum",
+    "sgn": "sign", "supp": "support", "Frac": "FractionRing", "Cl": "ClassGroup",
+    "Ann": "annihilator", "Stab": "stabilizer", "Sym": "Equiv.Perm",
 }  # fmt: skip
 
 
@@ -88,12 +87,51 @@ NOTIONS: list[tuple[re.Pattern[str], str]] = [
         (r"Λ\s*\(\s*([nmkd])\s*\)", r"ArithmeticFunction.vonMangoldt \1"),
         (r"ζ\s*\(\s*([sz])\s*\)", r"riemannZeta \1"),
         (r"Γ\s*\(", r"Gamma ("),
+        (r"(\w)\s*-\s*⌊\s*\1\s*⌋", r"Int.fract \1"),  # x - ⌊x⌋
+        (r"(?<![\w.])finrank\b", "Module.finrank"),  # \\dim
     ]
 ]
+# Readings that name no notion: `\\frac{d}{dx}` is `deriv`, `A^T` Mathlib's `Aᵀ`.
+READINGS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(p), s)
+    for p, s in [
+        (r"\(\s*d\s*\)\s*/\s*\(\s*d\s*[a-z]\s*\)", "deriv"),
+        (r"(?<!\w)([A-Z])\s*\^\s*(?:\(\s*[T⊤]\s*\)|[T⊤](?!\w))", r"\1ᵀ"),
+    ]
+]
+# Symbols the reading writes whose notation Mathlib scopes (so the notation table names
+# nothing for them), and the notion each stands for.
+SCOPED = {"ℵ₀": "Cardinal.aleph0", "𝓞": "NumberField.RingOfIntegers"}
 
 
 def notions(text: str) -> str:
     """`to_lean`'s text with each notation of `NOTIONS` written as Mathlib writes it."""
-    for rx, lean in NOTIONS:
+    for rx, lean in (*NOTIONS, *READINGS):
         text = rx.sub(lean, text)
     return text
+
+
+_IDENT = re.compile(r"[A-Za-z][\w']*(?:\.[A-Za-z][\w']*)*")
+
+
+def _constants(texts: list[str]) -> frozenset[str]:
+    """The names of notions among what the tables write (not `Fin`, the argument's type)."""
+    return frozenset(n for t in texts for n in _IDENT.findall(t)
+                     if ("." in n or n[0].isupper() or len(n) > 3) and n != "Fin")  # fmt: skip
+
+
+# Every notion's name the tables write: a query that comes to name one names that notion
+# (`named`), as a symbol of the notation table names its constant.
+CONSTANTS = _constants(
+    [lean for _, lean in NOTIONS]
+    + ["ZMod", "GaloisField", "Subgroup.Normal"]
+    + [v for v in OPERATORS.values() if v[0].isupper()]
+)
+
+
+def named(lean: str, query: str) -> list[str]:
+    """The notions the reading `lean` of `query` names that the query does not write itself
+    (`$\\mathbb{Z}/n\\mathbb{Z}$` → `ZMod`; `ZMod n` as typed is the user's own name)."""
+    out = [n for n in _IDENT.findall(lean) if n in CONSTANTS and n not in query]
+    out += [c for symbol, c in SCOPED.items() if symbol in lean and symbol not in query]
+    return list(dict.fromkeys(out))

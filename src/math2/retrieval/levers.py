@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from math2.retrieval import lexical
-from math2.retrieval.latex import to_lean
+from math2.retrieval.latex import notion_constants, to_lean
 from math2.retrieval.nameparts import (
     FAMILIES,
     document_parts,
@@ -224,7 +224,7 @@ class QueryLevers:
         its notation stands for too."""
         if self.keys is None:
             return []
-        latex = latex_notation(query)
+        latex, notions = latex_notation(query), notion_constants(query)
         query = to_lean(query)  # LaTeX read as Lean: `\\mathbb{Q}_p` is `ℚ_[p]`, no `mathbb` word
         words = [w for w in query_words(query) if w not in STOPWORDS]
         n_words = max(1, len(words))
@@ -236,6 +236,7 @@ class QueryLevers:
         joined_variables = _formula(query)
         by_symbol = self.notation.named(f"{query} {latex}") if (
             symbols and self.notation is not None) else []  # fmt: skip
+        by_symbol += notions if symbols else []  # a notion its LaTeX notation names (`GL_n`)
         for const in by_symbol:  # a symbol names it, where its notation is global
             for k in name_keys(const)[-1:]:
                 wanted[k] = (max(wanted.get(k, (0, False))[0], 1), True)
