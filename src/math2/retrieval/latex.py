@@ -17,6 +17,10 @@ what pylatexenc's `latex2text` makes of it — a symbol (`\\mu` → `μ`, `\\ome
 `\\operatorname{rank}` → `rank`), an operator's name (`\\log` → `log`) or nothing (`\\left`,
 `\\big`, `\\quad`, an unknown `\\foo`). A text without a LaTeX command or `$` is returned as
 it is: Lean's `s \\ t` and `a % b` are not LaTeX.
+
+A notion's notation is then written as Mathlib writes the notion (`latexnotions`: `\\mathbb{Q}_p`
+→ `ℚ_[p]`, `\\mathbb{Z}/n\\mathbb{Z}` → `ZMod n`, `\\operatorname{tr}` → `trace`), and
+`notion_constants` names the notions so written, which the namesakes read (`levers.py`).
 """
 
 from __future__ import annotations

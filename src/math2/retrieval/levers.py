@@ -221,7 +221,8 @@ class QueryLevers:
     ) -> list[tuple[int, float]]:
         """The declarations the query names, best first, with their cover (the share of the
         query's words the matched key spans; see `names.py`); with `symbols`, the constants
-        its notation stands for too."""
+        its notation stands for too, and the notions its LaTeX names (`latex.notion_constants`).
+        A query's LaTeX is read as Lean first (`latex.to_lean`)."""
         if self.keys is None:
             return []
         latex, notions = latex_notation(query), notion_constants(query)
