@@ -104,6 +104,55 @@ NOTIONS = {
     r"$\det(A^T) = \det A^\top$": "det (Aᵀ) = det Aᵀ",
     r"$x^t$": "x ^ t",  # a power
 }
+# Review of latex46: readings the notions must not take (the notation's other, usual meaning).
+NOT_NOTIONS = {
+    # big-O: only `\mathcal{O}_K`, a field's letter subscripted, is the ring of integers
+    r"$f = \mathcal{O}(g)$": "f = O(g)",
+    r"$\mathcal{O}_X$ structure sheaf": "O X structure sheaf",
+    # `ℤ_[·]` (p-adic) only for a prime's letter; `\mathbb{Z}_n`, `\mathbb{Z}_6` are ℤ/nℤ
+    r"$\mathbb{Z}_n$": "ZMod n",
+    r"$\mathbb{Z}_6$ is cyclic": "ZMod 6 is cyclic",
+    r"$\mathbb{Z}_\ell$": "ℤ_[ℓ]",
+    r"$\mathbb{Q}_n$": "ℚ n",
+    # `\mathbb{F}_q` has q elements, a prime power: not `ZMod q` (`\mathbb{F}_{p^n}` above)
+    r"$\mathbb{F}_q$": "𝔽 q",
+    r"$\mathbb{F}_2$": "ZMod 2",
+    # `Hom(A, B)` without a ring names no linear map (groups', a category's)
+    r"$\mathrm{Hom}(G, H)$ for groups": "Hom (G, H) for groups",
+    r"$\operatorname{Hom}_{\mathcal{C}}(X, Y)$": "Hom 𝒞(X, Y)",
+    r"$\mathrm{Hom}_k(V, W)$": "V →ₗ[k] W",
+    # `M[i]` is an entry, not a polynomial ring; Mathlib's own `R[X]` is one
+    r"$M[i]$ entry": "M[i] entry",
+    r"$A[n]$": "A[n]",
+    r"$K[X]$": "Polynomial K",
+    # a lone `\pmod` leaves no open bracket
+    r"$\pmod$": "",
+}
+
+
+def test_a_notation_with_another_usual_meaning_is_not_read_as_the_notion() -> None:
+    r"""Review of latex46 (#1, #2, #3, #5, #9, #15): the rules fire only on the notation's
+    reading as that notion — `\mathcal{O}` as big-O, `\mathbb{Z}_n` as ℤ/nℤ, `Hom(G, H)`,
+    `M[i]`, `\mathbb{F}_q` are left alone or read as what they usually are."""
+    wrong = {q: to_lean(q) for q, lean in NOT_NOTIONS.items() if to_lean(q) != lean}
+    assert not wrong, wrong
+
+
+def test_spaces_in_an_argument_are_read_once(monkeypatch) -> None:
+    """Review of latex46 (#4): the notions' patterns read text whose whitespace `to_lean`
+    collapsed first, and the GL/SL arguments' patterns are unambiguous (a long run of spaces
+    in `GL(n, …` backtracked cubically: 64 s of CPU for 5,000; docs/benchmarks.md, latex46)."""
+    from math2.retrieval import latex
+
+    seen: list[str] = []
+    real = latex.notions
+    monkeypatch.setattr(latex, "notions", lambda t: seen.append(t) or real(t))
+    latex._cached.cache_clear()
+    assert to_lean(f"$GL(n,{' ' * 5000}R)$") == "Matrix.GeneralLinearGroup (Fin n) R"
+    assert seen and not any("  " in t for t in seen), [t[:40] for t in seen]
+    for open_ in ("GL(n,", "GL n (", "SL(n,", "SL n ("):
+        assert "Matrix" not in to_lean(f"${open_}{' ' * 5000}$"), open_
+    latex._cached.cache_clear()
 
 
 def test_a_notions_notation_is_written_as_mathlib_writes_it() -> None:
@@ -216,5 +265,8 @@ def test_a_notion_the_latex_names_is_a_namesake() -> None:
     assert notion_constants(r"$N \lhd G$") == ["Subgroup.Normal"]
     assert notion_constants(r"$\aleph_0$") == ["Cardinal.aleph0"]
     assert notion_constants(r"$\mathcal{O}_K$") == ["NumberField.RingOfIntegers"]
+    assert notion_constants(r"$f = \mathcal{O}(g)$") == []  # big-O names nothing
+    assert notion_constants(r"$\mathbb{Z}_6$ is cyclic") == ["ZMod"]
+    assert notion_constants(r"$M[i]$") == [] and notion_constants(r"$\mathrm{Hom}(G, H)$") == []
     assert notion_constants(r"$\frac{d}{dx} e^x$") == []  # `deriv` names no notion here
     assert notion_constants("ZMod n") == [] and notion_constants(r"$ZMod\ n$") == []

@@ -231,3 +231,22 @@ def test_a_latex_query_names_through_its_lean_reading(store, tmp_path: Path) -> 
     for query in ("𝔉 f", r"$\mathfrak{F} f$"):
         named = [ix.name(p) for p, _ in ix.levers.namesakes(query, ix.prior)]
         assert named[:1] == ["Demo.stillSet"], (query, named)
+
+
+def test_a_notion_the_latex_names_is_a_namesake_of_the_index(
+    store, tmp_path: Path, monkeypatch
+) -> None:
+    """Review of latex46 (#7): the notions a query's LaTeX names (`latex.notion_constants`)
+    reach the namesakes as a symbol's constant does (`levers.namesakes`). The fixture has no
+    notion of the tables, so the reading is stood in for: `$\\mathcal{M}$` names `Demo.Merger`."""
+    from math2.retrieval import levers
+
+    ix = _index(store, tmp_path / "v9")
+    query = r"$\mathcal{M}$"
+    assert "Demo.Merger" not in [ix.name(p) for p, _ in ix.levers.namesakes(query, ix.prior)]
+    monkeypatch.setattr(levers, "notion_constants", lambda q: ["Demo.Merger"] if q == query else [])
+    named = [ix.name(p) for p, _ in ix.levers.namesakes(query, ix.prior)]
+    assert named[:1] == ["Demo.Merger"], named
+    # without `symbols` (the ablation) the notion names nothing
+    named = [ix.name(p) for p, _ in ix.levers.namesakes(query, ix.prior, symbols=False)]
+    assert "Demo.Merger" not in named, named

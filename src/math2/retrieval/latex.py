@@ -44,7 +44,7 @@ MACROS = {
     "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "subset": "⊂", "subseteq": "⊆",
     "to": "→", "rightarrow": "→", "mapsto": "↦", "circ": "∘", "{": "{", "}": "}",
     "lbrace": "{", "rbrace": "}", "langle": "⟨", "rangle": "⟩", "dots": " ", "ldots": " ",
-    "cdots": " ", "infty": "∞", "bmod": "%", "pmod": "[MOD", "pi": "π", "choose": "choose",
+    "cdots": " ", "infty": "∞", "bmod": "%", "pmod": "", "pi": "π", "choose": "choose",
     # operator names latex2text drops (issue 45, branch qual45f, after reading the misses of
     # `users-latex`: `$\\ker \\varphi$` was read as `φ`, `$\\dim_K V$` as `K V`): Mathlib's word
     "ker": "ker", "det": "det", "dim": "finrank", "gcd": "gcd", "lcm": "lcm", "hom": "Hom",
@@ -55,7 +55,7 @@ MACROS = {
     "triangleleft": "Subgroup.Normal", "normal": "Subgroup.Normal",
 }  # fmt: skip
 _SCRIPT = re.compile(r"([_^])\s*(\\[A-Za-z]+|[^\s{\\])")
-_PMOD = re.compile(r"\\pmod\s*(\\[A-Za-z]+|\w+)")
+_PMOD = re.compile(r"\\pmod(?![A-Za-z])\s*(\\[A-Za-z]+|\w+)")
 _UPRIGHT = frozenset({"operatorname", "mathrm", "text", "textrm", "mathsf", "rm", "textup"})
 _SCRIPTED = "ℚℤℂ𝔽ℵ"  # letters whose subscript makes a notion (`latexnotions.subscripted`)
 _BLACKBOARD = {"N": "ℕ", "Z": "ℤ", "Q": "ℚ", "R": "ℝ", "C": "ℂ"}
@@ -131,7 +131,8 @@ def _cached(text: str) -> str:
     except Exception:  # pylatexenc's own errors: read the text with its commands dropped
         return re.sub(r"\\[A-Za-z]+", " ", text)
     try:
-        return " ".join(notions(_Walk().nodes(nodes or [])).split())
+        # whitespace collapsed first: the notions' patterns then see one space at most
+        return " ".join(notions(" ".join(_Walk().nodes(nodes or []).split())).split())
     except Exception:  # a command pylatexenc cannot render alone: as above
         return re.sub(r"\\[A-Za-z]+", " ", text)
 

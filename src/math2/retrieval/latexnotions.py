@@ -42,45 +42,54 @@ def operator(name: str) -> str:
 
 def subscripted(letter: str, sub: str) -> str | None:
     """A blackboard letter with its subscript, as Mathlib writes it; None where it is no
-    notion (`ℝ_x` stays `ℝ x`)."""
+    notion (`ℝ_x` stays `ℝ x`). A p-adic `ℚ_[p]`/`ℤ_[p]` only for a prime's letter (p, q,
+    ℓ): `\\mathbb{Z}_n`, `\\mathbb{Z}_6` are ℤ/nℤ; `\\mathbb{F}_q` (q a prime power) is no
+    prime field."""
     sub = " ".join(sub.split())
     if letter == "ℵ" and sub == "0":
         return "ℵ₀"  # Mathlib's `Cardinal.aleph0`
-    if letter in "ℚℤℂ" and re.fullmatch(r"\w+", sub):
+    if letter in "ℚℤℂ" and sub in _PRIMES:
         return f"{letter}_[{sub}]"  # Mathlib's `ℚ_[p]`, `ℤ_[p]`, `ℂ_[p]`
+    if letter == "ℤ" and re.fullmatch(r"[nmk]|\d+", sub):
+        return f"ZMod {sub}"  # ℤ/nℤ
     if letter == "𝔽":
         power = re.fullmatch(r"\(?(\w+)\s*\^\s*\(?(\w+)\)?\)?", sub)
         if power:
             return f"GaloisField {power.group(1)} {power.group(2)}"
-        if re.fullmatch(r"\w+", sub):
+        if re.fullmatch(r"[pℓ]|\d+", sub):
             return f"ZMod {sub}"  # a prime field
     return None
 
 
-_RING = r"(?<!\w)([A-Zℤℚℝℂ𝔽])"  # a ring's letter before a bracket: `R[x]`, `ℤ[i]`
+_PRIMES = ("p", "q", "ℓ")  # a prime's letters
+# a ring's letter before a bracket (`R[x]`, `ℤ[i]`), not any capital (`M[i]` is an entry)
+_RING = r"(?<!\w)([RSAKFkℤℚℝℂ𝔽])"
+_VAR = r"[xytzXT]"  # a polynomial's indeterminate (not `i`, `j`, `n`: indices)
+# an argument without space at either end: one way to split `GL(n,  R )` (was cubic)
+_ARG = r"([^()\s](?:[^()]*[^()\s])?)"
 NOTIONS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(p), s)
     for p, s in [
         (r"ℤ\s*/\s*\(?\s*(\w+)\s*\)?\s*ℤ", r"ZMod \1"),  # ℤ/nℤ, ℤ/(n)ℤ
         (r"ℤ\s*\[\s*i\s*\]", "GaussianInt"),  # Mathlib's (local) `ℤ[i]`
         (r"ℤ\s*\[\s*√\s*\(?\s*(-?\w+)\s*\)?\s*\]", r"ℤ√\1"),  # Mathlib's `ℤ√d`
-        (_RING + r"\s*\[\[\s*[a-zA-Z]\s*\]\]", r"PowerSeries \1"),  # R[[x]]: `R⟦X⟧`
+        (_RING + r"\s*\[\[\s*" + _VAR + r"\s*\]\]", r"PowerSeries \1"),  # R[[x]]: `R⟦X⟧`
         (
-            _RING + r"\s*\[\s*[a-z]\s*_?\s*1\s*,[^\]]*?[a-z]\s*_?\s*(\w+)\s*\]",
+            _RING + r"\s*\[\s*[a-z]\s*_?\s*1\s*,(?:[^\]]*[^\]\w])?[a-z]\s*_?\s*(\w+)\s*\]",
             r"MvPolynomial (Fin \2) \1",
         ),  # R[x_1, …, x_n]
-        (_RING + r"\s*\[\s*[a-z]\s*\]", r"Polynomial \1"),  # R[x]: `R[X]` (not `E[X]`)
-        (r"\bGL\s*\(\s*(\w+)\s*,\s*([^()]+?)\s*\)", r"Matrix.GeneralLinearGroup (Fin \1) \2"),
-        (r"\bSL\s*\(\s*(\w+)\s*,\s*([^()]+?)\s*\)", r"Matrix.SpecialLinearGroup (Fin \1) \2"),
-        (r"\bGL\s+(\w+)\s*\(\s*([^()]+?)\s*\)", r"Matrix.GeneralLinearGroup (Fin \1) \2"),
-        (r"\bSL\s+(\w+)\s*\(\s*([^()]+?)\s*\)", r"Matrix.SpecialLinearGroup (Fin \1) \2"),
+        (_RING + r"\s*\[\s*" + _VAR + r"\s*\]", r"Polynomial \1"),  # R[x], `R[X]`
+        (r"\bGL\s*\(\s*(\w+)\s*,\s*" + _ARG + r"\s*\)", r"Matrix.GeneralLinearGroup (Fin \1) \2"),
+        (r"\bSL\s*\(\s*(\w+)\s*,\s*" + _ARG + r"\s*\)", r"Matrix.SpecialLinearGroup (Fin \1) \2"),
+        (r"\bGL\s+(\w+)\s*\(\s*" + _ARG + r"\s*\)", r"Matrix.GeneralLinearGroup (Fin \1) \2"),
+        (r"\bSL\s+(\w+)\s*\(\s*" + _ARG + r"\s*\)", r"Matrix.SpecialLinearGroup (Fin \1) \2"),
         (r"\[\s*([LEFK])\s*:\s*([KFℚℝ])\s*\]", r"Module.finrank \2 \1"),  # a field's degree
         (r"\[\s*([A-Z])\s*:\s*([A-Z])\s*\]", r"Subgroup.index \2"),  # a subgroup's index
         (r"(\w)\s*\^\s*∘", r"interior \1"),  # A^\circ
         (r"(?<!\w)L\s*\^\s*\(?([p-q12∞])\)?", r"MeasureTheory.Lp \1"),  # L^p
         (r"ℓ\s*\^\s*\(?([p-q12∞])\)?", r"lp \1"),  # ℓ^p
-        (r"Hom\s*(\w)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)", r"\2 →ₗ[\1] \3"),  # Hom_R(M, N)
-        (r"Hom\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)", r"\1 →ₗ[\2] \2"),  # Hom(V, K)
+        # Hom_R(M, N), R a ring's letter (`Hom(G, H)` and a category's `Hom_𝒞` are no linear maps)
+        (r"\bHom\s*([RSAKFkℤℚℝℂ])\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)", r"\2 →ₗ[\1] \3"),
         # a number-theoretic function of an integer (`μ(n)`; `μ(X)` is a measure)
         (r"[φϕ]\s*\(\s*([nmkd])\s*\)", r"Nat.totient \1"),
         (r"μ\s*\(\s*([nmkd])\s*\)", r"ArithmeticFunction.moebius \1"),
@@ -96,6 +105,7 @@ READINGS: list[tuple[re.Pattern[str], str]] = [
     for p, s in [
         (r"\(\s*d\s*\)\s*/\s*\(\s*d\s*[a-z]\s*\)", "deriv"),
         (r"(?<!\w)([A-Z])\s*\^\s*(?:\(\s*[T⊤]\s*\)|[T⊤](?!\w))", r"\1ᵀ"),
+        (r"𝓞(?!\s*[KLF](?!\w))", "O"),  # big-O: only `𝓞 K`, a field's, is its ring of integers
     ]
 ]
 # Symbols the reading writes whose notation Mathlib scopes (so the notation table names
