@@ -7,7 +7,7 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from math2.retrieval.latex import MACROS, to_lean
+from math2.retrieval.latex import MACROS, commands_out, to_lean
 from math2.retrieval.text import bar_words, query_tokens, stem, tokens
 
 # Commands whose Mathlib word is their own name (an operator's name, or a table entry).
@@ -268,5 +268,20 @@ def test_a_notion_the_latex_names_is_a_namesake() -> None:
     assert notion_constants(r"$f = \mathcal{O}(g)$") == []  # big-O names nothing
     assert notion_constants(r"$\mathbb{Z}_6$ is cyclic") == ["ZMod"]
     assert notion_constants(r"$M[i]$") == [] and notion_constants(r"$\mathrm{Hom}(G, H)$") == []
+    # a name typed is a whole identifier, not a substring (review #11: `\Gamma`, `MvPolynomial`)
+    assert notion_constants(r"MvPolynomial and $R[x]$") == ["Polynomial"]
+    assert notion_constants(r"$\Gamma(1/2)$") == ["Gamma"]
+    assert notion_constants(r"ZMod.card and $\mathbb{Z}/n\mathbb{Z}$") == []
     assert notion_constants(r"$\frac{d}{dx} e^x$") == []  # `deriv` names no notion here
     assert notion_constants("ZMod n") == [] and notion_constants(r"$ZMod\ n$") == []
+
+
+def test_what_a_docstrings_commands_read_is_pinned() -> None:
+    """Review of latex46 (#6): the index text reads docstrings through `commands_out`; a change
+    here changes what an index built before reads (text.py's TEXT_VERSION note), so the
+    commands latex46 changed are pinned."""
+    pinned = {"lhd": "Subgroup.Normal", "unlhd": "Subgroup.Normal", "normal": "Subgroup.Normal",
+              "trianglelefteq": "Subgroup.Normal", "triangleleft": "Subgroup.Normal",
+              "bigoplus": "⨁", "bigotimes": "⨂", "pmod": ""}  # fmt: skip
+    read = {c: " ".join(commands_out(f"a \\{c} b").split()) for c in pinned}
+    assert read == {c: " ".join(f"a {r} b".split()) for c, r in pinned.items()}

@@ -6,16 +6,23 @@ mathematician writes its notation, not its name: `\\mathbb{Z}/n\\mathbb{Z}`, `\\
 `GL_n(R)`, `R[x]`, `[G : H]`. Read symbol by symbol these are `ℤ/nℤ`, `ℚ p`, `GL n(R)`: no
 symbol of Mathlib's notation table (`ℚ_[`, `ℤ√`, `⨁`) and no word of the notion's name, so no
 part of the search reaches it. Here each such notation is written as a Lean user writes it —
-Mathlib's own notation where it has a global one (`ℚ_[p]`, `ℤ_[p]`, `ℤ√d`, `⨁`), else the
+Mathlib's own notation where it has a global one (`ℚ_[p]`, `ℤ_[p]`, `ℤ√d`), else the
 notion's name applied (`ZMod n`, `Polynomial R`, `Matrix.GeneralLinearGroup (Fin n) R`,
 `Subgroup.index H`) — so that the notation table, the name keys and the words meet it.
 
 - `OPERATORS`: an operator's name as Mathlib names the operation (`\\operatorname{tr}` →
-  `trace`, `\\mathrm{Var}` → `variance`, `\\operatorname{char}` → `ringChar`);
-- `subscripted`: a blackboard letter with a subscript (`\\mathbb{Q}_p` → `ℚ_[p]`,
-  `\\mathbb{F}_{p^n}` → `GaloisField p n`, `\\aleph_0` → `ℵ₀`);
+  `trace`, `\\mathrm{Var}` → `variance`; `\\operatorname{char}` stays `char`);
+- `subscripted`: a blackboard letter with a subscript (`\\mathbb{Q}_p` → `ℚ_[p]` for a prime's
+  letter p, q, ℓ; `\\mathbb{Z}_n` → `ZMod n`; `\\mathbb{F}_{p^n}` → `GaloisField p n`,
+  `\\aleph_0` → `ℵ₀`);
 - `NOTIONS`: patterns over the text `to_lean` wrote (`ℤ/nℤ` → `ZMod n`, `R[x]` → `Polynomial
-  R`, `A ^ ∘` → `interior A`).
+  R` for a ring's letter, `A ^ ∘` → `interior A`).
+
+`\\bigoplus` is written `⨁` (`latex.py`), whose Mathlib notation is scoped (`DirectSum`; the
+global `⨁` is `CategoryTheory.Limits.biproduct`): the query reaches `DirectSum` by its name
+keys. `SCOPED` is the one exception to "a scoped-only symbol names no namesake" (DESIGN.md):
+`ℵ₀` and `𝓞` (only `\\mathcal{O}_K`, a field's letter subscripted; big-O is `O`), and through
+`CONSTANTS` the φ/μ/Λ of an integer variable, name their notion, which the reading itself wrote.
 
 The table was written after reading how the dev sets `users-latex` and `latex` are read and
 missed (docs/benchmarks.md, branch `latex46`); each entry is the notation's usual meaning, not
@@ -141,6 +148,10 @@ CONSTANTS = _constants(
 def named(lean: str, query: str) -> list[str]:
     """The notions the reading `lean` of `query` names that the query does not write itself
     (`$\\mathbb{Z}/n\\mathbb{Z}$` → `ZMod`; `ZMod n` as typed is the user's own name)."""
-    out = [n for n in _IDENT.findall(lean) if n in CONSTANTS and n not in query]
+    # the names typed, whole (`MvPolynomial` is not `Polynomial`), and their prefixes
+    # (`ZMod.card` types `ZMod`); a command is no name (`\\Gamma` types no `Gamma`)
+    idents = _IDENT.findall(re.sub(r"\\[A-Za-z]+", " ", query))
+    typed = {".".join(p[:i]) for n in idents for p in [n.split(".")] for i in range(1, len(p) + 1)}
+    out = [n for n in _IDENT.findall(lean) if n in CONSTANTS and n not in typed]
     out += [c for symbol, c in SCOPED.items() if symbol in lean and symbol not in query]
     return list(dict.fromkeys(out))
