@@ -222,7 +222,9 @@ class QueryLevers:
         """The declarations the query names, best first, with their cover (the share of the
         query's words the matched key spans; see `names.py`); with `symbols`, the constants
         its notation stands for too, and the notions its LaTeX names (`latex.notion_constants`).
-        A query's LaTeX is read as Lean first (`latex.to_lean`)."""
+        A query's LaTeX is read as Lean first (`latex.to_lean`), always: `latex` is a mapping
+        family of the name-part ranking (`nameparts.FAMILIES`), and leaving it out there leaves
+        this reading on."""
         if self.keys is None:
             return []
         latex, notions = latex_notation(query), notion_constants(query)
