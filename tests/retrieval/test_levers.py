@@ -222,3 +222,32 @@ def test_the_levers_are_recorded_and_can_be_left_out(store, tmp_path: Path) -> N
     assert "vocabulary" not in ix.parts_built()
     assert "vocabulary" in SearchIndex(tmp_path / "v9", vocabulary_weight=1.5).parts_built()
     assert not {"bodies", "namesakes", "notation"} & set(bare.parts_built())
+
+
+def test_a_latex_query_names_through_its_lean_reading(store, tmp_path: Path) -> None:
+    """Issue 45 §2 (branch latex46): the namesakes read the query's LaTeX as Lean, not as
+    written: `$\\mathfrak{F} f$` is `𝔉 f`, whose symbol the library's notation table maps to
+    its constant (read as written, the query had no symbol and its words were `mathfrak f`)."""
+    ix = _index(store, tmp_path / "v9")
+    for query in ("𝔉 f", r"$\mathfrak{F} f$"):
+        named = [ix.name(p) for p, _ in ix.levers.namesakes(query, ix.prior)]
+        assert named[:1] == ["Demo.stillSet"], (query, named)
+
+
+def test_a_notion_the_latex_names_is_a_namesake_of_the_index(
+    store, tmp_path: Path, monkeypatch
+) -> None:
+    """Review of latex46 (#7): the notions a query's LaTeX names (`latex.notion_constants`)
+    reach the namesakes as a symbol's constant does (`levers.namesakes`). The fixture has no
+    notion of the tables, so the reading is stood in for: `$\\mathcal{M}$` names `Demo.Merger`."""
+    from math2.retrieval import levers
+
+    ix = _index(store, tmp_path / "v9")
+    query = r"$\mathcal{M}$"
+    assert "Demo.Merger" not in [ix.name(p) for p, _ in ix.levers.namesakes(query, ix.prior)]
+    monkeypatch.setattr(levers, "notion_constants", lambda q: ["Demo.Merger"] if q == query else [])
+    named = [ix.name(p) for p, _ in ix.levers.namesakes(query, ix.prior)]
+    assert named[:1] == ["Demo.Merger"], named
+    # without `symbols` (the ablation) the notion names nothing
+    named = [ix.name(p) for p, _ in ix.levers.namesakes(query, ix.prior, symbols=False)]
+    assert "Demo.Merger" not in named, named

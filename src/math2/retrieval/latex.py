@@ -17,6 +17,10 @@ what pylatexenc's `latex2text` makes of it — a symbol (`\\mu` → `μ`, `\\ome
 `\\operatorname{rank}` → `rank`), an operator's name (`\\log` → `log`) or nothing (`\\left`,
 `\\big`, `\\quad`, an unknown `\\foo`). A text without a LaTeX command or `$` is returned as
 it is: Lean's `s \\ t` and `a % b` are not LaTeX.
+
+A notion's notation is then written as Mathlib writes the notion (`latexnotions`: `\\mathbb{Q}_p`
+→ `ℚ_[p]`, `\\mathbb{Z}/n\\mathbb{Z}` → `ZMod n`, `\\operatorname{tr}` → `trace`), and
+`notion_constants` names the notions so written, which the namesakes read (`levers.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from __future__ import annotations
 import functools
 import re
 from typing import Any
+
+from math2.retrieval.latexnotions import named, notions, operator, subscripted
 
 _LATEX_MARK = re.compile(r"\\[A-Za-z]|\$|\\[(\[]")
 _STILL_LATEX = re.compile(r"\\[A-Za-z]")
@@ -38,20 +44,28 @@ MACROS = {
     "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "subset": "⊂", "subseteq": "⊆",
     "to": "→", "rightarrow": "→", "mapsto": "↦", "circ": "∘", "{": "{", "}": "}",
     "lbrace": "{", "rbrace": "}", "langle": "⟨", "rangle": "⟩", "dots": " ", "ldots": " ",
-    "cdots": " ", "infty": "∞", "bmod": "%", "pmod": "[MOD", "pi": "π", "choose": "choose",
+    "cdots": " ", "infty": "∞", "bmod": "%", "pmod": "", "pi": "π", "choose": "choose",
     # operator names latex2text drops (issue 45, branch qual45f, after reading the misses of
     # `users-latex`: `$\\ker \\varphi$` was read as `φ`, `$\\dim_K V$` as `K V`): Mathlib's word
     "ker": "ker", "det": "det", "dim": "finrank", "gcd": "gcd", "lcm": "lcm", "hom": "Hom",
     "arg": "arg", "Im": "im", "Re": "re", "Pr": "ℙ", "triangle": "∆", "neg": "¬", "lnot": "¬",
-    "land": "∧", "lor": "∨", "bot": "⊥", "unlhd": "⊴",
+    "land": "∧", "lor": "∨", "bot": "⊥",
+    # a normal subgroup (issue 45, branch latex46): Mathlib's `⊴` is `SimpleGraph.IsIndContained`
+    "unlhd": "Subgroup.Normal", "lhd": "Subgroup.Normal", "trianglelefteq": "Subgroup.Normal",
+    "triangleleft": "Subgroup.Normal", "normal": "Subgroup.Normal",
 }  # fmt: skip
 _SCRIPT = re.compile(r"([_^])\s*(\\[A-Za-z]+|[^\s{\\])")
+_PMOD = re.compile(r"\\pmod(?![A-Za-z])\s*(\\[A-Za-z]+|\w+)")
+_UPRIGHT = frozenset({"operatorname", "mathrm", "text", "textrm", "mathsf", "rm", "textup"})
+_SCRIPTED = "ℚℤℂ𝔽ℵ"  # letters whose subscript makes a notion (`latexnotions.subscripted`)
 _BLACKBOARD = {"N": "ℕ", "Z": "ℤ", "Q": "ℚ", "R": "ℝ", "C": "ℂ"}
-_BIG = {"sum": "∑", "prod": "∏", "bigcup": "⋃", "bigcap": "⋂", "coprod": "∐"}
+_BIG = {"sum": "∑", "prod": "∏", "bigcup": "⋃", "bigcap": "⋂", "coprod": "∐", "bigoplus": "⨁",
+        "bigotimes": "⨂"}  # fmt: skip
 _FRACS = frozenset({"frac", "dfrac", "tfrac", "cfrac"})
 # What a command that takes arguments stands for when read alone (`commands_out`).
 _ALONE = {**dict.fromkeys(_FRACS, "/"), "binom": "choose", "dbinom": "choose", "sqrt": "√"}
-_ARITY = {**dict.fromkeys(_FRACS, 2), "binom": 2, "dbinom": 2, "tbinom": 2, "sqrt": 1, "pmod": 1}
+_ARITY = {**dict.fromkeys(_FRACS, 2), "binom": 2, "dbinom": 2, "tbinom": 2, "sqrt": 1, "pmod": 1,
+          "operatorname": 1}  # fmt: skip
 
 
 def has_latex(text: str) -> bool:
@@ -100,17 +114,25 @@ def to_lean(text: str) -> str:
     return _cached(text)
 
 
+def notion_constants(text: str) -> list[str]:
+    """The notions the text's LaTeX names through their notation (`latexnotions.named`:
+    `$GL_n(R)$` → `Matrix.GeneralLinearGroup`), for the namesakes."""
+    return named(to_lean(text), text) if has_latex(text) else []
+
+
 @functools.lru_cache(maxsize=256)
 def _cached(text: str) -> str:
     from pylatexenc.latexwalker import LatexWalker
 
     braced = _SCRIPT.sub(r"\1{\2}", text)  # `x_i`, `x^2`, `\\sum_i^n` → braced scripts
+    braced = _PMOD.sub(r"\\pmod{\1}", braced)  # `\\pmod p` as `\\pmod{p}`
     try:
         nodes, _, _ = LatexWalker(braced, tolerant_parsing=True).get_latex_nodes()
     except Exception:  # pylatexenc's own errors: read the text with its commands dropped
         return re.sub(r"\\[A-Za-z]+", " ", text)
     try:
-        return " ".join(_Walk().nodes(nodes or []).split())
+        # whitespace collapsed first: the notions' patterns then see one space at most
+        return " ".join(notions(" ".join(_Walk().nodes(nodes or []).split())).split())
     except Exception:  # a command pylatexenc cannot render alone: as above
         return re.sub(r"\\[A-Za-z]+", " ", text)
 
@@ -141,6 +163,13 @@ class _Walk:
                 continue
             if kind == "LatexCharsNode" and node.chars[-1:] in ("^", "_") and i + 1 < len(nodes):
                 arg = self.node(nodes[i + 1]).strip()
+                before = "".join(out).rstrip()
+                notion = (subscripted(before[-1], arg) if node.chars == "_" and before
+                          and before[-1] in _SCRIPTED else None)  # fmt: skip
+                if notion is not None:  # `\\mathbb{Q}_p` → `ℚ_[p]`
+                    out = [before[:-1], f" {notion} "]
+                    i += 2
+                    continue
                 out.append(node.chars[:-1])  # `x^{n+1}` → `x ^ (n+1)`; `x_{i}` → `x i`
                 one = re.fullmatch(r"\w+|\S", arg)
                 out.append((f" ^ {arg}" if one else f" ^ ({arg})") if node.chars[-1] == "^"
@@ -203,13 +232,19 @@ class _Walk:
         if name in ("binom", "dbinom", "tbinom") and len(args) >= 2:
             return f" Nat.choose ({self.node(args[-2])}) ({self.node(args[-1])}) "
         if name == "pmod" and args:
-            return f" [MOD {self.node(args[-1])}] "
+            return f" [MOD {self.node(args[-1]).strip()}] "
         if name == "sqrt" and args:
             return f" √({self.node(args[-1])}) "
         if name in ("mathbb", "Bbb") and args:
             inner = self.node(args[-1]).strip()
             if inner in _BLACKBOARD:
                 return _BLACKBOARD[inner]
+        if name in _UPRIGHT and args:  # an operator's name: Mathlib's (`\\operatorname{tr}`)
+            return f" {operator(self.node(args[-1]))} "
+        if name in ("mathcal", "mathscr") and args and self.node(args[-1]).strip() == "O":
+            return "𝓞"  # Mathlib's ring of integers
+        if name == "mathfrak" and args and re.fullmatch(r"[a-z]{2,}", self.node(args[-1])):
+            return f" {self.node(args[-1])} "  # `\\mathfrak{sl}`: Mathlib's `sl`, `gl`
         if name in MACROS:
             return f" {MACROS[name]} "
         if node is None:
@@ -232,6 +267,8 @@ def _integral(lo: str, hi: str) -> str:
         return " ∫ x, "
     if lo and hi in ("∞", "+∞"):
         return f" ∫ x in Set.Ioi {lo}, "
+    if lo in ("-∞", "−∞") and hi:
+        return f" ∫ x in Set.Iic {hi}, "
     if lo and not hi:
         return f" ∫ x in {lo}, "
     return f" ∫ x in {lo}..{hi}, " if lo or hi else " ∫ "

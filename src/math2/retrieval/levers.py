@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from math2.retrieval import lexical
+from math2.retrieval.latex import notion_constants, to_lean
 from math2.retrieval.nameparts import (
     FAMILIES,
     document_parts,
@@ -220,9 +221,14 @@ class QueryLevers:
     ) -> list[tuple[int, float]]:
         """The declarations the query names, best first, with their cover (the share of the
         query's words the matched key spans; see `names.py`); with `symbols`, the constants
-        its notation stands for too."""
+        its notation stands for too, and the notions its LaTeX names (`latex.notion_constants`).
+        A query's LaTeX is read as Lean first (`latex.to_lean`), always: `latex` is a mapping
+        family of the name-part ranking (`nameparts.FAMILIES`), and leaving it out there leaves
+        this reading on."""
         if self.keys is None:
             return []
+        latex, notions = latex_notation(query), notion_constants(query)
+        query = to_lean(query)  # LaTeX read as Lean: `\\mathbb{Q}_p` is `ℚ_[p]`, no `mathbb` word
         words = [w for w in query_words(query) if w not in STOPWORDS]
         n_words = max(1, len(words))
         # the constant a symbol stands for covers the query but for its variables (`X ≃ₜ Y`)
@@ -231,8 +237,9 @@ class QueryLevers:
         # in a formula, one-letter words run together are its variables (`G →* H`: `hg`); out
         # of one they may name a concept (`L^p` space: `lp`, `H^1`: `H1`)
         joined_variables = _formula(query)
-        by_symbol = self.notation.named(f"{query} {latex_notation(query)}") if (
+        by_symbol = self.notation.named(f"{query} {latex}") if (
             symbols and self.notation is not None) else []  # fmt: skip
+        by_symbol += notions if symbols else []  # a notion its LaTeX notation names (`GL_n`)
         for const in by_symbol:  # a symbol names it, where its notation is global
             for k in name_keys(const)[-1:]:
                 wanted[k] = (max(wanted.get(k, (0, False))[0], 1), True)

@@ -53,7 +53,9 @@ RANKER_DIR = "ranker"
 # thing named two ways once, `nameparts.query_terms`, and the mix reads the strict order; 4: the
 # name's cover of the query's words, `features.name_cover`, `name_extra`; 5: each part's top 200,
 # a symbol's constant a namesake whatever one-letter variables surround it, more LaTeX read;
-# 6: an operation's English words, `english.OPERATIONS`, and their pairs one thing each)
+# 6: an operation's English words, `english.OPERATIONS`, and their pairs one thing each
+# (rank46); a LaTeX query's words, namesakes and shapes read its notions, `latexnotions.py`
+# (latex46))
 RANKER_VERSION = 6
 # A candidate's score is the model's, standardised over the query's candidates, plus MIX × the
 # first stage's −log(1 + rank) (`mixed`): the model alone won on the concepts but fell a little

@@ -64,6 +64,11 @@ from typing import Any
 
 from math2.lean.syntax import constants_of, split_identifier
 
+# 9 kept by latex46: `latex.MACROS`/`_BIG` changed what 8 commands read in docstrings (`\lhd`
+# kin → `Subgroup.Normal`, `\bigoplus` → `⨁`, `\bigotimes` → `⨂`, `\pmod` → nothing, was `[MOD`);
+# of Mathlib's declaration docstrings at the pin one writes them (`groupHomology.
+# inhomogeneousChains`, `\bigoplus`; the rest are module docs), so an index built before reads
+# as this code would but for that one docstring: no rebuild is forced for it.
 TEXT_VERSION = 9
 FOLD_VERSION = 6  # the first index text version with accents folded
 SHAPE_VERSION = 7  # the first version with the formula-shape part
