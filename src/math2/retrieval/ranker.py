@@ -52,8 +52,10 @@ RANKER_DIR = "ranker"
 # bump with any change to what a feature or a score means (3: the name-part ranking counts one
 # thing named two ways once, `nameparts.query_terms`, and the mix reads the strict order; 4: the
 # name's cover of the query's words, `features.name_cover`, `name_extra`; 5: each part's top 200,
-# a symbol's constant a namesake whatever one-letter variables surround it, more LaTeX read)
-RANKER_VERSION = 5
+# a symbol's constant a namesake whatever one-letter variables surround it, more LaTeX read; 6:
+# the fields of the concepts among the candidates join them, `owner_rank`, `dot_field`,
+# `prefix_cover`: `fieldmap.py`)
+RANKER_VERSION = 6
 # A candidate's score is the model's, standardised over the query's candidates, plus MIX × the
 # first stage's −log(1 + rank) (`mixed`): the model alone won on the concepts but fell a little
 # short of the fusion on instances, natural sentences and the field queries; at 0.25 of the
