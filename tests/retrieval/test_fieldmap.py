@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from math2.retrieval.features import FEATURES, RANK_MISSING, candidate_features
-from math2.retrieval.fieldmap import dot_names, extra_fields, field_map, prefix_cover
+from math2.retrieval.fieldmap import OWNER_TOP, dot_names, extra_fields, field_map, prefix_cover
 from math2.retrieval.index import SearchIndex, build_index
 from math2.retrieval.stage import Rankings
 from tests.retrieval.conftest import library_store
@@ -55,8 +55,10 @@ def test_a_found_structure_brings_its_fields(ix) -> None:
         "MonoidHom.map_one'", "MonoidHom.map_mul'"}  # fmt: skip
     lemma = _at(ix, "MonoidHom.ker_eq_bot_iff")
     assert len(extra_fields(ix, "q", Rankings(lexical=lemma), lemma)) == 0
-    others = np.asarray([p for p in range(len(ix)) if not ix.name(p).startswith("MonoidHom")][:25])
-    far = np.concatenate([others, hom])  # `MonoidHom` 26th
+    others = np.asarray(
+        [p for p in range(len(ix)) if not ix.name(p).startswith("MonoidHom")][:OWNER_TOP]
+    )
+    far = np.concatenate([others, hom])  # `MonoidHom` just below the top
     assert "MonoidHom.toFun" not in _names(ix, extra_fields(ix, "q", Rankings(lexical=far),
                                                             np.sort(far)))  # fmt: skip
 
@@ -72,13 +74,13 @@ def test_a_variables_dot_brings_the_fields_so_named(ix) -> None:
 
 def test_a_name_word_abbreviates_the_query_word_it_begins() -> None:
     words = ["adjacency", "relation", "simple", "graph"]
-    got = prefix_cover(words, [("simple", "graph", "adj"), ("simple", "graph"), ("rel",)])
+    got = prefix_cover(words, ["SimpleGraph.Adj", "SimpleGraph", "Rel"])
     assert got.tolist() == [0.75, 0.5, 0.25]
     # a word shorter than three letters says only itself: `re` is "re", not "real"
-    assert prefix_cover(["real", "part"], [("complex", "re")]).tolist() == [0.0]
-    assert prefix_cover(["re", "z"], [("complex", "re")]).tolist() == [0.5]
+    assert prefix_cover(["real", "part"], ["Complex.re"]).tolist() == [0.0]
+    assert prefix_cover(["re", "z"], ["Complex.re"]).tolist() == [0.5]
     # a plural name word abbreviates what its singular begins (`elems`: "elements")
-    assert prefix_cover(["elements"], [("fintype", "elems")]).tolist() == [1.0]
+    assert prefix_cover(["elements"], ["Fintype.elems"]).tolist() == [1.0]
 
 
 def test_the_field_columns(ix) -> None:

@@ -34,12 +34,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from math2.retrieval.fieldmap import dot_names, extra_fields, prefix_cover, query_words, split_words
+from math2.retrieval.fieldmap import dot_names, extra_fields, prefix_cover, query_words
 from math2.retrieval.latex import has_latex
 from math2.retrieval.lexical import weighted_sum
 from math2.retrieval.nameparts import document_parts, query_groups, query_weights
@@ -109,6 +110,12 @@ def _kinds(ix: SearchIndex, positions: list[int]) -> np.ndarray:
     for p, kind in zip(new, ix.cards.kinds(new), strict=True):
         seen[p] = KINDS.get(kind or "", 0)
     return np.array([seen[p] for p in positions], float)
+
+
+def _typed(ix: SearchIndex) -> Callable[[list[int]], list[bool]]:
+    """Which of some positions are structures or classes (their kinds read once, `_kinds`)."""
+    codes = (KINDS["structure"], KINDS["class"])
+    return lambda positions: [k in codes for k in _kinds(ix, positions).tolist()]
 
 
 def _family(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -194,7 +201,7 @@ def _field_columns(query: str, names: list[str], cols: dict[str, np.ndarray]) ->
     the best rank any part gives the candidate's namespace where that is a candidate, and how
     much more of the query its name abbreviates than its namespace's does."""
     best = np.min(np.column_stack([cols[f] for f in BEST_OF]), axis=1) if names else np.zeros(0)
-    cover = prefix_cover(query_words(query), [split_words(n) for n in names])
+    cover = prefix_cover(query_words(query), names)
     at = {n: j for j, n in enumerate(names)}
     owner = [at.get(n.rpartition(".")[0], -1) for n in names]
     cols["owner_rank"] = np.array([best[o] if o >= 0 else RANK_MISSING for o in owner])
@@ -210,7 +217,7 @@ def candidate_features(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(the candidates' positions, their feature rows in `FEATURES` order)."""
     cands = r.candidates()
-    cands = np.sort(np.concatenate([cands, extra_fields(ix, query, r, cands)]))
+    cands = np.sort(np.concatenate([cands, extra_fields(ix, query, r, cands, _typed(ix))]))
     n = len(cands)
     cols: dict[str, np.ndarray] = {}
     fused_v = np.array([fused.get(p, 0.0) for p in cands.tolist()])

@@ -22,6 +22,7 @@ once per open index, where the ranker first asks for it (a fusion search never r
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -29,7 +30,6 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from math2.lean.syntax import split_identifier
 from math2.retrieval.names import CONCEPT, KIND_CODES
 from math2.retrieval.text import STOPWORDS
 
@@ -39,8 +39,9 @@ if TYPE_CHECKING:
 
 FIELD = KIND_CODES["field"]
 # The concepts whose fields join the candidates: those in some part's top this many (the
-# fields of every concept among the candidates made them 1.3 × as many, for the same quality).
-OWNER_TOP = 25
+# fields of every concept among the candidates made them 1.3 × as many, of those in a top 25
+# 1.08 ×, of a top 10 1.03 ×, for the same nDCG@10 within noise: docs/benchmarks.md, fields46).
+OWNER_TOP = 10
 # At most this many fields join for one dot-reached name (`x.val`: every structure's `val`).
 MAX_DOT = 64
 # `e.toFun`, `F.obj X`, `u.inv`, `s.val`: a one-letter variable (a prime or a subscript digit
@@ -87,9 +88,18 @@ def dot_names(query: str) -> list[str]:
     return list(dict.fromkeys(_DOT.findall(query)))
 
 
-def extra_fields(ix: SearchIndex, query: str, r: Rankings, cands: np.ndarray) -> np.ndarray:
+def extra_fields(
+    ix: SearchIndex,
+    query: str,
+    r: Rankings,
+    cands: np.ndarray,
+    types: Callable[[list[int]], list[bool]] | None = None,
+) -> np.ndarray:
     """The fields not among `cands` (`r.candidates()`, ascending) of the concepts in some
-    part's top `OWNER_TOP` and those the query reaches by a dot, ascending."""
+    part's top `OWNER_TOP` and those the query reaches by a dot, ascending. `types`: which of
+    some positions are structures or classes (the ranker's cached kinds, `features._types`):
+    only their names are read (a name read from the mapped file costs; most concepts are
+    definitions, which have no fields)."""
     fm = field_map(ix)
     if not fm.by_owner or not len(cands):
         return np.zeros(0, dtype=np.int64)
@@ -99,6 +109,8 @@ def extra_fields(ix: SearchIndex, query: str, r: Rankings, cands: np.ndarray) ->
     top = np.concatenate(tops)
     concepts = np.asarray(sorted(set(top[np.asarray(ix.levers.kinds)[top] == CONCEPT].tolist())),
                           dtype=np.int64)  # fmt: skip
+    if types is not None and len(concepts):
+        concepts = concepts[np.asarray(types(concepts.tolist()), dtype=bool)]
     found = [p for n in ix.names_at(concepts) for p in fm.by_owner.get(n, ())]
     found += [p for n in dot_names(query) for p in fm.by_last.get(n, [])[:MAX_DOT]]
     if not found:
@@ -117,10 +129,12 @@ def query_words(query: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w not in STOPWORDS and len(w) >= 2))
 
 
-def prefix_cover(words: list[str], names: list[tuple[str, ...]]) -> np.ndarray:
-    """Per name (its words, lower case): the share of `words` that one of its words begins
-    or is (`fun` → "function", `adj` → "adjacency"; `re` only "re": a word shorter than
-    `MIN_ABBREVIATION` must be the query's word; a plural its singular: `elems` "elements")."""
+def prefix_cover(words: list[str], names: list[str]) -> np.ndarray:
+    """Per name: the share of `words` (`query_words`) that one of its words (`split_words`)
+    begins or is (`fun` → "function", `adj` → "adjacency"; `re` only "re": a word shorter than
+    `MIN_ABBREVIATION` must be the query's word; a plural its singular: `elems` "elements").
+    A name is split only where it holds a query word's first letters (every word that says one
+    does), as splitting every candidate's name cost a tenth of a query's CPU."""
     out = np.zeros(len(names))
     if not words:
         return out
@@ -132,9 +146,13 @@ def prefix_cover(words: list[str], names: list[tuple[str, ...]]) -> np.ndarray:
         said[w] = sum(
             1 << i for i, q in enumerate(words) if q == w or (not short and q.startswith(w))
         )
-    for j, ws in enumerate(names):
+    probes = {q[:MIN_ABBREVIATION] for q in words}
+    for j, name in enumerate(names):
+        low = name.lower()
+        if not any(p in low for p in probes):
+            continue
         mask = 0
-        for w in ws:
+        for w in split_words(name):
             mask |= said.get(w, 0)
             if len(w) > MIN_ABBREVIATION and w[-1] == "s":  # `elems`: what `elem` begins
                 mask |= said.get(w[:-1], 0)
@@ -142,7 +160,12 @@ def prefix_cover(words: list[str], names: list[tuple[str, ...]]) -> np.ndarray:
     return out / len(words)
 
 
+# A name's words by case (`toFun` → `to` `Fun`, `HTMLParser` → `HTML` `Parser`); one regex,
+# not `syntax.split_identifier`: every candidate's name is split, and that cost 0.2 ms a query.
+_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_A-Za-z]+")
+
+
 @lru_cache(maxsize=1 << 16)
 def split_words(name: str) -> tuple[str, ...]:
     """A name's words, lower case, each once (`Equiv.toFun` → `equiv to fun`)."""
-    return tuple(dict.fromkeys(w.lower() for w in split_identifier(name)))
+    return tuple(dict.fromkeys(w.lower() for w in _WORDS.findall(name)))
