@@ -146,10 +146,9 @@ def prefix_cover(words: list[str], names: list[str]) -> np.ndarray:
         said[w] = sum(
             1 << i for i, q in enumerate(words) if q == w or (not short and q.startswith(w))
         )
-    probes = {q[:MIN_ABBREVIATION] for q in words}
+    probes = re.compile("|".join(re.escape(q[:MIN_ABBREVIATION]) for q in words), re.I)
     for j, name in enumerate(names):
-        low = name.lower()
-        if not any(p in low for p in probes):
+        if not probes.search(name):
             continue
         mask = 0
         for w in split_words(name):
