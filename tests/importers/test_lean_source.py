@@ -196,3 +196,21 @@ def test_a_named_constructor_and_bracketed_binders_keep_every_field(scan) -> Non
     assert scan["Scan.Bundled.inst"].statement == ": Mul α"
     assert scan["Scan.Bundled.carrier"].statement == ": Set α"
     assert {"Scan.Bundled.one", "Scan.Bundled.two"} <= set(scan)
+
+
+def test_fields_with_binders_modifiers_and_parents_defaults(scan) -> None:
+    """`(h (r : ℝ) : T)` and `[inst (a : A) : T]` are fields with binders of their own;
+    `protected [nonempty : T]` is the field `nonempty`, not `protected`; in a structure that
+    `extends` another, `lt := …` and `compare a b := …` give a parent's fields defaults and
+    declare nothing, where `verbose := false` in one that extends none is a field (and
+    `render x := …` the field `render`: `x` is its binder)."""
+    assert scan["Scan.FEPair.hf_top"].statement == "(r : ℝ) : r = r"
+    assert scan["Scan.FEPair.space_of"].statement == "(a : ℕ) : Nonempty (Fin a)"
+    nonempty = scan["Scan.Linked.nonempty"]
+    assert (nonempty.statement, nonempty.modifiers) == (": Nonempty V", ["protected"])
+    assert "Scan.Linked.protected" not in scan and "Scan.Linked.linked" in scan
+    ordered = {n for n in scan if n.startswith("Scan.Ordered.")}
+    assert ordered == {"Scan.Ordered.le_refl'"}
+    options = {n for n in scan if n.startswith("Scan.Options.")}
+    assert options == {"Scan.Options.verbose", "Scan.Options.render", "Scan.Options.depth"}
+    assert scan["Scan.Ordered"].body == ["le_refl' : ∀ a : α, a ≤ a"]

@@ -58,7 +58,7 @@ def test_a_rows_file_is_read_back_only_as_the_features_it_records(tmp_path) -> N
     queries = [d.item.query for d in data]
     path = tmp_path / "old.pkl"
     ranker_rows.save_rows(path, data, OLD, 3)
-    with pytest.raises(ranker_rows.RowsFileError, match=f"{path}.*name_cover, name_extra"):
+    with pytest.raises(ranker_rows.RowsFileError, match=f"{path}.*{FEATURES[-2]}, {FEATURES[-1]}"):
         ranker_rows.load_rows(path, queries)  # as a --cache: not this math2's rows
     old = ranker_rows.load_rows(path, queries, prefix=True)  # as --baseline-rows
     assert (old.version, old.features, len(old.rows)) == (3, OLD, 3)

@@ -10,12 +10,18 @@ from math2.importers.lean_names import lean_name
 from math2.lean.brackets import matching
 from math2.lean.lexer import tokenize
 
-_FIELD = re.compile(
-    r"(?P<mods>(?:@\[[^\]\n]*\]\s*)?(?:(?:private|protected)\s+)*)"
-    r"(?P<names>(?:«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ]*)(?:\s+(?:«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ]*))*)"
-    r"\s*(?=[:({\[⦃]|:=)"
-)
-_BINDER_FIELD = re.compile(r"[(\[{⦃]\s*([^()\[\]{}:]+?)\s*:")
+_MODS = r"(?P<mods>(?:@\[[^\]\n]*\]\s*)?(?:(?:private|protected)\s+)*)"
+_NAME = r"(?!(?:private|protected)\b)(?:«[^»]*»|[^\W\d][\w'!?₀-₉ₐ-ₜᵢ-ᵪ]*)"
+_NAMES = rf"(?P<names>{_NAME}(?:\s+{_NAME})*)"
+_FIELD = re.compile(_MODS + rf"{_NAMES}\s*(?=[:({{\[⦃]|:=)")
+# `(a b : T)`, `[inst : T]`, `{x : T}`, and with binders of its own: `(hf_top (r : ℝ) : T)`,
+# `[compactSpace_spectrum (a : A) : CompactSpace (spectrum R a)]`; after any modifiers
+# (`protected [nonempty : Nonempty V]`)
+_BINDER_FIELD = re.compile(_MODS + rf"[(\[{{⦃]\s*{_NAMES}\s*(?=[:(\[{{⦃])")
+# `name := v`, `compare a b := v`: no type; in a structure that `extends` another, a parent's
+# field given a default (Lean declares nothing: `LinearOrder`'s `min`, `compare`)
+_UNTYPED = re.compile(r"\s*:=")
+_EXTENDS = re.compile(r"\bextends\b")
 _CONSTRUCTOR = re.compile(r"(?:[^\W\d][\w'!?]*\s*)?::(?=\s|$)\s*")
 
 
@@ -48,23 +54,31 @@ def structure_fields(code: str, text: str, start: int, owner: Declaration) -> li
         if stripped.startswith("deriving"):
             continue
         fm = _FIELD.match(stripped)
+        bm = None if fm else _BINDER_FIELD.match(stripped)
         if fm:
             names = fm.group("names").split()
             rest_at = at + fm.end()
-        elif bm := _BINDER_FIELD.match(stripped):  # `(x y : T)`, `[inst : T]`, `{x : T}`
-            names = bm.group(1).split()
-            rest_at = at + bm.end() - 1  # from its colon, as `name : T` reads
+            if _UNTYPED.match(stripped, fm.end()):  # `name := v`, `name a b := v`
+                if _EXTENDS.search(owner.statement):
+                    continue  # a parent's field given a default: no declaration
+                names = names[:1]  # a new field (its type inferred); the rest are binders
+        elif bm:  # `(x y : T)`, `[inst : T]`, `{x : T}`, `(h (r : ℝ) : T)`
+            names = bm.group("names").split()
+            rest_at = at + bm.end()  # from its colon or binders, as `name : T` reads
         else:
             continue
         nxt = lines[k + 1][0] if k + 1 < len(lines) else end
         stop = min(statement_end(code, rest_at), nxt)
-        if not fm:  # the binder's own closing bracket ends it
-            toks = tokenize(code[at:stop])
+        if bm:  # the binder's own closing bracket ends it
+            opened = at + bm.end("mods")
+            toks = tokenize(code[opened:stop])
             close = matching(toks, 0) if toks else None
-            stop = at + toks[close].offset if close is not None else stop
+            stop = opened + toks[close].offset if close is not None else stop
         stop = rest_at + len(code[rest_at:stop].rstrip())  # not the next field's doc comment
         statement = WS.sub(" ", text[rest_at:stop]).strip()
-        modifiers = [w for w in (fm.group("mods") if fm else "").split() if w[0] != "@"]
+        found = fm or bm
+        assert found is not None
+        modifiers = [w for w in found.group("mods").split() if w[0] != "@"]
         if owner.private and "private" not in modifiers:
             # Lean names a field `structDeclName ++ name`: under a private structure's mangled
             # name, so private too (and `private`/`protected` on it is an error there)

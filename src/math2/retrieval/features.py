@@ -22,16 +22,26 @@
   family head: how many candidates live in its namespace (`MonoidHom` over `MonoidHom.comp`)
   and whether its own namespace is a candidate (an API lemma of one);
 - the query: its prose share, token count, mapped word count and whether it holds LaTeX, so
-  that one model weighs the parts differently for a formula and a sentence.
+  that one model weighs the parts differently for a formula and a sentence;
+- a structure's fields (`fieldmap.py`; issue 45, branch fields46, after reading the `fields`
+  set's misses): the fields of the concepts some part ranks high, and those the query reaches
+  by a variable's dot (`e.toFun`), join the candidates; the best rank of the candidate's
+  namespace where that is a candidate (`owner_rank`), the share of the query's words a word of
+  a field's or its namespace's name abbreviates (`prefix_cover`: `adj` "adjacency") and how
+  much more than its namespace's name does (`owner_gain`: `SimpleGraph.Adj` over
+  `SimpleGraph`), and whether its
+  last component is what the query reaches by a dot (`dot_field`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from math2.retrieval.fieldmap import dot_names, extra_fields, prefix_cover, query_words
 from math2.retrieval.latex import has_latex
 from math2.retrieval.lexical import weighted_sum
 from math2.retrieval.nameparts import document_parts, query_groups, query_weights
@@ -57,7 +67,9 @@ FEATURES = (
     "dense_rank", "desc_rank", "coverage",
     "kind", "depth", "name_length", "prior", "family_members", "family_member_of",
     "query_prose", "query_tokens", "query_mapped", "query_latex",
-    "name_cover", "name_extra",  # last: the rows of an older math2 are a prefix (benchmarks)
+    "name_cover", "name_extra",
+    # last: the rows of an older math2 are a prefix of these (benchmarks)
+    "owner_rank", "owner_gain", "dot_field", "prefix_cover",
 )  # fmt: skip
 
 
@@ -101,6 +113,12 @@ def _kinds(ix: SearchIndex, positions: list[int]) -> np.ndarray:
     return np.array([seen[p] for p in positions], float)
 
 
+def _typed(ix: SearchIndex) -> Callable[[list[int]], list[bool]]:
+    """Which of some positions are structures or classes (their kinds read once, `_kinds`)."""
+    codes = (KINDS["structure"], KINDS["class"])
+    return lambda positions: [k in codes for k in _kinds(ix, positions).tolist()]
+
+
 def _family(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Per name: how many of the others are in its namespace, and whether its own namespace
     is one of them (`MonoidHom.comp` beside `MonoidHom`)."""
@@ -119,6 +137,9 @@ def _family(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return heads, member_of
 
 
+# The ranks whose best is a candidate's owner's (`owner_rank`).
+BEST_OF = ("fused_rank", "lexical_rank", "namesake_rank", "parts_rank", "gloss_rank",
+           "dense_rank", "desc_rank")  # fmt: skip
 NAME_COLUMNS = ("name_cover", "name_extra", "parts_coverage", "parts_precision",
                 "parts_reliable", "parts_last", "parts_groups")  # fmt: skip
 
@@ -176,11 +197,34 @@ def _name_columns(
     return cols
 
 
+def _field_columns(query: str, names: list[str], cols: dict[str, np.ndarray]) -> None:
+    """`owner_rank`, `owner_gain`, `dot_field`, `prefix_cover` (`fieldmap.py`), into `cols`:
+    the best rank any part gives the candidate's namespace where that is a candidate, and how
+    much more of the query its name abbreviates than its namespace's does. `prefix_cover` is
+    read of the fields (`kind`) and of the candidates that are a candidate's namespace only
+    (0 elsewhere): of every candidate it cost half a millisecond a query."""
+    n = len(names)
+    best = np.min(np.column_stack([cols[f] for f in BEST_OF]), axis=1) if n else np.zeros(0)
+    at = {name: j for j, name in enumerate(names)}
+    owner = [at.get(name.rpartition(".")[0], -1) for name in names]
+    fields = np.flatnonzero(cols["kind"] == KINDS["field"]).tolist()
+    read = sorted({*fields, *(owner[j] for j in fields if owner[j] >= 0)})
+    cover = np.zeros(n)
+    cover[read] = prefix_cover(query_words(query), [names[j] for j in read])
+    cols["owner_rank"] = np.array([best[o] if o >= 0 else RANK_MISSING for o in owner])
+    cols["owner_gain"] = np.array([cover[j] - cover[o] if o >= 0 else 0.0
+                                   for j, o in enumerate(owner)])  # fmt: skip
+    dots = set(dot_names(query))
+    cols["dot_field"] = np.array([float(name.rpartition(".")[2] in dots) for name in names])
+    cols["prefix_cover"] = cover
+
+
 def candidate_features(
     ix: SearchIndex, query: str, r: Rankings, fused: dict[int, float]
 ) -> tuple[np.ndarray, np.ndarray]:
     """(the candidates' positions, their feature rows in `FEATURES` order)."""
     cands = r.candidates()
+    cands = np.sort(np.concatenate([cands, extra_fields(ix, query, r, cands, _typed(ix))]))
     n = len(cands)
     cols: dict[str, np.ndarray] = {}
     fused_v = np.array([fused.get(p, 0.0) for p in cands.tolist()])
@@ -220,5 +264,6 @@ def candidate_features(
     cols["query_tokens"] = np.full(n, float(len(ix._query_tokens(query))))
     cols["query_mapped"] = np.full(n, float(len(mapped)))
     cols["query_latex"] = np.full(n, float(has_latex(query)))
+    _field_columns(query, names, cols)
     rows = np.column_stack([cols[f] for f in FEATURES]) if n else np.zeros((0, len(FEATURES)))
     return cands, rows

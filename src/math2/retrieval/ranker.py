@@ -55,7 +55,8 @@ RANKER_DIR = "ranker"
 # a symbol's constant a namesake whatever one-letter variables surround it, more LaTeX read;
 # 6: an operation's English words, `english.OPERATIONS`, and their pairs one thing each
 # (rank46); a LaTeX query's words, namesakes and shapes read its notions, `latexnotions.py`
-# (latex46))
+# (latex46); the fields of the concepts among the candidates join them, `owner_rank`,
+# `dot_field`, `prefix_cover`: `fieldmap.py` (fields46))
 RANKER_VERSION = 6
 # A candidate's score is the model's, standardised over the query's candidates, plus MIX × the
 # first stage's −log(1 + rank) (`mixed`): the model alone won on the concepts but fell a little
