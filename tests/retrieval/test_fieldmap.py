@@ -70,6 +70,8 @@ def test_a_variables_dot_brings_the_fields_so_named(ix) -> None:
     assert dot_names("F.obj X") == ["obj"] and dot_names("x₁.val = y'.val") == ["val"]
     # a name is not a variable, nor is a hypothesis's projection a field (`h.1`)
     assert dot_names("Equiv.toFun") == [] and dot_names("h.1 ∧ hf.le") == []
+    # nor are an abbreviation's letters (review of fields46, M2)
+    assert dot_names("f = g a.e., i.e. almost everywhere, e.g. on ℝ") == []
 
 
 def test_a_name_word_abbreviates_the_query_word_it_begins() -> None:

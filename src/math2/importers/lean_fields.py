@@ -18,8 +18,13 @@ _FIELD = re.compile(_MODS + rf"{_NAMES}\s*(?=[:({{\[⦃]|:=)")
 # `[compactSpace_spectrum (a : A) : CompactSpace (spectrum R a)]`; after any modifiers
 # (`protected [nonempty : Nonempty V]`)
 _BINDER_FIELD = re.compile(_MODS + rf"[(\[{{⦃]\s*{_NAMES}\s*(?=[:(\[{{⦃])")
-# `name := v`, `compare a b := v`: no type; in a structure that `extends` another, a parent's
-# field given a default (Lean declares nothing: `LinearOrder`'s `min`, `compare`)
+# `name := v`, `compare a b := v`: no type; in a structure that `extends` another, read as a
+# parent's field given a default (Lean declares nothing: `LinearOrder`'s `min`, `compare`).
+# Lean declares a new field where no parent has `name`; the scanner reads one file and does not
+# know the parents' fields, so such a field is lost: 4 at the manifest's pin
+# (`RingNF.Config.ifUnchanged`, `RingNF.Config.mode`, `AbelNF.Config.mode`,
+# `GRewrite.Config.useKAbstract`; review of fields46, M1) against 44 defaults that were wrongly
+# read as fields before (`LinearOrder.a`, `Monoid.npow`, `Preorder.lt`).
 _UNTYPED = re.compile(r"\s*:=")
 _EXTENDS = re.compile(r"\bextends\b")
 _CONSTRUCTOR = re.compile(r"(?:[^\W\d][\w'!?]*\s*)?::(?=\s|$)\s*")

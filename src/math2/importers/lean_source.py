@@ -51,8 +51,10 @@ __all__ = [
 
 # The version of what the scanner records: an import of a checkout read by another version is
 # done again (math2.importers.common.read_by). 2: what a definition says (`body`); 3: a private
-# structure's fields are private, and a public name wins over a private one of the same name.
-READER = "lean_source 3"
+# structure's fields are private, and a public name wins over a private one of the same name;
+# 4: binder fields with binders of their own, a modifier before a binder field, and no field
+# for a parent's default (`name := v` in a structure that extends another; branch fields46).
+READER = "lean_source 4"
 
 KEYWORDS = (
     "theorem", "lemma", "def", "abbrev", "instance", "structure", "class", "inductive",

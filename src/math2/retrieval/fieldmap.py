@@ -45,8 +45,9 @@ OWNER_TOP = 10
 # At most this many fields join for one dot-reached name (`x.val`: every structure's `val`).
 MAX_DOT = 64
 # `e.toFun`, `F.obj X`, `u.inv`, `s.val`: a one-letter variable (a prime or a subscript digit
-# after it) and the name after its dot; not `Equiv.toFun` (a name) nor `h.1`.
-_DOT = re.compile(r"(?<![\w.'])[^\W\d_][₀-₉'0-9]?\.([^\W\d][\w'!?₀-₉]*)")
+# after it) and the name after its dot, of two characters or more; not `Equiv.toFun` (a name),
+# `h.1`, nor an abbreviation's letters ("a.e.", "i.e.", "e.g.": review of fields46, M2).
+_DOT = re.compile(r"(?<![\w.'])[^\W\d_][₀-₉'0-9]?\.([^\W\d][\w'!?₀-₉]+)")
 _WORD = re.compile(r"[^\W\d_]+")
 MIN_ABBREVIATION = 3  # a name word this long or longer may stand for a query word it begins
 
