@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from math2.retrieval import lexical
+from math2.util.construct import construct
 
 STEM = "cards"
 
@@ -87,7 +88,8 @@ class Cards:
 
 def _card(line: str) -> Card:
     kind, module, doc, since, successor = [*line.split("\t"), *[""] * 4][:5]
-    return Card.model_construct(
-        kind=kind or None, module=module or None, doc=doc or None,
-        deprecated=since or None, successor=successor or None,
-    )  # fmt: skip
+    # unvalidated: the index wrote these strings (`util.construct`, as the hits are built)
+    return construct(Card, {
+        "kind": kind or None, "module": module or None, "doc": doc or None,
+        "deprecated": since or None, "successor": successor or None,
+    })  # fmt: skip
