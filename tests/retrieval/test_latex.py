@@ -117,6 +117,10 @@ NOT_NOTIONS = {
     # `\mathbb{F}_q` has q elements, a prime power: not `ZMod q` (`\mathbb{F}_{p^n}` above)
     r"$\mathbb{F}_q$": "𝔽 q",
     r"$\mathbb{F}_2$": "ZMod 2",
+    # a numeral is the field's size: a prime power is a Galois field, no other is a field
+    r"$\mathbb{F}_4$": "GaloisField 2 2",
+    r"$\mathbb{F}_{9}$": "GaloisField 3 2",
+    r"$\mathbb{F}_6$": "𝔽 6",
     # `Hom(A, B)` without a ring names no linear map (groups', a category's)
     r"$\mathrm{Hom}(G, H)$ for groups": "Hom (G, H) for groups",
     r"$\operatorname{Hom}_{\mathcal{C}}(X, Y)$": "Hom 𝒞(X, Y)",

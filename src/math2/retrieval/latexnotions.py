@@ -63,9 +63,25 @@ def subscripted(letter: str, sub: str) -> str | None:
         power = re.fullmatch(r"\(?(\w+)\s*\^\s*\(?(\w+)\)?\)?", sub)
         if power:
             return f"GaloisField {power.group(1)} {power.group(2)}"
-        if re.fullmatch(r"[pℓ]|\d+", sub):
+        if re.fullmatch(r"[pℓ]", sub):
             return f"ZMod {sub}"  # a prime field
+        if sub.isdigit() and len(sub) <= 6:  # 𝔽₅ a prime field, 𝔽₄ = 𝔽_{2^2}, 𝔽₆ nothing
+            return _finite_field(int(sub))
     return None
+
+
+def _finite_field(q: int) -> str | None:
+    """The finite field of `q` elements as Mathlib writes it: `ZMod p` for a prime,
+    `GaloisField p n` for a prime power p^n (n > 1), None otherwise (review of main, M1)."""
+    p = next((d for d in range(2, int(q**0.5) + 1) if q % d == 0), q) if q > 1 else 0
+    if p < 2:
+        return None
+    n = 0
+    while q % p == 0:
+        q, n = q // p, n + 1
+    if q != 1:
+        return None
+    return f"ZMod {p}" if n == 1 else f"GaloisField {p} {n}"
 
 
 _PRIMES = ("p", "q", "ℓ")  # a prime's letters
