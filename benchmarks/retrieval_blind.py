@@ -60,9 +60,22 @@ def _load(path: Path, items: list[DevItem]) -> tuple[str, list[list[str]]]:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         sys.exit(f"{path}: cannot be read as a result file ({exc})")
-    if data.get("format") != FORMAT or data.get("queries") != [it.query for it in items]:
+    ok = isinstance(data, dict) and data.get("format") == FORMAT
+    if not ok or data.get("queries") != [it.query for it in items]:
         sys.exit(f"{path}: not a result of this script over these sets' queries (in order)")
-    return str(data["label"]), list(data["top10"])
+    top = data.get("top10")
+    if not isinstance(top, list) or len(top) != len(items) or "label" not in data:
+        sys.exit(f"{path}: its top 10s are not one list per query")
+    return str(data["label"]), top
+
+
+def _commit(folder: Path) -> str | None:
+    """The git commit of the checkout `folder` is in, where it is one (else None)."""
+    import subprocess
+
+    done = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    return done.stdout.strip() or None if done.returncode == 0 else None
 
 
 def main() -> None:
@@ -84,12 +97,14 @@ def main() -> None:
     if not items:
         sys.exit(f"{args.sets}: no dev-set query found")
     absent = [it.query for it in items if not any(a in kinds.held for a in it.answers)]
+    base = _load(args.baseline, items) if args.baseline else None  # before the searches
     load0, cpu0, wall0 = os.getloadavg(), time.process_time(), time.perf_counter()
     found = top10(searcher, items, args.library)
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     ranker = args.index_dir / args.library / "ranker" / "ranker.json"
     args.out.write_text(json.dumps({
         "format": FORMAT, "label": args.label, "math2": str(Path(math2.__file__).parent),
+        "commit": _commit(Path(math2.__file__).parent),
         "ranker": json.loads(ranker.read_text()) if ranker.exists() else None,
         "queries": [it.query for it in items], "top10": found,
     }))  # fmt: skip
@@ -97,8 +112,8 @@ def main() -> None:
           f"load {load0[0]:.2f} -> {os.getloadavg()[0]:.2f}; math2 at "
           f"{Path(math2.__file__).parent}")  # fmt: skip
     configs = {args.label: found}
-    if args.baseline:
-        label, old = _load(args.baseline, items)
+    if base:
+        label, old = base
         configs = {label: old, args.label: found}
     table(configs, items, base=next(iter(configs)))
     if args.baseline:

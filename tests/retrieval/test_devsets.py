@@ -129,3 +129,16 @@ def test_checker_fails_when_no_set_matches(tmp_path, monkeypatch):
     monkeypatch.setattr("sys.argv", [*argv, "--sets", "blind-*"])
     with pytest.raises(SystemExit, match=r"no dev set matches 'blind-\*'"):
         check_devsets.main()
+
+
+def test_a_malformed_dev_set_is_one_line_naming_its_file(tmp_path) -> None:
+    import pytest
+
+    from math2.retrieval.devsets import DevSetError, read_devsets
+
+    (tmp_path / "bad.yaml").write_text("- {q: a query}\n")
+    with pytest.raises(DevSetError, match=r"bad.yaml: item 1 needs a query"):
+        read_devsets(tmp_path, {})
+    (tmp_path / "bad.yaml").write_text("- {q: [unclosed\n")
+    with pytest.raises(DevSetError, match=r"bad.yaml:\d+: not YAML"):
+        read_devsets(tmp_path, {})

@@ -16,7 +16,7 @@ from math2.config import Settings
 from math2.errors import InputError, Math2Error
 from math2.importers.pin_rows import ImportConflict, clear_pin, reopen_pin
 from math2.importers.registry import ImportResult
-from math2.importers.runs import import_identity, mark_step
+from math2.importers.runs import JOB, import_identity, mark_step
 from math2.runs.lifecycle import find_run, finish_in
 from math2.sources.intake import IntakeClass
 from math2.sources.manifest import SourceEntry
@@ -82,6 +82,14 @@ def read_by(data_digest: str, reader: str) -> str:
     """The digest of an import: its data's digest and the version of the reader that read it
     (a newer reader reads the same data into more: the import is done again, replacing)."""
     return f"{data_digest}{_READ_BY}{reader}"
+
+
+def recorded_readers(session: Session, source: str) -> set[str]:
+    """The readers the done imports of `source` name in their digests (`…; read by X`): which
+    versions of its reader wrote what the store holds of it (none recorded: empty)."""
+    runs = session.scalars(select(Run).where(Run.job == JOB, Run.key.startswith(f"{source}@")))
+    digests = [str((r.params or {}).get("digest", "")) for r in runs if r.status == "done"]
+    return {d.split(_READ_BY, 1)[1] for d in digests if _READ_BY in d}
 
 
 def rereads(session: Session, source: str, pin_key: str, digest: str) -> bool:

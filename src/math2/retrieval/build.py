@@ -52,6 +52,26 @@ _SAY = frozenset({"def", "abbrev", "irreducible_def", "structure", "class", "ind
 __all__ = ["build_index", "build_shape", "doc_text", "name_words", "pagerank"]
 
 
+class StaleImport(LookupError):
+    """The store holds a library as an older version of its scanner read it."""
+
+
+def stale_import(store: Store, source: str) -> None:
+    """Raise StaleImport where the store's `source` was read by another version of the Lean
+    scanner than this math2's (`lean_source.READER`): its declarations (a structure's fields,
+    issue 45) are not what this math2 would index, and the index would say nothing of it."""
+    from math2.importers.common import recorded_readers
+    from math2.importers.lean_source import READER
+
+    with store.session() as s:
+        old = sorted(r for r in recorded_readers(s, source) if r.split()[0] == READER.split()[0])
+    if old and old != [READER]:
+        raise StaleImport(
+            f"the store's {source} was read by {', '.join(old)}; this math2 reads {READER}: "
+            f"run `math2 import {source}` (it reads the checkout again), then build the index"
+        )
+
+
 def build_index(
     store: Store,
     out: Path,
@@ -96,6 +116,7 @@ def build_index(
     from math2.retrieval.encoder import DEFAULT_ENCODER
 
     encoder = encoder or DEFAULT_ENCODER
+    stale_import(store, source)
     # a library's index reads only its own checkout (issue 45 §6: set.mm's read Mathlib's)
     own_dir = mathlib_dir if source == "mathlib" else None
     levers = (LEVERS if levers is None else levers) if text_version >= LEVER_VERSION else None
