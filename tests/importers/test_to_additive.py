@@ -42,6 +42,10 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "toadditive"
         ("isSquare_iff", "even_iff"),
         ("LinearOrderedCommMonoidWithZero", "LinearOrderedAddCommMonoidWithZero"),
         ("eventuallyLE_one", "eventuallyLE_zero"),  # `LE_one` is not `le_one` → `nonpos`
+        # each piece between primes on its own (`OneHom.map_one'` is `ZeroHom.map_zero'`)
+        ("map_one'", "map_zero'"),
+        ("mul_eq_one'", "add_eq_zero'"),
+        ("mul_inv_cancel''", "add_neg_cancel''"),
     ],
 )
 def test_guess_name_gives_mathlibs_additive_names(mul: str, add: str) -> None:

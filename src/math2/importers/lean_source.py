@@ -53,7 +53,8 @@ __all__ = [
 # done again (math2.importers.common.read_by). 2: what a definition says (`body`); 3: a private
 # structure's fields are private, and a public name wins over a private one of the same name;
 # 4: binder fields with binders of their own, a modifier before a binder field, and no field
-# for a parent's default (`name := v` in a structure that extends another; branch fields46).
+# for a parent's default (`name := v` in a structure that extends another; branch fields46);
+# an additive twin's name translated between primes too (`map_one'` → `map_zero'`).
 READER = "lean_source 4"
 
 KEYWORDS = (

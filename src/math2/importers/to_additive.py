@@ -223,7 +223,13 @@ def _decap(s: str) -> str:
 
 
 def guess_name(part: str) -> str:
-    """The additive form of one name part (`prod_range_succ` → `sum_range_succ`)."""
+    """The additive form of one name part (`prod_range_succ` → `sum_range_succ`), each piece
+    between primes on its own as Mathlib's `guessName` maps them (`String.mapTokens '\''`):
+    `map_one'` → `map_zero'`, `mul_eq_one'` → `add_eq_zero'`."""
+    return "'".join(_guess_piece(piece) for piece in part.split("'"))
+
+
+def _guess_piece(part: str) -> str:
     words: list[str] = []
     for w in split_case(part):
         repl = NAME_WORDS.get(w.lower())
