@@ -9,8 +9,8 @@ relation of a simple graph": `SimpleGraph.Adj`), but its document is a type (`α
   (`Equiv` found → `Equiv.toFun`, `Equiv.invFun`, …), and the fields a query reaches by a
   variable's dot (`e.toFun`, `F.obj X`: every field named `toFun`, `obj`), so that the ranker
   may order them;
-- the columns the ranker reads of them (`features.py`): `owner_rank`, the fused rank of the
-  candidate's namespace where that is a candidate (a field of a structure the parts rank high),
+- the columns the ranker reads of them (`features.py`): `owner_rank`, the best rank any part gives
+  the candidate's namespace where that is a candidate (a field of a structure the parts rank high),
   `dot_field`, whether its last component is what the query reaches by a dot, and
   `prefix_cover`, the share of the query's words that a word of its name abbreviates
   (`fun` → "function", `adj` → "adjacency", `iso` → "isomorphism"; `prefix_cover`).
@@ -31,6 +31,7 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from math2.retrieval.names import CONCEPT, KIND_CODES
+from math2.retrieval.stage import sorted_unique
 from math2.retrieval.text import STOPWORDS
 
 if TYPE_CHECKING:
@@ -104,21 +105,15 @@ def extra_fields(
     fm = field_map(ix)
     if not fm.by_owner or not len(cands):
         return np.zeros(0, dtype=np.int64)
-    tops = [x[:OWNER_TOP] for x in (r.lexical, r.dense, r.desc, r.nameparts, r.glosses)
-            if x is not None and len(x)]  # fmt: skip
-    tops.append(np.asarray([p for p, _ in r.namesakes[:OWNER_TOP]], dtype=np.int64))
-    top = np.concatenate(tops)
-    concepts = np.asarray(sorted(set(top[np.asarray(ix.levers.kinds)[top] == CONCEPT].tolist())),
-                          dtype=np.int64)  # fmt: skip
+    top = np.concatenate(r.tops(OWNER_TOP))
+    concepts = sorted_unique(top[np.asarray(ix.levers.kinds)[top] == CONCEPT])
     if types is not None and len(concepts):
         concepts = concepts[np.asarray(types(concepts.tolist()), dtype=bool)]
     found = [p for n in ix.names_at(concepts) for p in fm.by_owner.get(n, ())]
     found += [p for n in dot_names(query) for p in fm.by_last.get(n, [])[:MAX_DOT]]
     if not found:
         return np.zeros(0, dtype=np.int64)
-    # sorted and deduplicated by hand, as `stage.Rankings.candidates` (no `np.unique`)
-    every = np.sort(np.asarray(found, dtype=np.int64))
-    every = every[np.concatenate(([True], every[1:] != every[:-1]))]
+    every = sorted_unique(np.asarray(found, dtype=np.int64))
     at = np.minimum(np.searchsorted(cands, every), len(cands) - 1)
     new: np.ndarray = every[cands[at] != every]
     return new

@@ -71,18 +71,26 @@ class Rankings:
         ranks: np.ndarray = np.searchsorted(v, v, side="left")
         return ranks
 
-    def candidates(self) -> np.ndarray:
-        """Every position some part ranks (the union of their tops), ascending."""
+    def tops(self, k: int | None = None) -> list[np.ndarray]:
+        """Each part's ranked positions (its first `k`, or all of them)."""
         found = [
-            r
+            r[:k]
             for r in (self.lexical, self.dense, self.desc, self.nameparts, self.glosses)
             if r is not None and len(r)
         ]
-        found.append(np.asarray([p for p, _ in self.namesakes], dtype=np.int64))
-        # sorted and deduplicated by hand: numpy 2's `np.unique` imports numpy.ma, 0.01 s of a
-        # cold `math2 search`'s CPU (issue 45 §6)
-        every = np.sort(np.concatenate(found))
-        return every[np.concatenate(([True], every[1:] != every[:-1]))] if len(every) else every
+        found.append(np.asarray([p for p, _ in self.namesakes[:k]], dtype=np.int64))
+        return found
+
+    def candidates(self) -> np.ndarray:
+        """Every position some part ranks (the union of their tops), ascending."""
+        return sorted_unique(np.concatenate(self.tops()))
+
+
+def sorted_unique(positions: np.ndarray) -> np.ndarray:
+    """`positions` sorted, each once: by hand, as numpy 2's `np.unique` imports numpy.ma, 0.01 s
+    of a cold `math2 search`'s CPU (issue 45 §6)."""
+    every = np.sort(positions)
+    return every[np.concatenate(([True], every[1:] != every[:-1]))] if len(every) else every
 
 
 @dataclass(frozen=True)
