@@ -37,20 +37,6 @@ BLIND = Path(__file__).resolve().parent / "devsets-blind"
 FORMAT = 1
 
 
-class _Every(dict[str, str | None]):
-    """The index's kinds, claiming every name so that `read_devsets` keeps every item."""
-
-    def __init__(self, held: dict[str, str | None]) -> None:
-        super().__init__()
-        self.held = held
-
-    def __contains__(self, name: object) -> bool:
-        return True
-
-    def __getitem__(self, name: str) -> str | None:
-        return self.held.get(name)
-
-
 def top10(searcher: Searcher, items: list[DevItem], library: str) -> list[list[str]]:
     return [[h.hit.name for h in searcher.search(it.query, library, k=10)] for it in items]
 
@@ -89,14 +75,14 @@ def main() -> None:
     args = p.parse_args()
     searcher = Searcher(args.index_dir)
     ix = searcher.index(args.library)
-    kinds = _Every({n: ix.cards[i].kind for i, n in enumerate(ix.names)})
+    kinds = {n: ix.cards[i].kind for i, n in enumerate(ix.names)}
     try:  # every item, those whose answers the index lacks too (they score 0, never dropped)
-        items = read_devsets(args.sets, kinds)
+        items = read_devsets(args.sets, kinds, every=True)
     except DevSetError as exc:
         sys.exit(str(exc))
     if not items:
         sys.exit(f"{args.sets}: no dev-set query found")
-    absent = [it.query for it in items if not any(a in kinds.held for a in it.answers)]
+    absent = [it.query for it in items if not any(a in kinds for a in it.answers)]
     base = _load(args.baseline, items) if args.baseline else None  # before the searches
     load0, cpu0, wall0 = os.getloadavg(), time.process_time(), time.perf_counter()
     found = top10(searcher, items, args.library)

@@ -142,3 +142,14 @@ def test_a_malformed_dev_set_is_one_line_naming_its_file(tmp_path) -> None:
     (tmp_path / "bad.yaml").write_text("- {q: [unclosed\n")
     with pytest.raises(DevSetError, match=r"bad.yaml:\d+: not YAML"):
         read_devsets(tmp_path, {})
+
+
+def test_every_item_is_kept_when_asked_with_its_written_answers(tmp_path) -> None:
+    from math2.retrieval.devsets import read_devsets
+
+    (tmp_path / "s.yaml").write_text("- {q: held, a: [A, B]}\n- {q: lost, a: [C], kind: def}\n")
+    kinds = {"A": "theorem"}
+    assert [(i.query, set(i.answers)) for i in read_devsets(tmp_path, kinds)] == [("held", {"A"})]
+    every = read_devsets(tmp_path, kinds, every=True)
+    assert [(i.query, set(i.answers), i.kind) for i in every] == [
+        ("held", {"A", "B"}, "theorem"), ("lost", {"C"}, "def")]  # fmt: skip

@@ -74,14 +74,18 @@ def _items(folder: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
             yield f, it
 
 
-def read_devsets(folder: Path, kinds: dict[str, str | None]) -> list[DevItem]:
+def read_devsets(
+    folder: Path, kinds: dict[str, str | None], *, every: bool = False
+) -> list[DevItem]:
     """Every item of `folder/*.yaml` whose answers the index holds (`kinds`: the index's
-    names → their scanned kinds); items none of whose answers it holds are left out."""
+    names → their scanned kinds); items none of whose answers it holds are left out. With
+    `every`, every item is kept with all the answers it writes (a benchmark scoring a search:
+    an item the index cannot answer scores 0, never dropped)."""
     out = []
     for f, it in _items(folder):
-        present = [a for a in it["a"] if a in kinds]
+        present = list(it["a"]) if every else [a for a in it["a"] if a in kinds]
         if present:
-            kind = it.get("kind") or kind_of(kinds[present[0]])
+            kind = it.get("kind") or kind_of(kinds.get(present[0]))
             out.append(DevItem(f.stem, str(it["q"]), frozenset(present), kind))
     return out
 
